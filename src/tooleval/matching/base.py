@@ -1,0 +1,53 @@
+"""The contract every argument matcher follows.
+
+A matcher compares one expected argument value with the actual one and
+returns a similarity in [0, 1] (1.0 means "matches"). When the agent did not
+pass the key at all, ``actual`` is the :data:`MISSING` sentinel, so a matcher
+can accept omission (BFCL's "may be omitted") or reject it.
+
+>>> MISSING
+MISSING
+>>> bool(MISSING)
+False
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["MISSING", "Matcher"]
+
+
+class _Missing:
+    """Sentinel for "the actual call has no such argument"."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+@runtime_checkable
+class Matcher(Protocol):
+    """``matcher(expected, actual) -> float in [0, 1]``; ``actual`` may be MISSING.
+
+    Matchers also carry a short ``name`` used in diagnoses and stored params.
+    """
+
+    name: str
+
+    def __call__(self, expected: Any, actual: Any) -> float: ...
