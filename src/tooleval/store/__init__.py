@@ -1,0 +1,46 @@
+"""The run store: every evaluation run, row and Result, in SQLite or PostgreSQL.
+
+``open_store()`` opens (and creates or migrates) ``.tooleval/runs.db`` in the
+current directory; pass a file path, ``sqlite:///FILE`` or
+``postgresql://USER@HOST:PORT/DB`` for another store. Everything that reads
+runs (CLI, report, web viewer, comparison) goes through the read API of
+:class:`Store` and gets the plain records of :mod:`tooleval.store.records`.
+
+>>> store = open_store("sqlite:///:memory:")
+>>> run_id = store.create_run("demo", dataset={"path": "d.jsonl"}, connector={}, metrics=[])
+>>> store.get_run(run_id).status
+'running'
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
+
+if TYPE_CHECKING:
+    from tooleval.store.sql import Store
+
+__all__ = ["MetricSpec", "MetricSummary", "RowRecord", "RunInfo", "Store", "open_store"]
+
+
+def open_store(url: str | os.PathLike[str] | None = None) -> Store:
+    """Open a run store; None means the SQLite file ``.tooleval/runs.db``.
+
+    Raises :class:`tooleval.errors.StoreError` with what to do when the store
+    cannot be reached, is not a tooleval store, or has a newer schema.
+    """
+    from tooleval.store.sql import Store, resolve_url
+
+    return Store(resolve_url(url))
+
+
+def __getattr__(name: str) -> Any:
+    # SQLAlchemy loads only when a store is actually used.
+    if name == "Store":
+        from tooleval.store.sql import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

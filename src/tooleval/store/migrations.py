@@ -1,0 +1,184 @@
+"""Versioned schema: numbered upgrade steps applied in order, inside one transaction.
+
+Why not an Alembic script directory: a store is opened from an installed
+package by every command, so migrations must run without an ``alembic.ini``,
+without an ``env.py`` executed at import time (pytest imports every module
+for doctests) and without a CLI step the user could forget. Each step below
+still writes its DDL through Alembic's :class:`~alembic.operations.Operations`
+(portable ``ALTER`` on PostgreSQL, batch table rebuilds on SQLite), and the
+applied versions are kept in the ``tooleval_schema`` table. A step, once
+released, is never edited: a schema change is a new step with the next number.
+
+>>> [m.version for m in MIGRATIONS]
+[1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["MIGRATIONS", "Migration", "SCHEMA_TABLE", "current_version", "upgrade"]
+
+SCHEMA_TABLE = "tooleval_schema"
+# Any constant works; it only has to be the same for every process using the store.
+_PG_LOCK_KEY = 7_104_225_001
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One numbered upgrade step; ``upgrade(op)`` receives Alembic ``Operations``."""
+
+    version: int
+    description: str
+    upgrade: Callable[[Any], None]
+
+
+def _json() -> Any:
+    import sqlalchemy as sa
+    from sqlalchemy.dialects import postgresql
+
+    return sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+
+
+def _v1_initial(op: Any) -> None:
+    import sqlalchemy as sa
+
+    fk_run = {"ondelete": "CASCADE"}
+    op.create_table(
+        "runs",
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("name", sa.String(300), nullable=False),
+        sa.Column("created_at", sa.String(40), nullable=False),
+        sa.Column("finished_at", sa.String(40)),
+        sa.Column("status", sa.String(20), nullable=False),
+        sa.Column("dataset", _json(), nullable=False),
+        sa.Column("connector", _json(), nullable=False),
+        sa.Column("config", _json(), nullable=False),
+    )
+    op.create_index("ix_runs_created_at", "runs", ["created_at"])
+    op.create_table(
+        "run_tags",
+        sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.id", **fk_run), primary_key=True),
+        sa.Column("tag", sa.String(200), primary_key=True),
+    )
+    op.create_index("ix_run_tags_tag", "run_tags", ["tag"])
+    op.create_table(
+        "run_metrics",
+        sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.id", **fk_run), primary_key=True),
+        sa.Column("position", sa.Integer, primary_key=True),
+        sa.Column("name", sa.String(200), nullable=False),
+        sa.Column("params", _json(), nullable=False),
+        sa.Column("threshold", sa.Float),
+    )
+    op.create_table(
+        "rows",
+        sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.id", **fk_run), primary_key=True),
+        sa.Column("row_index", sa.Integer, primary_key=True),
+        sa.Column("row_id", sa.String(300), nullable=False),
+        sa.Column("category", sa.String(200)),
+        sa.Column("input", sa.Text),
+        sa.Column("sample", _json(), nullable=False),
+        sa.Column("output", sa.Text),
+        sa.Column("tools_called", _json()),
+        sa.Column("error", sa.Text),
+        sa.Column("latency_ms", sa.Float),
+        sa.Column("raw_response", _json()),
+        sa.Column("failure_class", sa.String(40)),
+        sa.Column("passed", sa.Boolean),
+        sa.Column("created_at", sa.String(40), nullable=False),
+    )
+    op.create_index("ix_rows_category", "rows", ["run_id", "category", "row_index"])
+    op.create_index("ix_rows_passed", "rows", ["run_id", "passed", "row_index"])
+    op.create_index("ix_rows_failure_class", "rows", ["run_id", "failure_class", "row_index"])
+    op.create_index("ix_rows_row_id", "rows", ["run_id", "row_id"])
+    op.create_table(
+        "results",
+        sa.Column("run_id", sa.String(64), primary_key=True),
+        sa.Column("row_index", sa.Integer, primary_key=True),
+        sa.Column("metric", sa.String(200), primary_key=True),
+        sa.Column("position", sa.Integer, nullable=False),
+        sa.Column("score", sa.Float),
+        sa.Column("passed", sa.Boolean),
+        sa.Column("threshold", sa.Float),
+        sa.Column("reason", sa.Text, nullable=False),
+        sa.Column("params", _json(), nullable=False),
+        sa.Column("diagnosis", _json(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["run_id", "row_index"], ["rows.run_id", "rows.row_index"], ondelete="CASCADE"
+        ),
+    )
+    op.create_index(
+        "ix_results_metric_passed", "results", ["run_id", "metric", "passed", "row_index"]
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
+)
+
+
+def _schema_table() -> Any:
+    import sqlalchemy as sa
+
+    return sa.Table(
+        SCHEMA_TABLE,
+        sa.MetaData(),
+        sa.Column("version", sa.Integer, primary_key=True),
+        sa.Column("description", sa.String(300), nullable=False),
+        sa.Column("applied_at", sa.String(40), nullable=False),
+    )
+
+
+def current_version(connection: Any) -> int:
+    """The highest applied version (0 for an empty database)."""
+    import sqlalchemy as sa
+
+    if not sa.inspect(connection).has_table(SCHEMA_TABLE):
+        return 0
+    table = _schema_table()
+    return int(connection.execute(sa.select(sa.func.max(table.c.version))).scalar() or 0)
+
+
+def upgrade(connection: Any, *, steps: Sequence[Migration] = MIGRATIONS) -> list[int]:
+    """Apply every step newer than the database, in order; return the versions applied.
+
+    ``connection`` must be inside a transaction (``engine.begin()``): on
+    PostgreSQL the whole upgrade is atomic and serialised by an advisory lock;
+    on SQLite creating the version table first takes the write lock, so two
+    processes opening a new store at once do not both migrate it.
+    """
+    import sqlalchemy as sa
+    from alembic.operations import Operations
+    from alembic.runtime.migration import MigrationContext
+
+    from tooleval.errors import StoreError
+
+    if connection.dialect.name == "postgresql":
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
+    table = _schema_table()
+    table.create(connection, checkfirst=True)
+    have = int(connection.execute(sa.select(sa.func.max(table.c.version))).scalar() or 0)
+    known = max((m.version for m in steps), default=0)
+    if have > known:
+        raise StoreError(
+            f"the store's schema is version {have} but this tooleval only knows up to "
+            f"version {known}; upgrade tooleval (pip install -U tooleval) or use another --store"
+        )
+    op = Operations(MigrationContext.configure(connection))
+    applied: list[int] = []
+    for step in sorted(steps, key=lambda m: m.version):
+        if step.version <= have:
+            continue
+        step.upgrade(op)
+        connection.execute(
+            table.insert().values(
+                version=step.version,
+                description=step.description,
+                applied_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            )
+        )
+        applied.append(step.version)
+    return applied

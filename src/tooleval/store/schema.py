@@ -1,0 +1,103 @@
+"""The run store's tables as they are at the current schema version.
+
+Queries are built from these :class:`sqlalchemy.Table` objects. The DDL that
+creates them lives in :mod:`tooleval.store.migrations` (frozen per version);
+``tests/store`` checks that a freshly migrated database matches this module.
+
+Every table is keyed by ``run_id`` first, so filtering and paging one run's
+rows is an index range scan however many runs the store holds.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+__all__ = ["metadata", "results", "rows", "run_metrics", "run_tags", "runs", "JSON_TYPE"]
+
+# JSONB on PostgreSQL (compact, indexable); JSON text elsewhere.
+JSON_TYPE = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+
+metadata = sa.MetaData()
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.String(300), nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("finished_at", sa.String(40)),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("dataset", JSON_TYPE, nullable=False),
+    sa.Column("connector", JSON_TYPE, nullable=False),
+    sa.Column("config", JSON_TYPE, nullable=False),
+    sa.Index("ix_runs_created_at", "created_at"),
+)
+
+run_tags = sa.Table(
+    "run_tags",
+    metadata,
+    sa.Column(
+        "run_id", sa.String(64), sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("tag", sa.String(200), primary_key=True),
+    sa.Index("ix_run_tags_tag", "tag"),
+)
+
+run_metrics = sa.Table(
+    "run_metrics",
+    metadata,
+    sa.Column(
+        "run_id", sa.String(64), sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("position", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("params", JSON_TYPE, nullable=False),
+    sa.Column("threshold", sa.Float),
+)
+
+rows = sa.Table(
+    "rows",
+    metadata,
+    sa.Column(
+        "run_id", sa.String(64), sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("row_index", sa.Integer, primary_key=True),
+    sa.Column("row_id", sa.String(300), nullable=False),
+    sa.Column("category", sa.String(200)),
+    sa.Column("input", sa.Text),
+    sa.Column("sample", JSON_TYPE, nullable=False),
+    sa.Column("output", sa.Text),
+    sa.Column("tools_called", JSON_TYPE),
+    sa.Column("error", sa.Text),
+    sa.Column("latency_ms", sa.Float),
+    sa.Column("raw_response", JSON_TYPE),
+    sa.Column("failure_class", sa.String(40)),
+    sa.Column("passed", sa.Boolean),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    # Each index ends with row_index so a filtered page comes out of the index in order.
+    sa.Index("ix_rows_category", "run_id", "category", "row_index"),
+    sa.Index("ix_rows_passed", "run_id", "passed", "row_index"),
+    sa.Index("ix_rows_failure_class", "run_id", "failure_class", "row_index"),
+    sa.Index("ix_rows_row_id", "run_id", "row_id"),
+)
+
+results = sa.Table(
+    "results",
+    metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("row_index", sa.Integer, primary_key=True),
+    sa.Column("metric", sa.String(200), primary_key=True),
+    # The order the runner produced the results in (the plan's metric order).
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("score", sa.Float),
+    sa.Column("passed", sa.Boolean),
+    sa.Column("threshold", sa.Float),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("params", JSON_TYPE, nullable=False),
+    sa.Column("diagnosis", JSON_TYPE, nullable=False),
+    sa.ForeignKeyConstraint(
+        ["run_id", "row_index"], ["rows.run_id", "rows.row_index"], ondelete="CASCADE"
+    ),
+    sa.Index("ix_results_metric_passed", "run_id", "metric", "passed", "row_index"),
+)
