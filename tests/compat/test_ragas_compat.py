@@ -65,9 +65,7 @@ def test_ragas_published_cases_score_the_same(shared_data):
             # real exact matching.
             constant = case["mock_return_value"]
             comparator = (
-                (lambda reference, response, c=constant: c)
-                if isinstance(constant, float)
-                else None
+                (lambda reference, response, c=constant: c) if isinstance(constant, float) else None
             )
             metric = ToolCallAccuracy(**case["metric_params"], arg_comparison_metric=comparator)
         with warnings.catch_warnings():

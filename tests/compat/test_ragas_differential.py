@@ -33,10 +33,10 @@ from ragas.messages import AIMessage as RAIMessage  # noqa: E402
 from ragas.messages import HumanMessage as RHumanMessage  # noqa: E402
 from ragas.messages import ToolCall as RToolCall  # noqa: E402
 from ragas.messages import ToolMessage as RToolMessage  # noqa: E402
-from ragas.metrics._tool_call_accuracy import ToolCallAccuracy as RToolCallAccuracy  # noqa: E402
-from ragas.metrics._tool_call_f1 import ToolCallF1 as RToolCallF1  # noqa: E402
 from ragas.metrics._string import DistanceMeasure as RDistanceMeasure  # noqa: E402
 from ragas.metrics._string import NonLLMStringSimilarity as RNonLLM  # noqa: E402
+from ragas.metrics._tool_call_accuracy import ToolCallAccuracy as RToolCallAccuracy  # noqa: E402
+from ragas.metrics._tool_call_f1 import ToolCallF1 as RToolCallF1  # noqa: E402
 from ragas.metrics.collections import ToolCallAccuracy as CToolCallAccuracy  # noqa: E402
 from ragas.metrics.collections import ToolCallF1 as CToolCallF1  # noqa: E402
 
@@ -343,7 +343,9 @@ def test_a_ragas_similarity_object_is_accepted_as_is(corpus) -> None:
     cases, theirs, ours = corpus
     ragas_similarity = RNonLLM(distance_measure=RDistanceMeasure.JARO)
     expected = asyncio.run(
-        _ragas_legacy_scores(RToolCallAccuracy(arg_comparison_metric=ragas_similarity), theirs[:300])
+        _ragas_legacy_scores(
+            RToolCallAccuracy(arg_comparison_metric=ragas_similarity), theirs[:300]
+        )
     )
     actual = _compat_legacy_scores(
         compat.ToolCallAccuracy(arg_comparison_metric=ragas_similarity), ours[:300]
