@@ -280,4 +280,3 @@ class MultiTurnSample:
             reference=self.reference,
             reference_topics=list(self.reference_topics) if self.reference_topics else None,
         )
-

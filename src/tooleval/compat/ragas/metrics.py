@@ -82,9 +82,7 @@ class MetricResult:
 
 def _sample_calls(sample: Any) -> tuple[list[ToolCall], list[ToolCall] | None]:
     if not isinstance(sample, MultiTurnSample):
-        raise InputError(
-            f"expected a MultiTurnSample, got {type(sample).__name__}", field="sample"
-        )
+        raise InputError(f"expected a MultiTurnSample, got {type(sample).__name__}", field="sample")
     return sample.predicted_tool_calls(), sample.reference_tool_calls
 
 
