@@ -1,0 +1,264 @@
+"""Read a traces file into sessions, in bounded memory.
+
+:func:`read_sessions` accepts
+
+* OTLP JSON (one ``ExportTraceServiceRequest`` per line, or one document), or
+* JSONL conversation logs, one conversation per line in any format
+  :func:`tooleval.formats.import_conversation` reads.
+
+Spans are grouped into sessions by ``gen_ai.conversation.id`` /
+``session.id`` (a span without one inherits the id seen on another span of
+its trace), else by trace id. A session may be spread anywhere in the file,
+so grouping cannot stream session by session; instead only the compact facts
+of relevant spans are kept, in memory up to ``max_in_memory`` records, then in
+a temporary SQLite file, so peak memory stays flat however large the input.
+Sessions come out in order of first appearance.
+
+>>> import json, tempfile, os
+>>> line = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ab" * 16,
+...     "spanId": "cd" * 8, "name": "execute_tool f", "startTimeUnixNano": "1",
+...     "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+...                    {"key": "gen_ai.tool.name", "value": {"stringValue": "f"}}]}]}]}]}
+>>> path = os.path.join(tempfile.mkdtemp(), "t.jsonl")
+>>> _ = open(path, "w").write(json.dumps(line) + "\\n")
+>>> with read_sessions(path) as sessions:
+...     [(s.id, [c.name for c in s.calls]) for s in sessions]
+[('abababababababababababababababab', ['f'])]
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tooleval.errors import InputError, ToolEvalError
+from tooleval.formats.otel import IngestReport, is_otlp_request, iter_otlp_spans
+from tooleval.formats.otel_genai import SpanFacts, span_facts
+from tooleval.monitor.session import Session, assemble_session
+
+__all__ = ["TraceSessions", "read_sessions", "sniff_traces"]
+
+
+def sniff_traces(path: str | Path) -> str:
+    """``"otlp"`` or ``"conversations"``: what kind of traces file this is."""
+    with open(path, "rb") as handle:
+        first = handle.readline()
+        while first and not first.strip():
+            first = handle.readline()
+    if not first:
+        return "otlp"
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return "otlp"  # a multi-line document: only OTLP is read that way
+    return "otlp" if is_otlp_request(head) else "conversations"
+
+
+class _Grouper:
+    """Collects span facts per trace/session; spills to SQLite past a size limit."""
+
+    def __init__(self, max_in_memory: int, spill_dir: str | None) -> None:
+        self.max_in_memory = max_in_memory
+        self.spill_dir = spill_dir
+        self.facts: list[SpanFacts] = []
+        self.trace_session: dict[str, str] = {}
+        self.db: sqlite3.Connection | None = None
+        self.db_path: str | None = None
+        self.seq = 0
+
+    def add_session_hint(self, trace_id: str, session_id: str) -> None:
+        if self.db is not None:
+            self.db.execute(
+                "INSERT OR IGNORE INTO trace_session VALUES (?, ?)", (trace_id, session_id)
+            )
+        else:
+            self.trace_session.setdefault(trace_id, session_id)
+            self._maybe_spill()
+
+    def add(self, facts: SpanFacts) -> None:
+        self.seq += 1
+        if self.db is not None:
+            self._insert(self.seq, facts)
+        else:
+            self.facts.append(facts)
+            self._maybe_spill()
+
+    def _insert(self, seq: int, facts: SpanFacts) -> None:
+        assert self.db is not None
+        self.db.execute(
+            "INSERT INTO facts VALUES (?, ?, ?, ?)",
+            (seq, facts.trace_id, facts.session_id, json.dumps(facts.to_dict(), default=str)),
+        )
+
+    def _maybe_spill(self) -> None:
+        if len(self.facts) + len(self.trace_session) <= self.max_in_memory:
+            return
+        fd, self.db_path = tempfile.mkstemp(
+            prefix="tooleval-traces-", suffix=".db", dir=self.spill_dir
+        )
+        os.close(fd)
+        self.db = sqlite3.connect(self.db_path)
+        self.db.executescript(
+            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000;"
+            "CREATE TABLE facts (seq INTEGER PRIMARY KEY, trace_id TEXT, session_id TEXT,"
+            " payload TEXT);"
+            "CREATE TABLE trace_session (trace_id TEXT PRIMARY KEY, session_id TEXT);"
+        )
+        start = self.seq - len(self.facts) + 1
+        for offset, facts in enumerate(self.facts):
+            self._insert(start + offset, facts)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO trace_session VALUES (?, ?)", self.trace_session.items()
+        )
+        self.facts, self.trace_session = [], {}
+
+    def finish(self) -> None:
+        if self.db is not None:
+            self.db.commit()
+            # Key every fact by its session, numbered by first appearance, once.
+            self.db.executescript(
+                "CREATE TABLE keyed AS SELECT f.seq AS seq,"
+                " COALESCE(f.session_id, t.session_id, f.trace_id) AS session, f.payload AS payload"
+                " FROM facts f LEFT JOIN trace_session t ON t.trace_id = f.trace_id;"
+                "DROP TABLE facts;"
+                "CREATE TABLE firsts AS SELECT session, MIN(seq) AS first FROM keyed GROUP BY session;"
+                "CREATE INDEX keyed_session ON keyed(session, seq);"
+            )
+            self.db.commit()
+
+    def session_count(self) -> int:
+        if self.db is not None:
+            return self.db.execute("SELECT COUNT(*) FROM firsts").fetchone()[0]
+        return len({self._key(f) for f in self.facts})
+
+    def _key(self, facts: SpanFacts) -> str:
+        return facts.session_id or self.trace_session.get(facts.trace_id) or facts.trace_id
+
+    def __iter__(self) -> Iterator[Session]:
+        if self.db is None:
+            groups: dict[str, list[SpanFacts]] = {}
+            for facts in self.facts:
+                groups.setdefault(self._key(facts), []).append(facts)
+            for key, group in groups.items():
+                yield assemble_session(key, group)
+            return
+        # A second connection lets a caller iterate while another iteration is open.
+        reader = sqlite3.connect(self.db_path)
+        try:
+            rows = reader.execute(
+                "SELECT k.session, k.payload FROM firsts f JOIN keyed k ON k.session = f.session"
+                " ORDER BY f.first, k.seq"
+            )
+            for key, group in itertools.groupby(rows, key=lambda r: r[0]):
+                yield assemble_session(key, [SpanFacts.from_dict(json.loads(p)) for _, p in group])
+        finally:
+            reader.close()
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        if self.db_path and os.path.exists(self.db_path):
+            os.unlink(self.db_path)
+        self.db_path = None
+        self.facts, self.trace_session = [], {}
+
+
+class TraceSessions:
+    """The sessions of a traces file; iterate as many times as needed, then close.
+
+    ``report`` holds counts and every skipped span or line with its ids.
+    """
+
+    def __init__(self, grouper: _Grouper | None, logs: Path | None, report: IngestReport) -> None:
+        self._grouper = grouper
+        self._logs = logs
+        self.report = report
+
+    def __iter__(self) -> Iterator[Session]:
+        if self._grouper is not None:
+            yield from self._grouper
+        elif self._logs is not None:
+            yield from _iter_conversation_log(self._logs, IngestReport())
+
+    def get(self, session_id: str) -> Session | None:
+        """The session with this id (or None)."""
+        return next((s for s in self if s.id == session_id), None)
+
+    def close(self) -> None:
+        if self._grouper is not None:
+            self._grouper.close()
+
+    def __enter__(self) -> TraceSessions:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def read_sessions(
+    path: str | Path, *, max_in_memory: int = 200_000, spill_dir: str | None = None
+) -> TraceSessions:
+    """Read a traces file (OTLP JSON or conversation JSONL) into sessions.
+
+    Malformed spans and lines are skipped and listed in ``.report.problems``.
+    Raises :class:`~tooleval.errors.InputError` only when the file itself
+    cannot be opened.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("traces file not found", path=str(path))
+    report = IngestReport()
+    if sniff_traces(path) == "conversations":
+        count = calls = 0
+        for session in _iter_conversation_log(path, report):
+            count += 1
+            calls += len(session.calls)
+        report.sessions, report.tool_calls = count, calls
+        return TraceSessions(None, path, report)
+    grouper = _Grouper(max_in_memory, spill_dir)
+    try:
+        for span in iter_otlp_spans(path, report=report):
+            facts = span_facts(span)
+            if facts.session_id:
+                grouper.add_session_hint(facts.trace_id, facts.session_id)
+            if facts.has_content:
+                report.tool_calls += sum(1 for c in facts.calls if c.executed)
+                grouper.add(facts)
+        grouper.finish()
+        report.sessions = grouper.session_count()
+    except BaseException:
+        grouper.close()
+        raise
+    return TraceSessions(grouper, None, report)
+
+
+def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session]:
+    from tooleval.formats import import_conversation
+
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            report.lines += 1
+            try:
+                data = json.loads(raw)
+                sample = import_conversation(data)
+            except ValueError as exc:
+                report.problem(f"invalid JSON: {exc}", line=number)
+                continue
+            except ToolEvalError as exc:
+                report.problem(f"conversation unreadable: {exc}", line=number)
+                continue
+            session_id = sample.id
+            if session_id is None and isinstance(data, dict):
+                session_id = data.get("session_id") or data.get("id")
+            yield Session.from_sample(
+                sample, id=str(session_id) if session_id is not None else f"line-{number}"
+            )

@@ -1,0 +1,339 @@
+"""Sessions: the tool calls of one conversation, in order, with where each came from.
+
+A :class:`Session` is what detectors read. It is built from trace spans
+(:func:`assemble_session` over :class:`~tooleval.formats.otel_genai.SpanFacts`)
+or from a logged conversation (:meth:`Session.from_sample`).
+
+Assembling a session from spans follows fixed rules:
+
+* calls a span *ran* (``execute_tool``, MCP ``tools/call``, OpenInference
+  TOOL, Traceloop tool) are kept; a tool span whose parent span is a tool span
+  of the same tool (an MCP transport span under ``execute_tool``, a server span
+  under its client span) is the same call and is folded into the parent;
+* calls *requested* in model messages are dropped when an executed call has
+  the same call id, or, when ids are missing, the same tool name and
+  canonical arguments and did not start before the message's span (each
+  executed call absorbs one request); a request repeated in later history
+  (same id) is kept once; a request from history without an id is dropped;
+* tool responses found in messages attach to the remaining requested calls by id;
+* calls are ordered by start time (a requested call by its model span's end).
+
+>>> from tooleval.model import Sample, ToolCall
+>>> s = Session.from_sample(Sample(input="hi", tools_called=[ToolCall("f", {"a": 1})], id="s1"))
+>>> s.id, [c.name for c in s.calls], canonical_arguments(s.calls[0].call)
+('s1', ['f'], '{"a":1}')
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tooleval.formats.otel_genai import SpanCall, SpanFacts
+from tooleval.model import (
+    AssistantMessage,
+    Message,
+    Sample,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    message_from_dict,
+)
+
+__all__ = [
+    "Session",
+    "TracedCall",
+    "assemble_session",
+    "canonical_arguments",
+    "sessions_from_samples",
+]
+
+
+def canonical_arguments(call: ToolCall) -> str:
+    """Arguments as canonical JSON: sorted keys, no whitespace (raw text if unparsable).
+
+    >>> canonical_arguments(ToolCall.parse("f", '{ "b": 1,  "a": [1, 2] }'))
+    '{"a":[1,2],"b":1}'
+    """
+    if call.parse_error is not None and call.raw_arguments is not None:
+        return "raw:" + " ".join(call.raw_arguments.split())
+    return json.dumps(
+        call.args or {}, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TracedCall:
+    """A tool call plus where it was seen (span ids are None for logged conversations)."""
+
+    call: ToolCall
+    span_id: str | None = None
+    trace_id: str | None = None
+    start_ns: int | None = None
+    source: str = "log"
+    error_type: str | None = None
+    executed: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.call.name
+
+    @property
+    def is_error(self) -> bool:
+        return self.call.is_error
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "call": self.call.to_dict(),
+            "span_id": self.span_id,
+            "trace_id": self.trace_id,
+            "start_ns": self.start_ns,
+            "source": self.source,
+            "error_type": self.error_type,
+            "executed": self.executed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TracedCall:
+        return cls(
+            call=ToolCall.from_dict(data["call"]),
+            span_id=data.get("span_id"),
+            trace_id=data.get("trace_id"),
+            start_ns=data.get("start_ns"),
+            source=data.get("source", "log"),
+            error_type=data.get("error_type"),
+            executed=bool(data.get("executed", True)),
+        )
+
+
+@dataclass(slots=True)
+class Session:
+    """One conversation's tool calls in order, with the user input and final answer."""
+
+    id: str
+    calls: list[TracedCall] = field(default_factory=list)
+    input: str = ""
+    output: str | None = None
+    output_ns: int | None = None
+    trace_ids: tuple[str, ...] = ()
+    source: str = "otel"
+    messages: list[Message] = field(default_factory=list)
+
+    def tool_calls(self) -> list[ToolCall]:
+        return [c.call for c in self.calls]
+
+    def to_sample(self) -> Sample:
+        """The session as a dataset Sample (messages rebuilt from calls when not logged)."""
+        messages = list(self.messages) or self._rebuilt_messages()
+        metadata: dict[str, Any] = {"session_id": self.id, "source": self.source}
+        if self.trace_ids:
+            metadata["trace_ids"] = list(self.trace_ids)
+        span_ids = [c.span_id for c in self.calls if c.span_id]
+        if span_ids:
+            metadata["span_ids"] = span_ids
+        return Sample(
+            input=self.input,
+            messages=messages,
+            tools_called=self.tool_calls(),
+            output=self.output,
+            id=self.id,
+            metadata=metadata,
+        )
+
+    def _rebuilt_messages(self) -> list[Message]:
+        messages: list[Message] = []
+        if self.input:
+            messages.append(UserMessage(self.input))
+        for index, traced in enumerate(self.calls):
+            call = traced.call
+            if call.id is None:
+                call = ToolCall(
+                    call.name,
+                    call.args,
+                    id=f"call_{index}",
+                    raw_arguments=call.raw_arguments,
+                    parse_error=call.parse_error,
+                    result=call.result,
+                    is_error=call.is_error,
+                )
+            messages.append(AssistantMessage("", (call,)))
+            if call.result is not None or call.is_error:
+                messages.append(
+                    ToolMessage(
+                        call.result, tool_call_id=call.id, name=call.name, is_error=call.is_error
+                    )
+                )
+        if self.output:
+            messages.append(AssistantMessage(self.output))
+        return messages
+
+    @classmethod
+    def from_sample(cls, sample: Sample, *, id: str | None = None, source: str = "log") -> Session:
+        """A logged conversation as a session (calls from ``Sample.actual_calls``)."""
+        output = sample.final_output() or None
+        return cls(
+            id=str(id if id is not None else sample.id),
+            calls=[TracedCall(c, source=source) for c in sample.actual_calls()],
+            input=sample.user_input(),
+            output=output,
+            source=source,
+            messages=list(sample.messages),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "calls": [c.to_dict() for c in self.calls],
+            "input": self.input,
+            "output": self.output,
+            "output_ns": self.output_ns,
+            "trace_ids": list(self.trace_ids),
+            "source": self.source,
+            "messages": [m.to_dict() for m in self.messages],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Session:
+        return cls(
+            id=str(data["id"]),
+            calls=[TracedCall.from_dict(c) for c in data.get("calls") or []],
+            input=data.get("input") or "",
+            output=data.get("output"),
+            output_ns=data.get("output_ns"),
+            trace_ids=tuple(data.get("trace_ids") or ()),
+            source=data.get("source", "otel"),
+            messages=[message_from_dict(m) for m in data.get("messages") or []],
+        )
+
+
+# ---------------------------------------------------------------- from spans
+
+
+def _to_tool_call(call: SpanCall) -> ToolCall:
+    return ToolCall.parse(
+        call.name, call.arguments, id=call.call_id, result=call.result, is_error=call.is_error
+    )
+
+
+def _time(value: int | None) -> int:
+    return value if value is not None else 0
+
+
+def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
+    """Build one session from the facts of its spans (see the module docstring for the rules)."""
+    ordered = sorted(enumerate(facts), key=lambda p: (_time(p[1].start_ns), p[0]))
+    executed: list[tuple[int, SpanFacts, SpanCall]] = []
+    requested: list[tuple[int, SpanFacts, SpanCall]] = []
+    for seq, fact in ordered:
+        for original in fact.calls:
+            call = replace(original)  # folding below edits calls; keep the input untouched
+            (executed if call.executed else requested).append((seq, fact, call))
+
+    # Fold a tool span into a same-named tool span that is its parent (one call, two layers).
+    by_span = {f.span_id: c for _, f, c in executed}
+    kept: list[tuple[int, SpanFacts, SpanCall]] = []
+    for seq, fact, call in executed:
+        parent = by_span.get(fact.parent_span_id) if fact.parent_span_id else None
+        if parent is not None and parent.name == call.name:
+            if call.is_error and not parent.is_error:
+                parent.is_error, parent.error_type = True, call.error_type
+            if parent.result is None:
+                parent.result = call.result
+            if parent.arguments is None:
+                parent.arguments = call.arguments
+            continue
+        kept.append((seq, fact, call))
+
+    ids = {c.call_id for _, _, c in kept if c.call_id}
+    keys = [(c.name, canonical_arguments(_to_tool_call(c)), _time(f.start_ns)) for _, f, c in kept]
+    absorbed = [False] * len(kept)
+    seen_request_ids: set[str] = set()
+    requests: list[tuple[int, SpanFacts, SpanCall]] = []
+    for seq, fact, call in requested:
+        if call.call_id and (call.call_id in ids or call.call_id in seen_request_ids):
+            continue
+        if call.call_id is None and call.from_input:
+            continue
+        key = (call.name, canonical_arguments(_to_tool_call(call)))
+        match = next(
+            (
+                i
+                for i, (name, args, start) in enumerate(keys)
+                if not absorbed[i]
+                and (name, args) == key
+                and (kept[i][2].call_id is None or call.call_id is None)
+                and start >= _time(fact.start_ns)
+            ),
+            None,
+        )
+        if match is not None:
+            absorbed[match] = True
+            continue
+        if call.call_id:
+            seen_request_ids.add(call.call_id)
+        requests.append((seq, fact, call))
+
+    responses = {}
+    for _, fact in ordered:
+        for response in fact.responses:
+            if response.get("call_id"):
+                responses.setdefault(response["call_id"], response)
+    for _, _, call in requests:
+        response = responses.get(call.call_id) if call.call_id else None
+        if response is not None:
+            call.result = response.get("result")
+            call.is_error = bool(response.get("is_error"))
+
+    timed: list[tuple[int, int, TracedCall]] = []
+    for seq, fact, call in kept:
+        traced = TracedCall(
+            _to_tool_call(call),
+            span_id=fact.span_id,
+            trace_id=fact.trace_id,
+            start_ns=fact.start_ns,
+            source=call.source,
+            error_type=call.error_type,
+        )
+        timed.append((_time(fact.start_ns), seq, traced))
+    for seq, fact, call in requests:
+        when = fact.end_ns if fact.end_ns is not None else fact.start_ns
+        traced = TracedCall(
+            _to_tool_call(call),
+            span_id=fact.span_id,
+            trace_id=fact.trace_id,
+            start_ns=when,
+            source=call.source,
+            error_type="tool_error" if call.is_error else None,
+            executed=False,
+        )
+        timed.append((_time(when), seq, traced))
+    timed.sort(key=lambda t: (t[0], t[1]))
+
+    user_input = next((f.user_input for _, f in ordered if f.user_input), "")
+    output, output_ns, best = None, None, (-1, -1)
+    for _, fact in ordered:
+        if fact.output_text:
+            rank = (fact.output_priority, _time(fact.end_ns or fact.start_ns))
+            if rank >= best:
+                best = rank
+                output, output_ns = fact.output_text, fact.end_ns or fact.start_ns
+    trace_ids = tuple(dict.fromkeys(f.trace_id for _, f in ordered))
+    return Session(
+        id=session_id,
+        calls=[t for _, _, t in timed],
+        input=user_input,
+        output=output,
+        output_ns=output_ns,
+        trace_ids=trace_ids,
+        source="otel",
+    )
+
+
+def sessions_from_samples(samples: Iterable[Sample]) -> list[Session]:
+    """Sessions for in-memory samples (ids from ``Sample.id``, else the position)."""
+    return [
+        Session.from_sample(s, id=s.id if s.id is not None else str(i))
+        for i, s in enumerate(samples)
+    ]
