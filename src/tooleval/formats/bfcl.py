@@ -297,7 +297,8 @@ def load_bfcl(
     if missing:
         raise DatasetError(f"no result file for {', '.join(missing)}", path=str(results_dir))
     out: dict[str, list[Sample]] = {}
-    for category, result_path in found.items():
+    for category in [c for c in CATEGORIES if c in found]:  # BFCL's table order
+        result_path = found[category]
         version = result_path.name.split("_", 2)[1]
         questions = _by_id(_data_file(data_dir, f"BFCL_{version}_{category}.json", answers=False))
         answers = None

@@ -1,0 +1,115 @@
+"""``tooleval bfcl``: score BFCL result files with BFCL's own AST rules.
+
+``tooleval bfcl RESULTS_DIR --data DATA_DIR [--output FILE]`` reads every
+``BFCL_v*_<category>_result.json`` under RESULTS_DIR, pairs it with the
+question and possible-answer files under DATA_DIR, and prints per-category
+accuracy. ``--output`` writes one JSON object per result id: ``id``,
+``category``, ``passed``, ``error`` (short code, null when passed),
+``bfcl_error_type`` and ``reason``. Exit 0 after scoring, 2 on unreadable
+input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "bfcl",
+        help="score BFCL result files (AST categories) like BFCL's own checker",
+        description="Score BFCL model results with BFCL's AST rules and print accuracy per category.",
+    )
+    parser.add_argument(
+        "results_dir", metavar="RESULTS_DIR", help="folder of BFCL_v*_<category>_result.json files"
+    )
+    parser.add_argument(
+        "--data",
+        required=True,
+        metavar="DATA_DIR",
+        help="folder with the BFCL question files (or a data/ subfolder) and possible_answer/",
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write per-id verdicts as JSONL here"
+    )
+    parser.add_argument(
+        "--category",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="score only this category (repeatable); default: every result file found",
+    )
+    parser.add_argument(
+        "--assignment",
+        choices=("greedy", "optimal"),
+        default="greedy",
+        help="pairing of parallel calls: greedy (BFCL) or optimal",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooleval.errors import DatasetError
+    from tooleval.formats.bfcl import load_bfcl
+    from tooleval.metrics.profiles import bfcl_ast
+
+    by_category = load_bfcl(args.results_dir, args.data, categories=args.category)
+    if not by_category:
+        raise DatasetError(
+            "no BFCL_v*_<category>_result.json files for AST or relevance categories found",
+            path=str(args.results_dir),
+        )
+    rows: list[dict[str, Any]] = []
+    summary: list[tuple[str, int, int]] = []
+    for category, samples in by_category.items():
+        passed = 0
+        for sample in samples:
+            result = bfcl_ast(sample, category=category, assignment=args.assignment)
+            details = result.diagnosis.details
+            ok = bool(result.passed)
+            passed += ok
+            rows.append(
+                {
+                    "id": sample.id,
+                    "category": category,
+                    "passed": ok,
+                    "error": details.get("error"),
+                    "bfcl_error_type": details.get("bfcl_error_type"),
+                    "reason": result.reason,
+                }
+            )
+        summary.append((category, passed, len(samples)))
+    if args.output:
+        _write_jsonl(Path(args.output), rows)
+    _print_table(summary)
+    return 0
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    from tooleval.errors import DatasetError
+
+    try:
+        with path.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise DatasetError(f"cannot write output: {exc.strerror}", path=str(path)) from None
+
+
+def _print_table(summary: list[tuple[str, int, int]]) -> None:
+    width = max(len("category"), *(len(c) for c, _, _ in summary))
+    out = sys.stdout
+    out.write(f"{'category':<{width}}  {'accuracy':>8}  {'correct':>7}  {'total':>5}\n")
+    for category, passed, total in summary:
+        accuracy = passed / total if total else 0.0
+        out.write(f"{category:<{width}}  {accuracy:>8.2%}  {passed:>7}  {total:>5}\n")
+    passed = sum(p for _, p, _ in summary)
+    total = sum(t for _, _, t in summary)
+    # Like BFCL's "overall" over these files: every id weighs the same.
+    out.write(
+        f"{'all (per id)':<{width}}  {passed / total if total else 0.0:>8.2%}  {passed:>7}  {total:>5}\n"
+    )
