@@ -241,7 +241,11 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (a timeout test): nothing to answer.
+            self.close_connection = True
 
     def _handle(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)

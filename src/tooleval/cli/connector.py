@@ -1,0 +1,59 @@
+"""``tooleval connector test PLAN_OR_CONNECTOR_FILE [--input TEXT]``.
+
+Sends one request through the plan's connector and prints the raw response,
+what each JSONPath extracted and the verdict. Exit 0 when the plumbing is OK,
+1 when a problem was found (objects instead of names, a path that matches
+nothing, HTTP failure), 2 for a bad file or option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "connector",
+        help="check a connector against the live agent",
+        description="Work with connectors (the plumbing between tooleval and your agent).",
+    )
+    verbs = parser.add_subparsers(dest="connector_command", metavar="VERB")
+    test = verbs.add_parser(
+        "test",
+        help="send one request and show what each response path extracts",
+        description=(
+            "Send one request through the connector of a plan (or a YAML file holding only a "
+            "connector mapping), print the raw response, what each JSONPath extracted, and "
+            "the verdict. Exit 0 OK, 1 problem found, 2 bad file/options."
+        ),
+    )
+    test.add_argument("file", metavar="PLAN_OR_CONNECTOR_FILE", help="YAML plan or connector file")
+    test.add_argument("--input", default="Hello", help="the input text to send (default: Hello)")
+    test.add_argument("--id", default="connector-test", help="row id placed in {{id}}")
+    test.add_argument("--json", action="store_true", help="print the report as JSON")
+    test.set_defaults(handler=_test)
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _test(args: argparse.Namespace) -> int:
+    from tooleval.connectors.config import load_connector_file
+    from tooleval.connectors.probe import format_probe, probe
+    from tooleval.model import Sample
+
+    connector = load_connector_file(args.file)
+    try:
+        report = probe(connector, Sample(input=args.input, id=args.id))
+    finally:
+        connector.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, default=str, ensure_ascii=False))
+    else:
+        print(format_probe(report))
+    return 0 if report.ok else 1

@@ -1,0 +1,240 @@
+"""Build a connector from the ``connector:`` section of a plan file.
+
+Schema (every key optional unless marked; unknown keys are errors)::
+
+    connector:
+      type: http                  # http (default when url is set) | python | openai
+      # --- http
+      url: http://127.0.0.1:8000/agent        # required; may use ${ENV}
+      method: POST                # GET, POST, PUT, PATCH
+      headers: {Authorization: "Bearer ${AGENT_TOKEN}"}
+      body: {input: "{{input}}", session: "{{id}}"}   # mapping or JSON text
+      params: {lang: "{{metadata.lang}}"}             # query string (templated)
+      timeout: 30                 # seconds per attempt
+      retry: {retries: 2, backoff: 0.5, max_delay: 30, jitter: 0.1}   # or retry: 3
+      response:
+        output: $.output
+        tools_called: $.steps[?(@.type=='tool_call')].tool.name
+        tool_calls: $.tool_calls  # full calls with args (wins over tools_called)
+        missing_is_empty: false
+      # --- python
+      target: my_agent.module:run              # required
+      argument: input             # input | sample | row
+      response: {...}             # optional, applied when the function returns a dict
+      # --- openai
+      base_url: http://127.0.0.1:8080/v1       # required
+      model: my-model                          # required
+      api_key_env: OPENAI_API_KEY
+      tools: [...]                # OpenAI tool specs, or a path to a JSON/YAML file of them
+      system: "You are ..."
+      params: {temperature: 0}
+      tool_executor: my_tools:run # optional; loops up to max_turns
+      max_turns: 8
+      timeout: 60
+      retry: ...
+
+>>> c = connector_from_config({"url": "http://127.0.0.1:9/agent",
+...                            "response": {"tools_called": "$.steps[*].tool.name"}})
+>>> c.describe()["response"]
+{'tools_called': '$.steps[*].tool.name'}
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tooleval.connectors.http import HttpConnector
+from tooleval.connectors.openai_chat import OpenAIChatConnector
+from tooleval.connectors.paths import ResponseMapping
+from tooleval.connectors.python import CallableConnector, load_target
+from tooleval.connectors.retry import RetryPolicy
+from tooleval.errors import ConfigError
+
+__all__ = ["connector_from_config", "load_connector_file"]
+
+_KEYS = {
+    "http": {"type", "url", "method", "headers", "body", "params", "timeout", "retry", "response"},
+    "python": {"type", "target", "argument", "response"},
+    "openai": {
+        "type",
+        "base_url",
+        "model",
+        "api_key_env",
+        "tools",
+        "system",
+        "params",
+        "tool_executor",
+        "max_turns",
+        "timeout",
+        "retry",
+    },
+}
+_ALIASES = {"openai_chat": "openai", "chat": "openai", "callable": "python"}
+
+
+def _check_keys(config: Mapping[str, Any], kind: str, prefix: str) -> None:
+    allowed = _KEYS[kind]
+    for key in config:
+        if key not in allowed:
+            hint = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+            raise ConfigError(
+                f"unknown key {key!r} for a {kind} connector; expected one of {sorted(allowed)}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+                field=f"{prefix}.{key}",
+            )
+
+
+def _require(config: Mapping[str, Any], key: str, prefix: str, example: str) -> Any:
+    value = config.get(key)
+    if value is None or value == "":
+        raise ConfigError(
+            f"missing required key {key!r}, e.g. {key}: {example}", field=f"{prefix}.{key}"
+        )
+    return value
+
+
+def _number(config: Mapping[str, Any], key: str, prefix: str, default: float) -> float:
+    value = config.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"expected a number, got {value!r}", field=f"{prefix}.{key}")
+    return float(value)
+
+
+def _mapping(config: Mapping[str, Any], key: str, prefix: str) -> dict[str, Any] | None:
+    value = config.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"expected a mapping, got {type(value).__name__}", field=f"{prefix}.{key}"
+        )
+    return dict(value)
+
+
+def _tools(value: Any, prefix: str, base_dir: Path | None) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        path = Path(value)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot read tools file {path}: {exc.strerror}", field=f"{prefix}.tools"
+            ) from None
+        import yaml
+
+        try:
+            value = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as exc:
+            raise ConfigError(
+                f"tools file {path} cannot be parsed: {exc}", field=f"{prefix}.tools"
+            ) from None
+        if isinstance(value, Mapping) and "tools" in value:
+            value = value["tools"]
+    if not isinstance(value, list):
+        raise ConfigError(
+            f"expected a list of tools, got {type(value).__name__}", field=f"{prefix}.tools"
+        )
+    return value
+
+
+def connector_from_config(
+    config: Mapping[str, Any], *, base_dir: str | Path | None = None, prefix: str = "connector"
+) -> Any:
+    """Build an HttpConnector, CallableConnector or OpenAIChatConnector.
+
+    Every validation error names the field (``connector.response.tools_called``).
+    ``base_dir`` resolves relative file paths (a plan's directory).
+    """
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"expected a mapping, got {type(config).__name__}", field=prefix)
+    kind = config.get("type")
+    if kind is None:
+        kind = "python" if "target" in config else "openai" if "base_url" in config else "http"
+    kind = _ALIASES.get(str(kind), str(kind))
+    if kind not in _KEYS:
+        raise ConfigError(
+            f"unknown connector type {config.get('type')!r}; expected http, python or openai",
+            field=f"{prefix}.type",
+        )
+    _check_keys(config, kind, prefix)
+    base = Path(base_dir) if base_dir is not None else None
+    if kind == "http":
+        headers = _mapping(config, "headers", prefix)
+        return HttpConnector(
+            _require(config, "url", prefix, "http://127.0.0.1:8000/agent"),
+            method=str(config.get("method", "POST")),
+            headers=headers,
+            body=config.get("body"),
+            params=_mapping(config, "params", prefix),
+            response=ResponseMapping.from_config(
+                _mapping(config, "response", prefix), field_prefix=f"{prefix}.response"
+            ),
+            timeout=_number(config, "timeout", prefix, 30.0),
+            retry=RetryPolicy.from_config(config.get("retry"), field=f"{prefix}.retry"),
+        )
+    if kind == "python":
+        target = _require(config, "target", prefix, "my_agent:run")
+        response = _mapping(config, "response", prefix)
+        return CallableConnector(
+            load_target(target, field=f"{prefix}.target"),
+            argument=config.get("argument", "input"),
+            response=None
+            if response is None
+            else ResponseMapping.from_config(response, field_prefix=f"{prefix}.response"),
+            target=target,
+        )
+    executor = config.get("tool_executor")
+    max_turns = config.get("max_turns")
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int)):
+        raise ConfigError(
+            f"expected an integer >= 1, got {max_turns!r}", field=f"{prefix}.max_turns"
+        )
+    params = _mapping(config, "params", prefix)
+    return OpenAIChatConnector(
+        base_url=_require(config, "base_url", prefix, "http://127.0.0.1:8080/v1"),
+        model=_require(config, "model", prefix, "gpt-4o-mini"),
+        api_key_env=config.get("api_key_env"),
+        tools=_tools(config.get("tools"), prefix, base),
+        system=config.get("system"),
+        params=params,
+        tool_executor=None
+        if executor is None
+        else load_target(executor, field=f"{prefix}.tool_executor"),
+        max_turns=max_turns,
+        timeout=_number(config, "timeout", prefix, 60.0),
+        retry=RetryPolicy.from_config(config.get("retry"), field=f"{prefix}.retry"),
+    )
+
+
+def load_connector_file(path: str | Path) -> Any:
+    """Read a YAML file that is a whole plan (its ``connector:`` key) or one connector."""
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", file=str(path)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", file=str(path)) from None
+    if not isinstance(data, Mapping):
+        raise ConfigError("expected a plan or a connector mapping", file=str(path))
+    config = data.get("connector", data)
+    if not isinstance(config, Mapping):
+        raise ConfigError(
+            f"expected a mapping, got {type(config).__name__}", file=str(path), field="connector"
+        )
+    try:
+        return connector_from_config(config, base_dir=path.parent)
+    except ConfigError as exc:
+        raise exc.with_context(file=str(path)) from None

@@ -1,0 +1,343 @@
+"""OpenAI-compatible chat connector: the model *is* the agent under test.
+
+Each row's input is sent as a chat request with your ``tools``; the
+``tool_calls`` of the reply are what the agent called. This is single-turn:
+tooleval does not run your tools. Give a ``tool_executor`` (a function, sync
+or async, ``ToolCall -> result``) and the connector loops instead, feeding
+each result back as a ``tool`` message, up to ``max_turns`` model replies.
+
+Plain httpx (not the openai SDK) keeps the core light; any server speaking
+``POST {base_url}/chat/completions`` works (OpenAI, vLLM, llama.cpp, Ollama).
+
+>>> c = OpenAIChatConnector(base_url="http://127.0.0.1:8080/v1", model="m",
+...                         api_key_env="OPENAI_API_KEY",
+...                         tools=[{"name": "search", "parameters": {"type": "object"}}])
+>>> c.describe()["tools"], c.describe()["api_key_env"]
+(['search'], 'OPENAI_API_KEY')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tooleval.connectors.http import safe_url
+from tooleval.connectors.paths import call_from_object
+from tooleval.connectors.response import AgentResponse, as_sample
+from tooleval.connectors.retry import RetryPolicy, asend, send
+from tooleval.errors import ConfigError, ConnectorError
+from tooleval.model import (
+    AssistantMessage,
+    Message,
+    Sample,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+__all__ = ["OpenAIChatConnector", "normalise_tools"]
+
+
+def normalise_tools(
+    tools: Sequence[Any] | None, *, field: str = "connector.tools"
+) -> list[dict[str, Any]]:
+    """Accept OpenAI tool specs or the short form ``{"name", "description", "parameters"}``.
+
+    >>> normalise_tools([{"name": "f"}])[0]["function"]["parameters"]
+    {'type': 'object', 'properties': {}}
+    """
+    out = []
+    for i, tool in enumerate(tools or ()):
+        if not isinstance(tool, Mapping):
+            raise ConfigError(
+                f"expected a tool object, got {type(tool).__name__}", field=f"{field}[{i}]"
+            )
+        if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
+            spec = dict(tool["function"])
+        else:
+            spec = dict(tool)
+        if not isinstance(spec.get("name"), str) or not spec["name"]:
+            raise ConfigError("every tool needs a 'name'", field=f"{field}[{i}]")
+        spec.setdefault("parameters", {"type": "object", "properties": {}})
+        out.append({"type": "function", "function": spec})
+    return out
+
+
+class OpenAIChatConnector:
+    """Calls an OpenAI-compatible ``/chat/completions`` endpoint with tools."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key_env: str | None = None,
+        tools: Sequence[Any] | None = None,
+        system: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        tool_executor: Callable[[ToolCall], Any] | None = None,
+        max_turns: int | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        client: Any = None,
+        async_client: Any = None,
+    ) -> None:
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ConfigError(
+                f"expected an http(s) base URL such as http://127.0.0.1:8000/v1, got {base_url!r}",
+                field="connector.base_url",
+            )
+        if not isinstance(model, str) or not model:
+            raise ConfigError("expected the model name", field="connector.model")
+        turns = max_turns if max_turns is not None else (8 if tool_executor else 1)
+        if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
+            raise ConfigError(
+                f"expected an integer >= 1, got {max_turns!r}", field="connector.max_turns"
+            )
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ConfigError(
+                f"expected a number of seconds > 0, got {timeout!r}", field="connector.timeout"
+            )
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
+        self.model = model
+        self.api_key_env = api_key_env
+        self.tools = normalise_tools(tools)
+        self.system = system
+        self.params = dict(params or {})
+        self.tool_executor = tool_executor
+        self.max_turns = turns
+        self.timeout = float(timeout)
+        self.retry = retry or RetryPolicy()
+        self._client = client
+        self._async_client = async_client
+        self._owns_client = client is None
+        self._owns_async_client = async_client is None
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "openai",
+            "base_url": safe_url(self.base_url),
+            "model": self.model,
+            "api_key_env": self.api_key_env,
+            "tools": [t["function"]["name"] for t in self.tools],
+            "max_turns": self.max_turns,
+            "tool_executor": None
+            if self.tool_executor is None
+            else f"{getattr(self.tool_executor, '__module__', '?')}:"
+            f"{getattr(self.tool_executor, '__qualname__', '?')}",
+            "timeout": self.timeout,
+            "retry": self.retry.to_dict(),
+        }
+        if self.system is not None:
+            out["system"] = self.system
+        if self.params:
+            out["params"] = self.params
+        return out
+
+    # ------------------------------------------------------------ helpers
+    def _headers(self) -> dict[str, str]:
+        if not self.api_key_env:
+            return {}
+        key = os.environ.get(self.api_key_env)
+        if key is None:
+            raise ConfigError(
+                f"environment variable {self.api_key_env} is not set", field="connector.api_key_env"
+            )
+        return {"Authorization": f"Bearer {key}"}
+
+    def _start(self, sample: Sample) -> tuple[list[dict[str, Any]], list[Message]]:
+        wire: list[dict[str, Any]] = []
+        model: list[Message] = []
+        if self.system:
+            wire.append({"role": "system", "content": self.system})
+            model.append(SystemMessage(self.system))
+        text = sample.user_input()
+        wire.append({"role": "user", "content": text})
+        model.append(UserMessage(text))
+        return wire, model
+
+    def _body(self, wire: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {**self.params, "model": self.model, "messages": wire}
+        if self.tools:
+            body["tools"] = self.tools
+        return body
+
+    def _reply(
+        self, response: Any, sample: Sample
+    ) -> tuple[dict[str, Any], dict[str, Any], list[ToolCall]]:
+        try:
+            data = response.json()
+            message = data["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ConnectorError(
+                f"{safe_url(self.url)} did not return a chat completion (choices[0].message): "
+                f"{' '.join(response.text.split())[:200]}",
+                status=response.status_code,
+                row=sample.id,
+            ) from None
+        calls = [
+            call_from_object(tc, where=f"choices[0].message.tool_calls[{i}]")
+            for i, tc in enumerate(message.get("tool_calls") or ())
+        ]
+        return data, message, calls
+
+    @staticmethod
+    def _tool_result(call: ToolCall, result: Any, is_error: bool) -> dict[str, Any]:
+        content = result if isinstance(result, str) else json.dumps(result, default=str)
+        return {"role": "tool", "tool_call_id": call.id, "content": content}
+
+    def _finish(
+        self,
+        started: float,
+        raws: list[Any],
+        calls: list[ToolCall],
+        model: list[Message],
+        output: str | None,
+        status: int,
+        attempts: int,
+        warnings: list[str],
+    ) -> AgentResponse:
+        raw = raws[0] if len(raws) == 1 else {"turns": raws}
+        return AgentResponse(
+            output,
+            calls,
+            raw,
+            (time.perf_counter() - started) * 1000.0,
+            status,
+            attempts,
+            messages=model,
+            warnings=tuple(warnings),
+        )
+
+    # ------------------------------------------------------------ calls
+    def call(self, sample: Sample | str) -> AgentResponse:
+        """One row, synchronously (tool executor results are fed back when given)."""
+        import httpx
+
+        sample = as_sample(sample)
+        if self._client is None:
+            self._client = httpx.Client()
+        wire, model = self._start(sample)
+        started, raws, calls, warnings, attempts = time.perf_counter(), [], [], [], 0
+        output, status = None, 0
+        for turn in range(self.max_turns):
+            response, tries = send(
+                self._client,
+                "POST",
+                self.url,
+                policy=self.retry,
+                display_url=safe_url(self.url),
+                json=self._body(wire),
+                headers=self._headers(),
+                timeout=self.timeout,
+            )
+            attempts, status = attempts + tries, response.status_code
+            data, message, new_calls = self._reply(response, sample)
+            raws.append(data)
+            output = message.get("content")
+            if not new_calls or self.tool_executor is None:
+                calls.extend(new_calls)
+                model.append(AssistantMessage(output or "", tuple(new_calls)))
+                break
+            wire.append(message)
+            done = []
+            for call in new_calls:
+                result, is_error = _run_sync(self.tool_executor, call)
+                done.append(call.with_result(result, is_error=is_error))
+                wire.append(self._tool_result(call, result, is_error))
+            calls.extend(done)
+            model.append(AssistantMessage(output or "", tuple(done)))
+            model.extend(ToolMessage(c.result, c.id, c.name, c.is_error) for c in done)
+            if turn == self.max_turns - 1:
+                warnings.append(f"stopped after max_turns={self.max_turns} with tool calls pending")
+                output = None
+        return self._finish(started, raws, calls, model, output, status, attempts, warnings)
+
+    async def acall(self, sample: Sample | str) -> AgentResponse:
+        """One row, asynchronously (same behaviour as :meth:`call`)."""
+        import httpx
+
+        sample = as_sample(sample)
+        if self._async_client is None:
+            self._async_client = httpx.AsyncClient(limits=httpx.Limits(max_connections=256))
+        wire, model = self._start(sample)
+        started, raws, calls, warnings, attempts = time.perf_counter(), [], [], [], 0
+        output, status = None, 0
+        for turn in range(self.max_turns):
+            response, tries = await asend(
+                self._async_client,
+                "POST",
+                self.url,
+                policy=self.retry,
+                display_url=safe_url(self.url),
+                json=self._body(wire),
+                headers=self._headers(),
+                timeout=self.timeout,
+            )
+            attempts, status = attempts + tries, response.status_code
+            data, message, new_calls = self._reply(response, sample)
+            raws.append(data)
+            output = message.get("content")
+            if not new_calls or self.tool_executor is None:
+                calls.extend(new_calls)
+                model.append(AssistantMessage(output or "", tuple(new_calls)))
+                break
+            wire.append(message)
+            done = []
+            for call in new_calls:
+                result, is_error = await _run_async(self.tool_executor, call)
+                done.append(call.with_result(result, is_error=is_error))
+                wire.append(self._tool_result(call, result, is_error))
+            calls.extend(done)
+            model.append(AssistantMessage(output or "", tuple(done)))
+            model.extend(ToolMessage(c.result, c.id, c.name, c.is_error) for c in done)
+            if turn == self.max_turns - 1:
+                warnings.append(f"stopped after max_turns={self.max_turns} with tool calls pending")
+                output = None
+        return self._finish(started, raws, calls, model, output, status, attempts, warnings)
+
+    def close(self) -> None:
+        if self._client is not None and self._owns_client:
+            self._client.close()
+            self._client = None
+
+    async def aclose(self) -> None:
+        if self._async_client is not None and self._owns_async_client:
+            await self._async_client.aclose()
+            self._async_client = None
+        self.close()
+
+
+def _run_sync(executor: Callable[[ToolCall], Any], call: ToolCall) -> tuple[Any, bool]:
+    # A failing tool is part of the conversation (the model sees the error), not a crash.
+    try:
+        result = executor(call)
+        if inspect.isawaitable(result):
+            result = asyncio.run(_await(result))
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}", True
+    return result, False
+
+
+async def _run_async(executor: Callable[[ToolCall], Any], call: ToolCall) -> tuple[Any, bool]:
+    try:
+        if inspect.iscoroutinefunction(executor):
+            result = await executor(call)
+        else:
+            result = await asyncio.to_thread(executor, call)
+            if inspect.isawaitable(result):
+                result = await result
+    except Exception as exc:
+        return f"error: {type(exc).__name__}: {exc}", True
+    return result, False
+
+
+async def _await(value: Any) -> Any:
+    return await value

@@ -1,0 +1,209 @@
+"""Retries with exponential back-off, shared by the HTTP-based connectors.
+
+Connect errors, timeouts, 429 (honouring ``Retry-After``) and 5xx are retried;
+any other 4xx is the caller's mistake and fails at once. The decision and the
+delay are pure functions; the two send loops (sync and async) only sleep.
+
+>>> policy = RetryPolicy(retries=3, backoff=0.5, max_delay=4.0, jitter=0.0)
+>>> [policy.delay(n) for n in (1, 2, 3, 4)]
+[0.5, 1.0, 2.0, 4.0]
+>>> policy.delay(1, retry_after="3")
+3.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tooleval.errors import ConfigError, ConnectorError
+
+__all__ = ["RetryPolicy", "parse_retry_after", "send", "asend"]
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(505, 600))
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date).
+
+    >>> parse_retry_after("2"), parse_retry_after("soon")
+    (2.0, None)
+    """
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    now = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """``retries`` extra attempts after the first, delays ``backoff * 2**(n-1)``.
+
+    Each delay gets up to ``jitter`` (a fraction) added at random so many
+    clients do not retry in lock-step, and is capped at ``max_delay``; a
+    ``Retry-After`` from the server replaces the computed delay (also capped).
+    """
+
+    retries: int = 2
+    backoff: float = 0.5
+    max_delay: float = 30.0
+    jitter: float = 0.1
+
+    def __post_init__(self) -> None:
+        for name in ("retries", "backoff", "max_delay", "jitter"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(
+                    f"expected a number >= 0, got {value!r}", field=f"connector.retry.{name}"
+                )
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any] | int | None, *, field: str) -> RetryPolicy:
+        if config is None:
+            return cls()
+        if isinstance(config, int) and not isinstance(config, bool):
+            return cls(retries=config)
+        if not isinstance(config, Mapping):
+            raise ConfigError(
+                "expected a number of retries or a mapping {retries, backoff, max_delay, jitter}",
+                field=field,
+            )
+        allowed = {"retries", "backoff", "max_delay", "jitter"}
+        unknown = sorted(set(config) - allowed)
+        if unknown:
+            raise ConfigError(
+                f"unknown key {unknown[0]!r}; expected one of {sorted(allowed)}",
+                field=f"{field}.{unknown[0]}",
+            )
+        return cls(**dict(config))
+
+    @property
+    def attempts(self) -> int:
+        return int(self.retries) + 1
+
+    def delay(
+        self, retry: int, *, retry_after: str | None = None, rng: random.Random | None = None
+    ) -> float:
+        """Seconds to wait before retry number ``retry`` (1-based)."""
+        server = parse_retry_after(retry_after)
+        if server is not None:
+            return min(server, self.max_delay)
+        base = self.backoff * (2 ** (retry - 1))
+        spread = (rng or random).uniform(0.0, self.jitter) if self.jitter else 0.0
+        return min(base * (1.0 + spread), self.max_delay)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "retries": self.retries,
+            "backoff": self.backoff,
+            "max_delay": self.max_delay,
+            "jitter": self.jitter,
+        }
+
+
+def _retryable_exception(exc: BaseException) -> bool:
+    import httpx
+
+    return isinstance(exc, httpx.TimeoutException | httpx.NetworkError | httpx.RemoteProtocolError)
+
+
+def _excerpt(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _failure(method: str, url: str, attempts: int, response: Any, exc: BaseException | None):
+    noun = "attempt" if attempts == 1 else "attempts"
+    if response is not None:
+        err = ConnectorError(
+            f"{method} {url} failed after {attempts} {noun}: HTTP {response.status_code}: "
+            f"{_excerpt(response.text) or '(empty body)'}",
+            status=response.status_code,
+        )
+    else:
+        kind = type(exc).__name__
+        detail = str(exc) or kind
+        err = ConnectorError(f"{method} {url} failed after {attempts} {noun}: {kind}: {detail}")
+    err.url = url  # type: ignore[attr-defined]
+    err.attempts = attempts  # type: ignore[attr-defined]
+    return err
+
+
+def send(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    policy: RetryPolicy,
+    display_url: str | None = None,
+    **request: Any,
+):
+    """Send with retries (sync); returns ``(response, attempts)`` or raises ConnectorError.
+
+    Errors name ``display_url`` (the URL as configured, before ``${ENV}``
+    resolution) so a secret in the URL never reaches a message.
+    """
+    shown = display_url or url
+    attempt = 0
+    while True:
+        attempt += 1
+        response, error = None, None
+        try:
+            response = client.request(method, url, **request)
+        except Exception as exc:
+            if not _retryable_exception(exc):
+                raise _failure(method, shown, attempt, None, exc) from exc
+            error = exc
+        if response is not None and response.status_code < 400:
+            return response, attempt
+        retryable = error is not None or response.status_code in RETRY_STATUSES
+        if not retryable or attempt >= policy.attempts:
+            raise _failure(method, shown, attempt, response, error) from error
+        header = response.headers.get("retry-after") if response is not None else None
+        time.sleep(policy.delay(attempt, retry_after=header))
+
+
+async def asend(
+    client: Any,
+    method: str,
+    url: str,
+    *,
+    policy: RetryPolicy,
+    display_url: str | None = None,
+    **request: Any,
+):
+    """Send with retries (async); same contract as :func:`send`."""
+    shown = display_url or url
+    attempt = 0
+    while True:
+        attempt += 1
+        response, error = None, None
+        try:
+            response = await client.request(method, url, **request)
+        except Exception as exc:
+            if not _retryable_exception(exc):
+                raise _failure(method, shown, attempt, None, exc) from exc
+            error = exc
+        if response is not None and response.status_code < 400:
+            return response, attempt
+        retryable = error is not None or response.status_code in RETRY_STATUSES
+        if not retryable or attempt >= policy.attempts:
+            raise _failure(method, shown, attempt, response, error) from error
+        header = response.headers.get("retry-after") if response is not None else None
+        await asyncio.sleep(policy.delay(attempt, retry_after=header))
