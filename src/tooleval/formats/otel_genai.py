@@ -108,6 +108,16 @@ def _maybe_json(value: Any) -> Any:
     return value
 
 
+def _json_value(value: Any) -> Any:
+    # mcp.request.argument.* values are recorded as JSON text; keep non-JSON text as is.
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def result_is_error(result: Any) -> bool:
     """True when a tool result reports an error (``is_error``/``isError`` or an ``error`` field).
 
@@ -179,7 +189,7 @@ def _executed_call(span: OtlpSpan) -> SpanCall | None:
             if arguments is None:
                 prefix = "mcp.request.argument."
                 flat = {k[len(prefix) :]: v for k, v in a.items() if k.startswith(prefix)}
-                arguments = {k: _maybe_json(v) for k, v in flat.items()} if flat else None
+                arguments = {k: _json_value(v) for k, v in flat.items()} if flat else None
             return _tool_call(
                 span,
                 name,

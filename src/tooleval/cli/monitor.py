@@ -1,0 +1,164 @@
+"""``tooleval monitor TRACES``: run the trace detectors and report what they found.
+
+Exit codes: 0 done (or no ``--fail-on`` detector found anything), 1 a
+``--fail-on`` detector found something, 2 bad input or options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+STORE_ENV = "TOOLEVAL_STORE"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "monitor",
+        help="find tool misuse in production traces (OTLP JSON or conversation logs)",
+        description=(
+            "Read OTLP JSON traces (one request per line, or one document) or JSONL "
+            "conversation logs, group them into sessions and run detectors that need no "
+            "expected calls: redundancy, retry_loop, error_ignored, excessive_calls."
+        ),
+    )
+    parser.add_argument("traces", metavar="TRACES", help="OTLP JSON / JSONL traces file")
+    parser.add_argument("--json", metavar="FILE", help="write every finding as JSON to FILE")
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        help=f"store findings as a run in this run store (default: ${STORE_ENV} when set)",
+    )
+    parser.add_argument(
+        "--no-store", action="store_true", help=f"do not store findings even if ${STORE_ENV} is set"
+    )
+    parser.add_argument(
+        "--fail-on",
+        metavar="DETECTOR",
+        nargs="+",
+        default=[],
+        help="exit 1 when any of these detectors found something",
+    )
+    parser.add_argument(
+        "--detector",
+        dest="detectors",
+        metavar="NAME",
+        action="append",
+        help="run only this detector (repeatable; default: all)",
+    )
+    parser.add_argument(
+        "--min-run", type=int, default=3, help="retry_loop: identical calls that make a loop (3)"
+    )
+    parser.add_argument(
+        "--max-calls", type=int, default=25, help="excessive_calls: calls allowed per session (25)"
+    )
+    parser.add_argument(
+        "--z-threshold",
+        type=float,
+        default=3.5,
+        help="excessive_calls: robust z-score above a tool's usual count that is flagged (3.5)",
+    )
+    parser.add_argument(
+        "--min-sessions",
+        type=int,
+        default=5,
+        help="excessive_calls: sessions using a tool needed before its usual count is trusted (5)",
+    )
+    parser.add_argument(
+        "--after-error",
+        action="store_true",
+        help="redundancy: also count repeats of a call that had failed",
+    )
+    parser.add_argument(
+        "--emit",
+        metavar="FILE",
+        help="write gen_ai.evaluation.result events (OTLP JSON logs, one request per line)",
+    )
+    parser.add_argument(
+        "--emit-passes", action="store_true", help="--emit also clean verdicts, not only findings"
+    )
+    parser.add_argument(
+        "--show",
+        type=int,
+        default=5,
+        metavar="N",
+        help="findings printed per detector and tool (5)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def detector_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    return {
+        "redundancy": {"after_error": args.after_error},
+        "retry_loop": {"min_run": args.min_run},
+        "excessive_calls": {
+            "max_calls": args.max_calls,
+            "z_threshold": args.z_threshold,
+            "min_sessions": args.min_sessions,
+        },
+    }
+
+
+def handle(args: argparse.Namespace) -> int:
+    from tooleval.errors import ConfigError
+    from tooleval.monitor.detectors import DETECTORS
+    from tooleval.monitor.run import monitor
+
+    for name in [*(args.detectors or []), *args.fail_on]:
+        if name not in DETECTORS:
+            raise ConfigError(f"unknown detector {name!r}; known: {', '.join(DETECTORS)}")
+    detectors = args.detectors
+    if detectors is not None:
+        detectors = list(dict.fromkeys([*detectors, *args.fail_on]))
+    options = detector_options(args)
+    if detectors is not None:
+        options = {k: v for k, v in options.items() if k in detectors}
+    store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
+    report = monitor(args.traces, detectors=detectors, options=options, store=store, emit=args.emit)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report.to_dict(), handle, indent=2, default=str)
+            handle.write("\n")
+    _print(report, show=args.show, emitted=args.emit)
+    failed = [name for name in args.fail_on if report.counts().get(name)]
+    if failed:
+        print(f"monitor: failing because {', '.join(failed)} found something", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print(report: Any, *, show: int, emitted: str | None) -> None:
+    out = sys.stdout
+    ingest = report.ingest
+    print(
+        f"{report.sessions} sessions, {report.calls} tool calls, "
+        f"{len(report.findings)} findings ({report.source})",
+        file=out,
+    )
+    if ingest.spans_skipped or ingest.problems:
+        print(
+            f"skipped: {ingest.spans_skipped} malformed spans, "
+            f"{len(ingest.problems) + ingest.problems_dropped} problems",
+            file=out,
+        )
+        for problem in ingest.problems[:show]:
+            print(f"  {problem}", file=out)
+    for detector, by_tool in report.grouped().items():
+        total = sum(len(found) for found in by_tool.values())
+        print(f"\n{detector}: {total} finding{'s' if total != 1 else ''}", file=out)
+        for tool, found in sorted(by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print(f"  {tool}: {len(found)}", file=out)
+            for finding in found[:show]:
+                spans = ",".join(finding.span_ids[:3]) or "-"
+                print(
+                    f"    session {finding.session_id} [spans {spans}] {finding.message}", file=out
+                )
+            if len(found) > show:
+                print(f"    ... {len(found) - show} more (see --json)", file=out)
+    if report.run_id:
+        print(f"\nstored as run {report.run_id}", file=out)
+    if emitted:
+        print(f"evaluation events written to {emitted}", file=out)

@@ -1,0 +1,86 @@
+"""``tooleval trace``: look at trace sessions and turn one into a dataset row.
+
+* ``tooleval trace sessions TRACES``: one line per session (id, calls, tools).
+* ``tooleval trace to-case TRACES --session ID [-o FILE] [--append]``: the
+  session as a canonical dataset row with ``expected_tools: null`` and
+  ``metadata.needs_expected_tools: true`` for a person to fill in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "trace", help="list trace sessions; turn a session into a regression case"
+    )
+    verbs = parser.add_subparsers(dest="trace_command", metavar="ACTION")
+
+    sessions = verbs.add_parser("sessions", help="list the sessions of a traces file")
+    sessions.add_argument("traces", metavar="TRACES")
+    sessions.set_defaults(handler=handle_sessions)
+
+    to_case = verbs.add_parser(
+        "to-case",
+        help="write one session as a dataset row whose expected_tools a person fills in",
+    )
+    to_case.add_argument("traces", metavar="TRACES")
+    to_case.add_argument("--session", required=True, metavar="ID", help="session (or trace) id")
+    to_case.add_argument("-o", "--output", metavar="FILE", help="write the row here (JSONL)")
+    to_case.add_argument(
+        "--append", action="store_true", help="append to FILE instead of replacing it"
+    )
+    to_case.set_defaults(handler=handle_to_case)
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def handle_sessions(args: argparse.Namespace) -> int:
+    from tooleval.monitor.ingest import read_sessions
+
+    with read_sessions(args.traces) as sessions:
+        for session in sessions:
+            tools = ",".join(dict.fromkeys(c.name for c in session.calls)) or "-"
+            errors = sum(1 for c in session.calls if c.is_error)
+            print(f"{session.id}\t{len(session.calls)} calls\t{errors} errors\t{tools}")
+        for problem in sessions.report.problems:
+            print(f"skipped: {problem}", file=sys.stderr)
+    return 0
+
+
+def handle_to_case(args: argparse.Namespace) -> int:
+    from tooleval.errors import InputError
+    from tooleval.monitor.ingest import read_sessions
+    from tooleval.monitor.to_case import session_to_case
+
+    with read_sessions(args.traces) as sessions:
+        session = sessions.get(args.session)
+        if session is None:
+            session = next((s for s in sessions if args.session in s.trace_ids), None)
+        if session is None:
+            raise InputError(
+                f"no session {args.session!r} in the traces (list them with "
+                "`tooleval trace sessions TRACES`)",
+                path=args.traces,
+            )
+        row = session_to_case(session)
+    line = json.dumps(row, ensure_ascii=False, default=str)
+    if args.output:
+        with open(args.output, "a" if args.append else "w", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+        print(
+            f"wrote session {session.id} to {args.output}; fill in expected_tools "
+            "and remove metadata.needs_expected_tools",
+            file=sys.stderr,
+        )
+    else:
+        print(line)
+    return 0

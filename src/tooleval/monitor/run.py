@@ -1,0 +1,230 @@
+"""Run detectors over every session of a traces file, and keep what they found.
+
+:func:`monitor` reads a traces file (see :func:`~tooleval.monitor.ingest.read_sessions`),
+computes the batch baseline when ``excessive_calls`` runs (a first pass over
+the sessions), runs the detectors (a second pass), and optionally stores one
+row per session in the run store and writes OTel evaluation events.
+
+In the store a monitor pass is an ordinary run: ``connector={"type": "traces"}``,
+one metric ``detector:<name>`` per detector, one row per session whose Result
+scores 1.0 (clean) or 0.0 (findings, listed in ``diagnosis.details["findings"]``).
+
+>>> from tooleval.model import ToolCall
+>>> from tooleval.monitor.session import Session, TracedCall
+>>> s = Session("s1", [TracedCall(ToolCall("f", {})) for _ in range(3)])
+>>> report = monitor_sessions([s], detectors=["retry_loop"])
+>>> report.counts()
+{'retry_loop': 1}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooleval.formats.otel import IngestReport
+from tooleval.monitor.detectors import (
+    DETECTORS,
+    Finding,
+    ToolBaseline,
+    detector_result,
+    resolve_detector_options,
+    run_detectors,
+)
+from tooleval.monitor.session import Session
+
+__all__ = ["MonitorReport", "SessionVerdict", "iter_verdicts", "monitor", "monitor_sessions"]
+
+
+@dataclass(slots=True)
+class SessionVerdict:
+    """One session with every chosen detector's findings."""
+
+    session: Session
+    findings: dict[str, list[Finding]]
+
+
+@dataclass(slots=True)
+class MonitorReport:
+    """What a monitor pass found, with the ingestion report and the store run id."""
+
+    detectors: dict[str, dict[str, Any]]
+    findings: list[Finding] = field(default_factory=list)
+    sessions: int = 0
+    calls: int = 0
+    ingest: IngestReport = field(default_factory=IngestReport)
+    run_id: str | None = None
+    source: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        """Findings per detector (every chosen detector listed, 0 included)."""
+        counted = Counter(f.detector for f in self.findings)
+        return {name: counted.get(name, 0) for name in self.detectors}
+
+    def grouped(self) -> dict[str, dict[str, list[Finding]]]:
+        """Findings by detector, then by tool (``"(session)"`` for session-wide findings)."""
+        out: dict[str, dict[str, list[Finding]]] = {name: {} for name in self.detectors}
+        for finding in self.findings:
+            out.setdefault(finding.detector, {}).setdefault(finding.tool or "(session)", []).append(
+                finding
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "sessions": self.sessions,
+            "tool_calls": self.calls,
+            "detectors": self.detectors,
+            "counts": self.counts(),
+            "findings": [f.to_dict() for f in self.findings],
+            "ingest": self.ingest.to_dict(),
+            "run_id": self.run_id,
+        }
+
+
+def _baseline(sessions: Iterable[Session], resolved: Mapping[str, Any]) -> ToolBaseline | None:
+    if not any(DETECTORS[name].needs_baseline for name in resolved):
+        return None
+    return ToolBaseline.from_sessions(sessions)
+
+
+def iter_verdicts(
+    sessions: Iterable[Session],
+    *,
+    detectors: Iterable[str] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    baseline: ToolBaseline | None = None,
+) -> Iterator[SessionVerdict]:
+    """Every session's findings, one session at a time (``sessions`` iterated once)."""
+    resolved = resolve_detector_options(detectors, options)
+    for session in sessions:
+        found = run_detectors(session, detectors=resolved, options=options, baseline=baseline)
+        yield SessionVerdict(session, found)
+
+
+def monitor_sessions(
+    sessions: Iterable[Session],
+    *,
+    detectors: Iterable[str] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    store: Any = None,
+    run_name: str = "monitor",
+    dataset: Mapping[str, Any] | None = None,
+    emit: str | Path | None = None,
+    emit_passes: bool = False,
+    ingest: IngestReport | None = None,
+) -> MonitorReport:
+    """Run detectors over sessions (re-iterable when ``excessive_calls`` is chosen).
+
+    ``store`` is a :class:`~tooleval.store.Store` or a store URL; ``emit`` a
+    path for OTLP JSON ``gen_ai.evaluation.result`` events.
+    """
+    resolved = resolve_detector_options(detectors, options)
+    if any(DETECTORS[n].needs_baseline for n in resolved) and iter(sessions) is sessions:
+        sessions = list(sessions)  # a one-shot iterator cannot be read twice
+    baseline = _baseline(sessions, resolved)
+    report = MonitorReport(detectors=resolved, ingest=ingest or IngestReport())
+    writer = None
+    if emit is not None:
+        from tooleval.monitor.emit import EvaluationEventWriter
+
+        writer = EvaluationEventWriter(emit, include_passes=emit_passes)
+    owned_store, run_id = None, None
+    if store is not None:
+        from tooleval.store import MetricSpec, open_store
+
+        if isinstance(store, str | Path):
+            store = owned_store = open_store(str(store))
+        run_id = store.create_run(
+            run_name,
+            dataset=dict(dataset or {"kind": "traces"}),
+            connector={"type": "traces"},
+            metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in resolved.items()],
+            tags=("monitor",),
+            config={"detectors": resolved},
+        )
+        report.run_id = run_id
+    try:
+        batch = []
+        for index, verdict in enumerate(
+            iter_verdicts(sessions, detectors=resolved, options=options, baseline=baseline)
+        ):
+            report.sessions += 1
+            report.calls += len(verdict.session.calls)
+            for found in verdict.findings.values():
+                report.findings.extend(found)
+            if writer is not None:
+                writer.add(verdict, resolved)
+            if run_id is not None:
+                batch.append(_row(run_id, index, verdict, resolved))
+                if len(batch) >= 200:
+                    store.add_rows(run_id, batch)
+                    batch = []
+        if run_id is not None:
+            if batch:
+                store.add_rows(run_id, batch)
+            store.finish_run(run_id)
+    except BaseException:
+        if run_id is not None:
+            store.finish_run(run_id, "failed")
+        raise
+    finally:
+        if writer is not None:
+            writer.close()
+        if owned_store is not None:
+            owned_store.close()
+    return report
+
+
+def _row(run_id: str, index: int, verdict: SessionVerdict, resolved: Mapping[str, Any]) -> Any:
+    from tooleval.store import RowRecord
+
+    results = tuple(
+        detector_result(name, verdict.findings[name], resolved[name]) for name in resolved
+    )
+    return RowRecord(
+        run_id=run_id,
+        index=index,
+        row_id=verdict.session.id,
+        sample=verdict.session.to_sample(),
+        results=results,
+    )
+
+
+def monitor(
+    path: str | Path,
+    *,
+    detectors: Iterable[str] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    store: Any = None,
+    emit: str | Path | None = None,
+    emit_passes: bool = False,
+    max_in_memory: int = 200_000,
+) -> MonitorReport:
+    """Read a traces file and run the detectors over every session.
+
+    >>> # see docs/monitoring.md for a full example with an OTLP file
+    """
+    from tooleval.monitor.ingest import read_sessions, sniff_traces
+
+    path = Path(path)
+    with read_sessions(path, max_in_memory=max_in_memory) as sessions:
+        kind = sniff_traces(path)
+        report = monitor_sessions(
+            sessions,
+            detectors=detectors,
+            options=options,
+            store=store,
+            run_name=f"monitor {path.name}",
+            dataset={"path": str(path), "kind": "traces", "format": kind},
+            emit=emit,
+            emit_passes=emit_passes,
+            ingest=sessions.report,
+        )
+    report.source = str(path)
+    report.ingest.tool_calls = report.calls
+    return report
