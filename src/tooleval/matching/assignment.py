@@ -1,0 +1,246 @@
+"""Optimal pairings between two lists: assignment, ordered subsequence, partial order.
+
+All three take a weight table ``weights[i][j]`` (a number > 0 when row ``i``
+may pair with column ``j``, ``None`` when it may not) and return the pairs
+``(i, j)`` of a pairing with the largest total weight, sorted by ``i``.
+Nothing here is greedy, so the result never depends on list order beyond
+the documented tie-breaking: among equally good pairings the one the search
+meets first wins, and the search always runs rows and columns in index order.
+Callers that want "most pairs first, then best quality" encode that in the
+weights (see :mod:`tooleval.matching.alignment`). Exact integer weights keep
+the arithmetic exact.
+
+>>> max_weight_matching([[1, 3], [2, None]])
+[(0, 1), (1, 0)]
+>>> max_weight_subsequence([[None, 1], [1, None]])
+[(0, 1)]
+>>> max_weight_partial_order([[1, None], [None, 1]], before=[(1, 0)])
+[(1, 1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "max_weight_matching",
+    "max_weight_partial_order",
+    "max_weight_subsequence",
+    "transitive_closure",
+]
+
+Weights = Sequence[Sequence[int | float | None]]
+
+
+def max_weight_matching(weights: Weights) -> list[tuple[int, int]]:
+    """Maximum-weight bipartite matching (Hungarian algorithm, O(n^2 m)).
+
+    >>> max_weight_matching([[5, 4], [4, None]])
+    [(0, 1), (1, 0)]
+    >>> max_weight_matching([])
+    []
+    """
+    rows = len(weights)
+    cols = len(weights[0]) if rows else 0
+    if rows == 0 or cols == 0:
+        return []
+    transpose = rows > cols
+    if transpose:
+        weights = [[weights[i][j] for i in range(rows)] for j in range(cols)]
+        rows, cols = cols, rows
+    # Minimise cost = -weight; a forbidden pair costs 0, the same as leaving
+    # the row unpaired, and is dropped from the answer afterwards.
+    cost = [[-(w or 0) if w is not None else 0 for w in row] for row in weights]
+    assigned = _hungarian(cost, rows, cols)
+    pairs = [(i, j) for i, j in assigned if weights[i][j] is not None]
+    if transpose:
+        pairs = [(j, i) for i, j in pairs]
+    return sorted(pairs)
+
+
+def _hungarian(cost: list[list[int | float]], n: int, m: int) -> list[tuple[int, int]]:
+    """Classic potentials-based Hungarian method for n <= m (1-indexed inside)."""
+    inf = float("inf")
+    u = [0] * (n + 1)
+    v = [0] * (m + 1)
+    p = [0] * (m + 1)  # p[j]: row assigned to column j
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv: list[int | float] = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta: int | float = inf
+            j1 = 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    return [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j]]
+
+
+def max_weight_subsequence(weights: Weights) -> list[tuple[int, int]]:
+    """Heaviest common subsequence: pairs increasing in both ``i`` and ``j``.
+
+    The weighted longest-common-subsequence DP; with weight 1 per allowed
+    pair it is the plain LCS.
+
+    >>> max_weight_subsequence([[1, None, None], [None, None, 1], [None, 1, None]])
+    [(0, 0), (1, 2)]
+    """
+    rows = len(weights)
+    cols = len(weights[0]) if rows else 0
+    best = [[0] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(1, rows + 1):
+        row = weights[i - 1]
+        for j in range(1, cols + 1):
+            value = max(best[i - 1][j], best[i][j - 1])
+            w = row[j - 1]
+            if w is not None and best[i - 1][j - 1] + w > value:
+                value = best[i - 1][j - 1] + w
+            best[i][j] = value
+    pairs: list[tuple[int, int]] = []
+    i, j = rows, cols
+    while i > 0 and j > 0:
+        w = weights[i - 1][j - 1]
+        if w is not None and best[i][j] == best[i - 1][j - 1] + w and w > 0:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif best[i][j] == best[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    return sorted(pairs)
+
+
+def transitive_closure(n: int, before: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Every pair implied by ``before`` ("a before b, b before c" gives "a before c").
+
+    A pair ``(i, i)`` in the answer means the constraints form a cycle.
+
+    >>> sorted(transitive_closure(3, [(0, 1), (1, 2)]))
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    after: list[set[int]] = [set() for _ in range(n)]
+    for a, b in before:
+        after[a].add(b)
+    closure: set[tuple[int, int]] = set()
+    for start in range(n):
+        stack = list(after[start])
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            closure.add((start, node))
+            stack.extend(after[node])
+    return closure
+
+
+def max_weight_partial_order(
+    weights: Weights, before: Iterable[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Heaviest pairing whose columns respect the rows' ordering constraints.
+
+    ``before`` holds ``(a, b)``: if rows ``a`` and ``b`` are both paired,
+    ``a``'s column must come before ``b``'s. Constraints are taken with their
+    transitive closure; rows on a cycle can never be paired together. This is
+    an exact branch-and-bound search bounded by the unconstrained optimum, fast
+    for the handful of calls a test row holds.
+
+    >>> max_weight_partial_order([[1, None, None], [None, 1, None], [None, None, 1]],
+    ...                          before=[(2, 0)])
+    [(1, 1), (2, 2)]
+    """
+    rows = len(weights)
+    cols = len(weights[0]) if rows else 0
+    if rows == 0 or cols == 0:
+        return []
+    closure = transitive_closure(rows, before)
+    if not closure:
+        return max_weight_matching(weights)
+    order = _topological_order(rows, closure)
+    candidates = [
+        sorted(
+            (j for j in range(cols) if weights[i][j] is not None and weights[i][j] > 0),
+            key=lambda j, i=i: (-weights[i][j], j),
+        )
+        for i in range(rows)
+    ]
+    assigned: dict[int, int] = {}
+    used: set[int] = set()
+    best_pairs: list[tuple[int, int]] = []
+    best_total: list[int | float] = [0]
+
+    def bound(position: int) -> int | float:
+        rest = order[position:]
+        free = [j for j in range(cols) if j not in used]
+        if not rest or not free:
+            return 0
+        sub = [[weights[i][j] for j in free] for i in rest]
+        return sum(sub[a][b] for a, b in max_weight_matching(sub))
+
+    def consistent(i: int, j: int) -> bool:
+        for k, col in assigned.items():
+            if (k, i) in closure and not col < j:
+                return False
+            if (i, k) in closure and not j < col:
+                return False
+        return (i, i) not in closure
+
+    def search(position: int, total: int | float) -> None:
+        if total > best_total[0]:
+            best_total[0] = total
+            best_pairs[:] = sorted(assigned.items())
+        if position == len(order) or total + bound(position) <= best_total[0]:
+            return
+        i = order[position]
+        for j in candidates[i]:
+            if j in used or not consistent(i, j):
+                continue
+            assigned[i] = j
+            used.add(j)
+            search(position + 1, total + weights[i][j])
+            del assigned[i]
+            used.discard(j)
+        search(position + 1, total)
+
+    search(0, 0)
+    return best_pairs
+
+
+def _topological_order(n: int, closure: set[tuple[int, int]]) -> list[int]:
+    """Rows ordered so constrained predecessors come first (index order on ties)."""
+    placed: list[int] = []
+    remaining = set(range(n))
+    while remaining:
+        ready = [i for i in sorted(remaining) if not any((k, i) in closure for k in remaining)]
+        # A cycle leaves nothing ready; take the lowest index so the search still ends.
+        nxt = ready[0] if ready else min(remaining)
+        placed.append(nxt)
+        remaining.discard(nxt)
+    return placed

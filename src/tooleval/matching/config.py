@@ -1,0 +1,517 @@
+"""Turn an ``args=`` option into matchers, and compare the arguments of two calls.
+
+Every metric takes one ``args=`` option. It may be:
+
+* a matcher name: ``"exact"`` (default), ``"normalized"``, ``"numeric"``,
+  ``"similarity"`` / ``"levenshtein"`` / ``"jaro_winkler"``, ``"any_of"``,
+  ``"ignore"``, or a name given to :func:`register_matcher`;
+* a one-key mapping naming a matcher with options,
+  ``{"numeric": {"abs_tol": 0.01}}`` (or ``{"name": "numeric", "abs_tol": 0.01}``);
+* a :class:`~tooleval.matching.base.Matcher` object or any callable
+  ``(expected, actual) -> float | bool``;
+* a full configuration with per-tool and per-key matchers::
+
+      {"default": "exact",
+       "keys": {"query": "normalized"},
+       "tools": {"issue_refund": {"amount": {"numeric": {"abs_tol": 0.01}},
+                                  "request_id": "ignore",
+                                  "*": "exact"}}}
+
+  Keys may be dot paths into nested objects (``"address.city"``). For one
+  argument the most specific entry wins: ``tools[tool][key]``, then
+  ``keys[key]``, then ``tools[tool]["*"]``, then ``default``;
+* the same configuration as JSON text (what ``--option args='{...}'`` gives).
+
+:func:`resolve_comparator` builds an :class:`ArgumentComparator` from any of
+these, and :meth:`ArgumentComparator.spec` gives the JSON-safe form stored in
+``Result.params`` so a run can be re-scored.
+
+>>> cmp = resolve_comparator({"tools": {"issue_refund": {"request_id": "ignore"}}})
+>>> from tooleval.model import ToolCall
+>>> out = cmp.compare(ToolCall("issue_refund", {"order_id": "4471", "request_id": "x"}),
+...                   ToolCall("issue_refund", {"order_id": "4471", "request_id": "y"}))
+>>> out.score, [c.key for c in out.checks]
+(1.0, ['order_id'])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.values import (
+    CallableMatcher,
+    Exact,
+    Ignore,
+    Normalized,
+    Numeric,
+    Similarity,
+    deep_equal,
+)
+from tooleval.model import ArgumentCheck, ToolCall
+
+__all__ = [
+    "ArgumentComparator",
+    "Comparison",
+    "matcher_names",
+    "register_matcher",
+    "resolve_comparator",
+    "resolve_matcher",
+]
+
+_CONFIG_KEYS = frozenset({"default", "tools", "keys"})
+_registered: dict[str, Matcher] = {}
+
+
+def _any_of_class() -> type | None:
+    """The BFCL-style :class:`AnyOf` when that module is installed."""
+    try:
+        from tooleval.matching.any_of import AnyOf
+    except ModuleNotFoundError as exc:
+        if exc.name != "tooleval.matching.any_of":
+            raise
+        return None
+    return AnyOf
+
+
+@dataclass(frozen=True, slots=True)
+class _ExpectedAlternatives:
+    """``"any_of"`` by name: the expected value lists the acceptable values.
+
+    An expected ``AnyOf`` is used as is; an expected list means "any of
+    these"; any other expected value must equal the actual one.
+    """
+
+    name: str = "any_of"
+    pass_score: float = 1.0
+
+    def __call__(self, expected: Any, actual: Any) -> float:
+        any_of = _any_of_class()
+        if any_of is not None and isinstance(expected, any_of):
+            return expected.match(actual)
+        if isinstance(expected, list | tuple):
+            if actual is MISSING:
+                return 0.0
+            return 1.0 if any(deep_equal(e, actual) for e in expected) else 0.0
+        return 1.0 if deep_equal(expected, actual) else 0.0
+
+    def spec(self) -> Any:
+        return "any_of"
+
+
+def _build_any_of(options: Any) -> Matcher:
+    any_of = _any_of_class()
+    if any_of is None:  # pragma: no cover - the module ships with tooleval
+        raise ConfigError("matcher 'any_of' needs tooleval.matching.any_of, which is missing")
+    if options is None:
+        return _ExpectedAlternatives()
+    if isinstance(options, list | tuple):
+        return any_of(options)
+    if isinstance(options, Mapping):
+        unknown = set(options) - {"values", "optional"}
+        if unknown or "values" not in options:
+            raise ConfigError(
+                "matcher 'any_of' takes {'values': [...], 'optional': bool}, "
+                f"got keys {sorted(options)}",
+                field="args",
+            )
+        return any_of(options["values"], optional=bool(options.get("optional", False)))
+    raise ConfigError(f"matcher 'any_of' options must be a list or mapping, got {options!r}")
+
+
+_FACTORIES: dict[str, Callable[..., Matcher]] = {
+    "exact": Exact,
+    "normalized": Normalized,
+    "normalised": Normalized,
+    "numeric": Numeric,
+    "similarity": Similarity,
+    "levenshtein": lambda **kw: Similarity(method="levenshtein", **kw),
+    "jaro_winkler": lambda **kw: Similarity(method="jaro_winkler", **kw),
+    "ignore": Ignore,
+}
+
+
+def matcher_names() -> list[str]:
+    """Every name :func:`resolve_matcher` accepts (built-in and registered)."""
+    names = set(_FACTORIES) | set(_registered)
+    if _any_of_class() is not None:
+        names.add("any_of")
+    return sorted(names)
+
+
+def register_matcher(name: str, matcher: Matcher | Callable[[Any, Any], float | bool]) -> None:
+    """Make a matcher available by name, e.g. to re-score results that used it.
+
+    >>> register_matcher("same_prefix", lambda e, a: str(a).startswith(str(e)[:3]))
+    >>> resolve_matcher("same_prefix")("4471", "4479")
+    1.0
+    """
+    if not name or name in _FACTORIES or name == "any_of":
+        raise ConfigError(f"cannot register a matcher named {name!r}", field="name")
+    if not isinstance(matcher, Matcher):
+        matcher = CallableMatcher(matcher, name=name)
+    _registered[name] = matcher
+
+
+def resolve_matcher(spec: Any, *, field: str = "args") -> Matcher:
+    """One matcher from a name, a one-key mapping, JSON text, a Matcher or a callable.
+
+    >>> resolve_matcher({"numeric": {"abs_tol": 0.5}})(3, 3.4)
+    1.0
+    >>> resolve_matcher("jaro_winkler").name
+    'similarity'
+    """
+    if isinstance(spec, str):
+        text = spec.strip()
+        if text.startswith("{"):
+            return resolve_matcher(_load_json(text, field), field=field)
+        if text == "any_of":
+            return _build_any_of(None)
+        if text in _FACTORIES:
+            return _FACTORIES[text]()
+        if text in _registered:
+            return _registered[text]
+        raise ConfigError(
+            f"unknown argument matcher {text!r}; expected one of {', '.join(matcher_names())}",
+            field=field,
+        )
+    if isinstance(spec, Mapping):
+        return _matcher_from_mapping(spec, field)
+    if isinstance(spec, Matcher):
+        return spec
+    if callable(spec):
+        return CallableMatcher(spec)
+    raise ConfigError(
+        f"argument matcher must be a name, mapping, Matcher or callable, got {spec!r}",
+        field=field,
+    )
+
+
+def _matcher_from_mapping(spec: Mapping[str, Any], field: str) -> Matcher:
+    if "name" in spec:
+        name, options = spec["name"], {k: v for k, v in spec.items() if k != "name"}
+    elif len(spec) == 1:
+        name, options = next(iter(spec.items()))
+    else:
+        raise ConfigError(
+            f"a matcher mapping names one matcher, like {{'numeric': {{'abs_tol': 0.01}}}}; "
+            f"got keys {sorted(spec)}",
+            field=field,
+        )
+    if name == "any_of":
+        return _build_any_of((options or None) if "name" in spec else options)
+    if name not in _FACTORIES:
+        raise ConfigError(
+            f"unknown argument matcher {name!r}; expected one of {', '.join(matcher_names())}",
+            field=field,
+        )
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"options of matcher {name!r} must be a mapping, got {options!r}")
+    try:
+        return _FACTORIES[name](**options)
+    except TypeError as exc:
+        raise ConfigError(f"bad options for matcher {name!r}: {exc}", field=field) from None
+
+
+def _load_json(text: str, field: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(
+            f"argument matcher config is not valid JSON: {exc}", field=field
+        ) from None
+
+
+def _matcher_spec(matcher: Matcher) -> Any:
+    spec = getattr(matcher, "spec", None)
+    if callable(spec):
+        return spec()
+    to_dict = getattr(matcher, "to_dict", None)  # AnyOf with its own values
+    if callable(to_dict):
+        data = to_dict()
+        return {"any_of": {"values": data.get("any_of", []), "optional": data.get("optional")}}
+    return getattr(matcher, "name", type(matcher).__name__)
+
+
+# ---------------------------------------------------------------- comparing two calls
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How well one actual call's arguments match one expected call's.
+
+    ``score`` is the mean over compared keys (1.0 when none are compared),
+    ``matches`` is true when every compared key reaches its matcher's
+    ``pass_score``, and ``checks`` holds one :class:`ArgumentCheck` per key.
+    """
+
+    score: float
+    matches: bool
+    checks: tuple[ArgumentCheck, ...] = ()
+
+
+class ArgumentComparator:
+    """Matchers for every (tool, argument) and the rule that combines them.
+
+    Argument accuracy of a pair is the mean over the expected call's keys
+    (nested keys with their own matcher are compared leaf by leaf); a key the
+    actual call lacks scores what its matcher gives :data:`MISSING` (0 for all
+    built-ins except ``any_of`` with ``optional``); keys the actual call has in
+    excess are ignored unless ``extra_keys="mismatch"``; an expected call with
+    ``args={}`` matches only a call without arguments; an expected call with
+    ``args=None`` (names only) always scores 1.0; a call whose arguments could
+    not be parsed matches no argument.
+
+    >>> c = ArgumentComparator(keys={"query": Normalized()})
+    >>> c.compare(ToolCall("s", {"query": "Paris ", "n": 3}), ToolCall("s", {"query": "paris", "n": 4})).score
+    0.5
+    """
+
+    def __init__(
+        self,
+        default: Any = "exact",
+        *,
+        tools: Mapping[str, Mapping[str, Any]] | None = None,
+        keys: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.default = resolve_matcher(default, field="args.default")
+        self.keys = {
+            str(k): resolve_matcher(v, field=f"args.keys.{k}") for k, v in (keys or {}).items()
+        }
+        if tools is not None and not isinstance(tools, Mapping):
+            raise ConfigError(
+                f"args.tools must map tool names to keys, got {tools!r}", field="args.tools"
+            )
+        self.tools: dict[str, dict[str, Matcher]] = {}
+        for tool, per_key in (tools or {}).items():
+            if not isinstance(per_key, Mapping):
+                raise ConfigError(
+                    f"args.tools.{tool} must map argument keys to matchers, got {per_key!r}",
+                    field=f"args.tools.{tool}",
+                )
+            self.tools[str(tool)] = {
+                str(k): resolve_matcher(v, field=f"args.tools.{tool}.{k}")
+                for k, v in per_key.items()
+            }
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> ArgumentComparator:
+        """Same as :func:`resolve_comparator`."""
+        return resolve_comparator(spec)
+
+    def spec(self) -> Any:
+        """JSON-safe configuration; ``resolve_comparator(c.spec())`` rebuilds it."""
+        if not self.keys and not self.tools:
+            return _matcher_spec(self.default)
+        out: dict[str, Any] = {"default": _matcher_spec(self.default)}
+        if self.keys:
+            out["keys"] = {k: _matcher_spec(m) for k, m in self.keys.items()}
+        if self.tools:
+            out["tools"] = {
+                t: {k: _matcher_spec(m) for k, m in per.items()} for t, per in self.tools.items()
+            }
+        return out
+
+    def __repr__(self) -> str:
+        return f"ArgumentComparator({self.spec()!r})"
+
+    def matcher_for(self, tool: str, path: str) -> Matcher:
+        """The matcher that compares argument ``path`` of ``tool``."""
+        return self._explicit(tool, path) or self.tools.get(tool, {}).get("*") or self.default
+
+    def _explicit(self, tool: str, path: str) -> Matcher | None:
+        per_tool = self.tools.get(tool, {})
+        if path in per_tool:
+            return per_tool[path]
+        return self.keys.get(path)
+
+    def _configured_below(self, tool: str, path: str) -> bool:
+        prefix = path + "."
+        return any(k.startswith(prefix) for k in self.tools.get(tool, {})) or any(
+            k.startswith(prefix) for k in self.keys
+        )
+
+    def compare(
+        self,
+        expected: ToolCall,
+        actual: ToolCall,
+        *,
+        keys: Collection[str] | None = None,
+        extra_keys: str = "ignore",
+        expected_index: int | None = None,
+        actual_index: int | None = None,
+    ) -> Comparison:
+        """Compare the arguments of one expected call with one actual call.
+
+        ``keys`` limits the comparison to those argument keys (dot paths
+        allowed); ``None`` or empty compares every key. ``extra_keys`` is
+        ``"ignore"`` or ``"mismatch"`` (an actual key absent from the expected
+        call then counts as a failed key).
+        """
+        if expected.args is None:
+            return Comparison(1.0, True)
+        selected = frozenset(keys) if keys else None
+        walk = _Walk(self, expected.name, selected, extra_keys, expected_index, actual_index)
+        actual_args: Any = MISSING if actual.parse_error is not None else actual.arguments
+        scores = walk.compare_object("", expected.args, actual_args, top=True)
+        if actual.parse_error is not None:
+            # Unreadable arguments match nothing; say so instead of "missing".
+            walk.checks = [replace(c, matcher="parse_error") for c in walk.checks]
+        if not scores:
+            return Comparison(1.0, True, tuple(walk.checks))
+        score = sum(s for s, _ in scores) / len(scores)
+        return Comparison(score, all(ok for _, ok in scores), tuple(walk.checks))
+
+
+class _Walk:
+    """One comparison of two argument objects, collecting checks as it goes."""
+
+    def __init__(
+        self,
+        comparator: ArgumentComparator,
+        tool: str,
+        selected: frozenset[str] | None,
+        extra_keys: str,
+        expected_index: int | None,
+        actual_index: int | None,
+    ) -> None:
+        if extra_keys not in ("ignore", "mismatch"):
+            raise ConfigError(
+                f"extra_keys must be 'ignore' or 'mismatch', got {extra_keys!r}", field="extra_keys"
+            )
+        self.comparator = comparator
+        self.tool = tool
+        self.selected = selected
+        self.extra_keys = extra_keys
+        self.indices = (expected_index, actual_index)
+        self.checks: list[ArgumentCheck] = []
+
+    def _wanted(self, path: str) -> bool:
+        """Is ``path`` (or something below it) among the selected keys?"""
+        if self.selected is None:
+            return True
+        parts = path.split(".")
+        if any(".".join(parts[:n]) in self.selected for n in range(1, len(parts) + 1)):
+            return True
+        return any(k.startswith(path + ".") for k in self.selected)
+
+    def _fully_selected(self, path: str) -> bool:
+        if self.selected is None:
+            return True
+        parts = path.split(".")
+        return any(".".join(parts[:n]) in self.selected for n in range(1, len(parts) + 1))
+
+    def compare_object(
+        self, prefix: str, expected: Mapping[str, Any], actual: Any, *, top: bool = False
+    ) -> list[tuple[float, bool]]:
+        scores: list[tuple[float, bool]] = []
+        actual_map = actual if isinstance(actual, Mapping) else {}
+        for key, value in expected.items():
+            path = f"{prefix}{key}"
+            if not self._wanted(path):
+                continue
+            got = actual_map.get(key, MISSING) if actual is not MISSING else MISSING
+            scores.extend(self.compare_value(path, value, got))
+        # An expected object with no keys asks for "no arguments": any actual key
+        # is then a defect, as it is everywhere under extra_keys="mismatch".
+        strict_extra = self.extra_keys == "mismatch" or (top and not expected)
+        if strict_extra and (self.selected is None or not top):
+            if actual is MISSING and top and not expected:
+                scores.append(self._record(prefix + "*", {}, MISSING, 0.0, False, "parse_error"))
+            for key, value in actual_map.items():
+                path = f"{prefix}{key}"
+                if key in expected or not self._wanted(path):
+                    continue
+                matcher = self.comparator.matcher_for(self.tool, path)
+                if isinstance(matcher, Ignore):
+                    continue
+                scores.append(self._record(path, None, value, 0.0, False, "unexpected_key"))
+        return scores
+
+    def compare_value(self, path: str, expected: Any, actual: Any) -> list[tuple[float, bool]]:
+        explicit = self.comparator._explicit(self.tool, path)
+        descend = isinstance(expected, Mapping) and (
+            (explicit is None and self.comparator._configured_below(self.tool, path))
+            or not self._fully_selected(path)
+        )
+        if descend:
+            child = self.compare_object(path + ".", expected, actual)
+            if not child:
+                return []
+            mean = sum(s for s, _ in child) / len(child)
+            return [(mean, all(ok for _, ok in child))]
+        matcher = explicit or self.comparator.matcher_for(self.tool, path)
+        if isinstance(matcher, Ignore):
+            return []
+        any_of = _any_of_class()
+        if any_of is not None and isinstance(expected, any_of):
+            # An expected AnyOf carries its own acceptable values.
+            matcher = expected
+        score = float(matcher(expected, actual))
+        ok = score >= float(getattr(matcher, "pass_score", 1.0))
+        return [self._record(path, expected, actual, score, ok, matcher.name)]
+
+    def _record(
+        self, path: str, expected: Any, actual: Any, score: float, ok: bool, matcher: str
+    ) -> tuple[float, bool]:
+        self.checks.append(
+            ArgumentCheck(
+                tool=self.tool,
+                key=path,
+                expected=json_safe(expected),
+                actual=None if actual is MISSING else json_safe(actual),
+                score=score,
+                expected_index=self.indices[0],
+                actual_index=self.indices[1],
+                matcher=matcher,
+                missing=actual is MISSING,
+            )
+        )
+        return score, ok
+
+
+def json_safe(value: Any) -> Any:
+    """A value fit for a stored diagnosis (AnyOf as its dict, tuples as lists).
+
+    >>> json_safe((1, {"a": MISSING}))
+    [1, {'a': None}]
+    """
+    if value is MISSING:
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return json_safe(to_dict())
+    return repr(value)
+
+
+def resolve_comparator(spec: Any = "exact") -> ArgumentComparator:
+    """Build the comparator for an ``args=`` option (see the module docs).
+
+    >>> resolve_comparator('{"default": "normalized"}').spec()
+    'normalized'
+    >>> resolve_comparator({"keys": {"amount": {"numeric": {"abs_tol": 1}}}}).spec()["keys"]
+    {'amount': {'numeric': {'abs_tol': 1, 'rel_tol': 1e-09, 'int_float_equal': True}}}
+    """
+    if isinstance(spec, ArgumentComparator):
+        return spec
+    if spec is None:
+        return ArgumentComparator()
+    if isinstance(spec, str) and spec.strip().startswith("{"):
+        spec = _load_json(spec.strip(), "args")
+    if isinstance(spec, Mapping) and spec and set(spec) <= _CONFIG_KEYS:
+        return ArgumentComparator(
+            spec.get("default", "exact"), tools=spec.get("tools"), keys=spec.get("keys")
+        )
+    return ArgumentComparator(spec)

@@ -1,0 +1,227 @@
+"""Shared input handling and call analysis for the deterministic metrics.
+
+Every call-comparing metric goes through :func:`analyse`: one optimal
+pairing of expected with actual calls (optionally under ordering
+constraints), then the diagnosis built from it. The metrics differ only in
+how they turn that pairing into a score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.matching.alignment import CallTable, call_entry, order_violations
+from tooleval.matching.assignment import transitive_closure
+from tooleval.matching.config import ArgumentComparator, resolve_comparator
+from tooleval.model import ArgumentCheck, Diagnosis, ExpectedTools, ToolCall, as_expected
+
+ExpectedLike = ExpectedTools | Sequence[ToolCall | str] | None
+
+
+def expected_tools(expected: ExpectedLike, *, metric: str) -> ExpectedTools | None:
+    """Normalise ``expected`` (names, ToolCalls or ExpectedTools; None stays None)."""
+    if expected is not None and not isinstance(expected, ExpectedTools | Sequence):
+        raise ConfigError(
+            f"{metric}: expected must be ExpectedTools or a list of calls/names, "
+            f"got {type(expected).__name__}",
+            field="expected",
+        )
+    if isinstance(expected, str):
+        raise ConfigError(
+            f"{metric}: expected must be a list of calls or names, not one string "
+            f"({expected!r}); parse text like 'a, b' with tooleval.formats.parse_expected_tools",
+            field="expected",
+        )
+    return as_expected(expected)
+
+
+def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> list[ToolCall]:
+    """Normalise ``actual`` to a list of ToolCalls (bare names have no arguments)."""
+    if actual is None:
+        return []
+    if isinstance(actual, str) or not isinstance(actual, Sequence):
+        raise ConfigError(
+            f"{metric}: actual must be a list of ToolCalls, got {type(actual).__name__}",
+            field="actual",
+        )
+    calls = []
+    for index, call in enumerate(actual):
+        if isinstance(call, str):
+            call = ToolCall(call, args={})
+        if not isinstance(call, ToolCall):
+            raise ConfigError(
+                f"{metric}: actual[{index}] must be a ToolCall, got {type(call).__name__}",
+                field=f"actual[{index}]",
+            )
+        calls.append(call)
+    return calls
+
+
+def choice(value: Any, name: str, options: Collection[str], *, metric: str) -> str:
+    """Validate an enumerated option, naming the valid values."""
+    if value not in options:
+        raise ConfigError(
+            f"{metric}: {name} must be one of {', '.join(repr(o) for o in options)}, got {value!r}",
+            field=name,
+        )
+    return value
+
+
+def threshold_value(value: Any, *, metric: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ConfigError(
+            f"{metric}: threshold must be a number in [0, 1] or null, got {value!r}",
+            field="threshold",
+        )
+    return float(value)
+
+
+def comparator(args: Any, *, metric: str) -> ArgumentComparator:
+    try:
+        return resolve_comparator(args)
+    except ConfigError as exc:
+        raise exc.with_context(field="args") from None
+
+
+@dataclass(slots=True)
+class Analysis:
+    """One pairing of expected with actual calls and what it says."""
+
+    table: CallTable
+    counted: list[tuple[int, int]]  # pairs that earn credit (respecting order if asked)
+    free: list[tuple[int, int]]  # optimal pairing ignoring order
+    near: list[tuple[int, int]]  # same name, arguments do not match
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def expected(self) -> list[ToolCall]:
+        return self.table.expected
+
+    @property
+    def actual(self) -> list[ToolCall]:
+        return self.table.actual
+
+    def missing_rows(self) -> list[int]:
+        used = {i for i, _ in self.free} | {i for i, _ in self.near} | {i for i, _ in self.counted}
+        return [i for i in range(len(self.expected)) if i not in used]
+
+    def extra_cols(self) -> list[int]:
+        used = {j for _, j in self.free} | {j for _, j in self.near} | {j for _, j in self.counted}
+        return [j for j in range(len(self.actual)) if j not in used]
+
+    def checks(self, pairs: Iterable[tuple[int, int]] | None = None) -> list[ArgumentCheck]:
+        """Argument checks of the given pairs (default: counted, out-of-order, near misses)."""
+        if pairs is None:
+            rows = {i for i, _ in self.counted}
+            cols = {j for _, j in self.counted}
+            out_of_order = [(i, j) for i, j in self.free if i not in rows and j not in cols]
+            pairs = [*self.counted, *out_of_order, *self.near]
+        out: list[ArgumentCheck] = []
+        for i, j in sorted(pairs):
+            comparison = self.table.comparison(i, j)
+            if comparison is not None:
+                out.extend(comparison.checks)
+        return out
+
+    def diagnosis(
+        self,
+        *,
+        report_missing: bool = True,
+        report_extra: bool = True,
+        pairs: Iterable[tuple[int, int]] | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> Diagnosis:
+        info: dict[str, Any] = {
+            "pairs": [
+                {"expected_index": i, "actual_index": j, "counted": True} for i, j in self.counted
+            ]
+        }
+        parse_errors = [
+            {"name": c.name, "index": j, "error": c.parse_error}
+            for j, c in enumerate(self.actual)
+            if c.parse_error is not None
+        ]
+        if parse_errors:
+            info["parse_errors"] = parse_errors
+        info.update(details or {})
+        missing = self.missing_rows() if report_missing else []
+        extra = self.extra_cols() if report_extra else []
+        return Diagnosis(
+            missing=[call_entry(self.expected[i], i) for i in missing],
+            extra=[call_entry(self.actual[j], j) for j in extra],
+            order_violations=list(self.violations),
+            arguments=self.checks(pairs),
+            details=info,
+        )
+
+
+def analyse(
+    expected: Sequence[ToolCall],
+    actual: Sequence[ToolCall],
+    comparator: ArgumentComparator,
+    *,
+    before: Iterable[tuple[int, int]] | None = None,
+    keys_for: Any = None,
+    extra_keys: str = "ignore",
+) -> Analysis:
+    """Pair ``expected`` with ``actual``; ``before`` adds ordering constraints.
+
+    ``before=None`` ignores order. Otherwise the counted pairs are the best
+    pairing that respects the constraints; calls that pair only when order is
+    ignored are reported as order violations, not as missing or extra.
+    """
+    table = CallTable(expected, actual, comparator, keys_for=keys_for, extra_keys=extra_keys)
+    free = table.match_unordered()
+    counted = free
+    violations: list[str] = []
+    if before is not None:
+        constraints = tuple(before)
+        counted = table.match_partial_order(constraints)
+        if len(counted) < len(free):
+            violations = order_violations(table.expected, free, constraints)
+    rows = [i for i in range(len(expected)) if i not in {p[0] for p in free}]
+    cols = [j for j in range(len(actual)) if j not in {p[1] for p in free}]
+    near = table.match_leftovers(rows, cols)
+    return Analysis(table, counted, free, near, violations)
+
+
+def has_cycle(expected: ExpectedTools) -> list[int]:
+    """Indices of expected calls on an ordering cycle (empty when consistent)."""
+    closure = transitive_closure(len(expected), expected.order_pairs())
+    return sorted(i for i, j in closure if i == j)
+
+
+def keys_selector(argument_keys: Any, *, metric: str) -> tuple[Any, Any]:
+    """Validate ``argument_keys`` and return ``(keys_for, json_value)``.
+
+    A list applies to every tool; a mapping ``{tool: [keys]}`` to the named
+    tools (other tools compare every key); empty or None means every key.
+    """
+    if argument_keys is None or argument_keys == [] or argument_keys == {}:
+        return None, None
+    if isinstance(argument_keys, str):
+        argument_keys = [k.strip() for k in argument_keys.split(",") if k.strip()]
+    if isinstance(argument_keys, Mapping):
+        per_tool: dict[str, list[str]] = {}
+        for tool, keys in argument_keys.items():
+            per_tool[str(tool)] = _key_list(keys, field=f"argument_keys.{tool}", metric=metric)
+        return (lambda tool: per_tool.get(tool) or None), per_tool
+    keys = _key_list(argument_keys, field="argument_keys", metric=metric)
+    return (lambda tool: keys or None), keys
+
+
+def _key_list(value: Any, *, field: str, metric: str) -> list[str]:
+    if isinstance(value, str):
+        value = [k.strip() for k in value.split(",") if k.strip()]
+    if not isinstance(value, Sequence) or not all(isinstance(k, str) for k in value):
+        raise ConfigError(
+            f"{metric}: {field} must be a list of argument names (or a mapping tool -> list), "
+            f"got {value!r}",
+            field=field,
+        )
+    return list(value)

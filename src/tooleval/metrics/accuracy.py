@@ -1,0 +1,156 @@
+"""``tool_call_accuracy``: sequence alignment × argument accuracy × coverage.
+
+The ragas definition (``shared/reference/000``): a wrong tool sequence scores
+0, matching sequences earn the mean argument accuracy of their pairs, and a
+shorter list is penalised by ``min(len(actual), len(expected)) / len(expected)``.
+
+>>> from tooleval.model import ToolCall
+>>> expected = [ToolCall("weather_check", {"location": "New York"}),
+...             ToolCall("temperature_conversion", {"temperature_fahrenheit": 75})]
+>>> actual = [ToolCall("weather_check", {"location": "New York"}),
+...           ToolCall("temperature_conversion", {"temperature_fahrenheit": 75})]
+>>> tool_call_accuracy(expected, actual).score
+1.0
+>>> tool_call_accuracy(expected, actual[::-1]).score
+0.0
+>>> tool_call_accuracy(expected, actual[::-1], order="flexible").score
+1.0
+>>> tool_call_accuracy(expected, actual[:1]).score
+0.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooleval.matching.alignment import CallTable
+from tooleval.metrics._analysis import (
+    ExpectedLike,
+    actual_calls,
+    analyse,
+    choice,
+    comparator,
+    expected_tools,
+    threshold_value,
+)
+from tooleval.metrics.reasons import explain
+from tooleval.model import Result, ToolCall
+
+__all__ = ["ORDERS", "tool_call_accuracy"]
+
+NAME = "tool_call_accuracy"
+ORDERS = ("strict", "flexible")
+
+
+def tool_call_accuracy(
+    expected: ExpectedLike,
+    actual: Sequence[ToolCall],
+    *,
+    order: str = "strict",
+    args: Any = "exact",
+    threshold: float | None = None,
+) -> Result:
+    """Score ``actual`` calls against ``expected`` ones as alignment × accuracy × coverage.
+
+    * ``order="strict"``: over the first ``n = min(len(actual), len(expected))``
+      positions the names must agree one by one, else the score is 0.
+      ``order="flexible"``: the shorter side's names must be contained in the
+      longer side's (any order); same-name calls are paired to maximise
+      argument accuracy (optimal assignment).
+    * argument accuracy of a pair: mean over the expected call's keys of the
+      ``args`` matcher (exact by default); a missing key scores 0, extra
+      actual keys are ignored, an expected call with ``args={}`` needs an
+      actual call without arguments, and an expected call with ``args=None``
+      (names only) scores 1.0.
+    * coverage: ``n / len(expected)`` (calls beyond the expected ones are
+      listed in the diagnosis but do not lower the score).
+    * both lists empty: 1.0; one of them empty: 0.0; ``expected=None``: unscored.
+
+    ``passed`` is ``score >= threshold`` (``score == 1`` when threshold is None).
+
+    >>> tool_call_accuracy(["search"], [ToolCall("search", {"q": "x"})]).score
+    1.0
+    """
+    order = choice(order, "order", ORDERS, metric=NAME)
+    cmp = comparator(args, metric=NAME)
+    threshold = threshold_value(threshold, metric=NAME)
+    params = {"order": order, "args": cmp.spec(), "threshold": threshold}
+    exp = expected_tools(expected, metric=NAME)
+    if exp is None:
+        return Result.unscored(
+            NAME, "no expected_tools bound for this row", params=params, threshold=threshold
+        )
+    expected_list = list(exp.calls)
+    actual_list = actual_calls(actual, metric=NAME)
+    ne, na = len(expected_list), len(actual_list)
+    chain = [(i, i + 1) for i in range(ne - 1)] if order == "strict" else None
+    analysis = analyse(expected_list, actual_list, cmp, before=chain)
+
+    if ne == 0 and na == 0:
+        diagnosis = analysis.diagnosis()
+        return Result.scored(
+            NAME,
+            1.0,
+            reason=explain(diagnosis, "no calls expected and none made"),
+            params=params,
+            threshold=threshold,
+            diagnosis=diagnosis,
+        )
+    if ne == 0 or na == 0:
+        diagnosis = analysis.diagnosis(details={"alignment": 0, "coverage": 0.0})
+        summary = f"no calls expected, {na} made" if ne == 0 else f"no calls made, {ne} expected"
+        return Result.scored(
+            NAME,
+            0.0,
+            reason=explain(diagnosis, summary),
+            params=params,
+            threshold=threshold,
+            diagnosis=diagnosis,
+        )
+
+    n = min(ne, na)
+    table: CallTable = analysis.table
+    details: dict[str, Any] = {}
+    if order == "strict":
+        wrong = next((k for k in range(n) if expected_list[k].name != actual_list[k].name), None)
+        pairs = [(k, k) for k in range(n)] if wrong is None else []
+        if wrong is not None:
+            details["misaligned"] = {
+                "position": wrong,
+                "expected": expected_list[wrong].name,
+                "actual": actual_list[wrong].name,
+            }
+    else:
+        pairs = table.match_unordered(require_match=False)
+        if len(pairs) < n:
+            pairs = []
+    alignment = 1 if pairs else 0
+    accuracies = [table.comparison(i, j).score for i, j in pairs]  # type: ignore[union-attr]
+    accuracy = sum(accuracies) / len(accuracies) if accuracies else 0.0
+    coverage = n / ne
+    score = alignment * accuracy * coverage
+    details.update(
+        {
+            "alignment": alignment,
+            "argument_accuracy": accuracy,
+            "coverage": coverage,
+            "scored_pairs": [[i, j] for i, j in pairs],
+        }
+    )
+    diagnosis = analysis.diagnosis(pairs=pairs or None, details=details)
+    if score >= 1.0:
+        summary = f"all {ne} expected calls matched" + (" in order" if order == "strict" else "")
+    else:
+        summary = (
+            f"score {score:.2f} = alignment {alignment} × argument accuracy {accuracy:.2f}"
+            f" × coverage {n}/{ne}"
+        )
+    return Result.scored(
+        NAME,
+        min(1.0, max(0.0, score)),
+        reason=explain(diagnosis, summary),
+        params=params,
+        threshold=threshold,
+        diagnosis=diagnosis,
+    )

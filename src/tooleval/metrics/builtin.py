@@ -1,0 +1,175 @@
+"""Registers the deterministic metrics (imported by the registry on first use).
+
+Each metric gets a sample form that reads its inputs from a
+:class:`~tooleval.model.Sample`: the expected tools bound for the row and
+every call the agent made (``Sample.actual_calls()``), or the final output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooleval.metrics.accuracy import ORDERS, tool_call_accuracy
+from tooleval.metrics.correctness import EXTRA_CALLS, EXTRA_KEYS, tool_correctness
+from tooleval.metrics.f1 import EMPTY_CHOICES, tool_call_f1
+from tooleval.metrics.output import CONTAINS_MODES, output_contains
+from tooleval.metrics.registry import MetricInfo, Param, register_metric
+from tooleval.metrics.trajectory import MODES, trajectory_match
+from tooleval.model import Result, Sample
+
+__all__: list[str] = []
+
+_ARGS_HELP = (
+    "argument matcher: a name (exact, normalized, numeric, similarity, levenshtein, "
+    "jaro_winkler, any_of, ignore) or a config {default, keys, tools} (see docs/metrics.md)"
+)
+_CALLS = ("tools_called", "expected_tools")
+
+
+def _accuracy(sample: Sample, **params: Any) -> Result:
+    return tool_call_accuracy(sample.expected_tools, sample.actual_calls(), **params)
+
+
+def _f1(sample: Sample, **params: Any) -> Result:
+    return tool_call_f1(sample.expected_tools, sample.actual_calls(), **params)
+
+
+def _correctness(sample: Sample, **params: Any) -> Result:
+    return tool_correctness(sample.expected_tools, sample.actual_calls(), **params)
+
+
+def _trajectory(sample: Sample, **params: Any) -> Result:
+    return trajectory_match(sample.expected_tools, sample.actual_calls(), **params)
+
+
+def _contains(sample: Sample, *, values: Any = None, **params: Any) -> Result:
+    source = "option"
+    if values is None:
+        values, source = sample.metadata.get("output_contains"), "metadata.output_contains"
+    result = output_contains(values, sample.final_output(), **params)
+    result.diagnosis.details["values_source"] = source
+    return result
+
+
+register_metric(
+    MetricInfo(
+        name="tool_call_accuracy",
+        description="alignment × argument accuracy × coverage of the calls against "
+        "expected_tools (ragas ToolCallAccuracy)",
+        params={
+            "order": Param(
+                "strict",
+                "strict: names must agree position by position; flexible: any order",
+                choices=ORDERS,
+            ),
+            "args": Param("exact", _ARGS_HELP),
+            "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
+        },
+        requires=_CALLS,
+        needs_judge=False,
+        score_sample=_accuracy,
+    )
+)
+
+register_metric(
+    MetricInfo(
+        name="tool_call_f1",
+        description="F1 of the calls made vs expected_tools, order ignored (precision and "
+        "recall in the diagnosis)",
+        params={
+            "args": Param("exact", _ARGS_HELP),
+            "empty": Param(
+                "perfect",
+                "nothing expected and nothing called: perfect (1.0), zero (0.0) or unscored",
+                choices=EMPTY_CHOICES,
+            ),
+            "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
+        },
+        requires=_CALLS,
+        needs_judge=False,
+        score_sample=_f1,
+    )
+)
+
+register_metric(
+    MetricInfo(
+        name="tool_correctness",
+        description="right tools, right arguments, right order: matched / max(expected, "
+        "called), partial credit unless exact_match",
+        params={
+            "argument_keys": Param(
+                None,
+                "compare only these argument keys: a list, or "
+                "{tool: [keys]}; empty compares every key",
+            ),
+            "exact_match": Param(
+                False,
+                "1.0 only when every expected call matches and nothing extra was called",
+                choices=(False, True),
+            ),
+            "check_ordering": Param(
+                False,
+                "count only calls in the expected order (listed "
+                "order or the expected_tools ordering constraints)",
+                choices=(False, True),
+            ),
+            "extra_calls": Param(
+                "penalize",
+                "penalize: divide by max(expected, called); ignore: divide by expected",
+                choices=EXTRA_CALLS,
+            ),
+            "extra_keys": Param(
+                "mismatch",
+                "with every key compared, an argument the "
+                "expected call lacks is a mismatch (or ignore it)",
+                choices=EXTRA_KEYS,
+            ),
+            "args": Param("exact", _ARGS_HELP),
+            "threshold": Param(0.5, "pass when score >= threshold"),
+        },
+        requires=_CALLS,
+        needs_judge=False,
+        score_sample=_correctness,
+    )
+)
+
+register_metric(
+    MetricInfo(
+        name="trajectory_match",
+        description="1 when the whole call trajectory matches the reference: strict, "
+        "unordered, subset or superset",
+        params={
+            "mode": Param(
+                "strict",
+                "strict (same calls, same order), unordered (same "
+                "multiset), subset (actual within reference), superset (reference "
+                "within actual)",
+                choices=MODES,
+            ),
+            "args": Param("exact", _ARGS_HELP),
+            "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
+        },
+        requires=_CALLS,
+        needs_judge=False,
+        score_sample=_trajectory,
+    )
+)
+
+register_metric(
+    MetricInfo(
+        name="output_contains",
+        description="the final output contains the given values (metadata.output_contains "
+        "or the values option); no judge",
+        params={
+            "values": Param(None, "values to find; null reads metadata.output_contains of the row"),
+            "mode": Param(
+                "all", "all: every value must appear; any: one is enough", choices=CONTAINS_MODES
+            ),
+            "case_sensitive": Param(False, "match case exactly", choices=(False, True)),
+            "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
+        },
+        requires=("output",),
+        needs_judge=False,
+        score_sample=_contains,
+    )
+)

@@ -1,0 +1,172 @@
+"""``tool_correctness``: right tools, right arguments, right order (``shared/reference/002``).
+
+The article's worked refund example: comparing only the intent-bearing keys
+``order_id`` and ``amount`` passes a call that also carries a ``request_id``,
+and catches an amount of 300 instead of 30.
+
+>>> from tooleval.model import ToolCall
+>>> expected = [ToolCall("issue_refund", {"order_id": "4471", "amount": 30})]
+>>> good = [ToolCall("issue_refund", {"order_id": "4471", "amount": 30, "request_id": "a81f"})]
+>>> tool_correctness(expected, good).passed  # every key: request_id is unexpected
+False
+>>> tool_correctness(expected, good, argument_keys=["order_id", "amount"]).passed
+True
+>>> bad = [ToolCall("issue_refund", {"order_id": "4471", "amount": 300, "request_id": "a81f"})]
+>>> r = tool_correctness(expected, bad, argument_keys=["order_id", "amount"])
+>>> r.passed, r.reason
+(False, '0 of 1 expected calls matched; issue_refund.amount expected 30, got 300')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooleval.metrics._analysis import (
+    ExpectedLike,
+    actual_calls,
+    analyse,
+    choice,
+    comparator,
+    expected_tools,
+    has_cycle,
+    keys_selector,
+    threshold_value,
+)
+from tooleval.metrics.reasons import explain
+from tooleval.model import Result, ToolCall
+
+__all__ = ["EXTRA_CALLS", "EXTRA_KEYS", "tool_correctness"]
+
+NAME = "tool_correctness"
+EXTRA_CALLS = ("penalize", "ignore")
+EXTRA_KEYS = ("mismatch", "ignore")
+
+
+def tool_correctness(
+    expected: ExpectedLike,
+    actual: Sequence[ToolCall],
+    *,
+    argument_keys: Sequence[str] | dict[str, Sequence[str]] | None = None,
+    exact_match: bool = False,
+    check_ordering: bool = False,
+    extra_calls: str = "penalize",
+    extra_keys: str = "mismatch",
+    args: Any = "exact",
+    threshold: float = 0.5,
+) -> Result:
+    """Partial credit for the expected calls made: matched / max(len(expected), len(actual)).
+
+    * A call matches an expected call with the same name and, when the
+      expected call carries arguments, matching arguments. ``argument_keys``
+      (a list, or ``{tool: [keys]}``; empty means every key) limits which keys
+      are compared. With every key compared, a key the actual call has but
+      the expected call lacks is a mismatch (``extra_keys="ignore"`` relaxes
+      that). Names-only expected calls compare names.
+    * Pairing is an optimal multiset matching, so an unexpected or repeated
+      call lowers the score; ``extra_calls="ignore"`` divides by
+      ``len(expected)`` instead (then a row expecting nothing scores 1.0).
+    * ``check_ordering=True``: only pairs that respect the expected order
+      count: the listed order (longest common subsequence), or exactly the
+      ``ExpectedTools.before`` constraints (and what they imply) when given.
+    * ``exact_match=True``: 1.0 iff every expected call matches (in order when
+      ordering is checked) and nothing extra was called (unless
+      ``extra_calls="ignore"``), else 0.0.
+    * ``passed`` is ``score >= threshold`` (0.5 by default).
+    * ``expected=None``: unscored. An empty expected list is a restraint row:
+      nothing called scores 1.0.
+
+    >>> tool_correctness(["lookup_order", "cancel_order"], [ToolCall("lookup_order", {}),
+    ...                  ToolCall("search_orders", {})]).score
+    0.5
+    """
+    if not isinstance(exact_match, bool) or not isinstance(check_ordering, bool):
+        from tooleval.errors import ConfigError
+
+        raise ConfigError(
+            f"{NAME}: exact_match and check_ordering must be true or false, "
+            f"got {exact_match!r} and {check_ordering!r}",
+            field="exact_match" if not isinstance(exact_match, bool) else "check_ordering",
+        )
+    extra_calls = choice(extra_calls, "extra_calls", EXTRA_CALLS, metric=NAME)
+    extra_keys = choice(extra_keys, "extra_keys", EXTRA_KEYS, metric=NAME)
+    keys_for, keys_value = keys_selector(argument_keys, metric=NAME)
+    cmp = comparator(args, metric=NAME)
+    threshold = threshold_value(threshold, metric=NAME)
+    params = {
+        "argument_keys": keys_value,
+        "exact_match": exact_match,
+        "check_ordering": check_ordering,
+        "extra_calls": extra_calls,
+        "extra_keys": extra_keys,
+        "args": cmp.spec(),
+        "threshold": threshold,
+    }
+    exp = expected_tools(expected, metric=NAME)
+    if exp is None:
+        return Result.unscored(
+            NAME,
+            "no expected_tools bound for this row (bind an expected_tools column)",
+            params=params,
+            threshold=threshold,
+        )
+    before = None
+    if check_ordering:
+        cycle = has_cycle(exp)
+        if cycle:
+            names = ", ".join(f"{exp.calls[i].name} (#{i + 1})" for i in cycle)
+            return Result.unscored(
+                NAME,
+                f"the ordering constraints of expected_tools form a cycle through {names}",
+                params=params,
+                threshold=threshold,
+            )
+        before = exp.order_pairs()
+    expected_list = list(exp.calls)
+    actual_list = actual_calls(actual, metric=NAME)
+    ne, na = len(expected_list), len(actual_list)
+    analysis = analyse(
+        expected_list,
+        actual_list,
+        cmp,
+        before=before,
+        keys_for=keys_for,
+        extra_keys=extra_keys,
+    )
+    matched = len(analysis.counted)
+    ignore_extra = extra_calls == "ignore"
+    extras = analysis.extra_cols()
+    details: dict[str, Any] = {"matched": matched, "expected": ne, "called": na}
+    if ignore_extra and extras:
+        details["ignored_extra"] = [actual_list[j].name for j in extras]
+    diagnosis = analysis.diagnosis(report_extra=not ignore_extra, details=details)
+
+    in_order = " in order" if check_ordering else ""
+    if exact_match:
+        ok = matched == ne and (ignore_extra or matched == na)
+        score = 1.0 if ok else 0.0
+        summary = (
+            f"exact match: all {ne} expected calls matched{in_order}"
+            if ok
+            else f"not an exact match: {matched} of {ne} expected calls matched{in_order}, "
+            f"{na} made"
+        )
+    else:
+        denominator = ne if ignore_extra else max(ne, na)
+        score = matched / denominator if denominator else 1.0
+        if ne == 0 and na == 0:
+            summary = "no calls expected and none made"
+        elif ne == 0:
+            summary = f"no calls expected, {na} made"
+        else:
+            summary = f"{matched} of {ne} expected calls matched{in_order}"
+            if na != ne:
+                summary += f" ({na} made)"
+    return Result.scored(
+        NAME,
+        score,
+        reason=explain(diagnosis, summary),
+        params=params,
+        threshold=threshold,
+        diagnosis=diagnosis,
+    )

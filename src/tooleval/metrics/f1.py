@@ -1,0 +1,132 @@
+"""``tool_call_f1``: precision, recall and F1 of the calls made, order ignored.
+
+A call counts as correct when it pairs with an expected call of the same name
+whose arguments match (optimal multiset pairing, so duplicates count: calling
+the right tool twice makes one of the two an extra).
+
+The ragas documentation examples (``shared/reference/001``):
+
+>>> from tooleval.model import ToolCall
+>>> weather = ToolCall("weather_check", {"location": "Paris"})
+>>> uv = ToolCall("uv_index_lookup", {"location": "Paris"})
+>>> tool_call_f1([weather, uv], [weather, uv]).score
+1.0
+>>> extra = ToolCall("air_quality", {"location": "Paris"})
+>>> result = tool_call_f1([uv, weather], [weather, uv, extra])
+>>> round(result.score, 2), round(result.diagnosis.details["precision"], 2)
+(0.8, 0.67)
+
+(The documentation prints 0.67 for the second example; its own formula,
+and ragas itself, give 0.8: precision 2/3, recall 1.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooleval.metrics._analysis import (
+    ExpectedLike,
+    actual_calls,
+    analyse,
+    choice,
+    comparator,
+    expected_tools,
+    threshold_value,
+)
+from tooleval.metrics.reasons import explain
+from tooleval.model import Result, ToolCall
+
+__all__ = ["EMPTY_CHOICES", "tool_call_f1"]
+
+NAME = "tool_call_f1"
+EMPTY_CHOICES = ("perfect", "zero", "unscored")
+
+
+def tool_call_f1(
+    expected: ExpectedLike,
+    actual: Sequence[ToolCall],
+    *,
+    args: Any = "exact",
+    empty: str = "perfect",
+    threshold: float | None = None,
+) -> Result:
+    """F1 of ``actual`` calls against ``expected`` ones; order ignored.
+
+    precision = matched / len(actual), recall = matched / len(expected), both
+    reported in ``diagnosis.details`` (``None`` where the denominator is 0).
+
+    Undefined cases:
+
+    * nothing expected and nothing called: ``empty="perfect"`` (default)
+      scores 1.0, because a row that expects restraint was answered with
+      restraint; ``empty="zero"`` scores 0.0; ``empty="unscored"`` returns an
+      unscored result.
+    * calls made where nothing was expected, or nothing called where calls
+      were expected: F1 is 0.0 (one of precision and recall is 0).
+    * ``expected=None`` (no reference bound): unscored.
+
+    >>> tool_call_f1([], []).score, tool_call_f1([], [], empty="zero").score
+    (1.0, 0.0)
+    >>> tool_call_f1([], [ToolCall("search", {})]).score
+    0.0
+    """
+    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
+    cmp = comparator(args, metric=NAME)
+    threshold = threshold_value(threshold, metric=NAME)
+    params = {"args": cmp.spec(), "empty": empty, "threshold": threshold}
+    exp = expected_tools(expected, metric=NAME)
+    if exp is None:
+        return Result.unscored(
+            NAME, "no expected_tools bound for this row", params=params, threshold=threshold
+        )
+    expected_list = list(exp.calls)
+    actual_list = actual_calls(actual, metric=NAME)
+    ne, na = len(expected_list), len(actual_list)
+    analysis = analyse(expected_list, actual_list, cmp)
+    matched = len(analysis.counted)
+    precision = matched / na if na else None
+    recall = matched / ne if ne else None
+    if ne == 0 and na == 0:
+        diagnosis = analysis.diagnosis(
+            details={"precision": None, "recall": None, "f1": None, "matched": 0}
+        )
+        summary = "no calls expected and none made"
+        if empty == "unscored":
+            return Result.unscored(
+                NAME,
+                summary + " (F1 undefined; empty='unscored')",
+                params=params,
+                threshold=threshold,
+                diagnosis=diagnosis,
+            )
+        score = 1.0 if empty == "perfect" else 0.0
+        return Result.scored(
+            NAME,
+            score,
+            reason=f"{summary} (empty={empty!r} scores {score})",
+            params=params,
+            threshold=threshold,
+            diagnosis=diagnosis,
+        )
+    p, r = precision or 0.0, recall or 0.0
+    f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    diagnosis = analysis.diagnosis(
+        details={"precision": precision, "recall": recall, "f1": f1, "matched": matched}
+    )
+    summary = (
+        f"{matched} of {ne} expected calls matched, {na} made: "
+        f"precision {_fmt(precision)}, recall {_fmt(recall)}"
+    )
+    return Result.scored(
+        NAME,
+        min(1.0, f1),
+        reason=explain(diagnosis, summary),
+        params=params,
+        threshold=threshold,
+        diagnosis=diagnosis,
+    )
+
+
+def _fmt(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.2f}"

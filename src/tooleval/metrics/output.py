@@ -1,0 +1,94 @@
+"""``output_contains``: does the agent's final answer contain the given values?
+
+A cheap, judge-free complement to the call metrics, e.g. to pin down the
+order id a row is about.
+
+>>> output_contains(["4471"], "Order 4471 is cancelled.").score
+1.0
+>>> r = output_contains(["4471", "refund"], "Order 4471 is cancelled.")
+>>> r.score, r.reason
+(0.0, "output contains 1 of 2 values (mode 'all'); output lacks 'refund'")
+>>> output_contains(["4471", "refund"], "Order 4471 is cancelled.", mode="any").score
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.metrics._analysis import choice, threshold_value
+from tooleval.metrics.reasons import explain
+from tooleval.model import Diagnosis, Result
+
+__all__ = ["CONTAINS_MODES", "output_contains"]
+
+NAME = "output_contains"
+CONTAINS_MODES = ("all", "any")
+
+
+def output_contains(
+    values: Sequence[Any] | str | None,
+    output: str | None,
+    *,
+    mode: str = "all",
+    case_sensitive: bool = False,
+    threshold: float | None = None,
+) -> Result:
+    """1.0 when ``output`` contains every value (``mode="all"``) or any value (``"any"``).
+
+    Values that are not strings are looked for as text (``4471`` finds
+    "4471"). Matching ignores case unless ``case_sensitive``. No values at
+    all: unscored (there is nothing to check). A missing output is "".
+
+    >>> output_contains([], "anything").score is None
+    True
+    """
+    mode = choice(mode, "mode", CONTAINS_MODES, metric=NAME)
+    if not isinstance(case_sensitive, bool):
+        raise ConfigError(
+            f"{NAME}: case_sensitive must be true or false, got {case_sensitive!r}",
+            field="case_sensitive",
+        )
+    threshold = threshold_value(threshold, metric=NAME)
+    params = {"mode": mode, "case_sensitive": case_sensitive, "threshold": threshold}
+    if isinstance(values, str):
+        values = [values]
+    if values is not None and not isinstance(values, Sequence):
+        raise ConfigError(
+            f"{NAME}: values must be a list of strings, got {type(values).__name__}",
+            field="values",
+        )
+    wanted = [v if isinstance(v, str) else _text(v) for v in (values or []) if v is not None]
+    wanted = [v for v in wanted if v != ""]
+    if not wanted:
+        return Result.unscored(
+            NAME, "no values to look for in the output", params=params, threshold=threshold
+        )
+    text = output if isinstance(output, str) else ("" if output is None else str(output))
+    haystack = text if case_sensitive else text.casefold()
+    found = [v for v in wanted if (v if case_sensitive else v.casefold()) in haystack]
+    missing = [v for v in wanted if v not in found]
+    ok = not missing if mode == "all" else bool(found)
+    details: dict[str, Any] = {"values": wanted, "found": found, "mode": mode}
+    if missing:
+        # With "any" and a hit, absent values are not a defect: keep them out of the reason.
+        details["absent_values" if ok and mode == "any" else "missing_values"] = missing
+    diagnosis = Diagnosis(details=details)
+    summary = f"output contains {len(found)} of {len(wanted)} values (mode {mode!r})"
+    reason = explain(diagnosis, summary)
+    return Result.scored(
+        NAME,
+        1.0 if ok else 0.0,
+        reason=reason,
+        params=params,
+        threshold=threshold,
+        diagnosis=diagnosis,
+    )
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,226 @@
+"""The metric registry: every metric by name, with its parameters, needs and sample form.
+
+A stored :class:`~tooleval.model.Result` records its metric name and the
+effective value of every parameter, so :func:`rescore` can reproduce it.
+Metric providers register themselves when imported; the registry imports
+them on first use: :mod:`tooleval.metrics.builtin` (the deterministic
+metrics), then ``tooleval.judged`` and ``tooleval.metrics.profiles`` when
+they are installed (a provider that exists but fails to import raises).
+
+>>> info = get_metric("tool_call_accuracy")
+>>> info.params["order"].default, info.needs_judge
+('strict', False)
+>>> from tooleval.model import Sample, ToolCall
+>>> sample = Sample(tools_called=[ToolCall("search", {"q": "x"})], expected_tools=["search"])
+>>> result = score_sample("tool_call_accuracy", sample, order="flexible")
+>>> result.score, result.params["order"], rescore(result, sample).score
+(1.0, 'flexible', 1.0)
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tooleval.errors import ConfigError, JudgeError
+from tooleval.model import Result, Sample
+
+__all__ = [
+    "PROVIDERS",
+    "MetricInfo",
+    "Param",
+    "ascore_sample",
+    "get_metric",
+    "list_metrics",
+    "register_metric",
+    "rescore",
+    "score_sample",
+]
+
+# Imported on first registry use, in this order; missing optional ones are skipped.
+PROVIDERS = ("tooleval.metrics.builtin", "tooleval.judged", "tooleval.metrics.profiles")
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One metric parameter: its default, a one-line help, and allowed values if enumerated."""
+
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetricInfo:
+    """What the registry knows about one metric.
+
+    ``score_sample(sample, **params)`` (plus ``judge=`` when ``needs_judge``)
+    scores one :class:`Sample`; ``ascore_sample`` is its async twin when the
+    metric does I/O. ``requires`` names the Sample fields it reads
+    (``tools_called`` stands for the actual calls, from ``tools_called`` or the
+    assistant messages; ``output`` for the final answer).
+    """
+
+    name: str
+    description: str
+    params: Mapping[str, Param]
+    requires: tuple[str, ...]
+    needs_judge: bool
+    score_sample: Callable[..., Result]
+    ascore_sample: Callable[..., Awaitable[Result]] | None = None
+    provider: str = field(default="", compare=False)
+
+
+_metrics: dict[str, MetricInfo] = {}
+_lock = threading.RLock()
+_state = {"loaded": False, "loading": False}
+
+
+def register_metric(info: MetricInfo, *, replace_existing: bool = False) -> None:
+    """Add a metric. Re-registering a name from the same module replaces it (re-imports)."""
+    if not isinstance(info, MetricInfo):
+        raise ConfigError(f"register_metric needs a MetricInfo, got {type(info).__name__}")
+    if "threshold" in info.params and not isinstance(info.params["threshold"], Param):
+        raise ConfigError(f"metric {info.name!r}: params must be Param objects")
+    module = getattr(info.score_sample, "__module__", "") or ""
+    info = replace(info, provider=info.provider or module)
+    with _lock:
+        existing = _metrics.get(info.name)
+        if existing is not None and not replace_existing and existing.provider != info.provider:
+            raise ConfigError(
+                f"metric {info.name!r} is already registered by {existing.provider}",
+                field="name",
+            )
+        _metrics[info.name] = info
+
+
+def _load_providers() -> None:
+    with _lock:
+        if _state["loaded"] or _state["loading"]:
+            return
+        _state["loading"] = True
+        try:
+            for name in PROVIDERS:
+                # A provider that is not installed is skipped; one that is
+                # installed but broken must fail loudly, not vanish.
+                if importlib.util.find_spec(name) is not None:
+                    importlib.import_module(name)
+            _state["loaded"] = True
+        finally:
+            _state["loading"] = False
+
+
+def list_metrics() -> list[MetricInfo]:
+    """Every registered metric, sorted by name."""
+    _load_providers()
+    with _lock:
+        return [_metrics[name] for name in sorted(_metrics)]
+
+
+def get_metric(name: str) -> MetricInfo:
+    """The metric called ``name``; ConfigError listing the known names otherwise."""
+    _load_providers()
+    with _lock:
+        info = _metrics.get(name)
+        if info is None:
+            known = ", ".join(sorted(_metrics)) or "none"
+            raise ConfigError(f"unknown metric {name!r}; known metrics: {known}", field="metric")
+        return info
+
+
+def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(params) - set(info.params))
+    if unknown:
+        valid = ", ".join(sorted(info.params)) or "none"
+        raise ConfigError(
+            f"metric {info.name!r} has no parameter {unknown[0]!r}; valid parameters: {valid}",
+            field=unknown[0],
+        )
+    effective = {name: param.default for name, param in info.params.items()}
+    effective.update(params)
+    for name, param in info.params.items():
+        if param.choices is not None and effective[name] not in param.choices:
+            allowed = ", ".join(repr(c) for c in param.choices)
+            raise ConfigError(
+                f"metric {info.name!r}: {name} must be one of {allowed}, got {effective[name]!r}",
+                field=name,
+            )
+    return effective
+
+
+def _json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    spec = getattr(value, "spec", None)
+    if callable(spec):
+        return _json_safe(spec())
+    name = getattr(value, "name", None) or getattr(value, "__name__", None)
+    return str(name) if name else repr(value)
+
+
+def _finish(info: MetricInfo, result: Result, effective: Mapping[str, Any]) -> Result:
+    if not isinstance(result, Result):
+        raise ConfigError(f"metric {info.name!r} returned {type(result).__name__}, not a Result")
+    params = {name: _json_safe(value) for name, value in effective.items()}
+    params.update(result.params)  # the metric's own record (e.g. resolved matchers) wins
+    return replace(result, params=params)
+
+
+def _check(info: MetricInfo, sample: Sample, judge: Any) -> None:
+    if not isinstance(sample, Sample):
+        raise ConfigError(
+            f"metric {info.name!r} scores a Sample, got {type(sample).__name__}", field="sample"
+        )
+    if info.needs_judge and judge is None:
+        raise JudgeError(f"metric {info.name!r} needs an LLM judge; pass judge=...")
+
+
+def score_sample(name: str, sample: Sample, *, judge: Any = None, **params: Any) -> Result:
+    """Score one sample with the metric ``name``; unknown or bad parameters raise ConfigError.
+
+    ``Result.params`` holds every parameter with its effective value.
+    """
+    info = get_metric(name)
+    effective = _effective_params(info, params)
+    _check(info, sample, judge)
+    if info.needs_judge:
+        result = info.score_sample(sample, judge=judge, **effective)
+    else:
+        result = info.score_sample(sample, **effective)
+    return _finish(info, result, effective)
+
+
+async def ascore_sample(name: str, sample: Sample, *, judge: Any = None, **params: Any) -> Result:
+    """Async twin of :func:`score_sample` (judged metrics run without blocking the loop)."""
+    info = get_metric(name)
+    effective = _effective_params(info, params)
+    _check(info, sample, judge)
+    extra = {"judge": judge} if info.needs_judge else {}
+    if info.ascore_sample is not None:
+        result = await info.ascore_sample(sample, **extra, **effective)
+    elif info.needs_judge:
+        import asyncio  # imported here: asyncio pulls in ssl, too slow for `import tooleval`
+
+        result = await asyncio.to_thread(info.score_sample, sample, **extra, **effective)
+    else:
+        result = info.score_sample(sample, **effective)
+    return _finish(info, result, effective)
+
+
+def rescore(result: Result, sample: Sample, *, judge: Any = None) -> Result:
+    """Score ``sample`` again with the metric and parameters recorded in ``result``.
+
+    Recorded parameters the metric no longer declares are left out (they
+    describe, e.g., which judge model ran; the ``judge`` argument decides now).
+    """
+    info = get_metric(result.metric)
+    params = {k: v for k, v in result.params.items() if k in info.params}
+    return score_sample(result.metric, sample, judge=judge, **params)
