@@ -1,0 +1,135 @@
+"""Helpers shared by importers and exporters: tool-name tracking, text parts.
+
+>>> names = CallNames()
+>>> names.add_call("c1", "get_weather")
+>>> names.add_call(None, "get_time")
+>>> names.name_for("c1"), names.name_for(None)
+('get_weather', 'get_time')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tooleval.errors import FormatError
+from tooleval.formats._fields import describe, item
+from tooleval.model import AssistantMessage, Message, ToolMessage
+
+__all__ = ["CallNames", "first_user_text", "join_text", "name_results"]
+
+
+class CallNames:
+    """Remembers the calls seen so far, so a tool result can be given its tool's name.
+
+    Results are looked up by call id, else (formats without ids, such as
+    Gemini and ragas) by position: the oldest call that has no result yet.
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, str] = {}
+        self._pending: list[tuple[str | None, str]] = []
+
+    def add_call(self, call_id: str | None, name: str) -> None:
+        if call_id is not None:
+            self._by_id[call_id] = name
+        self._pending.append((call_id, name))
+
+    def name_for(self, call_id: str | None) -> str | None:
+        """The tool name for a result, consuming the matching pending call."""
+        if call_id is not None:
+            for index, (pending_id, _) in enumerate(self._pending):
+                if pending_id == call_id:
+                    del self._pending[index]
+                    break
+            return self._by_id.get(call_id)
+        if self._pending:
+            return self._pending.pop(0)[1]
+        return None
+
+    def id_for(self, call_id: str | None) -> str | None:
+        """The call id a result without id answers (the oldest pending call's)."""
+        if call_id is not None:
+            return call_id
+        return self._pending[0][0] if self._pending else None
+
+
+def name_results(messages: Iterable[Message]) -> list[Message]:
+    """Give every ``ToolMessage`` without a ``name`` the name of the call it answers."""
+    names = CallNames()
+    out: list[Message] = []
+    for msg in messages:
+        if isinstance(msg, AssistantMessage):
+            for call in msg.tool_calls:
+                names.add_call(call.id, call.name)
+        elif isinstance(msg, ToolMessage):
+            name = names.name_for(msg.tool_call_id)
+            if msg.name is None and name is not None:
+                msg = ToolMessage(msg.content, msg.tool_call_id, name, msg.is_error)
+        out.append(msg)
+    return out
+
+
+def join_text(
+    parts: Any,
+    path: str,
+    *,
+    row: int | None,
+    text_types: Iterable[str] = ("text",),
+    skip_types: Iterable[str] = (),
+    text_key: str = "text",
+) -> str:
+    """Join the text of a content value that is a string or a list of typed parts.
+
+    Parts whose type is in ``skip_types`` (images, reasoning, ...) carry no
+    text for scoring and are skipped; an unknown part type is an error.
+    """
+    if parts is None:
+        return ""
+    if isinstance(parts, str):
+        return parts
+    if not isinstance(parts, list | tuple):
+        raise FormatError(
+            f"expected a string or a list of content parts, got {describe(parts)}",
+            field=path or None,
+            row=row,
+        )
+    texts = set(text_types)
+    skips = set(skip_types)
+    pieces: list[str] = []
+    for index, part in enumerate(parts):
+        where = item(path, index)
+        if isinstance(part, str):
+            pieces.append(part)
+            continue
+        if not isinstance(part, Mapping):
+            raise FormatError(
+                f"expected a content part object, got {describe(part)}", field=where, row=row
+            )
+        kind = part.get("type")
+        if kind in texts:
+            text = part.get(text_key)
+            if not isinstance(text, str):
+                raise FormatError(
+                    f"expected a string, got {describe(text)}", field=f"{where}.{text_key}", row=row
+                )
+            pieces.append(text)
+        elif kind in skips:
+            continue
+        else:
+            known = sorted(texts | skips)
+            raise FormatError(
+                f"unknown content part type {kind!r}; expected one of {known}",
+                field=f"{where}.type",
+                row=row,
+            )
+    return "\n".join(pieces)
+
+
+def first_user_text(messages: Iterable[Message]) -> str:
+    from tooleval.model import UserMessage
+
+    for msg in messages:
+        if isinstance(msg, UserMessage):
+            return msg.content
+    return ""

@@ -1,0 +1,127 @@
+"""Checked access to foreign JSON, so every error names its field path.
+
+Importers walk nested data and pass a *path* (``messages[3].tool_calls[0]``)
+down with it; these helpers raise :class:`~tooleval.errors.FormatError` with
+that path, the row number and what was expected instead of a bare
+``KeyError`` or ``TypeError``.
+
+>>> at(item("messages", 3), "tool_calls")
+'messages[3].tool_calls'
+>>> need_list({"a": 1}, "messages", row=4)
+Traceback (most recent call last):
+...
+tooleval.errors.FormatError: row 4, field messages: expected a list, got an object with keys ['a']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tooleval.errors import FormatError
+
+__all__ = [
+    "at",
+    "describe",
+    "item",
+    "need_list",
+    "need_mapping",
+    "need_str",
+    "plain",
+    "sub",
+    "to_json_text",
+]
+
+
+def at(path: str, key: str) -> str:
+    """The path of ``key`` inside ``path``."""
+    return f"{path}.{key}" if path else key
+
+
+def sub(path: str, relative: str) -> str:
+    """Join a path and a relative path such as ``[0].content`` or ``messages[2]``."""
+    if not relative:
+        return path
+    if not path:
+        return relative.removeprefix(".")
+    return path + relative if relative.startswith("[") else f"{path}.{relative}"
+
+
+def item(path: str, index: int) -> str:
+    """The path of element ``index`` of the list at ``path``."""
+    return f"{path}[{index}]"
+
+
+def describe(value: Any) -> str:
+    """A short phrase saying what a value is, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({value})"
+    if isinstance(value, Mapping):
+        keys = sorted(str(k) for k in value)
+        shown = keys[:8] + (["..."] if len(keys) > 8 else [])
+        return f"an object with keys {shown}" if keys else "an empty object"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:37] + "..."
+        return f"a string {text!r}"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "an empty list"
+        return f"a list of {len(value)} item(s), the first {describe(value[0])}"
+    return f"a {type(value).__name__} object"
+
+
+def need_mapping(
+    value: Any, path: str, *, row: int | None = None, what: str = "an object"
+) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
+    return value
+
+
+def need_list(value: Any, path: str, *, row: int | None = None, what: str = "a list") -> list:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
+    return list(value)
+
+
+def need_str(
+    value: Any,
+    path: str,
+    *,
+    row: int | None = None,
+    what: str = "a string",
+    optional: bool = False,
+) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
+    return value
+
+
+def plain(value: Any) -> Any:
+    """Turn SDK objects (pydantic models such as OpenAI's ``ChatCompletion``) into dicts.
+
+    Plain JSON values pass through unchanged. ``None`` fields are dropped,
+    because SDKs fill every optional field with ``None`` where the wire
+    format leaves it out.
+    """
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, Mapping | list | str):
+        try:
+            return dump(mode="json", exclude_none=True)
+        except TypeError:
+            return dump()
+    return value
+
+
+def to_json_text(value: Any) -> str:
+    """A tool result as text: strings unchanged, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
