@@ -10,7 +10,8 @@
 
 Both return 1.0/0.0-style results (``tau2_actions`` scores the fraction of
 gold actions matched and passes when all are) and register themselves with
-:mod:`tooleval.metrics.registry` when that module is present.
+:mod:`tooleval.metrics.registry` on import (the registry imports this module
+on first use).
 
 >>> from tooleval.model import Sample, ToolCall
 >>> s = Sample(tools_called=[], category="irrelevance", expected_tools=[])
@@ -203,45 +204,42 @@ def tau2_actions(sample: Sample, *, empty: str = "pass") -> Result:
 
 
 def _register() -> None:
-    """Describe both profiles to the metric registry, when it exists."""
-    try:
-        from tooleval.metrics import registry
-    except ImportError:  # the registry is optional for these pure functions
-        return
-    info_type = getattr(registry, "MetricInfo", None)
-    param_type = getattr(registry, "Param", None)
-    register = getattr(registry, "register_metric", None)
-    if info_type is None or param_type is None or register is None:
-        return
-    register(
-        info_type(
+    """Describe both profiles to the metric registry (which imports this module lazily)."""
+    from tooleval.metrics.registry import MetricInfo, Param, register_metric
+
+    register_metric(
+        MetricInfo(
             name="bfcl_ast",
             description="BFCL's AST verdict per category (simple, multiple, parallel, "
             "parallel_multiple, irrelevance, relevance; Python/Java/JavaScript values)",
             params={
-                "category": param_type(None, "BFCL category; default: the sample's category"),
-                "assignment": param_type(
-                    "greedy", "parallel pairing: 'greedy' (BFCL) or 'optimal'"
+                "category": Param(None, "BFCL category; default: the sample's category"),
+                "assignment": Param(
+                    "greedy",
+                    "pairing of parallel calls: 'greedy' (BFCL) or 'optimal'",
+                    choices=("greedy", "optimal"),
                 ),
             },
-            requires=("tools_called", "category"),
+            requires=("tools_called", "expected_tools", "category"),
             needs_judge=False,
             score_sample=bfcl_ast,
-            ascore_sample=None,
         )
     )
-    register(
-        info_type(
+    register_metric(
+        MetricInfo(
             name="tau2_actions",
             description="tau2-bench's per-action check: every gold action matched by some call "
             "(order free, compare_args restrictions)",
             params={
-                "empty": param_type("pass", "no gold actions: 'pass' (tau2) or 'unscored'"),
+                "empty": Param(
+                    "pass",
+                    "a task with no gold actions: 'pass' (tau2) or 'unscored'",
+                    choices=("pass", "unscored"),
+                ),
             },
             requires=("tools_called", "expected_tools"),
             needs_judge=False,
             score_sample=tau2_actions,
-            ascore_sample=None,
         )
     )
 
