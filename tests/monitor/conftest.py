@@ -109,12 +109,16 @@ class SdkTraces:
                 call_id = f"call_{conversation_id}_{index}"
                 request = {
                     "role": "assistant",
-                    "parts": [{"type": "tool_call", "id": call_id, "name": tool, "arguments": args}],
+                    "parts": [
+                        {"type": "tool_call", "id": call_id, "name": tool, "arguments": args}
+                    ],
                 }
                 chat_attrs = {
                     "gen_ai.operation.name": "chat",
                     "gen_ai.input.messages": json.dumps(history),
-                    "gen_ai.output.messages": json.dumps([{**request, "finish_reason": "tool_call"}]),
+                    "gen_ai.output.messages": json.dumps(
+                        [{**request, "finish_reason": "tool_call"}]
+                    ),
                 }
                 if conversation_id:
                     chat_attrs["gen_ai.conversation.id"] = conversation_id
@@ -138,7 +142,9 @@ class SdkTraces:
                 history.append(
                     {
                         "role": "tool",
-                        "parts": [{"type": "tool_call_response", "id": call_id, "response": result}],
+                        "parts": [
+                            {"type": "tool_call_response", "id": call_id, "response": result}
+                        ],
                     }
                 )
             if answer is not None:

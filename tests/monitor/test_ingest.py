@@ -19,7 +19,12 @@ ORDER_STEPS = [
 def _summary(path, **options):
     with read_sessions(path, **options) as sessions:
         return [
-            (s.id, [(c.name, c.call.args, c.is_error, c.source) for c in s.calls], s.input, s.output)
+            (
+                s.id,
+                [(c.name, c.call.args, c.is_error, c.source) for c in s.calls],
+                s.input,
+                s.output,
+            )
             for s in sessions
         ], sessions.report
 
@@ -112,7 +117,10 @@ def test_one_conversation_over_two_traces(sdk, tmp_path):
 
 
 def test_openinference_spans(sdk, tmp_path):
-    steps = [("search_docs", {"query": "refund policy"}, ["doc1"]), ("send_email", {"to": "a"}, "ok")]
+    steps = [
+        ("search_docs", {"query": "refund policy"}, ["doc1"]),
+        ("send_email", {"to": "a"}, "ok"),
+    ]
     sdk.openinference_session("oi-7", "refund?", steps, "Refunds take 5 days.")
     with read_sessions(sdk.write_jsonl(tmp_path / "t.jsonl")) as sessions:
         [session] = list(sessions)
@@ -127,19 +135,21 @@ def test_openinference_spans(sdk, tmp_path):
 def test_mcp_span_under_execute_tool_is_one_call_and_traceloop(sdk, tmp_path):
     tracer = sdk.tracer
     with tracer.start_as_current_span("agent", attributes={"gen_ai.conversation.id": "mcp-1"}):
-        with tracer.start_as_current_span(
-            "execute_tool read_file",
-            attributes={
-                "gen_ai.operation.name": "execute_tool",
-                "gen_ai.tool.name": "read_file",
-                "gen_ai.tool.call.arguments": '{"path": "/a"}',
-            },
-        ):
-            with tracer.start_as_current_span(
+        with (
+            tracer.start_as_current_span(
+                "execute_tool read_file",
+                attributes={
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "read_file",
+                    "gen_ai.tool.call.arguments": '{"path": "/a"}',
+                },
+            ),
+            tracer.start_as_current_span(
                 "tools/call read_file",
                 attributes={"mcp.method.name": "tools/call", "gen_ai.tool.name": "read_file"},
-            ) as span:
-                span.set_attribute("gen_ai.tool.call.result", '{"isError": true, "content": []}')
+            ) as span,
+        ):
+            span.set_attribute("gen_ai.tool.call.result", '{"isError": true, "content": []}')
         with tracer.start_as_current_span(
             "tools/call list_dir",
             attributes={

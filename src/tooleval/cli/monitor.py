@@ -117,7 +117,14 @@ def handle(args: argparse.Namespace) -> int:
     if detectors is not None:
         options = {k: v for k, v in options.items() if k in detectors}
     store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
-    report = monitor(args.traces, detectors=detectors, options=options, store=store, emit=args.emit)
+    report = monitor(
+        args.traces,
+        detectors=detectors,
+        options=options,
+        store=store,
+        emit=args.emit,
+        emit_passes=args.emit_passes,
+    )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(report.to_dict(), handle, indent=2, default=str)

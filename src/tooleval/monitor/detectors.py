@@ -352,7 +352,9 @@ class ToolBaseline:
 
     Per tool, over the sessions that call it at least once: the median count,
     the median absolute deviation (MAD) and the mean absolute deviation from
-    the median (used when MAD is 0).
+    the median. The robust z-score of a count is ``(count - median) / spread``
+    where ``spread = MAD / 0.6745`` (or ``1.2533 * mean deviation`` when MAD
+    is 0), never less than 1 call.
 
     >>> b = ToolBaseline.from_counts([{"f": 1}] * 6 + [{"f": 2}, {"f": 12}])
     >>> round(b.z_score("f", 12), 1), b.z_score("f", 1)
@@ -383,15 +385,14 @@ class ToolBaseline:
         return cls.from_counts(Counter(c.name for c in s.calls) for s in sessions)
 
     def z_score(self, tool: str, count: int) -> float:
-        """Robust z-score of ``count`` for ``tool`` (0.0 for an unknown tool or no spread)."""
+        """Robust z-score of ``count`` for ``tool`` (0.0 for a tool the batch never called)."""
         if tool not in self.stats:
             return 0.0
         median, mad, mean_ad, _ = self.stats[tool]
-        if mad > 0:
-            return _MAD_SCALE * (count - median) / mad
-        if mean_ad > 0:
-            return (count - median) / (_MEANAD_SCALE * mean_ad)
-        return 0.0
+        spread = mad / _MAD_SCALE if mad > 0 else _MEANAD_SCALE * mean_ad
+        # Counts are whole numbers: a spread under one call would make a session that
+        # calls a tool twice, where it is always called once, look like an outlier.
+        return (count - median) / max(spread, 1.0)
 
     def sessions(self, tool: str) -> int:
         return self.stats[tool][3] if tool in self.stats else 0

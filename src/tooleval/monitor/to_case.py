@@ -33,7 +33,9 @@ NEEDS_EXPECTED_NOTE = (
 
 def session_to_case(session: Session) -> dict[str, Any]:
     """A canonical dataset row for ``session`` with ``expected_tools`` left to fill in."""
-    row = session.to_sample().to_dict()
+    from tooleval.formats import sample_to_row
+
+    row = sample_to_row(session.to_sample())
     row["expected_tools"] = None
     metadata = dict(row.get("metadata") or {})
     metadata["needs_expected_tools"] = True
