@@ -1,0 +1,163 @@
+"""Column bindings: which file column feeds which Sample field.
+
+A column named exactly like a field (``expected_tools``, ``input``, ...)
+binds without asking; ``bind={"expected_tools": "my_column"}`` binds any
+other. :func:`suggest_column` finds the likely column when a needed field is
+unbound, by name and by what the cells look like.
+
+>>> resolve_bindings(["question", "expected_tools"], {"input": "question"})
+{'input': 'question', 'expected_tools': 'expected_tools'}
+>>> parse_bind_options(["expected_tools=tools", "category = intent"])
+{'expected_tools': 'tools', 'category': 'intent'}
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tooleval.errors import DatasetError, ToolEvalError
+
+__all__ = ["BINDABLE", "parse_bind_options", "resolve_bindings", "suggest_column"]
+
+#: Sample fields a column can be bound to (``expected_output`` is an alias of ``reference``).
+BINDABLE = (
+    "id",
+    "input",
+    "messages",
+    "messages_format",
+    "tools_called",
+    "expected_tools",
+    "reference",
+    "expected_output",
+    "reference_topics",
+    "category",
+    "test_type",
+    "output",
+    "metadata",
+)
+
+# Words in a column name that hint at a field, strongest first.
+_NAME_HINTS = {
+    "expected_tools": (
+        ("expected_tool", 5),
+        ("tool", 3),
+        ("expect", 2),
+        ("call", 2),
+        ("gold", 1),
+        ("truth", 1),
+        ("label", 1),
+        ("action", 1),
+        ("function", 1),
+    ),
+    "input": (
+        ("input", 4),
+        ("question", 3),
+        ("query", 3),
+        ("prompt", 3),
+        ("request", 2),
+        ("message", 1),
+        ("text", 1),
+    ),
+    "reference": (("reference", 4), ("answer", 3), ("expected_output", 4), ("ground", 2)),
+    "tools_called": (("tools_called", 5), ("called", 3), ("actual", 2), ("tool", 1)),
+    "category": (("category", 4), ("intent", 3), ("type", 1), ("group", 1)),
+}
+
+
+def parse_bind_options(options: Iterable[str] | None) -> dict[str, str]:
+    """Read CLI ``--bind FIELD=COLUMN`` options into a mapping."""
+    out: dict[str, str] = {}
+    for option in options or ():
+        field, sep, column = option.partition("=")
+        if not sep or not field.strip() or not column.strip():
+            raise DatasetError(
+                f"expected --bind FIELD=COLUMN (e.g. expected_tools=my_column), got {option!r}",
+                field="bind",
+            )
+        out[field.strip()] = column.strip()
+    return out
+
+
+def resolve_bindings(
+    columns: Sequence[str], bind: Mapping[str, str] | None = None, *, file: str | None = None
+) -> dict[str, str]:
+    """Field -> column: explicit ``bind`` first, then columns named like a field."""
+    bindings: dict[str, str] = {}
+    for field, column in (bind or {}).items():
+        if field not in BINDABLE:
+            hint = difflib.get_close_matches(field, BINDABLE, n=1)
+            raise DatasetError(
+                f"cannot bind unknown field {field!r}; fields are {list(BINDABLE)}"
+                + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+                file=file,
+                field=f"bind.{field}",
+            )
+        if column not in columns:
+            hint = difflib.get_close_matches(str(column), list(columns), n=1)
+            raise DatasetError(
+                f"bind {field}={column}: the file has no column {column!r}; its columns are "
+                f"{list(columns)}" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+                file=file,
+                field=f"bind.{field}",
+            )
+        bindings[field] = column
+    taken = set(bindings.values())
+    for column in columns:
+        if column in BINDABLE and column not in bindings and column not in taken:
+            if column == "expected_output" and "reference" in bindings:
+                continue
+            if column == "reference" and "expected_output" in bindings:
+                continue
+            bindings[column] = column
+    return bindings
+
+
+def _looks_like(field: str, values: list[Any]) -> float:
+    """Fraction of non-empty cells that parse as this field's shape."""
+    cells = [v for v in values if v not in (None, "")]
+    if not cells:
+        return 0.0
+    if field in ("expected_tools", "tools_called"):
+        from tooleval.formats.expected import parse_expected_tools
+
+        good = 0
+        for value in cells:
+            if isinstance(value, str) and not any(ch in value for ch in "[{,_."):
+                continue  # one plain word (a label like "billing") is weak evidence
+            try:
+                parse_expected_tools(value)
+            except (ToolEvalError, ValueError, TypeError):
+                continue
+            good += 1
+        return good / len(cells)
+    if field == "input":
+        return sum(1 for v in cells if isinstance(v, str) and len(v.split()) > 1) / len(cells)
+    return 0.0
+
+
+def suggest_column(
+    field: str,
+    columns: Sequence[str],
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    exclude: Iterable[str] = (),
+) -> str | None:
+    """The unbound column most likely meant for ``field`` (or None)."""
+    excluded = set(exclude)
+    best, best_score = None, 0.0
+    sample = list(rows[:50])
+    for column in columns:
+        if column in excluded:
+            continue
+        name = re.sub(r"[\s\-]+", "_", column.lower())
+        score = max((w for hint, w in _NAME_HINTS.get(field, ()) if hint in name), default=0)
+        shape = _looks_like(field, [r.get(column) for r in sample])
+        if field in ("expected_tools", "tools_called") and shape < 0.5:
+            score = score / 2  # a name hint alone is weak when the cells are not tool lists
+        score += 3 * shape
+        if score > best_score:
+            best, best_score = column, score
+    return best if best_score >= 2 else None
