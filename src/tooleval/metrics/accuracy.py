@@ -140,7 +140,11 @@ def tool_call_accuracy(
     )
     diagnosis = analysis.diagnosis(pairs=pairs or None, details=details)
     if score >= 1.0:
-        summary = f"all {ne} expected calls matched" + (" in order" if order == "strict" else "")
+        summary = f"all {ne} expected call{'s' if ne != 1 else ''} matched" + (
+            " in order" if order == "strict" else ""
+        )
+    elif not alignment:
+        summary = f"score 0: the call names do not align ({order} order)"
     else:
         summary = (
             f"score {score:.2f} = alignment {alignment} × argument accuracy {accuracy:.2f}"

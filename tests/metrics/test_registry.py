@@ -1,0 +1,210 @@
+"""The metric registry."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from tooleval.errors import ConfigError, JudgeError
+from tooleval.metrics import registry
+from tooleval.metrics.registry import (
+    MetricInfo,
+    Param,
+    ascore_sample,
+    get_metric,
+    list_metrics,
+    register_metric,
+    rescore,
+    score_sample,
+)
+from tooleval.model import AssistantMessage, Result, Sample, ToolCall, UserMessage
+
+BUILTIN = {
+    "tool_call_accuracy",
+    "tool_call_f1",
+    "tool_correctness",
+    "trajectory_match",
+    "output_contains",
+}
+
+
+def sample(**kw):
+    base = dict(
+        messages=[
+            UserMessage("cancel 4471"),
+            AssistantMessage("", (ToolCall("lookup_order", {"order_id": "4471"}),)),
+            AssistantMessage("", (ToolCall("cancel_order", {"order_id": "4471"}),)),
+            AssistantMessage("Order 4471 cancelled."),
+        ],
+        expected_tools=[
+            ToolCall("lookup_order", {"order_id": "4471"}),
+            ToolCall("cancel_order", {"order_id": "4471"}),
+        ],
+    )
+    base.update(kw)
+    return Sample(**base)
+
+
+def test_builtin_metrics_listed_with_params_requires_and_judge_flag():
+    infos = {m.name: m for m in list_metrics()}
+    assert set(infos) >= BUILTIN
+    for name in BUILTIN:
+        info = infos[name]
+        assert not info.needs_judge and info.requires and info.description
+        assert "threshold" in info.params
+        for param in info.params.values():
+            assert isinstance(param, Param) and param.help
+            json.dumps(param.default)
+    assert infos["tool_correctness"].params["threshold"].default == 0.5
+    assert infos["tool_call_accuracy"].requires == ("tools_called", "expected_tools")
+    assert [m.name for m in list_metrics()] == sorted(m.name for m in list_metrics())
+
+
+def test_score_sample_fills_every_param():
+    r = score_sample("tool_correctness", sample())
+    assert r.score == 1.0
+    assert set(r.params) == set(get_metric("tool_correctness").params)
+    assert r.params["threshold"] == 0.5 and r.params["args"] == "exact"
+    json.dumps(r.to_dict())
+
+
+def test_unknown_metric_lists_known_names():
+    with pytest.raises(ConfigError) as info:
+        score_sample("tool_acuracy", sample())
+    assert "tool_call_accuracy" in str(info.value) and info.value.field == "metric"
+
+
+def test_unknown_param_names_it_and_valid_ones():
+    with pytest.raises(ConfigError) as info:
+        score_sample("tool_call_accuracy", sample(), ordr="flexible")
+    text = str(info.value)
+    assert "'ordr'" in text and "order" in text and "args" in text and info.value.field == "ordr"
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("tool_call_accuracy", {"order": "sideways"}),
+        ("tool_call_f1", {"empty": "maybe"}),
+        ("tool_correctness", {"exact_match": "true"}),
+        ("trajectory_match", {"mode": "loose"}),
+        ("output_contains", {"mode": "most"}),
+        ("tool_call_accuracy", {"args": {"tools": 3}}),
+        ("tool_call_accuracy", {"threshold": 7}),
+    ],
+)
+def test_bad_values_are_config_errors(name, params):
+    with pytest.raises(ConfigError):
+        score_sample(name, sample(), **params)
+
+
+def test_rescore_reproduces_with_json_round_trip():
+    s = sample(
+        tools_called=[
+            ToolCall("cancel_order", {"order_id": "4471 "}),
+            ToolCall("lookup_order", {"order_id": "4471"}),
+        ]
+    )
+    cases = [
+        ("tool_call_accuracy", {"order": "flexible", "args": {"keys": {"order_id": "normalized"}}}),
+        ("tool_call_f1", {"args": "normalized", "empty": "zero"}),
+        (
+            "tool_correctness",
+            {"check_ordering": True, "argument_keys": ["order_id"], "threshold": 0.4},
+        ),
+        ("trajectory_match", {"mode": "unordered", "args": '{"default": "normalized"}'}),
+        ("output_contains", {"values": ["4471"], "mode": "any"}),
+    ]
+    for name, params in cases:
+        first = score_sample(name, s, **params)
+        stored = Result.from_dict(json.loads(json.dumps(first.to_dict())))
+        again = rescore(stored, s)
+        assert (
+            again.score == first.score
+            and again.params == first.params
+            and again.reason == first.reason
+        )
+
+
+def test_callable_matcher_recorded_by_name_and_rescored_when_registered():
+    from tooleval.matching import register_matcher
+
+    def loose_id(expected, actual):
+        return str(expected).strip() == str(actual).strip()
+
+    s = sample(
+        tools_called=[
+            ToolCall("lookup_order", {"order_id": " 4471"}),
+            ToolCall("cancel_order", {"order_id": "4471"}),
+        ]
+    )
+    r = score_sample("tool_call_accuracy", s, args=loose_id)
+    assert r.score == 1.0 and r.params["args"] == "loose_id"
+    with pytest.raises(ConfigError, match="loose_id"):
+        rescore(r, s)
+    register_matcher("loose_id", loose_id)
+    assert rescore(r, s).score == 1.0
+
+
+def test_ascore_sample_matches_sync():
+    r = asyncio.run(ascore_sample("tool_call_f1", sample()))
+    assert r.score == score_sample("tool_call_f1", sample()).score
+
+
+def test_registering_and_judge_requirement():
+    calls = []
+
+    def judged(sample, *, judge, threshold):
+        calls.append(judge)
+        return Result.scored("test_judged_metric", 1.0, reason="ok", threshold=threshold)
+
+    register_metric(
+        MetricInfo(
+            name="test_judged_metric",
+            description="test only",
+            params={"threshold": Param(0.5, "pass mark")},
+            requires=("messages",),
+            needs_judge=True,
+            score_sample=judged,
+        )
+    )
+    try:
+        with pytest.raises(JudgeError):
+            score_sample("test_judged_metric", sample())
+        r = score_sample("test_judged_metric", sample(), judge="J")
+        assert r.params == {"threshold": 0.5} and calls == ["J"]
+        assert asyncio.run(ascore_sample("test_judged_metric", sample(), judge="K")).score == 1.0
+        assert calls == ["J", "K"]
+        # a different provider may not take the name silently
+        other = MetricInfo(
+            "test_judged_metric", "x", {}, (), False, lambda s: None, provider="other"
+        )
+        with pytest.raises(ConfigError, match="already registered"):
+            register_metric(other)
+    finally:
+        registry._metrics.pop("test_judged_metric", None)
+
+
+def test_sample_type_checked():
+    with pytest.raises(ConfigError, match="Sample"):
+        score_sample("tool_call_f1", {"expected_tools": []})  # type: ignore[arg-type]
+
+
+def test_missing_provider_skipped_broken_provider_raises(tmp_path, monkeypatch):
+    package = tmp_path / "fakeprov"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "broken.py").write_text("import tooleval_no_such_module_xyz\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "PROVIDERS", ("tooleval.metrics.builtin", "fakeprov.absent"))
+    monkeypatch.setitem(registry._state, "loaded", False)
+    assert {m.name for m in list_metrics()} >= BUILTIN
+    monkeypatch.setattr(registry, "PROVIDERS", ("fakeprov.broken",))
+    monkeypatch.setitem(registry._state, "loaded", False)
+    with pytest.raises(ImportError, match="tooleval_no_such_module_xyz"):
+        list_metrics()
+    sys.modules.pop("fakeprov.broken", None)
+    sys.modules.pop("fakeprov", None)
