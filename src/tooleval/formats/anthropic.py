@@ -64,21 +64,22 @@ _SKIP_BLOCKS = (
 BLOCK_TYPES = ("text",) + _CALL_BLOCKS + _RESULT_BLOCKS + _SKIP_BLOCKS
 
 
-def _conversation(data: Any, row: int | None) -> tuple[list[tuple[str, Any]], Any]:
+def _conversation(data: Any, path: str, row: int | None) -> tuple[list[tuple[str, Any]], Any]:
     """The messages with their relative paths, and the top-level system prompt."""
     data = plain(data)
     if isinstance(data, Mapping):
         if "messages" in data:
-            values = need_list(data["messages"], "messages", row=row)
+            values = need_list(data["messages"], sub(path, "messages"), row=row)
             return [(f"messages[{i}]", v) for i, v in enumerate(values)], data.get("system")
         if "role" in data:
             return [("", data)], None
         raise FormatError(
             "expected Anthropic messages, a request with 'messages' or a response message, "
             f"got {describe(data)}",
+            field=path or None,
             row=row,
         )
-    values = need_list(data, "", row=row, what="a list of messages")
+    values = need_list(data, sub(path, ""), row=row, what="a list of messages")
     return [(f"[{i}]", v) for i, v in enumerate(values)], None
 
 
@@ -96,7 +97,7 @@ def _result_content(block: Mapping, where: str, row: int | None) -> Any:
 
 def from_anthropic(data: Any, *, path: str = "", row: int | None = None) -> list[Message]:
     """Read Anthropic messages (list, request with ``system``/``messages``, or a response)."""
-    values, system = _conversation(data, row)
+    values, system = _conversation(data, path, row)
     out: list[Message] = []
     if system is not None:
         text = join_text(system, at(path, "system"), row=row)

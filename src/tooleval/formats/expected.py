@@ -190,7 +190,7 @@ def call_from_value(
                 **extra,
             )
         return _arguments(value.get(key), name, at(path, key), row, expected=expected, **extra)
-    if len(value) == 1:
+    if len(value) == 1 and next(iter(value)) not in _CALL_KEYS:
         ((name, args),) = value.items()
         if not isinstance(name, str) or not name:
             raise FormatError(f"expected a tool name as the key, got {name!r}", field=path, row=row)

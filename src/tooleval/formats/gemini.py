@@ -67,7 +67,9 @@ _SKIP_PARTS = (
 _PART_KINDS = ("text", "functionCall", "function_call", "functionResponse", "function_response")
 
 
-def _contents(data: Any, row: int | None) -> tuple[list[tuple[str, Any]], tuple[str, Any] | None]:
+def _contents(
+    data: Any, path: str, row: int | None
+) -> tuple[list[tuple[str, Any]], tuple[str, Any] | None]:
     """The contents with their relative paths, and the system instruction (path, value)."""
     data = plain(data)
     if isinstance(data, Mapping):
@@ -76,22 +78,25 @@ def _contents(data: Any, row: int | None) -> tuple[list[tuple[str, Any]], tuple[
             if key in data:
                 system = (key, data[key])
         if "candidates" in data:
-            candidates = need_list(data["candidates"], "candidates", row=row)
+            candidates = need_list(data["candidates"], sub(path, "candidates"), row=row)
             if not candidates:
-                raise FormatError("the response has no candidates", field="candidates", row=row)
-            first = need_mapping(candidates[0], "candidates[0]", row=row)
+                raise FormatError(
+                    "the response has no candidates", field=sub(path, "candidates"), row=row
+                )
+            first = need_mapping(candidates[0], sub(path, "candidates[0]"), row=row)
             return [("candidates[0].content", first.get("content"))], system
         if "contents" in data:
-            values = need_list(data["contents"], "contents", row=row)
+            values = need_list(data["contents"], sub(path, "contents"), row=row)
             return [(f"contents[{i}]", v) for i, v in enumerate(values)], system
         if "parts" in data:
             return [("", data)], None
         raise FormatError(
             "expected Gemini contents, a request with 'contents' or a response with "
             f"'candidates', got {describe(data)}",
+            field=path or None,
             row=row,
         )
-    values = need_list(data, "", row=row, what="a list of contents")
+    values = need_list(data, sub(path, ""), row=row, what="a list of contents")
     return [(f"[{i}]", v) for i, v in enumerate(values)], None
 
 
@@ -114,7 +119,7 @@ def _unwrap(response: Any) -> tuple[Any, bool]:
 
 def from_gemini(data: Any, *, path: str = "", row: int | None = None) -> list[Message]:
     """Read Gemini contents (list, request, response or one content)."""
-    values, system = _contents(data, row)
+    values, system = _contents(data, path, row)
     out: list[Message] = []
     if system is not None:
         key, value = system

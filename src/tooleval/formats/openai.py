@@ -111,33 +111,36 @@ def call_from_openai(value: Any, path: str, *, row: int | None = None) -> ToolCa
 # ---------------------------------------------------------------- chat completions
 
 
-def _chat_list(data: Any, row: int | None) -> list[tuple[str, Any]]:
+def _chat_list(data: Any, path: str, row: int | None) -> list[tuple[str, Any]]:
     """The messages with their relative paths."""
     data = plain(data)
     if isinstance(data, Mapping):
         if "choices" in data:
-            choices = need_list(data["choices"], "choices", row=row)
+            choices = need_list(data["choices"], sub(path, "choices"), row=row)
             if not choices:
-                raise FormatError("the response has no choices", field="choices", row=row)
-            choice = need_mapping(choices[0], "choices[0]", row=row)
+                raise FormatError(
+                    "the response has no choices", field=sub(path, "choices"), row=row
+                )
+            choice = need_mapping(choices[0], sub(path, "choices[0]"), row=row)
             if "message" not in choice:
                 raise FormatError(
                     f"expected a 'message' in the first choice, got {describe(choice)}",
-                    field="choices[0]",
+                    field=sub(path, "choices[0]"),
                     row=row,
                 )
             return [("choices[0].message", choice["message"])]
         if "messages" in data:
-            values = need_list(data["messages"], "messages", row=row)
+            values = need_list(data["messages"], sub(path, "messages"), row=row)
             return [(f"messages[{i}]", v) for i, v in enumerate(values)]
         if "role" in data:
             return [("", data)]
         raise FormatError(
             "expected Chat Completions messages, a request with 'messages' or a response "
             f"with 'choices', got {describe(data)}",
+            field=path or None,
             row=row,
         )
-    values = need_list(data, "", row=row, what="a list of messages")
+    values = need_list(data, sub(path, ""), row=row, what="a list of messages")
     return [(f"[{i}]", v) for i, v in enumerate(values)]
 
 
@@ -145,7 +148,7 @@ def from_chat(data: Any, *, path: str = "", row: int | None = None) -> list[Mess
     """Read Chat Completions messages (list, request body or response object)."""
     names = CallNames()
     out: list[Message] = []
-    for relative, value in _chat_list(data, row):
+    for relative, value in _chat_list(data, path, row):
         where = sub(path, relative)
         msg = need_mapping(value, where, row=row, what="a message object")
         role = msg.get("role")
@@ -269,28 +272,35 @@ RESPONSES_ITEM_TYPES = (
 )
 
 
-def _responses_list(data: Any, row: int | None) -> tuple[list[tuple[str, Any]], str | None]:
+def _responses_list(
+    data: Any, path: str, row: int | None
+) -> tuple[list[tuple[str, Any]], str | None]:
     """The items with their relative paths, and the request's ``instructions``."""
     data = plain(data)
     if isinstance(data, Mapping):
-        instructions = need_str(data.get("instructions"), "instructions", row=row, optional=True)
+        instructions = need_str(
+            data.get("instructions"), sub(path, "instructions"), row=row, optional=True
+        )
         if "input" in data:
             value = data["input"]
             if isinstance(value, str):
                 return [("input", {"role": "user", "content": value})], instructions
-            values = need_list(value, "input", row=row, what="a string or a list of items")
+            values = need_list(
+                value, sub(path, "input"), row=row, what="a string or a list of items"
+            )
             return [(f"input[{i}]", v) for i, v in enumerate(values)], instructions
         if "output" in data:
-            values = need_list(data["output"], "output", row=row)
+            values = need_list(data["output"], sub(path, "output"), row=row)
             return [(f"output[{i}]", v) for i, v in enumerate(values)], instructions
         if "type" in data or "role" in data:
             return [("", data)], None
         raise FormatError(
             "expected Responses items, a response with 'output' or a request with "
             f"'input', got {describe(data)}",
+            field=path or None,
             row=row,
         )
-    values = need_list(data, "", row=row, what="a list of Responses items")
+    values = need_list(data, sub(path, ""), row=row, what="a list of Responses items")
     return [(f"[{i}]", v) for i, v in enumerate(values)], None
 
 
@@ -318,7 +328,7 @@ def _message_item(entry: Mapping, where: str, row: int | None) -> Message:
 
 def from_responses(data: Any, *, path: str = "", row: int | None = None) -> list[Message]:
     """Read OpenAI Responses items (list, response object or request)."""
-    values, instructions = _responses_list(data, row)
+    values, instructions = _responses_list(data, path, row)
     out: list[Message] = [SystemMessage(instructions)] if instructions else []
     names = CallNames()
 
