@@ -39,7 +39,11 @@ def print_score_table(
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(stderr=to_stderr, highlight=False)
+    import shutil
+
+    # Piped output (make, CI logs) would otherwise fold at 80 columns.
+    width = max(shutil.get_terminal_size((160, 24)).columns, 140)
+    console = Console(stderr=to_stderr, highlight=False, width=width)
     table = Table(title=f"{metric}: per-row results", show_lines=False)
     for column in ("id", "category", "tools called", "expected tools", "score", "pass", "reason"):
         table.add_column(column, overflow="fold")
