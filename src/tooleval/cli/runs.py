@@ -1,0 +1,67 @@
+"""``tooleval runs list`` and ``tooleval runs show RUN_ID``: read stored runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from tooleval.cli.run import add_store_option
+
+    parser = subparsers.add_parser(
+        "runs",
+        help="list stored runs, or show one with its failures clustered by cause",
+        description="Read the run store.",
+    )
+    verbs = parser.add_subparsers(dest="runs_command", metavar="VERB")
+    listing = verbs.add_parser("list", help="stored runs, newest first")
+    add_store_option(listing)
+    listing.add_argument("--tag", help="only runs with this tag")
+    listing.add_argument("--search", help="only runs whose id or name contains this")
+    listing.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
+    listing.set_defaults(handler=list_runs)
+    show = verbs.add_parser(
+        "show",
+        help="summary per metric and category, failure clusters, failing rows",
+    )
+    show.add_argument("run_id", metavar="RUN_ID", help="run id (a unique prefix is enough)")
+    add_store_option(show)
+    show.add_argument("--category", help="only rows of this category")
+    show.add_argument("--limit", type=int, default=20, help="failing rows to print (default 20)")
+    show.set_defaults(handler=show_run)
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def list_runs(args: argparse.Namespace) -> int:
+
+    from tooleval.cli.run import open_cli_store
+    from tooleval.errors import ConfigError
+    from tooleval.runs.render import make_console, print_run_list
+
+    if args.limit < 1:
+        raise ConfigError(f"expected a whole number >= 1, got {args.limit}", field="--limit")
+    with open_cli_store(args) as store:
+        runs = store.list_runs(search=args.search, tag=args.tag, limit=args.limit)
+        print_run_list(make_console(sys.stdout), runs)
+    return 0
+
+
+def show_run(args: argparse.Namespace) -> int:
+
+    from tooleval.cli.run import open_cli_store
+    from tooleval.errors import ConfigError
+    from tooleval.runs.render import make_console
+    from tooleval.runs.render import show_run as render
+
+    if args.limit < 0:
+        raise ConfigError(f"expected a whole number >= 0, got {args.limit}", field="--limit")
+    with open_cli_store(args) as store:
+        run_id = store.resolve_run_id(args.run_id)
+        render(make_console(sys.stdout), store, run_id, category=args.category, limit=args.limit)
+    return 0

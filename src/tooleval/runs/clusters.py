@@ -1,0 +1,238 @@
+"""Failure clustering: read each failed row's diagnosis, then group the readings.
+
+A failed row is put in one class, the first that applies:
+
+- ``error``: the row could not be run (connector failure, unreadable cell).
+- ``unscored``: no metric could score it (e.g. no ``expected_tools`` bound).
+- ``missing_tool``: an expected call was not made: selection or routing.
+- ``extra_tool``: a call was made that was not expected: over-eager use or a retry.
+- ``wrong_order``: the right calls in the wrong sequence: planning.
+- ``wrong_argument``: the right tool with a wrong value: extraction (names the key).
+- ``below_threshold``: scored under threshold with nothing structural to show
+  (a judged or output metric).
+
+Then, across the run, ``plumbing``: every row failed and either no row called
+any tool or all failed identically. That uniform shape is the connector or its
+``tools_called`` path, not the agent.
+
+>>> from tooleval.model import Diagnosis, Result, Sample, ToolCall
+>>> from tooleval.store.records import RowRecord
+>>> miss = Diagnosis(missing=[{"name": "issue_refund", "args": None, "index": 0}],
+...                  extra=[{"name": "search_orders", "args": {}, "index": 0}])
+>>> row = RowRecord("r", 0, "row-0", Sample(tools_called=[ToolCall("search_orders")]),
+...                 (Result.scored("tool_correctness", 0.0, reason="", diagnosis=miss),))
+>>> classify_failure(row), failure_detail(row)
+('missing_tool', 'called search_orders instead of issue_refund')
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooleval.model import Diagnosis, Result
+from tooleval.store.records import RowRecord
+
+__all__ = [
+    "FAILURE_CLASSES",
+    "FailureCluster",
+    "classify_failure",
+    "cluster_failures",
+    "failure_detail",
+]
+
+# class -> what it usually means (printed next to each cluster).
+FAILURE_CLASSES: dict[str, str] = {
+    "plumbing": "connector or tools_called path: the same failure on every row",
+    "error": "the agent could not be called or the row not read",
+    "missing_tool": "selection or routing: an expected tool was not called",
+    "extra_tool": "over-eager tool use or a retry: a tool was called that was not expected",
+    "wrong_order": "planning: the right tools in the wrong order",
+    "wrong_argument": "extraction: the right tool with a wrong argument value",
+    "unscored": "could not be scored (missing reference or judge failure)",
+    "below_threshold": "scored under threshold with no structural difference",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FailureCluster:
+    """Failed rows that fail the same way: one probable bug."""
+
+    failure_class: str
+    count: int
+    categories: dict[str, int]
+    row_ids: tuple[str, ...]
+    detail: str
+    indexes: tuple[int, ...] = field(default=())
+
+    @property
+    def hint(self) -> str:
+        return FAILURE_CLASSES.get(self.failure_class, "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "failure_class": self.failure_class,
+            "count": self.count,
+            "categories": dict(self.categories),
+            "row_ids": list(self.row_ids),
+            "indexes": list(self.indexes),
+            "detail": self.detail,
+            "hint": self.hint,
+        }
+
+
+def _failing(row: RowRecord) -> list[Result]:
+    return [r for r in row.results if r.passed is False]
+
+
+def _merged(results: Iterable[Result]) -> Diagnosis:
+    merged = Diagnosis()
+    for result in results:
+        d = result.diagnosis
+        merged.missing.extend(d.missing)
+        merged.extra.extend(d.extra)
+        merged.order_violations.extend(d.order_violations)
+        merged.arguments.extend(d.arguments)
+    return merged
+
+
+def _names(calls: list[dict[str, Any]]) -> list[str]:
+    return [str(c.get("name")) for c in calls]
+
+
+def _renamed_args(diagnosis: Diagnosis) -> list[str]:
+    """Keys that differ when a call is reported both missing and extra under one name.
+
+    Some metrics pair calls by name *and* arguments, so ``refund(amount=300)``
+    for ``refund(amount=30)`` shows up as one missing and one extra call;
+    it is still a wrong argument, not a wrong tool.
+    """
+    keys: list[str] = []
+    extra_by_name: dict[str, list[dict[str, Any]]] = {}
+    for call in diagnosis.extra:
+        extra_by_name.setdefault(str(call.get("name")), []).append(call)
+    for call in diagnosis.missing:
+        name = str(call.get("name"))
+        partners = extra_by_name.get(name)
+        if not partners:
+            continue
+        partner = partners.pop(0)
+        expected = call.get("args") or {}
+        actual = partner.get("args") or {}
+        differing = sorted(k for k in expected if expected.get(k) != actual.get(k, object()))
+        keys.extend(f"{name}.{k}" for k in differing or ["(arguments)"])
+    return keys
+
+
+def classify_failure(row: RowRecord) -> str | None:
+    """The row's failure class (see the module docstring), or None if it did not fail."""
+    if row.error:
+        return "error"
+    if row.results and all(r.passed is None for r in row.results):
+        return "unscored"
+    failing = _failing(row)
+    if not failing:
+        return None
+    diagnosis = _merged(failing)
+    missing, extra = Counter(_names(diagnosis.missing)), Counter(_names(diagnosis.extra))
+    if (missing or extra) and missing == extra:
+        return "wrong_argument"
+    if missing:
+        return "missing_tool"
+    if extra:
+        return "extra_tool"
+    if diagnosis.order_violations:
+        return "wrong_order"
+    if diagnosis.argument_mismatches:
+        return "wrong_argument"
+    return "below_threshold"
+
+
+def failure_detail(row: RowRecord, failure_class: str | None = None) -> str:
+    """A short text that is the same for rows failing the same way (the cluster key)."""
+    failure_class = failure_class or classify_failure(row)
+    if failure_class is None:
+        return ""
+    if failure_class == "error":
+        return (row.error or "").strip().splitlines()[0][:160] if row.error else "error"
+    if failure_class == "unscored":
+        reasons = sorted({r.reason for r in row.results if r.passed is None})
+        return "; ".join(reasons)[:160]
+    diagnosis = _merged(_failing(row))
+    missing, extra = _names(diagnosis.missing), _names(diagnosis.extra)
+    if failure_class == "missing_tool":
+        gone = [n for n in missing if n not in extra]
+        instead = [n for n in extra if n not in missing]
+        if instead:
+            return f"called {', '.join(sorted(set(instead)))} instead of {', '.join(sorted(set(gone)))}"
+        return f"missing {', '.join(sorted(set(gone)))}"
+    if failure_class == "extra_tool":
+        counts = Counter(extra)
+        parts = [f"{n} x{c}" if c > 1 else n for n, c in sorted(counts.items())]
+        return f"extra {', '.join(parts)}"
+    if failure_class == "wrong_order":
+        return sorted(set(diagnosis.order_violations))[0]
+    if failure_class == "wrong_argument":
+        keys = _renamed_args(diagnosis) or [
+            f"{a.tool}.{a.key}" for a in diagnosis.argument_mismatches
+        ]
+        return f"wrong {', '.join(sorted(set(keys)))}"
+    if failure_class == "below_threshold":
+        return "below threshold: " + ", ".join(sorted({r.metric for r in _failing(row)}))
+    return failure_class
+
+
+def _plumbing(rows: list[RowRecord], readings: list[tuple[str | None, str]]) -> str | None:
+    """Why every row failing alike looks like plumbing, or None if it does not."""
+    if any(cls is None for cls, _ in readings):
+        return None
+    if all(not row.sample.actual_calls() for row in rows) and any(
+        cls != "error" for cls, _ in readings
+    ):
+        return "every row called no tool: check the connector's tools_called path"
+    if len(set(readings)) == 1:
+        cls, detail = readings[0]
+        return f"every row failed the same way ({cls}: {detail})"
+    return None
+
+
+def cluster_failures(
+    rows: Iterable[RowRecord], *, min_plumbing_rows: int = 3, total_rows: int | None = None
+) -> list[FailureCluster]:
+    """Group a run's failed rows into clusters, biggest first ("40 failures → 3 bugs").
+
+    Pass *all* the run's rows (passing ones included): a plumbing failure
+    is recognised by every row failing alike, which needs the whole run.
+    Runs shorter than ``min_plumbing_rows`` are never called plumbing. When
+    only some rows are passed (e.g. the failed ones of a big run), give
+    ``total_rows`` so fewer rows than the run had are never called plumbing.
+    """
+    rows = list(rows)
+    whole_run = total_rows is None or len(rows) >= total_rows
+    readings = []
+    for row in rows:
+        cls = classify_failure(row)
+        readings.append((cls, failure_detail(row, cls) if cls else ""))
+    plumbing = _plumbing(rows, readings) if whole_run and len(rows) >= min_plumbing_rows else None
+    groups: dict[tuple[str, str], list[RowRecord]] = {}
+    for row, (cls, detail) in zip(rows, readings, strict=True):
+        if cls is None:
+            continue
+        key = ("plumbing", plumbing) if plumbing else (cls, detail)
+        groups.setdefault(key, []).append(row)
+    clusters = [
+        FailureCluster(
+            failure_class=cls,
+            count=len(members),
+            categories=dict(Counter(r.category or "(none)" for r in members).most_common()),
+            row_ids=tuple(r.row_id for r in members),
+            detail=detail,
+            indexes=tuple(r.index for r in members),
+        )
+        for (cls, detail), members in groups.items()
+    ]
+    order = list(FAILURE_CLASSES)
+    clusters.sort(key=lambda c: (-c.count, order.index(c.failure_class), c.detail))
+    return clusters

@@ -1,0 +1,200 @@
+"""Write a stored run for CI: JUnit XML (one testcase per row × metric) and full JSON.
+
+JUnit mapping: a passed result is a plain testcase; a failed one carries a
+``<failure>`` with the reason and the diagnosis (missing / extra / order /
+arguments, expected vs actual); an unscored one is ``<skipped>`` with the
+reason; a row whose agent call failed is an ``<error>`` with the cause.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tooleval.model import Result
+from tooleval.runs.gate import GateResult
+from tooleval.store.records import RowRecord, RunInfo
+
+__all__ = ["describe_diagnosis", "junit_tree", "row_to_dict", "write_json", "write_junit"]
+
+
+def describe_diagnosis(result: Result) -> list[str]:
+    """Readable lines for a result's diagnosis, expected before actual.
+
+    >>> from tooleval.model import ArgumentCheck, Diagnosis
+    >>> d = Diagnosis(missing=[{"name": "refund", "args": {"amount": 30}, "index": 1}],
+    ...               arguments=[ArgumentCheck("refund", "amount", 30, 300, 0.0)])
+    >>> describe_diagnosis(Result.scored("m", 0.5, reason="", diagnosis=d))
+    ['missing call: refund(amount=30)', 'argument refund.amount: expected 30, got 300']
+    """
+    d = result.diagnosis
+    lines = [f"missing call: {_call_text(c)}" for c in d.missing]
+    lines += [f"extra call: {_call_text(c)}" for c in d.extra]
+    lines += [f"order: {v}" for v in d.order_violations]
+    for check in d.argument_mismatches:
+        actual = "(not passed)" if check.missing else repr(check.actual)
+        lines.append(
+            f"argument {check.tool}.{check.key}: expected {check.expected!r}, got {actual}"
+        )
+    return lines
+
+
+def _call_text(call: dict[str, Any]) -> str:
+    args = call.get("args")
+    if args is None:
+        return str(call.get("name"))
+    inner = ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return f"{call.get('name')}({inner})"
+
+
+def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
+    """The JUnit XML document for a run: one ``<testsuite>`` per metric."""
+    suites: dict[str, ET.Element] = {}
+    counts: dict[str, dict[str, float]] = {}
+    root = ET.Element("testsuites", name=f"tooleval {run.name}")
+    for spec in run.metrics:
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=f"{run.name}.{spec.name}",
+            timestamp=run.created_at,
+            hostname="localhost",
+        )
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="run_id", value=run.id)
+        ET.SubElement(props, "property", name="metric", value=spec.name)
+        if spec.threshold is not None:
+            ET.SubElement(props, "property", name="threshold", value=str(spec.threshold))
+        suites[spec.name] = suite
+        counts[spec.name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for row in rows:
+        for result in row.results:
+            suite = suites.get(result.metric)
+            if suite is None:
+                continue
+            tally = counts[result.metric]
+            seconds = (row.latency_ms or 0.0) / 1000.0
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{run.name}.{result.metric}",
+                name=f"{row.row_id}" + (f" [{row.category}]" if row.category else ""),
+                time=f"{seconds:.3f}",
+            )
+            tally["tests"] += 1
+            tally["time"] += seconds
+            if row.error:
+                element = ET.SubElement(case, "error", message=row.error, type="connector_error")
+                element.text = row.error
+                tally["errors"] += 1
+            elif result.passed is None:
+                ET.SubElement(case, "skipped", message=result.reason or "not scored")
+                tally["skipped"] += 1
+            elif not result.passed:
+                element = ET.SubElement(
+                    case,
+                    "failure",
+                    message=result.reason or "below threshold",
+                    type=row.failure_class or "failed",
+                )
+                threshold = "1.0" if result.threshold is None else f"{result.threshold:g}"
+                lines = [
+                    f"score {result.score:.3f} < threshold {threshold}",
+                    f"expected: {_names(row, expected=True)}",
+                    f"actual:   {_names(row, expected=False)}",
+                    *describe_diagnosis(result),
+                ]
+                element.text = "\n".join(lines)
+                tally["failures"] += 1
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for name, suite in suites.items():
+        for key, value in counts[name].items():
+            suite.set(key, f"{value:.3f}" if key == "time" else str(int(value)))
+            totals[key] += value
+    for key, value in totals.items():
+        root.set(key, f"{value:.3f}" if key == "time" else str(int(value)))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def _names(row: RowRecord, *, expected: bool) -> str:
+    if expected:
+        calls = row.sample.expected_tools.calls if row.sample.expected_tools is not None else None
+        if calls is None:
+            return "(not bound)"
+    else:
+        calls = row.sample.actual_calls()
+    return ", ".join(str(c) for c in calls) if calls else "(none)"
+
+
+def write_junit(path: str | Path, run: RunInfo, rows: Iterable[RowRecord]) -> Path:
+    """Write the run as JUnit XML to ``path``; return the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    junit_tree(run, rows).write(target, encoding="utf-8", xml_declaration=True)
+    return target
+
+
+def row_to_dict(row: RowRecord) -> dict[str, Any]:
+    """A stored row as JSON data (what ``--json`` writes per row)."""
+    return {
+        "index": row.index,
+        "row_id": row.row_id,
+        "category": row.category,
+        "passed": row.passed,
+        "failure_class": row.failure_class,
+        "error": row.error,
+        "latency_ms": row.latency_ms,
+        "sample": row.sample.to_dict(),
+        "raw_response": row.raw_response,
+        "results": [r.to_dict() for r in row.results],
+    }
+
+
+def run_to_dict(run: RunInfo) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "name": run.name,
+        "status": run.status,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+        "tags": list(run.tags),
+        "dataset": run.dataset,
+        "connector": run.connector,
+        "config": run.config,
+        "metrics": [m.to_dict() for m in run.metrics],
+        "row_count": run.row_count,
+        "error_count": run.error_count,
+        "summaries": {
+            name: {
+                "scored": s.scored,
+                "passed": s.passed,
+                "failed": s.failed,
+                "unscored": s.unscored,
+                "pass_rate": s.pass_rate,
+                "mean_score": s.mean_score,
+            }
+            for name, s in run.summaries.items()
+        },
+    }
+
+
+def write_json(
+    path: str | Path, run: RunInfo, rows: Iterable[RowRecord], *, gate: GateResult | None = None
+) -> Path:
+    """Write the run header, the gate verdict and every row with its results as JSON."""
+    import orjson
+
+    document = {
+        "run": run_to_dict(run),
+        "gate": gate.to_dict() if gate is not None else None,
+        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "rows": [row_to_dict(r) for r in rows],
+    }
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(orjson.dumps(document, default=str, option=orjson.OPT_INDENT_2))
+    return target

@@ -1,0 +1,311 @@
+"""Evaluation plans: one YAML file says what to run, against what, scored how.
+
+::
+
+    name: support-agent nightly
+    tags: [nightly]
+    dataset:
+      path: cases.jsonl            # relative to the plan file
+      bind: {expected_tools: gold_tools}
+    connector:                     # see docs/connectors.md
+      type: http
+      url: http://127.0.0.1:8000/agent
+      tools_called: "$.steps[?(@.type=='tool_call')].tool.name"
+    metrics:
+      - tool_correctness           # a bare name: default parameters
+      - name: tool_call_f1
+        params: {args: ignore}
+        threshold: 0.8
+    concurrency: 8
+    judge: {type: local}           # only for judged metrics
+    gate:
+      min_pass_rate: 0.9           # every metric
+      max_error_rate: 0.05
+      metrics:
+        tool_correctness: 0.95     # this metric's pass rate
+        tool_call_f1: {min_pass_rate: 0.8, min_mean_score: 0.9}
+
+Every mistake is a :class:`ConfigError` naming the key path:
+
+>>> plan_from_dict({"dataset": {"path": "d.jsonl"}, "connector": {}, "metrics": ["m"],
+...                 "concurency": 4})
+Traceback (most recent call last):
+...
+tooleval.errors.ConfigError: field concurency: unknown key; expected one of concurrency, connector, dataset, gate, judge, metrics, name, tags
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.store.records import MetricSpec
+
+__all__ = ["DatasetSpec", "GateSpec", "MetricGate", "Plan", "load_plan", "plan_from_dict"]
+
+DEFAULT_CONCURRENCY = 8
+_TOP_KEYS = ("name", "tags", "dataset", "connector", "metrics", "concurrency", "judge", "gate")
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetSpec:
+    """Where the rows come from and how columns bind to Sample fields."""
+
+    path: Path
+    bind: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        return {"path": str(self.path), "bind": dict(self.bind)}
+
+
+@dataclass(frozen=True, slots=True)
+class MetricGate:
+    """What one metric must reach for the run to pass."""
+
+    min_pass_rate: float | None = None
+    min_mean_score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateSpec:
+    """The CI gate: a global pass rate, an error budget, per-metric floors."""
+
+    min_pass_rate: float | None = None
+    max_error_rate: float | None = None
+    metrics: dict[str, MetricGate] = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.min_pass_rate is None and self.max_error_rate is None and not self.metrics
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "min_pass_rate": self.min_pass_rate,
+            "max_error_rate": self.max_error_rate,
+            "metrics": {
+                name: {"min_pass_rate": g.min_pass_rate, "min_mean_score": g.min_mean_score}
+                for name, g in self.metrics.items()
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A validated plan (see the module docstring for the file format)."""
+
+    name: str
+    dataset: DatasetSpec
+    connector: dict[str, Any]
+    metrics: tuple[MetricSpec, ...]
+    tags: tuple[str, ...] = ()
+    concurrency: int = DEFAULT_CONCURRENCY
+    judge: dict[str, Any] | None = None
+    gate: GateSpec = field(default_factory=GateSpec)
+    path: Path | None = None
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read and validate a YAML plan; relative dataset paths resolve from its folder."""
+    import yaml
+
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("plan file not found", file=str(file)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the plan: {exc}", file=str(file)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"invalid YAML{where}: {problem}", file=str(file)) from None
+    try:
+        return plan_from_dict(
+            data, base_dir=file.resolve().parent, default_name=file.stem, path=file
+        )
+    except ConfigError as exc:
+        raise exc.with_context(file=str(file)) from None
+
+
+def plan_from_dict(
+    data: Any,
+    *,
+    base_dir: Path | None = None,
+    default_name: str = "run",
+    path: Path | None = None,
+) -> Plan:
+    """Validate a plan given as a mapping (what :func:`load_plan` parsed)."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a plan is a mapping of keys, got {_kind(data)}")
+    unknown = sorted(set(data) - set(_TOP_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}", field=unknown[0]
+        )
+    for key in ("dataset", "connector", "metrics"):
+        if key not in data:
+            raise ConfigError("required key is missing", field=key)
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"expected a non-empty text, got {_kind(name)}", field="name")
+    connector = data["connector"]
+    if not isinstance(connector, Mapping):
+        raise ConfigError(f"expected a mapping, got {_kind(connector)}", field="connector")
+    judge = data.get("judge")
+    if judge is not None and not isinstance(judge, Mapping):
+        raise ConfigError(f"expected a mapping, got {_kind(judge)}", field="judge")
+    metrics = _metrics(data["metrics"])
+    gate = _gate(data.get("gate"))
+    for gated in gate.metrics:
+        if gated not in {m.name for m in metrics}:
+            raise ConfigError(
+                f"the gate names a metric the plan does not run; metrics are "
+                f"{', '.join(m.name for m in metrics)}",
+                field=f"gate.metrics.{gated}",
+            )
+    return Plan(
+        name=name.strip(),
+        dataset=_dataset(data["dataset"], base_dir),
+        connector=dict(connector),
+        metrics=metrics,
+        tags=_tags(data.get("tags", [])),
+        concurrency=_concurrency(data.get("concurrency", DEFAULT_CONCURRENCY), "concurrency"),
+        judge=None if judge is None else dict(judge),
+        gate=gate,
+        path=path,
+    )
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "a text", bool: "true/false"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _dataset(value: Any, base_dir: Path | None) -> DatasetSpec:
+    if isinstance(value, str):
+        value = {"path": value}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"expected a mapping with a path, got {_kind(value)}", field="dataset")
+    unknown = sorted(set(value) - {"path", "bind"})
+    if unknown:
+        raise ConfigError("unknown key; expected path or bind", field=f"dataset.{unknown[0]}")
+    raw_path = value.get("path")
+    if not isinstance(raw_path, str) or not raw_path.strip():
+        raise ConfigError(f"expected a file path, got {_kind(raw_path)}", field="dataset.path")
+    path = Path(raw_path).expanduser()
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    bind = value.get("bind") or {}
+    if not isinstance(bind, Mapping):
+        raise ConfigError(
+            f"expected a mapping of field: column, got {_kind(bind)}", field="dataset.bind"
+        )
+    for key, column in bind.items():
+        if not isinstance(column, str) or not column:
+            raise ConfigError(
+                f"expected a column name, got {_kind(column)}", field=f"dataset.bind.{key}"
+            )
+    return DatasetSpec(path=path, bind={str(k): v for k, v in bind.items()})
+
+
+def _metrics(value: Any) -> tuple[MetricSpec, ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(
+            f"expected a non-empty list of metrics, got {_kind(value)}", field="metrics"
+        )
+    specs: list[MetricSpec] = []
+    for i, item in enumerate(value):
+        where = f"metrics[{i}]"
+        if isinstance(item, str):
+            item = {"name": item}
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"expected a name or a mapping, got {_kind(item)}", field=where)
+        unknown = sorted(set(item) - {"name", "params", "threshold"})
+        if unknown:
+            raise ConfigError(
+                "unknown key; expected name, params or threshold", field=f"{where}.{unknown[0]}"
+            )
+        name = item.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"expected a metric name, got {_kind(name)}", field=f"{where}.name")
+        params = item.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise ConfigError(f"expected a mapping, got {_kind(params)}", field=f"{where}.params")
+        threshold = _fraction(item.get("threshold"), f"{where}.threshold")
+        if any(s.name == name for s in specs):
+            raise ConfigError(f"metric {name!r} is listed twice", field=f"{where}.name")
+        specs.append(MetricSpec(name.strip(), {str(k): v for k, v in params.items()}, threshold))
+    return tuple(specs)
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(t, str) and t for t in value):
+        raise ConfigError(f"expected a list of texts, got {_kind(value)}", field="tags")
+    return tuple(dict.fromkeys(value))
+
+
+def _concurrency(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"expected a whole number >= 1, got {value!r}", field=where)
+    return value
+
+
+def _fraction(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ConfigError(f"expected a number between 0 and 1, got {value!r}", field=where)
+    if not 0.0 <= float(value) <= 1.0:
+        raise ConfigError(f"expected a number between 0 and 1, got {value!r}", field=where)
+    return float(value)
+
+
+def _gate(value: Any) -> GateSpec:
+    if value is None:
+        return GateSpec()
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"expected a mapping, got {_kind(value)}", field="gate")
+    unknown = sorted(set(value) - {"min_pass_rate", "max_error_rate", "metrics"})
+    if unknown:
+        raise ConfigError(
+            "unknown key; expected min_pass_rate, max_error_rate or metrics",
+            field=f"gate.{unknown[0]}",
+        )
+    per_metric = value.get("metrics") or {}
+    if not isinstance(per_metric, Mapping):
+        raise ConfigError(
+            f"expected a mapping of metric: floor, got {_kind(per_metric)}", field="gate.metrics"
+        )
+    gates: dict[str, MetricGate] = {}
+    for name, floor in per_metric.items():
+        where = f"gate.metrics.{name}"
+        if isinstance(floor, Mapping):
+            unknown = sorted(set(floor) - {"min_pass_rate", "min_mean_score"})
+            if unknown:
+                raise ConfigError(
+                    "unknown key; expected min_pass_rate or min_mean_score",
+                    field=f"{where}.{unknown[0]}",
+                )
+            gates[str(name)] = MetricGate(
+                _fraction(floor.get("min_pass_rate"), f"{where}.min_pass_rate"),
+                _fraction(floor.get("min_mean_score"), f"{where}.min_mean_score"),
+            )
+        else:
+            gates[str(name)] = MetricGate(min_pass_rate=_fraction(floor, where))
+    return GateSpec(
+        min_pass_rate=_fraction(value.get("min_pass_rate"), "gate.min_pass_rate"),
+        max_error_rate=_fraction(value.get("max_error_rate"), "gate.max_error_rate"),
+        metrics=gates,
+    )

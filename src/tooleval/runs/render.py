@@ -1,0 +1,311 @@
+"""Rich tables for runs: the summary after ``tooleval run``, ``runs show``, ``compare``.
+
+Only the store's read API is used, so these work on any stored run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooleval.runs.clusters import FAILURE_CLASSES, cluster_failures
+from tooleval.runs.compare import Comparison, DeltaCounts
+from tooleval.runs.gate import GateResult
+from tooleval.store.records import RowRecord, RunInfo
+
+__all__ = [
+    "make_console",
+    "print_comparison",
+    "print_failing_rows",
+    "print_gate",
+    "print_run_header",
+    "print_run_list",
+    "print_summary",
+    "show_run",
+]
+
+
+def make_console(stream: Any = None) -> Any:
+    """A rich console; off a terminal (CI logs, pipes) it is wide and colourless."""
+    import sys
+
+    from rich.console import Console
+
+    stream = stream or sys.stdout
+    if stream.isatty():
+        return Console(file=stream)
+    return Console(file=stream, width=160, no_color=True, highlight=False)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _calls(names: Sequence[str] | None, *, unbound: str = "(none)") -> str:
+    if names is None:
+        return unbound
+    return ", ".join(names) if names else "(none)"
+
+
+def expected_names(row: RowRecord) -> list[str] | None:
+    expected = row.sample.expected_tools
+    return None if expected is None else [str(c) for c in expected.calls]
+
+
+def actual_names(row: RowRecord) -> list[str]:
+    return [str(c) for c in row.sample.actual_calls()]
+
+
+def print_run_list(console: Any, runs: Sequence[RunInfo]) -> None:
+    from rich.table import Table
+
+    if not runs:
+        console.print("no runs stored yet; start one with `tooleval run PLAN`")
+        return
+    table = Table(title="runs (newest first)")
+    for column in ("id", "name", "status", "created", "rows", "errors", "pass rate", "tags"):
+        table.add_column(column, overflow="fold")
+    for run in runs:
+        rates = ", ".join(
+            f"{name} {_pct(summary.pass_rate)}" for name, summary in run.summaries.items()
+        )
+        table.add_row(
+            run.id,
+            run.name,
+            run.status,
+            run.created_at[:19].replace("T", " "),
+            str(run.row_count),
+            str(run.error_count),
+            rates or "-",
+            ", ".join(run.tags),
+        )
+    console.print(table)
+
+
+def print_run_header(console: Any, run: RunInfo) -> None:
+    connector = run.connector
+    where = connector.get("url") or connector.get("target") or connector.get("type") or "-"
+    console.print(f"[bold]run {run.id}[/bold]  {run.name}  ({run.status})")
+    console.print(
+        f"dataset {run.dataset.get('path', '-')}  ·  connector {where}  ·  "
+        f"{run.row_count} rows, {run.error_count} errors  ·  started {run.created_at[:19]}"
+    )
+    if run.tags:
+        console.print("tags: " + ", ".join(run.tags))
+
+
+def print_summary(console: Any, run: RunInfo) -> None:
+    from rich.table import Table
+
+    table = Table(title="per metric")
+    for column in (
+        "metric",
+        "threshold",
+        "scored",
+        "passed",
+        "failed",
+        "unscored",
+        "pass rate",
+        "mean",
+    ):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    thresholds = {m.name: m.threshold for m in run.metrics}
+    for name, s in run.summaries.items():
+        threshold = thresholds.get(name)
+        table.add_row(
+            name,
+            "-" if threshold is None else f"{threshold:g}",
+            str(s.scored),
+            str(s.passed),
+            str(s.failed),
+            str(s.unscored),
+            _pct(s.pass_rate),
+            _num(s.mean_score),
+        )
+    console.print(table)
+
+
+def print_categories(console: Any, store: Any, run: RunInfo) -> None:
+    from rich.table import Table
+
+    categories = store.categories(run.id)
+    if not categories:
+        return
+    table = Table(title="per category")
+    table.add_column("category")
+    table.add_column("rows", justify="right")
+    table.add_column("failed", justify="right")
+    table.add_column("errors", justify="right")
+    metrics = list(run.summaries)
+    for name in metrics:
+        table.add_column(f"{name} pass", justify="right")
+    for category in categories:
+        cells = [
+            category,
+            str(store.count_rows(run.id, category=category)),
+            str(store.count_rows(run.id, category=category, passed=False)),
+            str(store.count_rows(run.id, category=category, failure_class="error")),
+        ]
+        for name in metrics:
+            ok = store.count_rows(run.id, category=category, metric=name, passed=True)
+            bad = store.count_rows(run.id, category=category, metric=name, passed=False)
+            cells.append(_pct(ok / (ok + bad)) if ok + bad else "-")
+        table.add_row(*cells)
+    console.print(table)
+
+
+def print_clusters(console: Any, clusters: Sequence[Any], failures: int) -> None:
+    from rich.table import Table
+
+    if not clusters:
+        console.print("[green]no failing rows[/green]")
+        return
+    plural = "" if len(clusters) == 1 else "s"
+    table = Table(title=f"{failures} failing rows → {len(clusters)} cluster{plural}")
+    for column in ("class", "rows", "what", "categories", "example rows", "usually means"):
+        table.add_column(column, overflow="fold")
+    for cluster in clusters:
+        categories = ", ".join(f"{c} {n}" for c, n in cluster.categories.items())
+        examples = ", ".join(cluster.row_ids[:3]) + (" …" if cluster.count > 3 else "")
+        table.add_row(
+            cluster.failure_class,
+            str(cluster.count),
+            cluster.detail,
+            categories,
+            examples,
+            FAILURE_CLASSES.get(cluster.failure_class, ""),
+        )
+    console.print(table)
+
+
+def print_failing_rows(console: Any, rows: Sequence[RowRecord], *, total: int) -> None:
+    from rich.table import Table
+
+    if not rows:
+        return
+    title = f"failing rows ({len(rows)} of {total})" if total > len(rows) else "failing rows"
+    table = Table(title=title, show_lines=True)
+    for column in ("row", "category", "class", "expected tools", "tools called", "why"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        if row.error:
+            why = row.error
+        else:
+            why = "; ".join(
+                f"{r.metric}: {r.reason}"
+                for r in row.results
+                if r.passed is False or r.passed is None
+            )
+        table.add_row(
+            row.row_id,
+            row.category or "-",
+            row.failure_class or "-",
+            _calls(expected_names(row), unbound="(not bound)"),
+            _calls(actual_names(row)),
+            why,
+        )
+    console.print(table)
+
+
+def print_gate(console: Any, gate: GateResult) -> None:
+    if not gate.configured:
+        console.print("gate: none configured (add gate: to the plan or --min-pass-rate)")
+        return
+    for check in gate.checks:
+        mark = "[green]pass[/green]" if check.passed else "[red]FAIL[/red]"
+        console.print(f"gate {mark}  {check.message}")
+    verdict = "[green]passed[/green]" if gate.passed else "[red]failed[/red]"
+    console.print(f"gate {verdict}")
+
+
+def show_run(
+    console: Any, store: Any, run_id: str, *, category: str | None = None, limit: int = 20
+) -> None:
+    """Everything ``tooleval runs show`` prints for one run."""
+    run = store.get_run(run_id)
+    print_run_header(console, run)
+    print_summary(console, run)
+    print_categories(console, store, run)
+    total = store.count_rows(run.id)
+    passing = store.count_rows(run.id, passed=True)
+    if category is None and passing == 0:
+        # Nothing passed: the whole run is needed to tell plumbing from many bugs.
+        rows = list(store.iter_rows(run.id))
+        clusters = cluster_failures(rows)
+    else:
+        rows = [r for r in store.iter_rows(run.id, category=category) if r.passed is not True]
+        clusters = cluster_failures(rows, total_rows=total)
+    failing = [r for r in rows if r.passed is not True]
+    print_clusters(console, clusters, len(failing))
+    print_failing_rows(console, failing[:limit], total=len(failing))
+
+
+def _counts_cells(counts: DeltaCounts) -> list[str]:
+    return [
+        f"{_pct(counts.pass_rate_a)} → {_pct(counts.pass_rate_b)}",
+        str(counts.fixed),
+        str(counts.regressed),
+        str(counts.unchanged),
+        str(counts.new),
+        str(counts.missing),
+        str(counts.unscored),
+    ]
+
+
+def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -> None:
+    from rich.table import Table
+
+    a, b = comparison.run_a, comparison.run_b
+    console.print(f"[bold]A[/bold] {a.id} {a.name} ({a.row_count} rows)")
+    console.print(f"[bold]B[/bold] {b.id} {b.name} ({b.row_count} rows)")
+    if comparison.differences:
+        diff = Table(title="configuration differences (only one thing should change)")
+        for column in ("setting", "A", "B"):
+            diff.add_column(column, overflow="fold")
+        for d in comparison.differences:
+            diff.add_row(d.path, _value(d.a), _value(d.b))
+        console.print(diff)
+        if len({d.path.split(".")[0] for d in comparison.differences}) > 1:
+            console.print(
+                "[yellow]more than one part changed: the row deltas mix their effects[/yellow]"
+            )
+    else:
+        console.print("same dataset, connector and metric parameters")
+    headers = ("pass rate A → B", "fixed", "regressed", "unchanged", "new", "missing", "unscored")
+    table = Table(title="per metric")
+    table.add_column("metric")
+    for column in headers:
+        table.add_column(column, justify="right")
+    for metric, counts in comparison.metrics.items():
+        table.add_row(metric, *_counts_cells(counts))
+    console.print(table)
+    if comparison.categories:
+        table = Table(title="per category")
+        table.add_column("category")
+        table.add_column("metric")
+        for column in headers:
+            table.add_column(column, justify="right")
+        for category, per_metric in comparison.categories.items():
+            for metric, counts in per_metric.items():
+                table.add_row(category, metric, *_counts_cells(counts))
+        console.print(table)
+    for change in ("regressed", "fixed"):
+        deltas = comparison.changed(change)
+        if not deltas:
+            continue
+        table = Table(title=f"{change} ({len(deltas)})")
+        for column in ("row", "category", "metric", "score A → B"):
+            table.add_column(column)
+        for d in deltas[:limit]:
+            table.add_row(
+                d.row_id, d.category or "-", d.metric, f"{_num(d.score_a)} → {_num(d.score_b)}"
+            )
+        console.print(table)
+
+
+def _value(value: Any) -> str:
+    return "(not set)" if value is None else str(value)

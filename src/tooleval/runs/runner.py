@@ -1,0 +1,406 @@
+"""Run a plan: call the agent for every row, score what it did, store it row by row.
+
+Rows run concurrently (a pool of ``concurrency`` asyncio workers). Each row
+is one committed transaction (row + every Result), so a run killed at any
+point resumes with ``resume=RUN_ID``: stored rows are skipped, the others
+run, none is lost or scored twice. A connector failure is that row's error
+(every metric unscored with the cause), never a score of 0.
+
+Everything that can be checked before calling the agent is: metric names
+and parameters, the judge for judged metrics, and that the dataset binds
+every field the metrics need (``expected_tools`` above all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from tooleval.errors import ConfigError, ToolEvalError
+from tooleval.model import Result, Sample
+from tooleval.runs.clusters import classify_failure, cluster_failures
+from tooleval.runs.gate import GateResult, evaluate_gate
+from tooleval.runs.plan import GateSpec, Plan
+from tooleval.runs.progress import Progress
+from tooleval.store.records import MetricSpec, RowRecord, RunInfo
+
+__all__ = ["RunOutcome", "arun_plan", "run_plan"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """What a run did: its stored header, the gate verdict, rows run now vs before."""
+
+    run_id: str
+    run: RunInfo
+    gate: GateResult
+    rows_run: int
+    rows_skipped: int
+
+
+@dataclass(slots=True)
+class _Metric:
+    spec: MetricSpec
+    info: Any
+    params: dict[str, Any]
+
+
+def run_plan(
+    plan: Plan,
+    *,
+    store: Any,
+    concurrency: int | None = None,
+    resume: str | None = None,
+    progress: Progress | None = None,
+    connector: Any = None,
+    gate: GateSpec | None = None,
+) -> RunOutcome:
+    """Run ``plan`` to the end and return the stored outcome (see :func:`arun_plan`)."""
+    return asyncio.run(
+        arun_plan(
+            plan,
+            store=store,
+            concurrency=concurrency,
+            resume=resume,
+            progress=progress,
+            connector=connector,
+            gate=gate,
+        )
+    )
+
+
+async def arun_plan(
+    plan: Plan,
+    *,
+    store: Any,
+    concurrency: int | None = None,
+    resume: str | None = None,
+    progress: Progress | None = None,
+    connector: Any = None,
+    gate: GateSpec | None = None,
+) -> RunOutcome:
+    """Run ``plan`` against its connector (or ``connector=``) into ``store``.
+
+    ``resume`` continues a stored run of the same plan; ``gate`` replaces the
+    plan's gate. Cancelling (Ctrl-C) marks the run ``interrupted``.
+    """
+    concurrency = plan.concurrency if concurrency is None else concurrency
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
+    metrics = _resolve_metrics(plan)
+    judge = _make_judge(plan, metrics)
+    dataset = _load_dataset(plan, metrics)
+    dataset_info = _describe_dataset(plan, dataset)
+    own_connector = connector is None
+    if own_connector:
+        connector = _make_connector(plan)
+    config = {
+        "concurrency": concurrency,
+        "gate": plan.gate.to_dict(),
+        "judge": _describe(judge) if judge is not None else None,
+        "plan": str(plan.path) if plan.path else None,
+    }
+    try:
+        if resume:
+            run_id = store.resolve_run_id(resume)
+            _check_resumable(plan, store.get_run(run_id), dataset_info, metrics)
+            done = store.row_indexes(run_id)
+            store.reopen_run(run_id)
+        else:
+            run_id = store.create_run(
+                plan.name,
+                dataset=dataset_info,
+                connector=_describe(connector),
+                metrics=[m.spec for m in metrics],
+                tags=plan.tags,
+                config=config,
+            )
+            done = set()
+        todo = [row for row in dataset.rows if row.index not in done]
+        runner = _Runner(run_id, store, connector, judge, metrics, progress)
+        if progress is not None:
+            progress.start(
+                total=len(dataset.rows), done=len(dataset.rows) - len(todo), run_id=run_id
+            )
+        try:
+            await runner.run(todo, concurrency)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            store.finish_run(run_id, "interrupted")
+            raise
+        except BaseException:
+            store.finish_run(run_id, "failed")
+            raise
+        finally:
+            if progress is not None:
+                progress.close()
+        _mark_plumbing(store, run_id)
+        store.finish_run(run_id, "finished")
+    finally:
+        if own_connector:
+            await _aclose(connector)
+        if judge is not None:
+            await _aclose(judge)
+    info = store.get_run(run_id)
+    return RunOutcome(
+        run_id=run_id,
+        run=info,
+        gate=evaluate_gate(info, plan.gate if gate is None else gate),
+        rows_run=len(todo),
+        rows_skipped=len(dataset.rows) - len(todo),
+    )
+
+
+class _Runner:
+    def __init__(
+        self,
+        run_id: str,
+        store: Any,
+        connector: Any,
+        judge: Any,
+        metrics: Sequence[_Metric],
+        progress: Progress | None,
+    ) -> None:
+        self.run_id = run_id
+        self.store = store
+        self.connector = connector
+        self.judge = judge
+        self.metrics = metrics
+        self.progress = progress
+
+    async def run(self, rows: list[Any], concurrency: int) -> None:
+        # One writer thread: commits stay serial (no SQLite lock contention) and
+        # never block the event loop that is waiting on the agent.
+        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tooleval-store")
+        pending = iter(rows)
+
+        async def worker() -> None:
+            for row in pending:
+                record = await self.run_row(row)
+                await asyncio.get_running_loop().run_in_executor(
+                    writer, self.store.add_row, self.run_id, record
+                )
+                if self.progress is not None:
+                    self.progress.advance(error=record.error is not None)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(rows)))]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        finally:
+            # Let a commit already handed to the writer finish before the run is marked.
+            writer.shutdown(wait=True)
+
+    async def run_row(self, row: Any) -> RowRecord:
+        sample: Sample = row.sample if row.sample is not None else Sample(id=str(row.row_id))
+        error: str | None = None
+        raw: Any = None
+        latency: float | None = None
+        if getattr(row, "error", None):
+            error = f"row could not be read: {row.error}"
+        else:
+            started = time.perf_counter()
+            try:
+                response = await self.connector.acall(sample)
+            except ToolEvalError as exc:
+                error = f"connector error: {exc}"
+            except Exception as exc:  # an agent failure must not stop the other rows
+                error = f"connector error: {type(exc).__name__}: {exc}"
+            else:
+                sample = response.apply_to(sample)
+                raw = response.raw
+                latency = response.latency_ms
+                if response.warnings:
+                    sample.metadata = {
+                        **sample.metadata,
+                        "connector_warnings": list(response.warnings),
+                    }
+            if latency is None:
+                latency = (time.perf_counter() - started) * 1000.0
+        if error is not None:
+            results = tuple(
+                Result.unscored(
+                    m.spec.name, f"not scored: {error}", params=m.params, threshold=m.spec.threshold
+                )
+                for m in self.metrics
+            )
+        else:
+            results = tuple([await self.score(m, sample) for m in self.metrics])
+        record = RowRecord(
+            run_id=self.run_id,
+            index=row.index,
+            row_id=str(row.row_id),
+            sample=sample,
+            results=results,
+            error=error,
+            latency_ms=latency,
+            raw_response=raw,
+        )
+        return dataclasses.replace(record, failure_class=classify_failure(record))
+
+    async def score(self, metric: _Metric, sample: Sample) -> Result:
+        from tooleval.metrics.registry import ascore_sample, score_sample
+
+        name, threshold = metric.spec.name, metric.spec.threshold
+        try:
+            if metric.info.needs_judge:
+                result = await ascore_sample(name, sample, judge=self.judge, **metric.params)
+            else:
+                result = score_sample(name, sample, **metric.params)
+        except ToolEvalError as exc:
+            return Result.unscored(
+                name, f"could not score: {exc}", params=metric.params, threshold=threshold
+            )
+        except Exception as exc:  # one row's scoring bug must not lose the run
+            return Result.unscored(
+                name,
+                f"could not score: {type(exc).__name__}: {exc}",
+                params=metric.params,
+                threshold=threshold,
+            )
+        return apply_threshold(result, threshold)
+
+
+def apply_threshold(result: Result, threshold: float | None) -> Result:
+    """The plan's threshold decides ``passed`` (whatever default the metric used).
+
+    >>> apply_threshold(Result.scored("m", 0.6, reason=""), 0.5).passed
+    True
+    """
+    if threshold is None:
+        return result
+    if result.score is None:
+        return dataclasses.replace(result, threshold=threshold)
+    return dataclasses.replace(result, threshold=threshold, passed=result.score >= threshold)
+
+
+# ---------------------------------------------------------------- preparation
+
+
+def _resolve_metrics(plan: Plan) -> list[_Metric]:
+    from tooleval.metrics.registry import get_metric
+
+    resolved = []
+    for i, spec in enumerate(plan.metrics):
+        try:
+            info = get_metric(spec.name)
+        except ToolEvalError as exc:
+            raise ConfigError(exc.message, field=f"metrics[{i}].name") from None
+        known = dict(getattr(info, "params", {}) or {})
+        for key in spec.params:
+            if key not in known:
+                raise ConfigError(
+                    f"metric {spec.name!r} has no parameter {key!r}; its parameters are "
+                    f"{', '.join(sorted(known)) or '(none)'}",
+                    field=f"metrics[{i}].params.{key}",
+                )
+        for key, value in spec.params.items():
+            choices = getattr(known[key], "choices", None)
+            if choices is not None and value not in choices:
+                raise ConfigError(
+                    f"metric {spec.name!r}: {key} must be one of "
+                    f"{', '.join(repr(c) for c in choices)}, got {value!r}",
+                    field=f"metrics[{i}].params.{key}",
+                )
+        params = dict(spec.params)
+        if spec.threshold is None and "threshold" in known:
+            # Store the threshold in effect, so reports and comparisons show it.
+            default = spec.params.get("threshold", getattr(known["threshold"], "default", None))
+            if isinstance(default, int | float) and not isinstance(default, bool):
+                spec = MetricSpec(spec.name, dict(spec.params), float(default))
+        if spec.threshold is not None and "threshold" in known:
+            params["threshold"] = spec.threshold
+        resolved.append(_Metric(spec, info, params))
+    return resolved
+
+
+def _make_judge(plan: Plan, metrics: Sequence[_Metric]) -> Any:
+    judged = [m.spec.name for m in metrics if getattr(m.info, "needs_judge", False)]
+    if not judged:
+        return None
+    if plan.judge is None:
+        raise ConfigError(
+            f"{', '.join(judged)} need(s) an LLM judge; add a judge: section to the plan "
+            "(e.g. judge: {type: local} or judge: {type: openai, model: ..., base_url: ...})",
+            field="judge",
+        )
+    from tooleval.judge import judge_from_config
+
+    return judge_from_config(plan.judge)
+
+
+def _load_dataset(plan: Plan, metrics: Sequence[_Metric]) -> Any:
+    from tooleval.datasets import load_dataset
+
+    dataset = load_dataset(plan.dataset.path, bind=plan.dataset.bind or None)
+    for metric in metrics:
+        needed = tuple(getattr(metric.info, "requires", ()) or ())
+        if needed:
+            dataset.require(needed, metric=metric.spec.name)
+    return dataset
+
+
+def _describe_dataset(plan: Plan, dataset: Any) -> dict[str, Any]:
+    described = dict(dataset.describe())
+    described["bind"] = dict(plan.dataset.bind)
+    return described
+
+
+def _make_connector(plan: Plan) -> Any:
+    from tooleval.connectors import connector_from_config
+
+    try:
+        return connector_from_config(plan.connector)
+    except ToolEvalError as exc:
+        raise exc.with_context(field="connector") from None
+
+
+def _describe(component: Any) -> dict[str, Any]:
+    describe = getattr(component, "describe", None)
+    return dict(describe()) if callable(describe) else {"type": type(component).__name__}
+
+
+async def _aclose(component: Any) -> None:
+    close = getattr(component, "aclose", None)
+    if close is not None:
+        await close()
+        return
+    close = getattr(component, "close", None)
+    if close is not None:
+        close()
+
+
+def _check_resumable(
+    plan: Plan, run: RunInfo, dataset_info: dict[str, Any], metrics: Sequence[_Metric]
+) -> None:
+    planned = [(m.spec.name, m.spec.params, m.spec.threshold) for m in metrics]
+    stored = [(m.name, m.params, m.threshold) for m in run.metrics]
+    if planned != stored:
+        raise ConfigError(
+            f"run {run.id} was started with other metrics ({', '.join(m.name for m in run.metrics)} "
+            "and their parameters); resume it with the same plan, or start a new run",
+            field="--resume",
+        )
+    if run.dataset.get("sha256") and run.dataset.get("sha256") != dataset_info.get("sha256"):
+        raise ConfigError(
+            f"the dataset {dataset_info['path']} changed since run {run.id} started; "
+            "rows would not line up, so start a new run",
+            field="--resume",
+        )
+
+
+def _mark_plumbing(store: Any, run_id: str) -> None:
+    """Store ``plumbing`` on the rows when the whole run failed the same way."""
+    if store.count_rows(run_id) < 3 or store.count_rows(run_id, passed=True) > 0:
+        return
+    clusters = cluster_failures(store.iter_rows(run_id))
+    if len(clusters) == 1 and clusters[0].failure_class == "plumbing":
+        store.set_failure_class(run_id, clusters[0].indexes, "plumbing")

@@ -1,0 +1,24 @@
+"""Run fixtures: a real agent stub on 127.0.0.1 and a PostgreSQL server for the session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from tests.agent_stub import AgentStub
+from tests.pg_server import PostgresUnavailable, postgres_server
+
+
+@pytest.fixture
+def agent_stub() -> Iterator[AgentStub]:
+    with AgentStub() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    try:
+        with postgres_server(database="tooleval_runs") as url:
+            yield url
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
