@@ -150,3 +150,13 @@ def test_invalid_mapping_config_names_field(config: dict, field: str, text: str)
         ResponseMapping.from_config(config)
     assert info.value.field == field
     assert text in str(info.value)
+
+
+def test_union_and_recursive_paths() -> None:
+    assert explain_path("$.a | $.b", {"b": ["x"]}).values == [["x"]]
+    union = explain_path("$.a | $.b", {"c": 1})
+    assert union.verdict == "no_match" and "matched nothing" in union.message
+    found = explain_path("$..tool.name", DOC)
+    assert found.values == ["lookup_order", "get_shipping_eta"]
+    missing = explain_path("$..function.name", DOC)
+    assert missing.verdict == "no_match" and missing.failed_segment == "..['function']"

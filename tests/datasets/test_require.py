@@ -66,3 +66,12 @@ def test_describe_is_storable(tmp_path: Path) -> None:
     d = load_dataset(path).describe()
     assert d["rows"] == 1 and d["error_rows"] == 0 and len(d["sha256"]) == 64
     assert d["bindings"] == {"input": "input", "expected_tools": "expected_tools"}
+
+
+def test_agent_produced_fields_skipped_unless_asked(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"input": "a", "expected_tools": ["x"]}\n')
+    ds = load_dataset(path)
+    ds.require({"output", "tools_called", "expected_tools"})
+    with pytest.raises(DatasetError, match="'tools_called' is needed"):
+        ds.require({"tools_called"}, produced=())

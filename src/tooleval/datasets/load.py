@@ -89,15 +89,23 @@ class Dataset:
         implied = _IMPLIED.get(name)
         return implied is not None and implied in self.columns and "user_input" in self.columns
 
-    def require(self, fields: Iterable[str], *, metric: str | None = None) -> None:
+    def require(
+        self,
+        fields: Iterable[str],
+        *,
+        metric: str | None = None,
+        produced: Iterable[str] = ("tools_called", "output", "messages"),
+    ) -> None:
         """Raise DatasetError unless every field is bound to a column.
 
         Call it before any agent call: a metric that needs ``expected_tools``
         on a dataset without that binding would otherwise fail every row.
+        ``produced`` lists the fields the agent itself supplies in a live run
+        (skipped); pass ``produced=()`` when the file must hold them too.
         """
+        skip = set(produced)
         for name in sorted(set(fields)):
-            if name == "tools_called" or self.is_bound(name):
-                # tools_called comes from the connector in a live run.
+            if name in skip or self.is_bound(name):
                 continue
             who = f"metric {metric} needs {name!r}" if metric else f"{name!r} is needed"
             bound = set(self.bindings.values())
@@ -105,7 +113,7 @@ class Dataset:
             message = (
                 f"{who}, but no column is bound to it. The file's columns are "
                 f"{self.columns}. Bind one with --bind {name}=COLUMN "
-                f"(plan: bind: {{{name}: COLUMN}}) or name the column {name!r}"
+                f"(plan: dataset: {{bind: {{{name}: COLUMN}}}}) or name the column {name!r}"
             )
             if guess:
                 message += f"; the likely one is {guess!r} (--bind {name}={guess})"
