@@ -135,7 +135,8 @@ def tool_call_accuracy(
             "alignment": alignment,
             "argument_accuracy": accuracy,
             "coverage": coverage,
-            "scored_pairs": [[i, j] for i, j in pairs],
+            # the pairs this score is built from (replaces the generic pairing)
+            "pairs": [{"expected_index": i, "actual_index": j, "counted": True} for i, j in pairs],
         }
     )
     diagnosis = analysis.diagnosis(pairs=pairs or None, details=details)
