@@ -32,6 +32,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tooleval.errors import FormatError
@@ -77,7 +78,7 @@ def _decode(text: str, field: str, row: int | None) -> Any:
                 field=field,
                 row=row,
             ) from None
-    names = [piece.strip() for piece in re.split(r"[,\n]", stripped)]
+    names = [piece.strip() for piece in re.split(r"\s*,\s*|\s*\n\s*", stripped)]
     for index, name in enumerate(names):
         if not name:
             raise FormatError(
@@ -103,12 +104,16 @@ def _arguments(value: Any, name: str, path: str, row: int | None, *, expected: b
         return ToolCall(name=name, args=dict(value), **extra)
     if isinstance(value, str):
         call = ToolCall.parse(name, value, **extra)
-        if expected and call.parse_error is not None:
-            raise FormatError(
-                f"the arguments of expected call {name!r} are not a JSON object: {call.parse_error}",
-                field=path,
-                row=row,
-            )
+        if expected:
+            if call.parse_error is not None:
+                raise FormatError(
+                    f"the arguments of expected call {name!r} are not a JSON object: "
+                    f"{call.parse_error}",
+                    field=path,
+                    row=row,
+                )
+            # The reference is its parsed value; how it was spelled does not matter.
+            return replace(call, raw_arguments=None)
         return call
     raise FormatError(
         f"expected the arguments of {name!r} as an object, got {describe(value)}",

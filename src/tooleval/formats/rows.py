@@ -158,13 +158,13 @@ def sample_from_row(row: Mapping[str, Any], *, row_number: int | None = None) ->
                 field="messages",
                 row=number,
             )
-        for key in ("expected_tools", "reference_topics"):
-            if _cell(row.get(key)) is not None:
-                raise FormatError(
-                    f"a ragas row gives {key!r} through its own fields; keep one",
-                    field=key,
-                    row=number,
-                )
+        if _cell(row.get("expected_tools")) is not None:
+            raise FormatError(
+                "a ragas row gives 'expected_tools' through its own fields "
+                "('reference_tool_calls'); keep one",
+                field="expected_tools",
+                row=number,
+            )
         base = sample_from_ragas(row, row=number)
     else:
         base = Sample()
