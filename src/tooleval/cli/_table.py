@@ -9,6 +9,19 @@ from typing import Any
 from tooleval.model import Result, Sample
 
 
+def wide_console(*, stderr: bool = False):
+    """A rich Console at least 140 columns wide.
+
+    Piped output (make, CI logs) would otherwise fold tables at 80 columns.
+    """
+    import shutil
+
+    from rich.console import Console
+
+    width = max(shutil.get_terminal_size((160, 24)).columns, 140)
+    return Console(stderr=stderr, highlight=False, width=width)
+
+
 def _calls_text(names: Sequence[str]) -> str:
     return ", ".join(names) if names else "(none)"
 
@@ -36,14 +49,9 @@ def print_score_table(
     rows: Sequence[tuple[str, Sample, Result]], *, metric: str, to_stderr: bool = False
 ) -> None:
     """Print one line per row (calls vs expected, score, reason) and a summary."""
-    from rich.console import Console
     from rich.table import Table
 
-    import shutil
-
-    # Piped output (make, CI logs) would otherwise fold at 80 columns.
-    width = max(shutil.get_terminal_size((160, 24)).columns, 140)
-    console = Console(stderr=to_stderr, highlight=False, width=width)
+    console = wide_console(stderr=to_stderr)
     table = Table(title=f"{metric}: per-row results", show_lines=False)
     for column in ("id", "category", "tools called", "expected tools", "score", "pass", "reason"):
         table.add_column(column, overflow="fold")

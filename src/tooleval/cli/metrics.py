@@ -43,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2, default=repr))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from tooleval.cli._table import wide_console
 
     table = Table(title="tooleval metrics")
     for column in ("metric", "judge", "requires", "parameters (default)", "what it scores"):
@@ -58,5 +59,5 @@ def run(args: argparse.Namespace) -> int:
             params or "-",
             row["description"],
         )
-    Console(highlight=False).print(table)
+    wide_console().print(table)
     return 0
