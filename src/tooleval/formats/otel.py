@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from tooleval.errors import FormatError
 
 __all__ = [
@@ -222,6 +224,14 @@ def decode_id(value: Any, size: int) -> str | None:
     raise FormatError(f"id {value!r} is neither {2 * size} hex digits nor base64 of {size} bytes")
 
 
+def loads(text: str | bytes) -> Any:
+    """Parse JSON fast (orjson), falling back to the stdlib for what orjson refuses."""
+    try:
+        return orjson.loads(text)
+    except ValueError:
+        return json.loads(text)
+
+
 def _get(data: Mapping[str, Any], camel: str, snake: str) -> Any:
     value = data.get(camel)
     return data.get(snake) if value is None else value
@@ -375,7 +385,7 @@ def iter_otlp_spans(source: str | Path | IO[bytes], *, report: IngestReport) -> 
     if not first:
         return
     try:
-        head = json.loads(first)
+        head = loads(first)
     except ValueError:
         head = None
     if head is not None:
@@ -394,7 +404,7 @@ def _iter_jsonl(first: bytes, head: Any, source: IO[bytes], report: IngestReport
             continue
         report.lines += 1
         try:
-            data = json.loads(raw_line)
+            data = loads(raw_line)
         except ValueError as exc:
             report.problem(f"invalid JSON: {exc}", line=number)
             continue

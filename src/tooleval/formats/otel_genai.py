@@ -24,7 +24,7 @@ Calls that a span *ran* are ``executed``; calls found in model messages are
 requests that :mod:`tooleval.monitor.session` deduplicates against executed
 ones. Nothing here groups spans: one span in, facts out.
 
->>> from tooleval.formats.otel import OtlpSpan
+>>> from tooleval.formats.otel import OtlpSpan, loads
 >>> span = OtlpSpan("ab" * 16, "cd" * 8, attributes={"gen_ai.operation.name": "execute_tool",
 ...     "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.arguments": '{"city": "Paris"}'})
 >>> facts = span_facts(span)
@@ -37,10 +37,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from tooleval.formats.otel import OtlpSpan
+from tooleval.formats.otel import OtlpSpan, loads
 
 __all__ = ["SpanCall", "SpanFacts", "result_is_error", "span_facts"]
 
@@ -88,7 +88,10 @@ class SpanFacts:
         return bool(self.calls or self.responses or self.user_input or self.output_text)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Shallow on purpose (asdict deep-copies every value): this runs once per span.
+        out = {name: getattr(self, name) for name in _FACT_FIELDS}
+        out["calls"] = [{name: getattr(c, name) for name in _CALL_FIELDS} for c in self.calls]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SpanFacts:
@@ -97,12 +100,16 @@ class SpanFacts:
         return cls(**values)
 
 
+_CALL_FIELDS = tuple(f.name for f in fields(SpanCall))
+_FACT_FIELDS = tuple(f.name for f in fields(SpanFacts))
+
+
 def _maybe_json(value: Any) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if text[:1] in ("{", "[") or text in ("true", "false", "null"):
             try:
-                return json.loads(text)
+                return loads(text)
             except ValueError:
                 return value
     return value

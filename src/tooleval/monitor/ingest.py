@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tooleval.errors import InputError, ToolEvalError
 from tooleval.formats.otel import IngestReport, is_otlp_request, iter_otlp_spans
 from tooleval.formats.otel_genai import SpanFacts, span_facts
@@ -93,7 +95,7 @@ class _Grouper:
         assert self.db is not None
         self.db.execute(
             "INSERT INTO facts VALUES (?, ?, ?, ?)",
-            (seq, facts.trace_id, facts.session_id, json.dumps(facts.to_dict(), default=str)),
+            (seq, facts.trace_id, facts.session_id, orjson.dumps(facts.to_dict(), default=str)),
         )
 
     def _maybe_spill(self) -> None:
@@ -107,7 +109,7 @@ class _Grouper:
         self.db.executescript(
             "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000;"
             "CREATE TABLE facts (seq INTEGER PRIMARY KEY, trace_id TEXT, session_id TEXT,"
-            " payload TEXT);"
+            " payload BLOB);"
             "CREATE TABLE trace_session (trace_id TEXT PRIMARY KEY, session_id TEXT);"
         )
         start = self.seq - len(self.facts) + 1
@@ -156,7 +158,9 @@ class _Grouper:
                 " ORDER BY f.first, k.seq"
             )
             for key, group in itertools.groupby(rows, key=lambda r: r[0]):
-                yield assemble_session(key, [SpanFacts.from_dict(json.loads(p)) for _, p in group])
+                yield assemble_session(
+                    key, [SpanFacts.from_dict(orjson.loads(p)) for _, p in group]
+                )
         finally:
             reader.close()
 
@@ -203,7 +207,7 @@ class TraceSessions:
 
 
 def read_sessions(
-    path: str | Path, *, max_in_memory: int = 200_000, spill_dir: str | None = None
+    path: str | Path, *, max_in_memory: int = 20_000, spill_dir: str | None = None
 ) -> TraceSessions:
     """Read a traces file (OTLP JSON or conversation JSONL) into sessions.
 

@@ -203,7 +203,7 @@ def monitor(
     store: Any = None,
     emit: str | Path | None = None,
     emit_passes: bool = False,
-    max_in_memory: int = 200_000,
+    max_in_memory: int = 20_000,
 ) -> MonitorReport:
     """Read a traces file and run the detectors over every session.
 

@@ -52,6 +52,18 @@ def _ray():
     return ray
 
 
+def _compute(concurrency: int | None) -> dict[str, Any]:
+    # Ray 2.51+ takes a compute strategy; older releases only know ``concurrency``.
+    if concurrency is None:
+        return {}
+    import ray.data
+
+    strategy = getattr(ray.data, "TaskPoolStrategy", None)
+    if strategy is None:  # pragma: no cover - old Ray
+        return {"concurrency": concurrency}
+    return {"compute": strategy(size=concurrency)}
+
+
 def _schema(kind: str):
     import pyarrow as pa
 
@@ -146,7 +158,7 @@ def score(
     _check_metric(metric, options)
     fn = functools.partial(_score_batch, metric=metric, judge=judge, options=dict(options))
     return dataset.map_batches(
-        fn, batch_format="pyarrow", batch_size=batch_size, concurrency=concurrency
+        fn, batch_format="pyarrow", batch_size=batch_size, **_compute(concurrency)
     )
 
 
@@ -173,14 +185,14 @@ def detect(
         import json
 
         counts = dataset.map_batches(
-            _counts_batch, batch_format="pyarrow", batch_size=batch_size, concurrency=concurrency
+            _counts_batch, batch_format="pyarrow", batch_size=batch_size, **_compute(concurrency)
         )
         baseline = ToolBaseline.from_counts(
             json.loads(row["counts"]) for row in counts.iter_rows()
         ).to_dict()
     fn = functools.partial(_detect_batch, detectors=resolved, baseline=baseline)
     return dataset.map_batches(
-        fn, batch_format="pyarrow", batch_size=batch_size, concurrency=concurrency
+        fn, batch_format="pyarrow", batch_size=batch_size, **_compute(concurrency)
     )
 
 
