@@ -194,13 +194,13 @@ def memory_bench(traces: int, max_in_memory: int) -> list[dict]:
 
 
 def ray_bench(rows: int) -> list[dict]:
+    import logging
+
     import ray
 
     from tooleval.model import ToolCall
     from tooleval.monitor.session import Session, TracedCall
     from tooleval.scale import ray as tray
-
-    import logging
 
     logging.getLogger("ray").setLevel(logging.ERROR)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
