@@ -51,7 +51,12 @@ def test_filter_selecting_nothing_is_empty_not_an_error() -> None:
     assert found.verdict == "empty"
     assert "selected none of them" in found.message
     mapping = ResponseMapping(tools_called=NAMES)
-    assert mapping.extract(doc).tools_called == []
+    extracted = mapping.extract(doc)
+    assert extracted.tools_called == []
+    assert extracted.warnings == (
+        "tools_called: $['steps'] matched 1 value (list), and "
+        "[?@['type'] == 'tool_call'] selected none of them (read as: no tools called)",
+    )
 
 
 def test_empty_document_is_no_content() -> None:

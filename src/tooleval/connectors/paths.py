@@ -363,10 +363,13 @@ class ResponseMapping:
             elif found.verdict == "no_match":
                 warnings.append(f"output: {found.message}")
         calls: list[ToolCall] | None = None
-        if "tool_calls" in explanations:
-            calls = self._calls(explanations["tool_calls"], "tool_calls", document)
-        elif "tools_called" in explanations:
-            calls = self._calls(explanations["tools_called"], "tools_called", document)
+        key = "tool_calls" if "tool_calls" in explanations else "tools_called"
+        if key in explanations:
+            calls = self._calls(explanations[key], key, document)
+            if explanations[key].verdict == "empty":
+                # Usually "the agent called nothing", but a renamed step type after
+                # a deploy looks the same: keep the evidence with the row.
+                warnings.append(f"{key}: {explanations[key].message} (read as: no tools called)")
         return Extraction(output, calls, explanations, tuple(warnings))
 
     def _calls(self, found: PathExplanation, key: str, document: Any) -> list[ToolCall]:
