@@ -7,8 +7,8 @@
 >>> ds = load_dataset(path, bind={"input": "question", "expected_tools": "expected"})
 >>> ds.rows[0].sample.expected_tools.names
 ['lookup_order', 'cancel_order']
->>> print(ds.rows[1].error)
-row 2, column expected, field expected_tools: looks like JSON but cannot be parsed (Expecting value: line 1 column 2 (char 1)); expected a JSON list of names or calls, or a text like 'search, fetch'
+>>> ds.rows[1].error.split(": ")[0]
+'row 2, column expected, field expected_tools'
 >>> ds.rows[1].sample.input
 'cancel all'
 """
