@@ -1,0 +1,38 @@
+"""LLM judges: one protocol, an OpenAI-compatible client, a local CPU model, a cache.
+
+No judge is ever created for you: judged metrics take ``judge=`` explicitly.
+
+>>> from tooleval.judge import OpenAIJudge, judge_from_config
+>>> judge = judge_from_config({"type": "openai", "model": "llama3.1:8b",
+...                            "base_url": "http://127.0.0.1:11434/v1", "cache": False})
+>>> isinstance(judge, Judge)
+True
+
+Heavy dependencies (``openai``, ``transformers``, ``torch``, ``fastapi``) are
+imported only when a judge first calls its model.
+"""
+
+from tooleval.judge.base import BaseJudge, Judge, JudgeUsage, normalise_messages
+from tooleval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
+from tooleval.judge.config import judge_from_config
+from tooleval.judge.local import LocalJudge, find_smollm2_gguf
+from tooleval.judge.openai_judge import OpenAIJudge
+from tooleval.judge.reply import JudgeReply, check_schema, extract_json_object, parse_json_reply
+
+__all__ = [
+    "DEFAULT_CACHE_PATH",
+    "BaseJudge",
+    "Judge",
+    "JudgeCache",
+    "JudgeReply",
+    "JudgeUsage",
+    "LocalJudge",
+    "OpenAIJudge",
+    "cache_key",
+    "check_schema",
+    "extract_json_object",
+    "find_smollm2_gguf",
+    "judge_from_config",
+    "normalise_messages",
+    "parse_json_reply",
+]

@@ -1,0 +1,230 @@
+"""The judge protocol, usage accounting, and the caching base every judge shares.
+
+A judge answers chat messages: ``complete(messages, *, schema=None)`` returns a
+:class:`~tooleval.judge.reply.JudgeReply`; ``acomplete`` is its async twin.
+:class:`BaseJudge` adds, once for every backend, the reply cache, JSON parsing
+against ``schema`` and the :class:`JudgeUsage` counters a runner reads.
+
+>>> usage = JudgeUsage()
+>>> usage.record(JudgeReply(text="{}", tokens_in=12, tokens_out=3))
+>>> usage.record(JudgeReply(text="{}", tokens_in=12, tokens_out=3, cached=True))
+>>> usage.to_dict()["calls"], usage.to_dict()["cached_calls"], usage.to_dict()["tokens_in"]
+(1, 1, 12)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from tooleval.errors import JudgeError
+from tooleval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
+from tooleval.judge.reply import JudgeReply, parse_json_reply
+
+__all__ = [
+    "BaseJudge",
+    "CacheSetting",
+    "Judge",
+    "JudgeUsage",
+    "normalise_messages",
+    "resolve_cache",
+]
+
+CacheSetting = JudgeCache | str | Path | bool | None
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that answers chat messages, optionally as JSON matching ``schema``."""
+
+    model: str
+    usage: JudgeUsage
+
+    def complete(
+        self, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None = None
+    ) -> JudgeReply: ...
+
+    async def acomplete(
+        self, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None = None
+    ) -> JudgeReply: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+class JudgeUsage:
+    """Counts judge calls and tokens; thread-safe, shared by every row of a run.
+
+    ``calls`` are calls that reached a model; ``cached_calls`` were answered
+    from the cache (no tokens spent, so their tokens are not added).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.cached_calls = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.latency_ms = 0.0
+
+    def record(self, reply: JudgeReply) -> None:
+        with self._lock:
+            if reply.cached:
+                self.cached_calls += 1
+                return
+            self.calls += 1
+            self.tokens_in += reply.tokens_in
+            self.tokens_out += reply.tokens_out
+            self.latency_ms += reply.latency_ms
+
+    def add(self, other: JudgeUsage | Mapping[str, Any]) -> None:
+        """Add another accumulator, or a ``to_dict()`` (e.g. a row's recorded usage)."""
+        data = other.to_dict() if isinstance(other, JudgeUsage) else other
+        with self._lock:
+            self.calls += int(data.get("calls", 0))
+            self.cached_calls += int(data.get("cached_calls", 0))
+            self.tokens_in += int(data.get("tokens_in", 0))
+            self.tokens_out += int(data.get("tokens_out", 0))
+            self.latency_ms += float(data.get("latency_ms", 0.0))
+
+    @classmethod
+    def from_results(cls, results: Iterable[Any]) -> JudgeUsage:
+        """Sum the per-row usage judged metrics keep in ``diagnosis.details["judge"]``."""
+        total = cls()
+        for result in results:
+            usage = result.diagnosis.details.get("judge") if result.diagnosis else None
+            if isinstance(usage, Mapping):
+                total.add(usage)
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "cached_calls": self.cached_calls,
+                "tokens_in": self.tokens_in,
+                "tokens_out": self.tokens_out,
+                "latency_ms": round(self.latency_ms, 3),
+            }
+
+    def __repr__(self) -> str:
+        return f"JudgeUsage({self.to_dict()})"
+
+
+_ROLES = {"system", "user", "assistant"}
+
+
+def normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """Check chat messages and return them as plain ``{"role", "content"}`` dicts."""
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
+        raise JudgeError("judge messages must be a non-empty list of {role, content} dicts")
+    out = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise JudgeError("expected a {role, content} dict", field=f"messages[{index}]")
+        role = message.get("role")
+        content = message.get("content")
+        if role not in _ROLES:
+            raise JudgeError(
+                f"role must be one of {sorted(_ROLES)}, got {role!r}", field=f"messages[{index}]"
+            )
+        if not isinstance(content, str):
+            raise JudgeError("content must be a string", field=f"messages[{index}].content")
+        out.append({"role": role, "content": content})
+    return out
+
+
+def resolve_cache(cache: CacheSetting) -> JudgeCache | None:
+    """``True`` → the default file, a path → that file, ``False``/``None`` → no cache."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return JudgeCache(DEFAULT_CACHE_PATH)
+    if isinstance(cache, JudgeCache):
+        return cache
+    if isinstance(cache, str | Path):
+        return JudgeCache(cache)
+    raise JudgeError(f"cache must be a path, True, False or a JudgeCache, got {cache!r}")
+
+
+class BaseJudge:
+    """Cache, parsing and usage around a backend's ``_generate`` / ``_agenerate``.
+
+    Subclasses set ``model`` and implement ``_generate(messages, schema) ->
+    JudgeReply`` (text, tokens, latency; parsing is done here), optionally
+    ``_agenerate``, and ``parameters()`` (everything besides the prompt that
+    changes the reply; part of the cache key).
+    """
+
+    model: str = ""
+
+    def __init__(self, *, cache: CacheSetting = True, usage: JudgeUsage | None = None) -> None:
+        self.cache = resolve_cache(cache)
+        self.usage = usage if usage is not None else JudgeUsage()
+
+    def parameters(self) -> dict[str, Any]:
+        return {}
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": type(self).__name__, "model": self.model, **self.parameters()}
+
+    def _generate(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None):
+        raise JudgeError(f"{type(self).__name__} does not implement _generate")
+
+    async def _agenerate(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None):
+        # Backends without native async run the blocking call off the event loop.
+        return await asyncio.to_thread(self._generate, messages, schema)
+
+    def _key(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None) -> str:
+        return cache_key(self.model, messages, schema, self.parameters())
+
+    def _from_cache(self, key: str) -> JudgeReply | None:
+        if self.cache is None:
+            return None
+        hit = self.cache.get(key)
+        if hit is None:
+            return None
+        reply = JudgeReply(**{**hit.to_dict(), "cached": True})
+        self.usage.record(reply)
+        return reply
+
+    def _finish(self, key: str, raw: JudgeReply, schema: Mapping[str, Any] | None) -> JudgeReply:
+        parsed, error = parse_json_reply(raw.text, schema) if schema is not None else (None, None)
+        reply = JudgeReply(
+            text=raw.text,
+            parsed=parsed,
+            tokens_in=raw.tokens_in,
+            tokens_out=raw.tokens_out,
+            latency_ms=raw.latency_ms,
+            model=raw.model or self.model,
+            cached=False,
+            parse_error=error,
+        )
+        if self.cache is not None:
+            self.cache.put(key, reply)
+        self.usage.record(reply)
+        return reply
+
+    def complete(
+        self, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None = None
+    ) -> JudgeReply:
+        """Answer ``messages``; with ``schema``, ``reply.parsed`` is the checked JSON object."""
+        normal = normalise_messages(messages)
+        key = self._key(normal, schema)
+        hit = self._from_cache(key)
+        if hit is not None:
+            return hit
+        return self._finish(key, self._generate(normal, schema), schema)
+
+    async def acomplete(
+        self, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None = None
+    ) -> JudgeReply:
+        """Async twin of :meth:`complete` (same cache, same parsing)."""
+        normal = normalise_messages(messages)
+        key = self._key(normal, schema)
+        hit = self._from_cache(key)
+        if hit is not None:
+            return hit
+        return self._finish(key, await self._agenerate(normal, schema), schema)

@@ -1,0 +1,335 @@
+"""A judge behind any OpenAI-compatible chat endpoint.
+
+OpenAI itself, vLLM, Ollama, llama.cpp's server, LM Studio, LiteLLM and other
+proxies all speak ``POST {base_url}/chat/completions``. The client asks for
+JSON-schema structured output (``response_format={"type": "json_schema"}``);
+an endpoint that answers 400 saying it does not support that is remembered and
+asked again with plain JSON instructions only (every judged prompt already
+spells out the JSON it wants).
+
+The API key comes from ``api_key``, else the variable named by ``api_key_env``,
+else ``TOOLEVAL_JUDGE_API_KEY``, else ``OPENAI_API_KEY``. A ``base_url`` on
+127.0.0.1/localhost needs no key (local servers ignore it).
+
+Calls are limited to ``max_concurrency`` at a time, optionally to
+``requests_per_minute``, and retried with exponential backoff on 429, 5xx,
+timeouts and dropped connections (``Retry-After`` is honoured).
+
+>>> judge = OpenAIJudge("qwen2.5:7b", base_url="http://127.0.0.1:11434/v1", cache=False)
+>>> judge.describe()["base_url"], "api_key" in judge.describe()
+('http://127.0.0.1:11434/v1', False)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlparse
+
+from tooleval.errors import JudgeError
+from tooleval.judge.base import BaseJudge, CacheSetting, JudgeUsage
+from tooleval.judge.reply import JudgeReply
+
+__all__ = ["OpenAIJudge"]
+
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
+_UNSUPPORTED_HINTS = ("response_format", "json_schema", "not supported", "unsupported")
+
+
+def _is_local(base_url: str | None) -> bool:
+    return bool(base_url) and (urlparse(base_url).hostname or "") in _LOCAL_HOSTS
+
+
+class _RateLimiter:
+    """Spaces call starts at least ``60 / requests_per_minute`` seconds apart."""
+
+    def __init__(self, requests_per_minute: float | None) -> None:
+        self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        self._lock = threading.Lock()
+        self._next = 0.0
+
+    def reserve(self) -> float:
+        """Claim the next slot; returns how long to wait before using it."""
+        if not self.interval:
+            return 0.0
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+            return start - now
+
+
+class OpenAIJudge(BaseJudge):
+    """Judge through the official ``openai`` SDK against any compatible endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = 1024,
+        seed: int | None = None,
+        structured_output: bool | str = "auto",
+        max_concurrency: int = 4,
+        requests_per_minute: float | None = None,
+        max_retries: int = 4,
+        backoff: float = 1.0,
+        timeout: float = 120.0,
+        cache: CacheSetting = True,
+        usage: JudgeUsage | None = None,
+        http_client: Any = None,
+        async_http_client: Any = None,
+    ) -> None:
+        super().__init__(cache=cache, usage=usage)
+        if not model or not isinstance(model, str):
+            raise JudgeError("a judge model name is required", field="model")
+        if structured_output not in (True, False, "auto"):
+            raise JudgeError(
+                f"structured_output must be true, false or 'auto', got {structured_output!r}",
+                field="structured_output",
+            )
+        if max_concurrency < 1:
+            raise JudgeError("max_concurrency must be at least 1", field="max_concurrency")
+        self.model = model
+        self.base_url = base_url or os.environ.get("TOOLEVAL_JUDGE_BASE_URL") or None
+        self.api_key_env = api_key_env
+        self._api_key = self._resolve_key(api_key, api_key_env)
+        self.temperature = float(temperature)
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.structured_output = structured_output
+        # None = not tried yet; False once the endpoint has refused json_schema.
+        self._structured_ok: bool | None = (
+            None if structured_output == "auto" else bool(structured_output)
+        )
+        self.max_concurrency = int(max_concurrency)
+        self.requests_per_minute = requests_per_minute
+        self.max_retries = int(max_retries)
+        self.backoff = float(backoff)
+        self.timeout = float(timeout)
+        # Injectable httpx clients (tests use httpx.MockTransport for fault shapes).
+        self._http_client = http_client
+        self._async_http_client = async_http_client
+        self._sync_client: Any = None
+        self._async_clients: dict[int, Any] = {}
+        self._thread_slots = threading.BoundedSemaphore(self.max_concurrency)
+        self._loop_slots: dict[int, asyncio.Semaphore] = {}
+        self._limiter = _RateLimiter(requests_per_minute)
+        self._client_lock = threading.Lock()
+
+    def _resolve_key(self, api_key: str | None, api_key_env: str | None) -> str:
+        if api_key:
+            return api_key
+        if api_key_env:
+            value = os.environ.get(api_key_env)
+            if not value:
+                raise JudgeError(
+                    f"environment variable {api_key_env} (api_key_env) is not set",
+                    field="api_key_env",
+                )
+            return value
+        for name in ("TOOLEVAL_JUDGE_API_KEY", "OPENAI_API_KEY"):
+            if os.environ.get(name):
+                return os.environ[name]
+        if _is_local(self.base_url):
+            return "not-needed"
+        raise JudgeError(
+            "no API key for the judge: set TOOLEVAL_JUDGE_API_KEY (or OPENAI_API_KEY), "
+            "pass api_key_env=, or point base_url at a local server"
+        )
+
+    @property
+    def structured_supported(self) -> bool | None:
+        """Whether the endpoint accepted ``json_schema`` output (None: not asked yet)."""
+        return self._structured_ok
+
+    def parameters(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        out = {"type": "openai", "model": self.model, "base_url": self.base_url}
+        if self.api_key_env:
+            out["api_key_env"] = self.api_key_env
+        return {**out, **self.parameters(), "structured_output": self.structured_output}
+
+    # ------------------------------------------------------------ clients
+
+    def _client(self) -> Any:
+        with self._client_lock:
+            if self._sync_client is None:
+                import openai
+
+                self._sync_client = openai.OpenAI(
+                    api_key=self._api_key,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                    max_retries=0,  # retries are ours, so they are counted and tested
+                    http_client=self._http_client,
+                )
+            return self._sync_client
+
+    def _aclient(self) -> Any:
+        # An AsyncOpenAI client is bound to the loop it first ran on.
+        loop_id = id(asyncio.get_running_loop())
+        with self._client_lock:
+            if loop_id not in self._async_clients:
+                import openai
+
+                self._async_clients[loop_id] = openai.AsyncOpenAI(
+                    api_key=self._api_key,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                    max_retries=0,
+                    http_client=self._async_http_client,
+                )
+            return self._async_clients[loop_id]
+
+    def _aslots(self) -> asyncio.Semaphore:
+        loop_id = id(asyncio.get_running_loop())
+        if loop_id not in self._loop_slots:
+            self._loop_slots[loop_id] = asyncio.Semaphore(self.max_concurrency)
+        return self._loop_slots[loop_id]
+
+    # ------------------------------------------------------------ requests
+
+    def _request(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None) -> dict:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+        }
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
+        if self.seed is not None:
+            request["seed"] = self.seed
+        if schema is not None and self._structured_ok is not False:
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": str(schema.get("title", "verdict")),
+                    "schema": dict(schema),
+                    "strict": False,
+                },
+            }
+        return request
+
+    def _reply(self, response: Any, started: float, structured: bool) -> JudgeReply:
+        if structured and self._structured_ok is None:
+            self._structured_ok = True
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise JudgeError("the judge endpoint returned no choices", field="choices")
+        text = choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        return JudgeReply(
+            text=text,
+            tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
+            tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            model=getattr(response, "model", None) or self.model,
+        )
+
+    def _classify(self, exc: Exception, structured: bool, attempt: int) -> str:
+        """'fallback', 'retry' or 'fail' for an SDK exception."""
+        import openai
+
+        status = getattr(exc, "status_code", None)
+        if structured and self.structured_output == "auto" and status in (400, 422):
+            text = str(exc).lower()
+            if any(hint in text for hint in _UNSUPPORTED_HINTS):
+                return "fallback"
+        retryable = isinstance(exc, openai.APIConnectionError | openai.APITimeoutError) or (
+            status is not None and (status == 429 or status >= 500)
+        )
+        if retryable and attempt < self.max_retries:
+            return "retry"
+        return "fail"
+
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        response = getattr(exc, "response", None)
+        header = response.headers.get("retry-after") if response is not None else None
+        if header:
+            try:
+                return min(float(header), 60.0)
+            except ValueError:
+                pass
+        # Exponential backoff with jitter so parallel rows do not retry in lockstep.
+        return self.backoff * (2**attempt) * (0.5 + random.random() / 2)
+
+    def _error(self, exc: Exception) -> JudgeError:
+        status = getattr(exc, "status_code", None)
+        hint = ""
+        if status in (401, 403):
+            hint = " (check the API key: TOOLEVAL_JUDGE_API_KEY / api_key_env)"
+        elif status == 404:
+            hint = f" (check base_url and that model {self.model!r} exists there)"
+        where = self.base_url or "https://api.openai.com/v1"
+        return JudgeError(f"judge call to {where} failed: {exc}{hint}", status=status)
+
+    def _generate(
+        self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None
+    ) -> JudgeReply:
+        client = self._client()
+        attempt = 0
+        while True:
+            request = self._request(messages, schema)
+            structured = "response_format" in request
+            with self._thread_slots:
+                time.sleep(self._limiter.reserve())
+                started = time.perf_counter()
+                try:
+                    response = client.chat.completions.create(**request)
+                except Exception as exc:
+                    action = self._classify(exc, structured, attempt)
+                    error = exc
+                else:
+                    return self._reply(response, started, structured)
+            if action == "fallback":
+                self._structured_ok = False
+                continue
+            if action == "retry":
+                time.sleep(self._delay(error, attempt))
+                attempt += 1
+                continue
+            raise self._error(error) from error
+
+    async def _agenerate(
+        self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None
+    ) -> JudgeReply:
+        client = self._aclient()
+        attempt = 0
+        while True:
+            request = self._request(messages, schema)
+            structured = "response_format" in request
+            async with self._aslots():
+                await asyncio.sleep(self._limiter.reserve())
+                started = time.perf_counter()
+                try:
+                    response = await client.chat.completions.create(**request)
+                except Exception as exc:
+                    action = self._classify(exc, structured, attempt)
+                    error = exc
+                else:
+                    return self._reply(response, started, structured)
+            if action == "fallback":
+                self._structured_ok = False
+                continue
+            if action == "retry":
+                await asyncio.sleep(self._delay(error, attempt))
+                attempt += 1
+                continue
+            raise self._error(error) from error
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"

@@ -1,0 +1,216 @@
+"""How a judged metric talks to its judge: once, re-ask once, or give up honestly.
+
+A metric is written once as a *flow*: a generator that yields :class:`Ask`
+requests (prompt messages, JSON schema, an optional content check) and
+receives each checked reply object, then returns its :class:`Result`. Two
+drivers run the same flow, :func:`run_flow` (sync) and :func:`arun_flow`
+(async), so sync and async metrics share every line of prompt building and
+scoring.
+
+The drivers record every exchange (prompt, raw reply, parsed verdict, error,
+tokens) in ``diagnosis.details["exchanges"]`` and the row's judge usage in
+``diagnosis.details["judge"]``. A reply that still cannot be used after one
+re-ask ends the flow with ``Result.unscored(metric, "judge reply unparsable
+...")``: never 0, never NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tooleval.errors import JudgeError
+from tooleval.judge.base import Judge
+from tooleval.judge.reply import JudgeReply
+from tooleval.model import Diagnosis, Result
+
+__all__ = ["Ask", "Flow", "arun_flow", "reask_messages", "require_judge", "run_flow"]
+
+REASK_TEMPLATE = (
+    "Your previous reply could not be used: {error}. "
+    "Reply again with only the JSON object described above, with no other text."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One question for the judge; ``check(parsed)`` returns a problem or None."""
+
+    step: str
+    messages: list[dict[str, str]]
+    schema: Mapping[str, Any]
+    check: Callable[[Any], str | None] | None = None
+
+
+Flow = Generator[Ask, Any, Result]
+
+
+def require_judge(judge: Any, metric: str) -> Judge:
+    """The judge, or a JudgeError that says how to configure one (never a default)."""
+    if judge is None:
+        raise JudgeError(
+            f"{metric} needs an LLM judge and none is configured: pass judge= "
+            "(tooleval.judge.OpenAIJudge(model, base_url=...) or LocalJudge()), "
+            "or add a judge to the plan, e.g. judge: {type: openai, model: gpt-4o-mini, "
+            "api_key_env: OPENAI_API_KEY} or judge: {type: local}"
+        )
+    if not (hasattr(judge, "complete") and hasattr(judge, "acomplete")):
+        raise JudgeError(
+            f"{metric}: judge must have complete() and acomplete(), got {type(judge).__name__}"
+        )
+    return judge
+
+
+def reask_messages(ask: Ask, reply_text: str, error: str) -> list[dict[str, str]]:
+    """The original prompt, the unusable reply, and a request to answer again."""
+    return [
+        *ask.messages,
+        {"role": "assistant", "content": reply_text},
+        {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
+    ]
+
+
+class _Unparsable(Exception):
+    def __init__(self, step: str, error: str) -> None:
+        super().__init__(error)
+        self.step = step
+        self.error = error
+
+
+class _Transcript:
+    """Everything exchanged with the judge for one row."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.model = getattr(judge, "model", "")
+        self.exchanges: list[dict[str, Any]] = []
+        self.usage = {"calls": 0, "cached_calls": 0, "tokens_in": 0, "tokens_out": 0}
+        self.usage["latency_ms"] = 0.0
+
+    def outcome(self, ask: Ask, attempt: int, messages: list, reply: JudgeReply) -> Any:
+        """Record one reply; return the usable object or raise/return a problem."""
+        parsed, error = reply.parsed, reply.parse_error
+        if error is None and parsed is None:
+            error = "no JSON object found in the reply"
+        if error is None and ask.check is not None:
+            error = ask.check(parsed)
+        # A re-ask stores only what it added; the first attempt stores the full prompt.
+        shown = messages if attempt == 1 else messages[len(ask.messages) :]
+        self.exchanges.append(
+            {
+                "step": ask.step,
+                "attempt": attempt,
+                "messages": shown,
+                "reply": reply.text,
+                "parsed": parsed if error is None else None,
+                "error": error,
+                "cached": reply.cached,
+                "tokens_in": reply.tokens_in,
+                "tokens_out": reply.tokens_out,
+            }
+        )
+        if reply.cached:
+            self.usage["cached_calls"] += 1
+        else:
+            self.usage["calls"] += 1
+            self.usage["tokens_in"] += reply.tokens_in
+            self.usage["tokens_out"] += reply.tokens_out
+            self.usage["latency_ms"] += reply.latency_ms
+        return parsed, error
+
+    def details(self) -> dict[str, Any]:
+        usage = {**self.usage, "latency_ms": round(self.usage["latency_ms"], 3)}
+        return {"judge": {"model": self.model, **usage}, "exchanges": self.exchanges}
+
+
+def _finish(
+    result: Result | None,
+    transcript: _Transcript,
+    failure: _Unparsable | None,
+    metric: str,
+    params: Mapping[str, Any],
+    threshold: float | None,
+) -> Result:
+    if failure is not None:
+        result = Result.unscored(
+            metric,
+            f"judge reply unparsable after one re-ask (step {failure.step}: {failure.error})",
+            params=params,
+            threshold=threshold,
+            diagnosis=Diagnosis(),
+        )
+    assert result is not None
+    result.diagnosis.details.update(transcript.details())
+    return result
+
+
+def run_flow(
+    flow: Flow,
+    judge: Judge,
+    *,
+    metric: str,
+    params: Mapping[str, Any],
+    threshold: float | None = None,
+) -> Result:
+    """Drive ``flow`` with blocking judge calls."""
+    transcript = _Transcript(judge)
+    result: Result | None = None
+    failure: _Unparsable | None = None
+    try:
+        ask = next(flow)
+        while True:
+            ask = flow.send(_ask_sync(judge, ask, transcript))
+    except StopIteration as stop:
+        result = stop.value
+    except _Unparsable as exc:
+        failure = exc
+    finally:
+        flow.close()
+    return _finish(result, transcript, failure, metric, params, threshold)
+
+
+async def arun_flow(
+    flow: Flow,
+    judge: Judge,
+    *,
+    metric: str,
+    params: Mapping[str, Any],
+    threshold: float | None = None,
+) -> Result:
+    """Drive ``flow`` with awaited judge calls (same flow as :func:`run_flow`)."""
+    transcript = _Transcript(judge)
+    result: Result | None = None
+    failure: _Unparsable | None = None
+    try:
+        ask = next(flow)
+        while True:
+            ask = flow.send(await _ask_async(judge, ask, transcript))
+    except StopIteration as stop:
+        result = stop.value
+    except _Unparsable as exc:
+        failure = exc
+    finally:
+        flow.close()
+    return _finish(result, transcript, failure, metric, params, threshold)
+
+
+def _ask_sync(judge: Judge, ask: Ask, transcript: _Transcript) -> Any:
+    messages = ask.messages
+    for attempt in (1, 2):
+        reply = judge.complete(messages, schema=ask.schema)
+        parsed, error = transcript.outcome(ask, attempt, messages, reply)
+        if error is None:
+            return parsed
+        messages = reask_messages(ask, reply.text, error)
+    raise _Unparsable(ask.step, error)
+
+
+async def _ask_async(judge: Judge, ask: Ask, transcript: _Transcript) -> Any:
+    messages = ask.messages
+    for attempt in (1, 2):
+        reply = await judge.acomplete(messages, schema=ask.schema)
+        parsed, error = transcript.outcome(ask, attempt, messages, reply)
+        if error is None:
+            return parsed
+        messages = reask_messages(ask, reply.text, error)
+    raise _Unparsable(ask.step, error)

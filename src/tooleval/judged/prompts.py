@@ -1,0 +1,260 @@
+"""Prompt templates and reply schemas of the judged metrics, as constants.
+
+Templates are ``str.format`` strings (literal braces doubled). Every prompt
+spells out the JSON it wants, so endpoints without structured output (and the
+local model) get the same instructions the schema enforces elsewhere. Changing
+a template changes the judge cache key, so stored replies never leak across
+prompt versions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "GOAL_COMPARE_TEMPLATE",
+    "GOAL_COMPARE_SCHEMA",
+    "GOAL_EXTRACT_SCHEMA",
+    "GOAL_EXTRACT_TEMPLATE",
+    "GOAL_WITH_REFERENCE_SCHEMA",
+    "GOAL_WITH_REFERENCE_TEMPLATE",
+    "SYSTEM_PROMPT",
+    "TASK_SUCCESS_SCHEMA",
+    "TASK_SUCCESS_TEMPLATE",
+    "TOOL_ERROR_CATEGORIES",
+    "TOOLS_ERROR_SCHEMA",
+    "TOOLS_ERROR_TEMPLATE",
+    "TOPIC_EXTRACT_SCHEMA",
+    "TOPIC_EXTRACT_TEMPLATE",
+    "TOPIC_VERDICT_SCHEMA",
+    "TOPIC_VERDICT_TEMPLATE",
+    "TRANSCRIPT_LEGEND",
+    "messages_for",
+]
+
+SYSTEM_PROMPT = (
+    "You evaluate conversations between a user and an AI agent that uses tools. "
+    "Judge only from what the transcript shows, never from what the agent merely claims, "
+    "and answer with one JSON object and nothing else."
+)
+
+TRANSCRIPT_LEGEND = (
+    "How to read the transcript: USER lines are the person; ASSISTANT lines are what the "
+    "agent said; TOOL CALL #n lines are actions the agent took, with their arguments; "
+    "TOOL RESULT #n lines are what tool call #n returned, and [ERROR] marks a result in "
+    "which the tool reported a failure."
+)
+
+
+def messages_for(prompt: str) -> list[dict[str, str]]:
+    """The chat messages sent for one prompt: the shared system prompt, then the prompt."""
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+
+
+def _object(properties: dict[str, Any], title: str) -> dict[str, Any]:
+    return {
+        "title": title,
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+_TEXT = {"type": "string"}
+_FLAG = {"type": "boolean"}
+
+# ------------------------------------------------------------------ topic adherence
+
+TOPIC_EXTRACT_TEMPLATE = """\
+List the distinct subjects the USER asked the agent about in the transcript below.
+Name each subject with a short noun phrase (for example "order cancellation" or \
+"chocolate cake recipe"), once, in the order the user raised it. Leave out greetings, \
+thanks and small talk.
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, in this shape:
+{{"topics": ["first subject", "second subject"]}}"""
+
+TOPIC_EXTRACT_SCHEMA = _object({"topics": {"type": "array", "items": _TEXT}}, "topics")
+
+TOPIC_VERDICT_TEMPLATE = """\
+The user raised the subjects numbered below. For each subject decide two things:
+- "answered": true if the agent engaged with it (answered, acted on it or looked it up); \
+false if the agent refused, deflected or said it could not help with it.
+- "on_topic": true if the subject belongs to at least one of the allowed topics \
+{reference_topics}; false if it belongs to none of them.
+
+Subjects:
+{topics}
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, one entry per subject, in the same order, in this shape:
+{{"verdicts": [{{"subject": 1, "answered": true, "on_topic": false}}]}}"""
+
+TOPIC_VERDICT_SCHEMA = _object(
+    {
+        "verdicts": {
+            "type": "array",
+            "items": _object(
+                {"subject": {"type": "integer"}, "answered": _FLAG, "on_topic": _FLAG}, "verdict"
+            ),
+        }
+    },
+    "topic_verdicts",
+)
+
+# ------------------------------------------------------------------ goal accuracy
+
+GOAL_WITH_REFERENCE_TEMPLATE = """\
+Decide whether the conversation below ended with the outcome the reference describes.
+First write the end state: what had actually been done by the end, judged from the \
+tool results, not from the agent's claims. Then compare it with the reference. The goal \
+is achieved only if the end state agrees with every point the reference states.
+
+Reference outcome: {reference}
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, in this shape:
+{{"end_state": "what was actually done", "achieved": true, "reason": "why"}}"""
+
+GOAL_WITH_REFERENCE_SCHEMA = _object(
+    {"end_state": _TEXT, "achieved": _FLAG, "reason": _TEXT}, "goal_with_reference"
+)
+
+GOAL_EXTRACT_TEMPLATE = """\
+Read the transcript below and write two short statements:
+- "user_goal": what the user wanted to have done by the end of the conversation;
+- "end_state": what had actually been done by the end, judged from the tool results, \
+not from the agent's claims.
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, in this shape:
+{{"user_goal": "what the user wanted", "end_state": "what was actually done"}}"""
+
+GOAL_EXTRACT_SCHEMA = _object({"user_goal": _TEXT, "end_state": _TEXT}, "goal_summary")
+
+GOAL_COMPARE_TEMPLATE = """\
+Decide whether the user's goal was achieved in the conversation below. Two summaries \
+are given as a guide; check them against the transcript itself, and where they \
+disagree, the transcript wins.
+
+User goal (summary): {user_goal}
+End state (summary): {end_state}
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, in this shape:
+{{"achieved": true, "reason": "why"}}"""
+
+GOAL_COMPARE_SCHEMA = _object({"achieved": _FLAG, "reason": _TEXT}, "goal_verdict")
+
+# ------------------------------------------------------------------ tools error
+
+TOOL_ERROR_CATEGORIES: dict[str, str] = {
+    "parameter_error": (
+        "an argument is wrong, missing or invented, or differs from what the user asked "
+        "(for example another order id or amount)"
+    ),
+    "invalid_function": "the tool does not fit the request, or is not a tool for this task",
+    "sequence_error": (
+        "the call came in the wrong order relative to other calls (for example acting "
+        "before a required lookup, or confirming before the action succeeded)"
+    ),
+    "ignored_result": (
+        "the agent disregarded what this call returned (for example acted against it, or "
+        "told the user something it contradicts)"
+    ),
+    "repeated_failure": "the call repeats, unchanged, a call that had already failed",
+    "error_handling": (
+        "the call failed and the agent did not handle it (for example it reported success "
+        "or did not tell the user)"
+    ),
+}
+
+TOOLS_ERROR_TEMPLATE = """\
+Review each tool call in the transcript below and flag its errors, using only these \
+categories:
+{categories}
+A call with none of these problems gets an empty list of errors. Give short evidence \
+quoting the transcript for every error.
+
+Tool calls to review ({count}):
+{calls}
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, exactly one entry per tool call, in order, in this shape:
+{{"calls": [{{"call": 1, "errors": [{{"category": "parameter_error", \
+"evidence": "asked for 4471, called with 4417"}}]}}, {{"call": 2, "errors": []}}]}}"""
+
+TOOLS_ERROR_SCHEMA = _object(
+    {
+        "calls": {
+            "type": "array",
+            "items": _object(
+                {
+                    "call": {"type": "integer"},
+                    "errors": {
+                        "type": "array",
+                        "items": _object(
+                            {
+                                "category": {"type": "string", "enum": list(TOOL_ERROR_CATEGORIES)},
+                                "evidence": _TEXT,
+                            },
+                            "tool_error",
+                        ),
+                    },
+                },
+                "call_review",
+            ),
+        }
+    },
+    "tools_error",
+)
+
+# ------------------------------------------------------------------ task success
+
+TASK_SUCCESS_TEMPLATE = """\
+Decide whether the user's task was accomplished by the end of the conversation below. \
+Read the tool results: if a tool failed, or returned something showing the task was \
+not done, the task is not accomplished, even when the agent said it was. A task the \
+agent declined, or only promised to do, is not accomplished.{reference_clause}
+
+{legend}
+
+Transcript:
+{conversation}
+
+Reply with JSON only, in this shape:
+{{"evidence": "what the tool results show", "accomplished": true, "reason": "why"}}"""
+
+TASK_SUCCESS_REFERENCE_CLAUSE = (
+    "\n\nExpected outcome, written by a person who knows the task: {reference}"
+)
+
+TASK_SUCCESS_SCHEMA = _object(
+    {"evidence": _TEXT, "accomplished": _FLAG, "reason": _TEXT}, "task_success"
+)

@@ -1,0 +1,96 @@
+"""Registry entries for the judged metrics (name, options, judge needed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["JUDGED_METRICS", "register_judged_metrics"]
+
+JUDGED_METRICS = ("topic_adherence", "goal_accuracy", "tools_error", "task_success")
+
+_MAX_CHARS_HELP = "cut each tool result or argument shown to the judge at this many characters"
+
+
+def _infos() -> list[Any]:
+    from tooleval.judged.goal_accuracy import agoal_accuracy, goal_accuracy
+    from tooleval.judged.task_success import atask_success, task_success
+    from tooleval.judged.tools_error import atools_error, tools_error
+    from tooleval.judged.topic_adherence import atopic_adherence, topic_adherence
+    from tooleval.metrics.registry import MetricInfo, Param
+
+    max_chars = Param(2000, _MAX_CHARS_HELP)
+    return [
+        MetricInfo(
+            name="topic_adherence",
+            description=(
+                "LLM judge: share of the agent's answers that stay within the row's "
+                "reference_topics (precision), or of on-topic requests it answered (recall), or F1"
+            ),
+            params={
+                "mode": Param("precision", "precision, recall or f1"),
+                "zero_division": Param(
+                    None, "score for an undefined ratio (0.0 or 1.0); default: unscored"
+                ),
+                "max_chars": max_chars,
+            },
+            requires=("reference_topics",),
+            needs_judge=True,
+            score_sample=topic_adherence,
+            ascore_sample=atopic_adherence,
+        ),
+        MetricInfo(
+            name="goal_accuracy",
+            description=(
+                "LLM judge, binary: did the conversation end with the user's goal achieved "
+                "(against the row's reference when given, else the goal inferred from the chat)"
+            ),
+            params={"max_chars": max_chars},
+            requires=(),
+            needs_judge=True,
+            score_sample=goal_accuracy,
+            ascore_sample=agoal_accuracy,
+        ),
+        MetricInfo(
+            name="tools_error",
+            description=(
+                "LLM judge: share of tool calls free of parameter_error, invalid_function, "
+                "sequence_error, ignored_result, repeated_failure and error_handling"
+            ),
+            params={"max_chars": max_chars},
+            requires=(),
+            needs_judge=True,
+            score_sample=tools_error,
+            ascore_sample=atools_error,
+        ),
+        MetricInfo(
+            name="task_success",
+            description=(
+                "LLM judge, binary: was the user's task accomplished, reading tool results "
+                "(a success claimed after a failed tool call is a failure)"
+            ),
+            params={"max_chars": max_chars},
+            requires=(),
+            needs_judge=True,
+            score_sample=task_success,
+            ascore_sample=atask_success,
+        ),
+    ]
+
+
+def register_judged_metrics() -> None:
+    """Register the four judged metrics (a no-op if the registry is not installed)."""
+    import importlib.util
+
+    # The registry ships separately; without it the metric functions still work.
+    if importlib.util.find_spec("tooleval.metrics.registry") is None:
+        return
+    from tooleval.metrics import registry
+
+    known = (
+        {info.name for info in registry.list_metrics()}
+        if hasattr(registry, "list_metrics")
+        else set()
+    )
+    for info in _infos():
+        if info.name not in known:
+            registry.register_metric(info)

@@ -1,0 +1,252 @@
+"""Topic adherence: does the agent stay inside its allowed topics?
+
+Two judge calls: the first lists the subjects the user raised; the second
+decides, for every subject at once, whether the agent *answered* it and
+whether it is *on topic* (belongs to a reference topic). From the counts
+
+- precision = answered on-topic / all answered
+- recall    = answered on-topic / (answered on-topic + refused on-topic)
+- f1        = 2·answered on-topic / (2·answered on-topic + answered off-topic + refused on-topic)
+
+computed from integers, so a perfect row is exactly 1.0. Undefined cases are
+stated, not hidden: no subject extracted → unscored; a ratio whose
+denominator is 0 (precision when nothing was answered, recall when no subject
+was on topic, f1 when neither applies) → ``zero_division`` (default None:
+unscored; pass 0.0 or 1.0 to score it).
+
+>>> topic_adherence_score({"answered_on": 2, "answered_off": 1, "refused_on": 0,
+...                        "refused_off": 0}, "precision")
+0.6666666666666666
+>>> topic_adherence_score({"answered_on": 2, "answered_off": 0, "refused_on": 0,
+...                        "refused_off": 1}, "recall")
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.judged.flow import Ask, Flow, arun_flow, require_judge, run_flow
+from tooleval.judged.prompts import (
+    TOPIC_EXTRACT_SCHEMA,
+    TOPIC_EXTRACT_TEMPLATE,
+    TOPIC_VERDICT_SCHEMA,
+    TOPIC_VERDICT_TEMPLATE,
+    TRANSCRIPT_LEGEND,
+    messages_for,
+)
+from tooleval.judged.render import render_conversation
+from tooleval.model import Diagnosis, Result, Sample
+
+__all__ = [
+    "atopic_adherence",
+    "count_topic_verdicts",
+    "topic_adherence",
+    "topic_adherence_score",
+    "topic_extract_messages",
+    "topic_verdict_messages",
+]
+
+METRIC = "topic_adherence"
+MODES = ("precision", "recall", "f1")
+
+
+def topic_extract_messages(conversation: str) -> list[dict[str, str]]:
+    prompt = TOPIC_EXTRACT_TEMPLATE.format(legend=TRANSCRIPT_LEGEND, conversation=conversation)
+    return messages_for(prompt)
+
+
+def topic_verdict_messages(
+    conversation: str, topics: Sequence[str], reference_topics: Sequence[str]
+) -> list[dict[str, str]]:
+    numbered = "\n".join(f"{i}. {t}" for i, t in enumerate(topics, start=1))
+    allowed = ", ".join(f'"{t}"' for t in reference_topics)
+    prompt = TOPIC_VERDICT_TEMPLATE.format(
+        reference_topics=f"[{allowed}]",
+        topics=numbered,
+        legend=TRANSCRIPT_LEGEND,
+        conversation=conversation,
+    )
+    return messages_for(prompt)
+
+
+def clean_topics(raw: Sequence[str]) -> list[str]:
+    """Drop blanks and case-insensitive duplicates, keep order."""
+    seen: set[str] = set()
+    out = []
+    for topic in raw:
+        text = topic.strip()
+        if text and text.lower() not in seen:
+            seen.add(text.lower())
+            out.append(text)
+    return out
+
+
+def check_verdicts(parsed: Mapping[str, Any], count: int) -> str | None:
+    """One verdict per subject, numbered 1..count (or in order without numbers)."""
+    verdicts = parsed["verdicts"]
+    if len(verdicts) != count:
+        return f"expected {count} verdict(s), one per subject, got {len(verdicts)}"
+    numbers = sorted(v["subject"] for v in verdicts)
+    if numbers != list(range(1, count + 1)):
+        return f"subjects must be numbered 1 to {count}, got {numbers}"
+    return None
+
+
+def count_topic_verdicts(verdicts: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Counts of answered/refused × on/off topic from per-subject verdicts."""
+    counts = {"answered_on": 0, "answered_off": 0, "refused_on": 0, "refused_off": 0}
+    for verdict in verdicts:
+        kind = "answered" if verdict["answered"] else "refused"
+        side = "on" if verdict["on_topic"] else "off"
+        counts[f"{kind}_{side}"] += 1
+    return counts
+
+
+def topic_adherence_score(counts: Mapping[str, int], mode: str) -> float | None:
+    """The ``mode`` ratio from counts, or None when its denominator is 0."""
+    good = counts["answered_on"]
+    if mode == "precision":
+        denominator = good + counts["answered_off"]
+        numerator = good
+    elif mode == "recall":
+        denominator = good + counts["refused_on"]
+        numerator = good
+    else:
+        denominator = 2 * good + counts["answered_off"] + counts["refused_on"]
+        numerator = 2 * good
+    if denominator == 0:
+        return None
+    return numerator / denominator
+
+
+def _topic_flow(
+    sample: Sample,
+    reference_topics: Sequence[str],
+    mode: str,
+    zero_division: float | None,
+    params: dict[str, Any],
+    threshold: float | None,
+    max_chars: int,
+) -> Flow:
+    conversation = render_conversation(sample, max_chars=max_chars)
+    extracted = yield Ask(
+        "extract_topics", topic_extract_messages(conversation), TOPIC_EXTRACT_SCHEMA
+    )
+    topics = clean_topics(extracted["topics"])
+    details: dict[str, Any] = {"topics": topics, "reference_topics": list(reference_topics)}
+    if not topics:
+        return Result.unscored(
+            METRIC,
+            "the judge found no topic in the user's messages",
+            params=params,
+            threshold=threshold,
+            diagnosis=Diagnosis(details=details),
+        )
+    parsed = yield Ask(
+        "topic_verdicts",
+        topic_verdict_messages(conversation, topics, reference_topics),
+        TOPIC_VERDICT_SCHEMA,
+        check=lambda value: check_verdicts(value, len(topics)),
+    )
+    verdicts = sorted(parsed["verdicts"], key=lambda v: v["subject"])
+    details["verdicts"] = [
+        {"topic": topics[v["subject"] - 1], "answered": v["answered"], "on_topic": v["on_topic"]}
+        for v in verdicts
+    ]
+    counts = count_topic_verdicts(verdicts)
+    details["counts"] = counts
+    for name in MODES:
+        details[name] = topic_adherence_score(counts, name)
+    score = details[mode]
+    off = [v["topic"] for v in details["verdicts"] if v["answered"] and not v["on_topic"]]
+    refused = [v["topic"] for v in details["verdicts"] if not v["answered"] and v["on_topic"]]
+    summary = f"{len(topics)} topic(s); answered off-topic: {off or 'none'}; refused on-topic: {refused or 'none'}"
+    if score is None:
+        if zero_division is None:
+            return Result.unscored(
+                METRIC,
+                f"{mode} is undefined for this row ({summary})",
+                params=params,
+                threshold=threshold,
+                diagnosis=Diagnosis(details=details),
+            )
+        score = float(zero_division)
+    return Result.scored(
+        METRIC,
+        score,
+        reason=f"{mode} {score:.3g}: {summary}",
+        params=params,
+        threshold=threshold,
+        diagnosis=Diagnosis(details=details),
+    )
+
+
+def _prepare(sample, reference_topics, mode, zero_division, threshold, max_chars):
+    if mode not in MODES:
+        raise ConfigError(f"mode must be one of {list(MODES)}, got {mode!r}", field="mode")
+    if zero_division is not None and zero_division not in (0, 1):
+        raise ConfigError(
+            f"zero_division must be None, 0.0 or 1.0, got {zero_division!r}", field="zero_division"
+        )
+    topics = reference_topics if reference_topics is not None else sample.reference_topics
+    params = {"mode": mode, "zero_division": zero_division}
+    if isinstance(topics, str):
+        topics = [t for t in (p.strip() for p in topics.split(",")) if t]
+    if not topics:
+        return params, None
+    return params, _topic_flow(
+        sample, list(topics), mode, zero_division, params, threshold, max_chars
+    )
+
+
+def _no_topics(params, threshold) -> Result:
+    return Result.unscored(
+        METRIC,
+        "no reference_topics for this row (pass reference_topics= or bind a reference_topics column)",
+        params=params,
+        threshold=threshold,
+    )
+
+
+def topic_adherence(
+    sample: Sample,
+    reference_topics: Sequence[str] | None = None,
+    *,
+    judge: Any = None,
+    mode: str = "precision",
+    zero_division: float | None = None,
+    threshold: float | None = None,
+    max_chars: int = 2000,
+) -> Result:
+    """Share of the agent's engagement that stayed within ``reference_topics``.
+
+    ``reference_topics`` defaults to ``sample.reference_topics``; without any,
+    the row is unscored. See the module docstring for the three modes and the
+    undefined cases.
+    """
+    judge = require_judge(judge, METRIC)
+    params, flow = _prepare(sample, reference_topics, mode, zero_division, threshold, max_chars)
+    if flow is None:
+        return _no_topics(params, threshold)
+    return run_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)
+
+
+async def atopic_adherence(
+    sample: Sample,
+    reference_topics: Sequence[str] | None = None,
+    *,
+    judge: Any = None,
+    mode: str = "precision",
+    zero_division: float | None = None,
+    threshold: float | None = None,
+    max_chars: int = 2000,
+) -> Result:
+    """Async twin of :func:`topic_adherence`."""
+    judge = require_judge(judge, METRIC)
+    params, flow = _prepare(sample, reference_topics, mode, zero_division, threshold, max_chars)
+    if flow is None:
+        return _no_topics(params, threshold)
+    return await arun_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)
