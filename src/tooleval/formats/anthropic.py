@@ -123,6 +123,7 @@ def from_anthropic(data: Any, *, path: str = "", row: int | None = None) -> list
         blocks = need_list(content, cpath, row=row, what="a string or a list of content blocks")
         texts: list[str] = []
         calls: list[ToolCall] = []
+        results: list[ToolMessage] = []
         for bindex, raw in enumerate(blocks):
             bpath = item(cpath, bindex)
             block = need_mapping(raw, bpath, row=row, what="a content block")
@@ -152,7 +153,7 @@ def from_anthropic(data: Any, *, path: str = "", row: int | None = None) -> list
                         field=at(bpath, "is_error"),
                         row=row,
                     )
-                out.append(
+                results.append(
                     ToolMessage(
                         _result_content(block, bpath, row),
                         tool_call_id=call_id,
@@ -170,8 +171,12 @@ def from_anthropic(data: Any, *, path: str = "", row: int | None = None) -> list
                 )
         text = "\n".join(texts)
         if role == "assistant":
+            # Server tools (web search) answer inside the assistant turn, after the call.
             out.append(AssistantMessage(text, tuple(calls)))
-        elif text or not any(
+            out.extend(results)
+            continue
+        out.extend(results)
+        if text or not any(
             isinstance(b, Mapping) and b.get("type") in _RESULT_BLOCKS for b in blocks
         ):
             out.append(UserMessage(text))
