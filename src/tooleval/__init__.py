@@ -1,1 +1,226 @@
-"""tooleval."""
+"""tooleval: evaluate what AI agents do — their tool calls.
+
+The public API is re-exported here; implementation lives in private-ish
+modules. The model, errors, matchers, formats and deterministic metrics are
+imported eagerly (pure Python, fast); everything that touches I/O or heavy
+dependencies (datasets, connectors, the run store, runs, judges, monitoring)
+is imported on first attribute access, so ``import tooleval`` stays fast and
+does no I/O, no network and no telemetry.
+
+>>> import tooleval
+>>> expected = [tooleval.ToolCall("lookup_order"), tooleval.ToolCall("cancel_order")]
+>>> tooleval.tool_correctness(expected, expected).score
+1.0
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tooleval.errors import (
+    ConfigError,
+    ConnectorError,
+    DatasetError,
+    FormatError,
+    InputError,
+    JudgeError,
+    StoreError,
+    ToolEvalError,
+)
+from tooleval.formats import (
+    detect,
+    export_messages,
+    import_conversation,
+    import_messages,
+    parse_expected_tools,
+    sample_from_row,
+    sample_to_row,
+)
+from tooleval.matching import (
+    MISSING,
+    Exact,
+    Ignore,
+    Matcher,
+    Normalized,
+    Numeric,
+    Similarity,
+    register_matcher,
+    resolve_matcher,
+)
+from tooleval.matching.any_of import AnyOf
+from tooleval.metrics import (
+    MetricInfo,
+    Param,
+    ascore_sample,
+    get_metric,
+    list_metrics,
+    output_contains,
+    register_metric,
+    rescore,
+    score_sample,
+    tool_call_accuracy,
+    tool_call_f1,
+    tool_correctness,
+    trajectory_match,
+)
+from tooleval.model import (
+    ArgumentCheck,
+    AssistantMessage,
+    Diagnosis,
+    ExpectedTools,
+    Result,
+    Sample,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+__version__ = "0.1.0"
+
+# name -> module that defines it; imported on first access (PEP 562).
+_LAZY = {
+    # datasets and connectors
+    "Dataset": "tooleval.datasets",
+    "DatasetRow": "tooleval.datasets",
+    "load_dataset": "tooleval.datasets",
+    "AgentResponse": "tooleval.connectors",
+    "CallableConnector": "tooleval.connectors",
+    "HttpConnector": "tooleval.connectors",
+    "OpenAIChatConnector": "tooleval.connectors",
+    "connector_from_config": "tooleval.connectors",
+    "explain_path": "tooleval.connectors",
+    # run store and runs
+    "open_store": "tooleval.store",
+    "Store": "tooleval.store",
+    "RunInfo": "tooleval.store",
+    "RowRecord": "tooleval.store",
+    "MetricSpec": "tooleval.store",
+    "load_plan": "tooleval.runs",
+    "run_plan": "tooleval.runs",
+    "arun_plan": "tooleval.runs",
+    "compare_runs": "tooleval.runs",
+    "classify_failure": "tooleval.runs",
+    "cluster_failures": "tooleval.runs",
+    "evaluate_gate": "tooleval.runs",
+    "assert_tool_calls": "tooleval.testing",
+    # LLM judges and judged metrics
+    "JudgeReply": "tooleval.judge",
+    "JudgeUsage": "tooleval.judge",
+    "LocalJudge": "tooleval.judge",
+    "OpenAIJudge": "tooleval.judge",
+    "judge_from_config": "tooleval.judge",
+    "topic_adherence": "tooleval.judged",
+    "goal_accuracy": "tooleval.judged",
+    "tools_error": "tooleval.judged",
+    "task_success": "tooleval.judged",
+    # production traces
+    "read_sessions": "tooleval.monitor",
+    "run_detectors": "tooleval.monitor",
+    "monitor_sessions": "tooleval.monitor",
+    "session_to_case": "tooleval.monitor",
+    "Finding": "tooleval.monitor",
+    "Session": "tooleval.monitor",
+}
+
+__all__ = [
+    "AgentResponse",
+    "AnyOf",
+    "ArgumentCheck",
+    "AssistantMessage",
+    "CallableConnector",
+    "ConfigError",
+    "ConnectorError",
+    "Dataset",
+    "DatasetError",
+    "DatasetRow",
+    "Diagnosis",
+    "Exact",
+    "ExpectedTools",
+    "Finding",
+    "FormatError",
+    "HttpConnector",
+    "Ignore",
+    "InputError",
+    "JudgeError",
+    "JudgeReply",
+    "JudgeUsage",
+    "LocalJudge",
+    "MISSING",
+    "Matcher",
+    "MetricInfo",
+    "MetricSpec",
+    "Normalized",
+    "Numeric",
+    "OpenAIChatConnector",
+    "OpenAIJudge",
+    "Param",
+    "Result",
+    "RowRecord",
+    "RunInfo",
+    "Sample",
+    "Session",
+    "Similarity",
+    "Store",
+    "StoreError",
+    "SystemMessage",
+    "ToolCall",
+    "ToolEvalError",
+    "ToolMessage",
+    "UserMessage",
+    "arun_plan",
+    "ascore_sample",
+    "assert_tool_calls",
+    "classify_failure",
+    "cluster_failures",
+    "compare_runs",
+    "connector_from_config",
+    "detect",
+    "evaluate_gate",
+    "explain_path",
+    "export_messages",
+    "get_metric",
+    "goal_accuracy",
+    "import_conversation",
+    "import_messages",
+    "judge_from_config",
+    "list_metrics",
+    "load_dataset",
+    "load_plan",
+    "monitor_sessions",
+    "open_store",
+    "output_contains",
+    "parse_expected_tools",
+    "read_sessions",
+    "register_matcher",
+    "register_metric",
+    "rescore",
+    "resolve_matcher",
+    "run_detectors",
+    "run_plan",
+    "sample_from_row",
+    "sample_to_row",
+    "score_sample",
+    "session_to_case",
+    "task_success",
+    "tool_call_accuracy",
+    "tool_call_f1",
+    "tool_correctness",
+    "tools_error",
+    "topic_adherence",
+    "trajectory_match",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooleval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
