@@ -141,6 +141,10 @@ def _render_text_then_calls(
             lines.append(f"USER: {msg.content}")
         elif isinstance(msg, AssistantMessage) and msg.content:
             lines.append(f"ASSISTANT: {msg.content}")
+        elif isinstance(msg, ToolMessage) and sample.tools_called is None:
+            # A result with no call to attach to is still evidence for the judge.
+            flag = " [ERROR]" if msg.is_error else ""
+            lines.append(f"TOOL RESULT{flag}: {render_value(msg.content, max_chars=max_chars)}")
     if not has_user and sample.input:
         lines.insert(0, f"USER: {sample.input}")
     # The calls happened before the agent's last answer, so they go just above it.
