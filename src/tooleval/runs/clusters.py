@@ -27,6 +27,7 @@ any tool or all failed identically. That uniform shape is the connector or its
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,6 +43,8 @@ __all__ = [
     "cluster_failures",
     "failure_detail",
 ]
+
+_ROW_CONTEXT = re.compile(r"\brow [^,:]+(, |: )")
 
 # class -> what it usually means (printed next to each cluster).
 FAILURE_CLASSES: dict[str, str] = {
@@ -156,7 +159,9 @@ def failure_detail(row: RowRecord, failure_class: str | None = None) -> str:
     if failure_class is None:
         return ""
     if failure_class == "error":
-        return (row.error or "").strip().splitlines()[0][:160] if row.error else "error"
+        # Drop the row's own id from the message so identical causes group together.
+        text = _ROW_CONTEXT.sub("", (row.error or "error").strip().splitlines()[0])
+        return text[:160]
     if failure_class == "unscored":
         reasons = sorted({r.reason for r in row.results if r.passed is None})
         return "; ".join(reasons)[:160]
@@ -188,9 +193,10 @@ def _plumbing(rows: list[RowRecord], readings: list[tuple[str | None, str]]) -> 
     """Why every row failing alike looks like plumbing, or None if it does not."""
     if any(cls is None for cls, _ in readings):
         return None
-    if all(not row.sample.actual_calls() for row in rows) and any(
-        cls != "error" for cls, _ in readings
-    ):
+    if all(cls == "error" for cls, _ in readings):
+        common, _ = Counter(detail for _, detail in readings).most_common(1)[0]
+        return f"every row failed to reach the agent: {common}"
+    if all(not row.sample.actual_calls() for row in rows):
         return "every row called no tool: check the connector's tools_called path"
     if len(set(readings)) == 1:
         cls, detail = readings[0]

@@ -376,7 +376,8 @@ class Store:
                 f"no run {prefix!r} in {self.url}; `tooleval runs list` shows the runs", field="run"
             )
         raise StoreError(
-            f"run id prefix {prefix!r} is ambiguous ({', '.join(found[:5])}, ...); type more of it",
+            f"run id prefix {prefix!r} is ambiguous ({', '.join(found[:5])}"
+            f"{', ...' if len(found) > 5 else ''}); type more of it",
             field="run",
         )
 
