@@ -1,0 +1,55 @@
+"""``tooleval view``: browse stored runs in a local web viewer (127.0.0.1 by default)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from tooleval.cli.run import add_store_option
+
+    parser = subparsers.add_parser(
+        "view",
+        help="browse stored runs in a local web viewer (needs the web extra)",
+        description="Serve the run store as web pages: runs, one run with filters and pages, "
+        "one row with its tool-call chips, and a comparison of two runs. Listens on "
+        "127.0.0.1 only, unless --host says otherwise.",
+    )
+    add_store_option(parser)
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; anything else exposes run data)",
+    )
+    parser.set_defaults(handler=view)
+
+
+def view(args: argparse.Namespace) -> int:
+    from tooleval.cli.run import open_cli_store
+    from tooleval.errors import ConfigError
+    from tooleval.web import is_loopback
+
+    if not 0 < args.port < 65536:
+        raise ConfigError(f"expected a port between 1 and 65535, got {args.port}", field="--port")
+    try:
+        import uvicorn
+
+        from tooleval.web.app import create_app
+    except ImportError as exc:
+        raise ConfigError(
+            f"the viewer needs the web extra ({exc.name} is missing): pip install 'tooleval[web]'"
+        ) from None
+    if not is_loopback(args.host):
+        print(
+            f"tooleval view: warning: listening on {args.host}: run data (agent inputs, outputs "
+            "and tool arguments) becomes visible to the network",
+            file=sys.stderr,
+        )
+    with open_cli_store(args) as store:
+        app = create_app(store)
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"tooleval viewer on http://{shown}:{args.port}/ (Ctrl+C to stop)", file=sys.stderr)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

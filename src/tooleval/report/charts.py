@@ -1,0 +1,239 @@
+"""Charts as inline SVG, drawn in pure Python (no JavaScript library).
+
+Colours are SVG presentation attributes, not ``style``, so the same SVG works
+inline in a page, as a standalone ``image/svg+xml`` response, and under the
+viewer's Content-Security-Policy. Labels are escaped like any other text.
+
+>>> svg = histogram_svg([0.0, 0.5, 1.0, 1.0], threshold=0.5, title="tool_correctness")
+>>> svg.startswith("<svg") and "threshold 0.5" in svg
+True
+>>> bin_counts([0.0, 0.05, 0.5, 1.0], bins=10)
+[2, 0, 0, 0, 0, 1, 0, 0, 0, 1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tooleval.report.html import Safe, el
+
+__all__ = ["PASS", "FAIL", "bar_chart_svg", "bin_counts", "delta_chart_svg", "histogram_svg"]
+
+PASS = "#2f855a"
+FAIL = "#c53030"
+NEUTRAL = "#4a6fa5"
+MUTED = "#718096"
+GRID = "#e2e8f0"
+_FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
+
+
+def bin_counts(scores: Iterable[float], *, bins: int = 10) -> list[int]:
+    """Scores in [0, 1] counted into ``bins`` equal bins (1.0 falls in the last)."""
+    counts = [0] * bins
+    for score in scores:
+        position = min(int(score * bins), bins - 1)
+        counts[max(position, 0)] += 1
+    return counts
+
+
+def _svg(width: int, height: int, label: str, *body: Safe) -> Safe:
+    return el(
+        "svg",
+        el("title", label),
+        *body,
+        xmlns="http://www.w3.org/2000/svg",
+        viewBox=f"0 0 {width} {height}",
+        width=width,
+        height=height,
+        role="img",
+        aria_label=label,
+        font_family=_FONT,
+        font_size="12",
+        class_="chart",
+    )
+
+
+def _short(label: str, limit: int = 20) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def _text(x: float, y: float, content: str, **attrs: object) -> Safe:
+    return el("text", content, x=f"{x:.1f}", y=f"{y:.1f}", **attrs)
+
+
+def histogram_svg(
+    scores: Sequence[float] | None = None,
+    *,
+    counts: Sequence[int] | None = None,
+    threshold: float | None = None,
+    title: str = "",
+    bins: int = 10,
+    width: int = 360,
+    height: int = 170,
+) -> Safe:
+    """Score distribution in ``bins`` bins; bars under the threshold are red.
+
+    Give the ``scores`` or precomputed ``counts`` (from :func:`bin_counts`).
+    """
+    counts = list(counts) if counts is not None else bin_counts(scores or (), bins=bins)
+    bins = len(counts)
+    left, right, top, bottom = 34, 10, 22, 28
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max(counts) if counts and max(counts) > 0 else 1
+    bar_w = plot_w / bins
+    parts: list[Safe] = [
+        _text(left, 14, title, font_weight="600", fill="#1a202c"),
+        el(
+            "line",
+            x1=left,
+            y1=top + plot_h,
+            x2=left + plot_w,
+            y2=top + plot_h,
+            stroke=MUTED,
+        ),
+        _text(left - 6, top + 4, str(peak), text_anchor="end", fill=MUTED),
+        _text(left - 6, top + plot_h, "0", text_anchor="end", fill=MUTED),
+    ]
+    for i, count in enumerate(counts):
+        low = i / bins
+        bar_h = plot_h * count / peak
+        x = left + i * bar_w
+        below = threshold is not None and (i + 1) / bins <= threshold
+        colour = FAIL if below else (PASS if threshold is not None else NEUTRAL)
+        parts.append(
+            el(
+                "rect",
+                el("title", f"{low:.1f}–{(i + 1) / bins:.1f}: {count} rows"),
+                x=f"{x + 1:.1f}",
+                y=f"{top + plot_h - bar_h:.1f}",
+                width=f"{max(bar_w - 2, 1):.1f}",
+                height=f"{bar_h:.1f}",
+                fill=colour,
+            )
+        )
+        if count:
+            parts.append(
+                _text(
+                    x + bar_w / 2,
+                    top + plot_h - bar_h - 3,
+                    str(count),
+                    text_anchor="middle",
+                    fill="#2d3748",
+                    font_size="10",
+                )
+            )
+    for tick in (0.0, 0.5, 1.0):
+        parts.append(
+            _text(left + plot_w * tick, height - 12, f"{tick:g}", text_anchor="middle", fill=MUTED)
+        )
+    if threshold is not None:
+        x = left + plot_w * threshold
+        parts.append(
+            el(
+                "line",
+                x1=f"{x:.1f}",
+                y1=top - 4,
+                x2=f"{x:.1f}",
+                y2=top + plot_h,
+                stroke="#1a202c",
+                stroke_dasharray="4 3",
+            )
+        )
+        parts.append(
+            _text(x, height - 1, f"threshold {threshold:g}", text_anchor="middle", fill="#1a202c")
+        )
+    label = f"score distribution of {title}" if title else "score distribution"
+    return _svg(width, height, label, *parts)
+
+
+def bar_chart_svg(
+    items: Sequence[tuple[str, float | None, str]],
+    *,
+    title: str = "",
+    width: int = 440,
+    row_height: int = 22,
+) -> Safe:
+    """Horizontal bars of rates in [0, 1]: ``(label, rate or None, note)`` per bar."""
+    label_w, note_w, top = 160, 90, 24 if title else 6
+    plot_w = width - label_w - note_w
+    height = top + row_height * max(len(items), 1) + 6
+    parts: list[Safe] = []
+    if title:
+        parts.append(_text(0, 14, title, font_weight="600", fill="#1a202c"))
+    for i, (label, rate, note) in enumerate(items):
+        y = top + i * row_height
+        parts.append(_text(label_w - 8, y + 15, _short(label), text_anchor="end", fill="#2d3748"))
+        parts.append(el("rect", x=label_w, y=y + 3, width=plot_w, height=row_height - 8, fill=GRID))
+        if rate is not None:
+            colour = PASS if rate >= 0.8 else ("#b7791f" if rate >= 0.5 else FAIL)
+            parts.append(
+                el(
+                    "rect",
+                    el("title", f"{label}: {rate:.1%} {note}"),
+                    x=label_w,
+                    y=y + 3,
+                    width=f"{plot_w * rate:.1f}",
+                    height=row_height - 8,
+                    fill=colour,
+                )
+            )
+        value = "–" if rate is None else f"{rate:.0%}"
+        parts.append(_text(label_w + plot_w + 6, y + 15, f"{value} {note}", fill="#2d3748"))
+    return _svg(width, height, title or "pass rate per category", *parts)
+
+
+def delta_chart_svg(
+    items: Sequence[tuple[str, int, int]],
+    *,
+    title: str = "fixed vs regressed",
+    width: int = 460,
+    row_height: int = 22,
+) -> Safe:
+    """Per label: regressed rows as a red bar to the left, fixed as green to the right."""
+    label_w, top = 140, 40
+    half = (width - label_w - 20) / 2
+    centre = label_w + half
+    height = top + row_height * max(len(items), 1) + 6
+    peak = max([max(f, r) for _, f, r in items] + [1])
+    parts: list[Safe] = [
+        _text(0, 14, title, font_weight="600", fill="#1a202c"),
+        _text(centre - 6, 32, "← regressed", text_anchor="end", fill=FAIL),
+        _text(centre + 6, 32, "fixed →", fill=PASS),
+        el(
+            "line",
+            x1=f"{centre:.1f}",
+            y1=top - 2,
+            x2=f"{centre:.1f}",
+            y2=height - 4,
+            stroke=MUTED,
+        ),
+    ]
+    for i, (label, fixed, regressed) in enumerate(items):
+        y = top + i * row_height
+        parts.append(_text(label_w - 8, y + 15, _short(label), text_anchor="end", fill="#2d3748"))
+        for count, sign, colour, word in (
+            (fixed, 1, PASS, "fixed"),
+            (regressed, -1, FAIL, "regressed"),
+        ):
+            if not count:
+                continue
+            bar = (half - 30) * count / peak
+            x = centre if sign > 0 else centre - bar
+            parts.append(
+                el(
+                    "rect",
+                    el("title", f"{label}: {count} {word}"),
+                    x=f"{x:.1f}",
+                    y=y + 3,
+                    width=f"{bar:.1f}",
+                    height=row_height - 8,
+                    fill=colour,
+                )
+            )
+            tx = centre + sign * (bar + 4)
+            parts.append(
+                _text(
+                    tx, y + 15, str(count), text_anchor="start" if sign > 0 else "end", fill=colour
+                )
+            )
+    return _svg(width, height, title, *parts)

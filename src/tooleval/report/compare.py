@@ -1,0 +1,165 @@
+"""Comparison blocks (run A = baseline, run B = new), shared by report and viewer.
+
+>>> from tooleval.runs.compare import DeltaCounts
+>>> category_deltas({"refund": {"m": DeltaCounts(fixed=2, regressed=1)}})
+[('refund', 2, 1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tooleval.report.charts import delta_chart_svg
+from tooleval.report.components import pct, score_text, value_text
+from tooleval.report.html import Href, Safe, el, frag
+
+__all__ = [
+    "category_deltas",
+    "comparison_overview",
+    "delta_rows_table",
+]
+
+DeltaLink = Callable[[Any], Href | None]
+
+
+def category_deltas(categories: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, int, int]]:
+    """Per category: (name, fixed, regressed) summed over metrics."""
+    return [
+        (name, sum(c.fixed for c in per.values()), sum(c.regressed for c in per.values()))
+        for name, per in categories.items()
+    ]
+
+
+def _differences(comparison: Any) -> Safe:
+    if not comparison.differences:
+        return el("p", "Same dataset, connector and metric parameters.", class_="ok")
+    body = [
+        el(
+            "tr",
+            el("td", el("code", d.path)),
+            el("td", el("code", value_text(d.a, limit=160))),
+            el("td", el("code", value_text(d.b, limit=160))),
+        )
+        for d in comparison.differences
+    ]
+    parts = {d.path.split(".")[0] for d in comparison.differences}
+    warning = (
+        el("p", "More than one part changed: the row deltas mix their effects.", class_="note")
+        if len(parts) > 1
+        else None
+    )
+    head = el("tr", el("th", "setting"), el("th", "A"), el("th", "B"))
+    return frag(
+        el("h3", "Configuration differences"),
+        warning,
+        el("table", el("thead", head), el("tbody", body), class_="diffs"),
+    )
+
+
+def _metric_table(comparison: Any) -> Safe:
+    head = el(
+        "tr",
+        el("th", "metric"),
+        el("th", "pass rate A → B", class_="num"),
+        el("th", "mean score A → B", class_="num"),
+        *(
+            el("th", h, class_="num")
+            for h in ("fixed", "regressed", "unchanged", "new", "missing", "unscored")
+        ),
+    )
+    body = []
+    for metric, c in comparison.metrics.items():
+        body.append(
+            el(
+                "tr",
+                el("td", el("strong", metric)),
+                el("td", f"{pct(c.pass_rate_a)} → {pct(c.pass_rate_b)}", class_="num"),
+                el(
+                    "td",
+                    f"{score_text(c.mean_score_a)} → {score_text(c.mean_score_b)}",
+                    class_="num",
+                ),
+                el("td", c.fixed, class_="num change-fixed" if c.fixed else "num"),
+                el("td", c.regressed, class_="num change-regressed" if c.regressed else "num"),
+                el("td", c.unchanged, class_="num"),
+                el("td", c.new, class_="num"),
+                el("td", c.missing, class_="num"),
+                el("td", c.unscored, class_="num"),
+            )
+        )
+    return el("table", el("thead", head), el("tbody", body), class_="summary")
+
+
+def comparison_overview(comparison: Any, *, run_link: Callable[[str], Href | None]) -> Safe:
+    """Both runs, configuration differences, per-metric deltas, fixed vs regressed chart."""
+    a, b = comparison.run_a, comparison.run_b
+
+    def side(label: str, run: Any) -> Safe:
+        target = run_link(run.id)
+        name = el("a", run.name, href=target) if target else el("strong", run.name)
+        return el(
+            "li",
+            el("strong", f"{label} "),
+            name,
+            " ",
+            el("code", run.id),
+            el("span", f" · {run.row_count} rows · {run.created_at[:19].replace('T', ' ')}"),
+        )
+
+    chart_items = category_deltas(comparison.categories)
+    chart = (
+        el(
+            "div",
+            delta_chart_svg(chart_items, title="fixed vs regressed per category"),
+            el("div", "row × metric pairs whose verdict changed from A to B", class_="caption"),
+            class_="chart-box",
+        )
+        if chart_items
+        else None
+    )
+    return frag(
+        el("ul", side("A (baseline)", a), side("B (new)", b), class_="runs-compared"),
+        _differences(comparison),
+        el("h3", "Per metric"),
+        _metric_table(comparison),
+        el("div", chart, class_="charts") if chart else None,
+    )
+
+
+def delta_rows_table(deltas: Sequence[Any], *, row_link: DeltaLink) -> Safe:
+    """Row × metric deltas: row, category, metric, change, score A → B."""
+    if not deltas:
+        return el("p", "No rows.", class_="muted")
+    head = el(
+        "tr",
+        *(
+            el("th", h, class_=c)
+            for h, c in (
+                ("row", None),
+                ("category", None),
+                ("metric", None),
+                ("change", None),
+                ("score A", "num"),
+                ("score B", "num"),
+                ("delta", "num"),
+            )
+        ),
+    )
+    body = []
+    for d in deltas:
+        target = row_link(d)
+        delta = d.score_delta
+        body.append(
+            el(
+                "tr",
+                el("td", el("a", d.row_id, href=target) if target else d.row_id, class_="rowid"),
+                el("td", d.category or ""),
+                el("td", d.metric),
+                el("td", d.change, class_=f"change-{d.change}"),
+                el("td", score_text(d.score_a), class_="num"),
+                el("td", score_text(d.score_b), class_="num"),
+                el("td", "–" if delta is None else f"{delta:+.2f}", class_="num"),
+            )
+        )
+    return el("table", el("thead", head), el("tbody", body), class_="deltas")

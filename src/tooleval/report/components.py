@@ -1,0 +1,534 @@
+"""The shared rendering layer: chips, metric cards, row cards, run tables.
+
+The static report (:mod:`tooleval.report.static`) and the local viewer
+(:mod:`tooleval.web`) both build their pages from these functions, so a row
+looks the same in a CI artifact and in the browser. Every function takes
+plain records from the store's read API and returns escaped :class:`Safe`
+HTML; links come from a caller-supplied function so the report can point at
+anchors and the viewer at its routes.
+
+>>> from tooleval.model import Diagnosis, ExpectedTools, Result, Sample, ToolCall
+>>> from tooleval.store.records import RowRecord
+>>> d = Diagnosis(missing=[{"name": "issue_refund", "args": None, "index": 1}],
+...               extra=[{"name": "search_orders", "args": {}, "index": 1}])
+>>> row = RowRecord("r", 0, "r0", Sample(
+...     expected_tools=ExpectedTools.of(["lookup_order", "issue_refund"]),
+...     tools_called=[ToolCall("lookup_order"), ToolCall("search_orders")]),
+...     (Result.scored("tool_correctness", 0.5, reason="", threshold=0.6, diagnosis=d),))
+>>> chip_marks(row)
+([[], ['missing']], [[], ['extra']])
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from tooleval.model import Result, ToolCall
+from tooleval.report.html import Href, Safe, el, frag
+from tooleval.store.records import RowRecord, RunInfo
+
+__all__ = [
+    "RowLink",
+    "call_chips",
+    "chip_marks",
+    "clusters_table",
+    "metric_card",
+    "metric_summary_table",
+    "pct",
+    "row_card",
+    "rows_table",
+    "run_header",
+    "score_text",
+    "value_text",
+    "verdict_badge",
+]
+
+# How a caller turns a row into a link (or None for no link).
+RowLink = Callable[[RowRecord], Href | None]
+_VIOLATION = re.compile(r"^(.+?) \(expected #(\d+)\) came before (.+?) \(expected #(\d+)\)$")
+_MARK_TEXT = {
+    "missing": "missing",
+    "extra": "extra",
+    "order": "out of order",
+    "args": "wrong args",
+}
+
+
+def pct(value: float | None) -> str:
+    """A rate as a percentage (``–`` when undefined)."""
+    return "–" if value is None else f"{value:.1%}"
+
+
+def score_text(value: float | None) -> str:
+    """A score with 2 decimals (``unscored`` for None)."""
+    return "unscored" if value is None else f"{value:.2f}"
+
+
+def value_text(value: Any, *, limit: int = 400) -> str:
+    """Any JSON-ish value as compact text for display (truncated past ``limit``)."""
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def verdict_badge(passed: bool | None, *, error: bool = False) -> Safe:
+    """PASS / FAIL / UNSCORED / ERROR as a coloured badge."""
+    if error:
+        return el("span", "error", class_="badge badge-error")
+    if passed is None:
+        return el("span", "unscored", class_="badge badge-unscored")
+    return el(
+        "span", "pass" if passed else "fail", class_=f"badge badge-{'pass' if passed else 'fail'}"
+    )
+
+
+# ---------------------------------------------------------------- chips
+
+
+def _mark(
+    marks: list[list[str]], calls: Sequence[ToolCall], index: Any, name: Any, mark: str
+) -> None:
+    """Mark the call at ``index`` (or, if that does not fit, the first by that name)."""
+    if isinstance(index, int) and 0 <= index < len(calls) and calls[index].name == name:
+        target = index
+    else:
+        target = next(
+            (i for i, c in enumerate(calls) if c.name == name and mark not in marks[i]), None
+        )
+    if target is not None and mark not in marks[target]:
+        marks[target].append(mark)
+
+
+def chip_marks(row: RowRecord) -> tuple[list[list[str]], list[list[str]]]:
+    """Per expected call and per actual call, what the diagnoses say is wrong with it.
+
+    Marks: ``missing`` (expected, never made), ``extra`` (made, not expected),
+    ``order`` (part of a broken ordering constraint), ``args`` (an argument
+    compared with score < 1). Read from every Result's diagnosis on the row.
+    """
+    expected = list(row.sample.expected_tools.calls) if row.sample.expected_tools else []
+    actual = row.sample.actual_calls()
+    exp_marks: list[list[str]] = [[] for _ in expected]
+    act_marks: list[list[str]] = [[] for _ in actual]
+    for result in row.results:
+        diagnosis = result.diagnosis
+        for call in diagnosis.missing:
+            _mark(exp_marks, expected, call.get("index"), call.get("name"), "missing")
+        for call in diagnosis.extra:
+            _mark(act_marks, actual, call.get("index"), call.get("name"), "extra")
+        pairs = {
+            p.get("expected_index"): p.get("actual_index")
+            for p in diagnosis.details.get("pairs", ())
+            if isinstance(p, dict)
+        }
+        for violation in diagnosis.order_violations:
+            found = _VIOLATION.match(violation)
+            if not found:
+                continue
+            for name, number in ((found[1], found[2]), (found[3], found[4])):
+                position = int(number) - 1
+                _mark(exp_marks, expected, position, name, "order")
+                _mark(act_marks, actual, pairs.get(position), name, "order")
+        for check in diagnosis.argument_mismatches:
+            _mark(exp_marks, expected, check.expected_index, check.tool, "args")
+            _mark(act_marks, actual, check.actual_index, check.tool, "args")
+    return exp_marks, act_marks
+
+
+def _call_label(call: ToolCall) -> str:
+    if call.args is None:
+        return call.name
+    inner = ", ".join(f"{k}={value_text(v, limit=60)}" for k, v in call.args.items())
+    text = f"{call.name}({inner})"
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def _chip(call: ToolCall, marks: list[str], position: int) -> Safe:
+    classes = " ".join(["chip"] + [f"chip-{m}" for m in marks])
+    notes = [el("span", _MARK_TEXT[m], class_="chip-note") for m in marks]
+    if call.parse_error:
+        notes.append(el("span", "bad JSON", class_="chip-note"))
+    if call.is_error:
+        notes.append(el("span", "tool error", class_="chip-note"))
+    return el(
+        "li",
+        el("span", f"{position + 1}", class_="chip-pos"),
+        el("code", _call_label(call)),
+        *notes,
+        class_=classes,
+        title=str(call),
+    )
+
+
+def call_chips(row: RowRecord) -> Safe:
+    """**Expected tools** chips next to **Tools called** chips, problems marked."""
+    exp_marks, act_marks = chip_marks(row)
+    expected = row.sample.expected_tools
+    actual = row.sample.actual_calls()
+    if expected is None:
+        exp_body = el("p", "no expected_tools bound for this row", class_="muted")
+    elif not expected.calls:
+        exp_body = el("p", "none (the agent should call no tool)", class_="muted")
+    else:
+        exp_body = el(
+            "ol",
+            [_chip(c, exp_marks[i], i) for i, c in enumerate(expected.calls)],
+            class_="chips",
+        )
+    act_body = (
+        el("ol", [_chip(c, act_marks[i], i) for i, c in enumerate(actual)], class_="chips")
+        if actual
+        else el("p", "no tool called", class_="muted")
+    )
+    return el(
+        "div",
+        el("div", el("h4", "Expected tools"), exp_body, class_="chip-col"),
+        el("div", el("h4", "Tools called"), act_body, class_="chip-col"),
+        class_="chip-grid",
+    )
+
+
+def argument_table(row: RowRecord) -> Safe:
+    """Every argument mismatch (score < 1) as expected vs actual; empty when none."""
+    seen: set[tuple[Any, ...]] = set()
+    rows = []
+    for result in row.results:
+        for check in result.diagnosis.argument_mismatches:
+            key = (check.tool, check.key, check.expected_index, check.actual_index)
+            if key in seen:
+                continue
+            seen.add(key)
+            actual = "(not given)" if check.missing else value_text(check.actual)
+            rows.append(
+                el(
+                    "tr",
+                    el("td", el("code", f"{check.tool}.{check.key}")),
+                    el("td", el("code", value_text(check.expected)), class_="expected"),
+                    el("td", el("code", actual), class_="actual"),
+                    el("td", f"{check.score:.2f}", class_="num"),
+                    el("td", check.matcher, class_="muted"),
+                )
+            )
+    if not rows:
+        return Safe("")
+    head = el(
+        "tr",
+        *(el("th", h) for h in ("argument", "expected", "actual", "score", "matcher")),
+    )
+    return el(
+        "div",
+        el("h4", "Argument mismatches"),
+        el("table", el("thead", head), el("tbody", rows), class_="args"),
+        class_="arg-block",
+    )
+
+
+# ---------------------------------------------------------------- metric cards
+
+
+def _judge_block(result: Result) -> Safe:
+    details = result.diagnosis.details
+    exchanges = details.get("exchanges") or []
+    if not exchanges:
+        return Safe("")
+    judge = details.get("judge") or {}
+    items = []
+    for exchange in exchanges:
+        if not isinstance(exchange, dict):
+            continue
+        label = f"step {exchange.get('step', '?')}, attempt {exchange.get('attempt', 1)}"
+        if exchange.get("error"):
+            label += f": {exchange['error']}"
+        items.append(el("li", el("span", label, class_="muted"), el("pre", exchange.get("reply"))))
+    return el(
+        "details",
+        el("summary", f"judge replies ({judge.get('model', 'judge')})"),
+        el("ul", items, class_="judge"),
+    )
+
+
+def metric_card(result: Result) -> Safe:
+    """One metric on one row: score over threshold, verdict, reason, judge replies."""
+    threshold = "" if result.threshold is None else f" / {result.threshold:g}"
+    state = "unscored" if result.passed is None else ("pass" if result.passed else "fail")
+    params = ", ".join(f"{k}={value_text(v, limit=80)}" for k, v in result.params.items())
+    return el(
+        "div",
+        el(
+            "div",
+            el("span", result.metric, class_="metric-name"),
+            verdict_badge(result.passed),
+            class_="metric-head",
+        ),
+        el(
+            "div",
+            el("span", score_text(result.score), class_="score"),
+            el("span", threshold, class_="threshold"),
+            class_="metric-score",
+            title="score / threshold",
+        ),
+        el("p", result.reason, class_="reason") if result.reason else None,
+        el("details", el("summary", "parameters"), el("p", params, class_="params muted"))
+        if params
+        else None,
+        _judge_block(result),
+        class_=f"metric-card metric-{state}",
+    )
+
+
+# ---------------------------------------------------------------- row cards
+
+
+def _text_block(title: str, text: Any, *, css: str = "") -> Safe:
+    if text is None or text == "":
+        return Safe("")
+    body = text if isinstance(text, str) else value_text(text, limit=4000)
+    return el("div", el("h4", title), el("pre", body, class_=css or None), class_="text-block")
+
+
+def row_card(
+    row: RowRecord,
+    *,
+    link: Href | None = None,
+    anchor: str | None = None,
+    extra_header: Safe | None = None,
+) -> Safe:
+    """A full row: input, metric cards, tool chips, argument mismatches, output, errors."""
+    title = el("a", row.row_id, href=link) if link else el("span", row.row_id)
+    sample = row.sample
+    meta = [
+        el("span", f"#{row.index}", class_="muted"),
+        el("span", sample.category, class_="tag") if sample.category else None,
+        el("span", row.failure_class.replace("_", " "), class_="tag tag-class")
+        if row.failure_class
+        else None,
+        el("span", f"{row.latency_ms:.0f} ms", class_="muted")
+        if row.latency_ms is not None
+        else None,
+    ]
+    return el(
+        "article",
+        el(
+            "header",
+            el("h3", title),
+            verdict_badge(row.passed, error=bool(row.error)),
+            *meta,
+            extra_header,
+            class_="row-head",
+        ),
+        _text_block("Input", sample.user_input()),
+        el("div", [metric_card(r) for r in row.results], class_="metric-cards")
+        if row.results
+        else el("p", "no metric results stored", class_="muted"),
+        call_chips(row),
+        argument_table(row),
+        _text_block("Agent output", sample.final_output()),
+        _text_block("Connector error", row.error, css="error-text"),
+        _text_block("Reference", sample.reference),
+        class_="row-card" + (" row-fail" if row.passed is False or row.error else ""),
+        id=anchor,
+    )
+
+
+def _names_cell(calls: Iterable[ToolCall], marks: list[list[str]]) -> Safe:
+    chips = [
+        el(
+            "li",
+            call.name,
+            class_=" ".join(["chip", "chip-small"] + [f"chip-{m}" for m in mark]),
+            title=", ".join(_MARK_TEXT[m] for m in mark) or None,
+        )
+        for call, mark in zip(calls, marks, strict=True)
+    ]
+    return (
+        el("ol", chips, class_="chips chips-inline") if chips else el("span", "–", class_="muted")
+    )
+
+
+def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink) -> Safe:
+    """A compact table of rows: id, category, verdict, per-metric score, chips, input."""
+    head = el(
+        "tr",
+        el("th", "row"),
+        el("th", "category"),
+        el("th", "verdict"),
+        *(el("th", m, class_="num") for m in metrics),
+        el("th", "expected tools"),
+        el("th", "tools called"),
+        el("th", "input"),
+    )
+    body = []
+    for row in rows:
+        exp_marks, act_marks = chip_marks(row)
+        expected = row.sample.expected_tools
+        target = link(row)
+        cells = [
+            el("td", el("a", row.row_id, href=target) if target else row.row_id, class_="rowid"),
+            el("td", row.category or "", class_="cat"),
+            el("td", verdict_badge(row.passed, error=bool(row.error))),
+        ]
+        for metric in metrics:
+            result = row.result(metric)
+            state = (
+                ""
+                if result is None or result.passed is None
+                else ("pass" if result.passed else "fail")
+            )
+            cells.append(
+                el("td", score_text(result.score) if result else "", class_=f"num score-{state}")
+            )
+        cells.append(
+            el(
+                "td",
+                _names_cell(expected.calls, exp_marks)
+                if expected is not None
+                else el("span", "unbound", class_="muted"),
+            )
+        )
+        cells.append(el("td", _names_cell(row.sample.actual_calls(), act_marks)))
+        text = row.sample.user_input()
+        cells.append(el("td", text if len(text) <= 90 else text[:89] + "…", class_="input"))
+        body.append(el("tr", cells))
+    return el("table", el("thead", head), el("tbody", body), class_="rows")
+
+
+# ---------------------------------------------------------------- run tables
+
+
+def _describe(value: dict[str, Any]) -> Safe:
+    if not value:
+        return el("span", "–", class_="muted")
+    parts = [
+        el(
+            "span",
+            el("span", f"{k}: ", class_="muted"),
+            value_text(v, limit=120) if not isinstance(v, str) else v,
+        )
+        for k, v in value.items()
+    ]
+    return el("span", [frag(p, " ") for p in parts], class_="kv")
+
+
+def run_header(run: RunInfo) -> Safe:
+    """Name, id, status, dataset, connector, tags, row and error counts."""
+    facts = [
+        ("run", el("code", run.id)),
+        ("status", el("span", run.status, class_=f"status status-{run.status}")),
+        ("created", run.created_at[:19].replace("T", " ")),
+        ("dataset", _describe(run.dataset)),
+        ("connector", _describe(run.connector)),
+        ("rows", f"{run.row_count} ({run.error_count} with errors)"),
+        ("tags", frag(el("span", t, class_="tag") for t in run.tags) if run.tags else "–"),
+    ]
+    return el(
+        "section",
+        el("h1", run.name),
+        el("dl", [frag(el("dt", k), el("dd", v)) for k, v in facts], class_="facts"),
+        class_="run-header",
+    )
+
+
+def metric_summary_table(run: RunInfo) -> Safe:
+    """Per metric: parameters, threshold, scored / passed / failed / unscored, pass rate."""
+    specs = {m.name: m for m in run.metrics}
+    head = el(
+        "tr",
+        *(
+            el("th", h, class_=c)
+            for h, c in (
+                ("metric", None),
+                ("parameters", None),
+                ("threshold", "num"),
+                ("scored", "num"),
+                ("passed", "num"),
+                ("failed", "num"),
+                ("unscored", "num"),
+                ("mean score", "num"),
+                ("pass rate", "num"),
+            )
+        ),
+    )
+    body = []
+    for name, summary in run.summaries.items():
+        spec = specs.get(name)
+        params = ", ".join(
+            f"{k}={value_text(v, limit=80)}" for k, v in (spec.params if spec else {}).items()
+        )
+        threshold = spec.threshold if spec else None
+        body.append(
+            el(
+                "tr",
+                el("td", el("strong", name)),
+                el("td", params or "defaults", class_="params"),
+                el("td", "–" if threshold is None else f"{threshold:g}", class_="num"),
+                el("td", summary.scored, class_="num"),
+                el("td", summary.passed, class_="num"),
+                el("td", summary.failed, class_="num"),
+                el("td", summary.unscored, class_="num"),
+                el(
+                    "td",
+                    score_text(summary.mean_score) if summary.mean_score is not None else "–",
+                    class_="num",
+                ),
+                el("td", el("strong", pct(summary.pass_rate)), class_="num"),
+            )
+        )
+    return el("table", el("thead", head), el("tbody", body), class_="summary")
+
+
+def clusters_table(
+    clusters: Sequence[Any],
+    *,
+    failures: int,
+    row_link: Callable[[str, int | None], Href | None],
+    class_link: Callable[[str], Href | None] | None = None,
+    examples: int = 5,
+) -> Safe:
+    """Failure clusters, biggest first: class → count → what → categories → example rows."""
+    if not clusters:
+        return el("p", "No failing rows.", class_="ok")
+    head = el(
+        "tr",
+        *(el("th", h) for h in ("class", "rows", "what", "categories", "example rows")),
+    )
+    body = []
+    for cluster in clusters:
+        target = class_link(cluster.failure_class) if class_link else None
+        name = cluster.failure_class.replace("_", " ")
+        indexes = list(cluster.indexes) or [None] * len(cluster.row_ids)
+        links = []
+        for row_id, index in list(zip(cluster.row_ids, indexes, strict=False))[:examples]:
+            target_row = row_link(row_id, index)
+            links.append(el("a", row_id, href=target_row) if target_row else el("span", row_id))
+        more = cluster.count - len(links)
+        body.append(
+            el(
+                "tr",
+                el(
+                    "td",
+                    el("a", name, href=target) if target else el("strong", name),
+                    el("div", cluster.hint, class_="muted small"),
+                ),
+                el("td", cluster.count, class_="num"),
+                el("td", cluster.detail),
+                el("td", ", ".join(f"{c} {n}" for c, n in cluster.categories.items())),
+                el(
+                    "td",
+                    frag(frag(link, " ") for link in links),
+                    el("span", f"+{more} more", class_="muted") if more > 0 else None,
+                ),
+            )
+        )
+    plural = "" if len(clusters) == 1 else "s"
+    return frag(
+        el("p", f"{failures} failing rows → {len(clusters)} cluster{plural}", class_="lead"),
+        el("table", el("thead", head), el("tbody", body), class_="clusters"),
+    )

@@ -1,0 +1,263 @@
+"""The static report: one self-contained HTML file for a run (and a comparison).
+
+No network, no script, CSS inlined, charts as inline SVG: the file opens from
+disk and can be attached to a CI job. Rows are read once, streamed through
+the store's read API; only the cards that are shown (failures first, at most
+``max_rows``) and light copies of failing rows (for clustering) are kept.
+
+>>> from tooleval.store import open_store
+>>> store = open_store("sqlite:///:memory:")
+>>> run_id = store.create_run("demo", dataset={"path": "d.jsonl"}, connector={}, metrics=[])
+>>> "<h1>demo</h1>" in build_report(store, run_id)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+from tooleval.errors import InputError
+from tooleval.model import Diagnosis, Sample
+from tooleval.report.charts import bar_chart_svg, histogram_svg
+from tooleval.report.compare import comparison_overview, delta_rows_table
+from tooleval.report.components import (
+    clusters_table,
+    metric_summary_table,
+    pct,
+    row_card,
+    run_header,
+)
+from tooleval.report.html import Safe, el, frag, href
+from tooleval.report.page import chip_legend, document
+from tooleval.report.stats import CategoryStats, ScoreBins, ScoreTally, category_stats
+from tooleval.store.records import RowRecord, RunInfo
+
+__all__ = ["build_report", "write_report", "charts_section", "category_section"]
+
+DEFAULT_MAX_ROWS = 200
+_DELTA_ROWS = 100
+
+
+def _slim(row: RowRecord) -> RowRecord:
+    """What clustering needs of a failing row, without messages or judge transcripts."""
+    results = tuple(
+        dataclasses.replace(
+            r,
+            diagnosis=Diagnosis(
+                missing=r.diagnosis.missing,
+                extra=r.diagnosis.extra,
+                order_violations=r.diagnosis.order_violations,
+                arguments=r.diagnosis.argument_mismatches,
+            ),
+        )
+        for r in row.results
+    )
+    sample = Sample(tools_called=row.sample.actual_calls(), category=row.sample.category)
+    return RowRecord(
+        run_id=row.run_id,
+        index=row.index,
+        row_id=row.row_id,
+        sample=sample,
+        results=results,
+        error=row.error,
+        failure_class=row.failure_class,
+    )
+
+
+def charts_section(bins: list[ScoreBins]) -> Safe:
+    """One histogram per metric, threshold marked, unscored rows noted."""
+    boxes = []
+    for b in bins:
+        caption = f"{sum(b.counts)} scored"
+        if b.unscored:
+            caption += f", {b.unscored} unscored (not drawn)"
+        boxes.append(
+            el(
+                "div",
+                histogram_svg(counts=b.counts, threshold=b.threshold, title=b.metric),
+                el("div", caption, class_="caption"),
+                class_="chart-box",
+            )
+        )
+    return el("div", boxes, class_="charts")
+
+
+def category_section(stats: list[CategoryStats], metrics: list[str], *, link: Any = None) -> Safe:
+    """Per-category table and pass-rate bars (row verdict: every scored metric passed)."""
+    if not stats:
+        return el("p", "No row has a category.", class_="muted")
+    head = el(
+        "tr",
+        el("th", "category"),
+        *(el("th", h, class_="num") for h in ("rows", "passed", "failed", "errors", "pass rate")),
+        *(el("th", f"{m} pass", class_="num") for m in metrics),
+    )
+    body = []
+    for s in stats:
+        target = link(s.category) if link else None
+        body.append(
+            el(
+                "tr",
+                el("td", el("a", s.category, href=target) if target else s.category),
+                el("td", s.rows, class_="num"),
+                el("td", s.passed, class_="num"),
+                el("td", s.failed, class_="num"),
+                el("td", s.errors, class_="num"),
+                el("td", el("strong", pct(s.pass_rate)), class_="num"),
+                *(el("td", pct(s.pass_rates.get(m)), class_="num") for m in metrics),
+            )
+        )
+    chart = bar_chart_svg(
+        [(s.category, s.pass_rate, f"({s.passed}/{s.passed + s.failed})") for s in stats],
+        title="pass rate per category",
+    )
+    return frag(
+        el("table", el("thead", head), el("tbody", body), class_="categories"),
+        el("div", el("div", chart, class_="chart-box"), class_="charts"),
+    )
+
+
+def build_report(
+    store: Any,
+    run_id: str,
+    *,
+    compare_with: str | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> str:
+    """The report as HTML text; ``compare_with`` is the baseline run (A) for a comparison."""
+    from tooleval.runs.clusters import cluster_failures
+
+    if not isinstance(max_rows, int) or max_rows < 0:
+        raise InputError(
+            f"max_rows must be a whole number >= 0, got {max_rows!r}", field="max_rows"
+        )
+    run: RunInfo = store.get_run(run_id)
+    tally = ScoreTally(run)
+    failing: list[RowRecord] = []
+    fail_cards: list[RowRecord] = []
+    pass_cards: list[RowRecord] = []
+    total = 0
+    for row in store.iter_rows(run.id):
+        total += 1
+        tally.add(row)
+        if row.passed is not True:
+            failing.append(_slim(row))
+            if len(fail_cards) < max_rows:
+                fail_cards.append(row)
+        elif len(pass_cards) < max_rows:
+            pass_cards.append(row)
+    cards = fail_cards + pass_cards[: max_rows - len(fail_cards)]
+    shown = {row.index for row in cards}
+    clusters = cluster_failures(failing, total_rows=total)
+
+    def anchor(index: int | None) -> Any:
+        return href("#", fragment=f"row-{index}") if index in shown else None
+
+    comparison = None
+    changes: dict[str, list[str]] = {}
+    if compare_with is not None:
+        from tooleval.runs.compare import compare_runs
+
+        baseline = (
+            store.resolve_run_id(compare_with) if hasattr(store, "resolve_run_id") else compare_with
+        )
+        if baseline == run.id:
+            raise InputError("compare a run with another run, not with itself", field="--compare")
+        comparison = compare_runs(store, baseline, run.id)
+        for d in comparison.rows:
+            if d.change in ("fixed", "regressed"):
+                changes.setdefault(d.row_id, []).append(f"{d.metric} {d.change}")
+
+    metrics = list(run.summaries)
+    sections: list[Safe] = [
+        run_header(run),
+        el("h2", "Metrics"),
+        metric_summary_table(run),
+        charts_section(tally.bins()),
+        el("h2", "Per category"),
+        category_section(category_stats(store, run), metrics),
+        el("h2", "Failure clusters"),
+        clusters_table(
+            clusters,
+            failures=len(failing),
+            row_link=lambda _row_id, index: anchor(index),
+        ),
+    ]
+    if comparison is not None:
+        regressed = comparison.changed("regressed")
+        fixed = comparison.changed("fixed")
+        sections += [
+            el("h2", "Comparison with the baseline"),
+            comparison_overview(comparison, run_link=lambda _id: None),
+            el("h3", f"Regressed ({len(regressed)})"),
+            delta_rows_table(regressed[:_DELTA_ROWS], row_link=lambda d: anchor(d.index_b)),
+            el("h3", f"Fixed ({len(fixed)})"),
+            delta_rows_table(fixed[:_DELTA_ROWS], row_link=lambda d: anchor(d.index_b)),
+        ]
+        if len(regressed) > _DELTA_ROWS or len(fixed) > _DELTA_ROWS:
+            sections.append(
+                el("p", f"Only the first {_DELTA_ROWS} of each are listed.", class_="muted")
+            )
+    left_out = total - len(cards)
+    failing_left_out = len(failing) - len(fail_cards)
+    note = None
+    if left_out:
+        note = el(
+            "p",
+            f"{len(cards)} of {total} rows shown, failures first; {left_out} left out "
+            f"({failing_left_out} of them failing). Raise --max-rows or open the run in "
+            "`tooleval view` to see every row.",
+            class_="note",
+        )
+    sections += [
+        el("h2", "Rows"),
+        note,
+        chip_legend(),
+        frag(
+            row_card(
+                row,
+                anchor=f"row-{row.index}",
+                extra_header=frag(el("span", c, class_="tag") for c in changes.get(row.row_id, ()))
+                if row.row_id in changes
+                else None,
+            )
+            for row in cards
+        ),
+        el(
+            "p",
+            f"Generated by tooleval from run {run.id}; overall pass rate over every "
+            f"row × metric: {pct(_rate(run))}.",
+            class_="muted small",
+        ),
+    ]
+    return str(document(f"tooleval report: {run.name}", *sections, inline_css=True))
+
+
+def _rate(run: RunInfo) -> float | None:
+    scored = sum(s.scored for s in run.summaries.values())
+    passed = sum(s.passed for s in run.summaries.values())
+    return passed / scored if scored else None
+
+
+def write_report(
+    store: Any,
+    run_id: str,
+    path: str | os.PathLike[str],
+    *,
+    compare_with: str | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> Path:
+    """Write :func:`build_report` to ``path`` (UTF-8) and return the path."""
+    text = build_report(store, run_id, compare_with=compare_with, max_rows=max_rows)
+    target = Path(path)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the report: {exc.strerror}; pass -o with a writable path",
+            path=str(target),
+        ) from None
+    return target

@@ -1,0 +1,209 @@
+"""Realistic runs for report and viewer tests, written through the store's write API.
+
+Rows are scored by the real metrics (tool_correctness with ordering and
+argument keys, tool_call_f1), so diagnoses carry real missing / extra /
+order / argument findings; failure classes come from ``classify_failure``
+as the runner stores them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from tooleval.metrics.registry import score_sample
+from tooleval.model import ExpectedTools, Result, Sample, ToolCall
+from tooleval.runs.clusters import classify_failure
+from tooleval.store.records import MetricSpec, RowRecord
+
+XSS = "<script>window.__xss=1</script>"
+XSS_IMG = '<img src=x onerror="window.__xss=1">'
+XSS_URL = "javascript:window.__xss=1"
+
+METRICS = [
+    MetricSpec(
+        "tool_correctness",
+        {
+            "check_ordering": True,
+            "argument_keys": {"cancel_order": ["order_id"], "issue_refund": ["order_id", "amount"]},
+        },
+        0.5,
+    ),
+    MetricSpec("tool_call_f1", {}, 0.8),
+]
+
+
+def call(name: str, **args: Any) -> ToolCall:
+    return ToolCall(name, args)
+
+
+def _cases(variant: str) -> list[dict[str, Any]]:
+    """(id, category, input, expected, actual, output) for run ``a`` (baseline) or ``b``."""
+    cases = []
+    for n in range(8):
+        order = str(4400 + n)
+        expected = [call("lookup_order", order_id=order), call("cancel_order", order_id=order)]
+        if n in (1, 2) and variant == "a":
+            actual = [call("lookup_order", order_id=order)]  # missing cancel_order
+        elif n == 3:
+            actual = [call("cancel_order", order_id=order), call("lookup_order", order_id=order)]
+        elif n == 4 and variant == "b":
+            actual = [call("lookup_order", order_id=order), call("cancel_order", order_id="4417")]
+        else:
+            actual = list(expected)
+        cases.append(
+            dict(
+                id=f"cancel-{n}",
+                category="cancel",
+                input=f"Please cancel order {order}, I ordered the wrong size.",
+                expected=expected,
+                actual=actual,
+                output=f"Your order {order} has been cancelled.",
+            )
+        )
+    for n in range(8):
+        order = str(5500 + n)
+        expected = [
+            call("lookup_order", order_id=order),
+            call("issue_refund", order_id=order, amount=30),
+        ]
+        if variant == "a" and n < 5:
+            actual = [call("lookup_order", order_id=order), call("search_orders", query=order)]
+        elif n == 6:
+            actual = [
+                call("lookup_order", order_id=order),
+                call("issue_refund", order_id=order, amount=300),
+            ]
+        else:
+            actual = list(expected)
+        cases.append(
+            dict(
+                id=f"refund-{n}",
+                category="refund",
+                input=f"Refund 30 USD on order {order}, the item arrived broken.",
+                expected=expected,
+                actual=actual,
+                output="A refund of 30 USD is on its way.",
+            )
+        )
+    for n in range(6):
+        order = str(7700 + n)
+        expected = [call("lookup_order", order_id=order)]
+        actual = (
+            [call("lookup_order", order_id=order)] * 3
+            if n in (2, 5)
+            else [call("lookup_order", order_id=order)]
+        )
+        cases.append(
+            dict(
+                id=f"status-{n}",
+                category="status",
+                input=f"Where is my order {order}?",
+                expected=expected,
+                actual=actual,
+                output=f"Order {order} ships tomorrow.",
+            )
+        )
+    return cases
+
+
+def _record(index: int, case: dict[str, Any], *, error: str | None = None) -> RowRecord:
+    sample = Sample(
+        input=case["input"],
+        tools_called=case["actual"],
+        expected_tools=ExpectedTools.of(case["expected"]),
+        output=case["output"],
+        category=case["category"],
+        id=case["id"],
+    )
+    if error:
+        results = tuple(
+            Result.unscored(
+                m.name, f"connector error: {error}", params=m.params, threshold=m.threshold
+            )
+            for m in METRICS
+        )
+    else:
+        results = tuple(
+            score_sample(m.name, sample, threshold=m.threshold, **m.params) for m in METRICS
+        )
+    record = RowRecord(
+        run_id="",
+        index=index,
+        row_id=case["id"],
+        sample=sample,
+        results=results,
+        error=error,
+        latency_ms=120.0 + index * 7,
+    )
+    return dataclasses.replace(record, failure_class=classify_failure(record))
+
+
+def seed_support_runs(store: Any) -> tuple[str, str]:
+    """Two runs of a support agent: baseline A and a new run B (fixed and regressed rows)."""
+    ids = []
+    for variant, name in (("a", "support-agent baseline"), ("b", "support-agent prompt-fix")):
+        run_id = store.create_run(
+            name,
+            dataset={"path": "examples/support_agent.jsonl", "rows": 22},
+            connector={"type": "http", "url": "http://127.0.0.1:8000/agent"},
+            metrics=METRICS,
+            tags=["nightly", variant == "b" and "prompt-fix" or "baseline"],
+            config={"prompt": "v2" if variant == "b" else "v1"},
+        )
+        records = [_record(i, case) for i, case in enumerate(_cases(variant))]
+        if variant == "a":
+            broken = _cases(variant)[0] | {"id": "timeout-1", "category": "status"}
+            records.append(_record(len(records), broken, error="HTTP 504 from the agent"))
+        store.add_rows(run_id, records)
+        store.finish_run(run_id)
+        ids.append(run_id)
+    return ids[0], ids[1]
+
+
+def seed_xss_run(store: Any) -> str:
+    """A run whose every user-controlled text tries to run script."""
+    case = {
+        "id": f"row{XSS}",
+        "category": f'<b class="x">{XSS_IMG}</b>',
+        "input": f"{XSS} cancel {XSS_IMG} [click]({XSS_URL})",
+        "expected": [call("cancel_order", order_id='"><script>window.__xss=1</script>')],
+        "actual": [
+            call(f"lookup{XSS_IMG}", url=XSS_URL, html="<iframe src=javascript:alert(1)>"),
+            call("cancel_order", order_id=XSS_IMG),
+        ],
+        "output": f'done {XSS_IMG} <a href="{XSS_URL}">details</a>',
+    }
+    run_id = store.create_run(
+        f"xss {XSS}",
+        dataset={"path": XSS_URL, "note": XSS_IMG},
+        connector={"url": XSS_URL},
+        metrics=METRICS,
+        tags=[XSS_IMG],
+    )
+    first = _record(0, case)
+    second = _record(1, case | {"id": "plain"}, error=f"agent said {XSS}")
+    store.add_rows(run_id, [first, second])
+    store.finish_run(run_id)
+    return run_id
+
+
+def seed_many(store: Any, rows: int, *, name: str = "big run", chunk: int = 5000) -> str:
+    """A run of ``rows`` rows (cases repeated, ids made unique), written in bulk."""
+    cases = _cases("a")
+    templates = [_record(i, c) for i, c in enumerate(cases)]
+    run_id = store.create_run(
+        name, dataset={"path": "big.jsonl"}, connector={"type": "python"}, metrics=METRICS
+    )
+    batch = []
+    for index in range(rows):
+        template = templates[index % len(templates)]
+        sample = dataclasses.replace(template.sample, id=f"{template.row_id}-{index}")
+        batch.append(dataclasses.replace(template, index=index, row_id=sample.id, sample=sample))
+        if len(batch) >= chunk:
+            store.add_rows(run_id, batch)
+            batch = []
+    if batch:
+        store.add_rows(run_id, batch)
+    store.finish_run(run_id)
+    return run_id
