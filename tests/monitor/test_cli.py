@@ -210,6 +210,7 @@ def test_trace_to_case_writes_an_unbound_row(traces, tmp_path, capsys):
 
 
 def test_trace_to_case_unknown_session_and_listing(traces, capsys):
+    assert main(["trace"]) == 2  # an action is required
     assert main(["trace", "to-case", str(traces), "--session", "nope"]) == 2
     assert "no session 'nope'" in capsys.readouterr().err
     assert main(["trace", "sessions", str(traces)]) == 0

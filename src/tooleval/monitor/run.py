@@ -207,7 +207,10 @@ def monitor(
 ) -> MonitorReport:
     """Read a traces file and run the detectors over every session.
 
-    >>> # see docs/monitoring.md for a full example with an OTLP file
+    ``options`` maps detector name to its options (see
+    :data:`~tooleval.monitor.detectors.DETECTORS`); ``store``, ``emit`` and
+    ``emit_passes`` are as in :func:`monitor_sessions`. The ingest report
+    (skipped spans with their ids) is ``report.ingest``.
     """
     from tooleval.monitor.ingest import read_sessions, sniff_traces
 
