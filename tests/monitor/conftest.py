@@ -184,9 +184,25 @@ class SdkTraces:
                 tool, args, result = step[:3]
                 error = step[3] if len(step) > 3 else None
                 prefix = "llm.output_messages.0.message"
+                history = {}
+                if index:  # the previous call and its result, replayed as history
+                    before, before_args, before_result = steps[index - 1][:3]
+                    earlier = "llm.input_messages.1.message"
+                    history = {
+                        f"{earlier}.role": "assistant",
+                        f"{earlier}.tool_calls.0.tool_call.id": f"oi_{session_id}_{index - 1}",
+                        f"{earlier}.tool_calls.0.tool_call.function.name": before,
+                        f"{earlier}.tool_calls.0.tool_call.function.arguments": json.dumps(
+                            before_args
+                        ),
+                        "llm.input_messages.2.message.role": "tool",
+                        "llm.input_messages.2.message.tool_call_id": f"oi_{session_id}_{index - 1}",
+                        "llm.input_messages.2.message.content": json.dumps(before_result),
+                    }
                 with tracer.start_as_current_span(
                     "ChatCompletion",
                     attributes={
+                        **history,
                         "openinference.span.kind": "LLM",
                         "llm.input_messages.0.message.role": "user",
                         "llm.input_messages.0.message.content": user,

@@ -268,11 +268,12 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             ),
             None,
         )
+        if call.call_id:
+            # the same request shows up again in later history: handled once, here
+            seen_request_ids.add(call.call_id)
         if match is not None:
             absorbed[match] = True
             continue
-        if call.call_id:
-            seen_request_ids.add(call.call_id)
         requests.append((seq, fact, call))
 
     responses = {}
