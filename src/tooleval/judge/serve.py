@@ -9,8 +9,7 @@ is passed to the judge) unless the server was started with
 without that feature do.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: FastAPI must see the real Request class.
 import time
 import uuid
 from typing import Any

@@ -19,6 +19,7 @@ def _infos() -> list[Any]:
     from tooleval.metrics.registry import MetricInfo, Param
 
     max_chars = Param(2000, _MAX_CHARS_HELP)
+    threshold = Param(None, "pass when score >= threshold (null: score == 1)")
     return [
         MetricInfo(
             name="topic_adherence",
@@ -27,13 +28,18 @@ def _infos() -> list[Any]:
                 "reference_topics (precision), or of on-topic requests it answered (recall), or F1"
             ),
             params={
-                "mode": Param("precision", "precision, recall or f1"),
+                "mode": Param(
+                    "precision", "precision, recall or f1", choices=("precision", "recall", "f1")
+                ),
                 "zero_division": Param(
-                    None, "score for an undefined ratio (0.0 or 1.0); default: unscored"
+                    None,
+                    "score for an undefined ratio (0.0 or 1.0); null: unscored",
+                    choices=(None, 0.0, 1.0),
                 ),
                 "max_chars": max_chars,
+                "threshold": threshold,
             },
-            requires=("reference_topics",),
+            requires=("input", "reference_topics"),
             needs_judge=True,
             score_sample=topic_adherence,
             ascore_sample=atopic_adherence,
@@ -44,8 +50,8 @@ def _infos() -> list[Any]:
                 "LLM judge, binary: did the conversation end with the user's goal achieved "
                 "(against the row's reference when given, else the goal inferred from the chat)"
             ),
-            params={"max_chars": max_chars},
-            requires=(),
+            params={"max_chars": max_chars, "threshold": threshold},
+            requires=("input", "output"),
             needs_judge=True,
             score_sample=goal_accuracy,
             ascore_sample=agoal_accuracy,
@@ -56,8 +62,8 @@ def _infos() -> list[Any]:
                 "LLM judge: share of tool calls free of parameter_error, invalid_function, "
                 "sequence_error, ignored_result, repeated_failure and error_handling"
             ),
-            params={"max_chars": max_chars},
-            requires=(),
+            params={"max_chars": max_chars, "threshold": threshold},
+            requires=("input", "tools_called"),
             needs_judge=True,
             score_sample=tools_error,
             ascore_sample=atools_error,
@@ -68,8 +74,8 @@ def _infos() -> list[Any]:
                 "LLM judge, binary: was the user's task accomplished, reading tool results "
                 "(a success claimed after a failed tool call is a failure)"
             ),
-            params={"max_chars": max_chars},
-            requires=(),
+            params={"max_chars": max_chars, "threshold": threshold},
+            requires=("input", "tools_called", "output"),
             needs_judge=True,
             score_sample=task_success,
             ascore_sample=atask_success,

@@ -1,0 +1,115 @@
+"""``tooleval judge``: serve the local judge, or check a judge endpoint before trusting it.
+
+tooleval judge serve [--host 127.0.0.1] [--port 8765] [--max-new-tokens 256]
+tooleval judge check --local
+tooleval judge check --base-url http://127.0.0.1:11434/v1 --model qwen2.5:7b
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tooleval.errors import ConfigError
+
+PROBE_SCHEMA = {
+    "title": "probe",
+    "type": "object",
+    "properties": {"tool_failed": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["tool_failed", "reason"],
+    "additionalProperties": False,
+}
+PROBE_PROMPT = (
+    "An agent called cancel_order(order_id=4471) and the tool returned "
+    '"ERROR: order not found". Did the tool call fail? Reply with JSON only: '
+    '{"tool_failed": true or false, "reason": "one sentence"}'
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "judge",
+        help="serve the local judge model or check a judge endpoint",
+        description="Serve the local SmolLM2 judge over an OpenAI-compatible API, or send a "
+        "probe question to a judge and show its reply, tokens and latency.",
+    )
+    verbs = parser.add_subparsers(dest="judge_command", metavar="ACTION")
+
+    serve = verbs.add_parser(
+        "serve", help="serve the local judge as an OpenAI-compatible endpoint (127.0.0.1)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument("--model-path", help="a GGUF chat model (default: SmolLM2-135M-Instruct)")
+    serve.add_argument("--max-new-tokens", type=int, default=256, help="reply length cap")
+    serve.add_argument(
+        "--no-structured-output",
+        action="store_true",
+        help="answer 400 to response_format json_schema (to test clients' fallback)",
+    )
+    serve.set_defaults(handler=_serve)
+
+    check = verbs.add_parser("check", help="ask a judge one probe question and show the reply")
+    where = check.add_mutually_exclusive_group(required=True)
+    where.add_argument("--local", action="store_true", help="the local SmolLM2 judge")
+    where.add_argument("--base-url", help="an OpenAI-compatible endpoint, e.g. .../v1")
+    check.add_argument("--model", help="model name at --base-url")
+    check.add_argument("--api-key-env", help="environment variable holding the API key")
+    check.add_argument("--max-new-tokens", type=int, default=96, help="local reply length cap")
+    check.set_defaults(handler=_check)
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from tooleval.judge.local import LocalJudge
+    from tooleval.judge.serve import serve
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving the judge on {args.host}, reachable from other machines")
+    judge = LocalJudge(args.model_path, max_new_tokens=args.max_new_tokens, cache=False)
+    print(f"serving {judge.model} at http://{args.host}:{args.port}/v1 (model loads on first call)")
+    sys.stdout.flush()
+    serve(judge, host=args.host, port=args.port, structured_output=not args.no_structured_output)
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from tooleval.judge.config import judge_from_config
+
+    if args.local:
+        config: dict[str, Any] = {
+            "type": "local",
+            "max_new_tokens": args.max_new_tokens,
+            "cache": False,
+        }
+    else:
+        if not args.model:
+            raise ConfigError("--model is required with --base-url", field="--model")
+        config = {"type": "openai", "model": args.model, "base_url": args.base_url, "cache": False}
+        if args.api_key_env:
+            config["api_key_env"] = args.api_key_env
+    judge = judge_from_config(config, field="--judge")
+    messages = [{"role": "user", "content": PROBE_PROMPT}]
+    reply = judge.complete(messages, schema=PROBE_SCHEMA)
+    report = {
+        "judge": judge.describe(),
+        "reply": reply.text,
+        "parsed": reply.parsed,
+        "parse_error": reply.parse_error,
+        "tokens_in": reply.tokens_in,
+        "tokens_out": reply.tokens_out,
+        "latency_ms": round(reply.latency_ms, 1),
+        "structured_output": getattr(judge, "structured_supported", None),
+    }
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    if reply.parsed is None:
+        print("the judge's reply could not be parsed as the requested JSON", file=sys.stderr)
+        return 1
+    return 0
