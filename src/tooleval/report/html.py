@@ -10,6 +10,8 @@ never choose a scheme (``javascript:``) or leave the page's origin.
 
 >>> str(el("p", "<script>", class_="note"))
 '<p class="note">&lt;script&gt;</p>'
+>>> str(href("#", fragment="row-3"))
+'#row-3'
 >>> str(href("/runs", "a/b<", page=2, category="x&y"))
 '/runs/a%2Fb%3C?page=2&category=x%26y'
 """
@@ -116,5 +118,5 @@ def href(base: str, *parts: Any, fragment: str | None = None, **query: Any) -> H
             path += "&" if "?" in path else "?"
         path += urlencode(pairs)
     if fragment is not None:
-        path += "#" + quote(str(fragment), safe="")
+        path = path.removesuffix("#") + "#" + quote(str(fragment), safe="")
     return Href(path)

@@ -75,6 +75,7 @@ def create_app(store: Any) -> Any:
     app.state.store = store
     charts = _Cache()
     comparisons = _Cache(4)
+    overviews = _Cache(16)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Any) -> Any:
@@ -196,19 +197,30 @@ def create_app(store: Any) -> Any:
                 info.id, **where, offset=(page - 1) * per_page, limit=per_page, order_by=sort
             )
         )
-        counts = class_counts(store, info.id, list(FAILURE_CLASSES))
-        examples = {
-            cls: list(store.iter_rows(info.id, failure_class=cls, limit=3)) for cls in counts
-        }
+        key = ("overview", info.id, info.row_count)
+        overview = overviews.get(key) if info.status in _FINISHED else None
+        if overview is None:
+            counts = class_counts(store, info.id, list(FAILURE_CLASSES))
+            overview = {
+                "categories": store.categories(info.id),
+                # Row verdicts per category only: per-metric rates cost two queries each.
+                "stats": category_stats(store, info, per_metric=False),
+                "counts": counts,
+                "examples": {
+                    cls: list(store.iter_rows(info.id, failure_class=cls, limit=3))
+                    for cls in counts
+                },
+            }
+            overviews.put(key, overview)
         html = pages.run_page(
             info,
             rows=rows,
             total=total,
             filters=filters,
-            categories=store.categories(info.id),
-            category_stats=category_stats(store, info),
-            class_counts=counts,
-            class_examples=examples,
+            categories=overview["categories"],
+            category_stats=overview["stats"],
+            class_counts=overview["counts"],
+            class_examples=overview["examples"],
             failure_classes=FAILURE_CLASSES,
         )
         return HTMLResponse(html)

@@ -1,0 +1,117 @@
+"""Viewer fixtures: a SQLite store seeded through the write API, a real uvicorn on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.web.seed import seed_support_runs, seed_xss_run
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def seeded(tmp_path_factory) -> Iterator[dict]:
+    """A store with a baseline run, a new run and a run full of script injections."""
+    from tooleval.store import open_store
+
+    store = open_store(tmp_path_factory.mktemp("viewer") / "runs.db")
+    a, b = seed_support_runs(store)
+    xss = seed_xss_run(store)
+    yield {"store": store, "a": a, "b": b, "xss": xss}
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def client(seeded):
+    from fastapi.testclient import TestClient
+
+    from tooleval.web import create_app
+
+    with TestClient(create_app(seeded["store"])) as test_client:
+        yield test_client
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def viewer_url(seeded) -> Iterator[str]:
+    """The viewer served by a real uvicorn on a free 127.0.0.1 port (background thread)."""
+    import uvicorn
+
+    from tooleval.web import create_app
+
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(seeded["store"]), host="127.0.0.1", port=port, log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the viewer did not start on 127.0.0.1")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (make system-deps)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that records dialogs (alert/confirm) and console errors."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.dialogs = []
+    opened.csp_errors = []
+
+    def on_dialog(dialog) -> None:
+        opened.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    opened.on("dialog", on_dialog)
+    opened.on(
+        "console",
+        lambda msg: (
+            opened.csp_errors.append(msg.text) if "Content Security Policy" in msg.text else None
+        ),
+    )
+    yield opened
+    context.close()
+
+
+def artifact(name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / name
