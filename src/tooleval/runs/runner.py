@@ -179,13 +179,19 @@ class _Runner:
         pending = iter(rows)
 
         async def worker() -> None:
+            loop = asyncio.get_running_loop()
+            # Each worker calls the agent for its next row while its last row commits.
+            committing: tuple[asyncio.Future, RowRecord] | None = None
             for row in pending:
                 record = await self.run_row(row)
-                await asyncio.get_running_loop().run_in_executor(
-                    writer, self.store.add_row, self.run_id, record
+                if committing is not None:
+                    await self._committed(*committing)
+                committing = (
+                    loop.run_in_executor(writer, self.store.add_row, self.run_id, record),
+                    record,
                 )
-                if self.progress is not None:
-                    self.progress.advance(error=record.error is not None)
+            if committing is not None:
+                await self._committed(*committing)
 
         tasks = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(rows)))]
         try:
@@ -198,6 +204,11 @@ class _Runner:
         finally:
             # Let a commit already handed to the writer finish before the run is marked.
             writer.shutdown(wait=True)
+
+    async def _committed(self, commit: asyncio.Future, record: RowRecord) -> None:
+        await commit
+        if self.progress is not None:
+            self.progress.advance(error=record.error is not None)
 
     async def run_row(self, row: Any) -> RowRecord:
         sample: Sample = row.sample if row.sample is not None else Sample(id=str(row.row_id))

@@ -1,0 +1,275 @@
+"""Runner throughput and run-store read latency (prints numbers, never asserts).
+
+1. ``tooleval run`` machinery end to end (dataset → HTTP connector → JSONPath
+   extraction → tool_correctness → store, one commit per row) against a local
+   agent that answers after 50 ms, at concurrency 1, 8 and 64: rows per second.
+   The agent is a minimal ASGI app under uvicorn in its own process (as a real
+   agent would be), so the runner is not sharing a GIL with its server.
+2. The run store on a 100,000-row run: bulk insert, then what the web viewer
+   and ``runs show`` ask for first (first page, filtered page, counts, header).
+
+    python bench/bench_runner.py [--store URL] [--rows-1 N] [--store-rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+from tooleval.model import Diagnosis, ExpectedTools, Result, Sample, ToolCall  # noqa: E402
+from tooleval.runs import plan_from_dict, run_plan  # noqa: E402
+from tooleval.store import MetricSpec, RowRecord, open_store  # noqa: E402
+
+LATENCY_S = 0.05
+
+
+# ---------------------------------------------------------------- the agent
+
+
+async def agent_app(scope, receive, send) -> None:
+    """An agent that takes 50 ms and calls lookup_order then cancel_order."""
+    if scope["type"] != "http":
+        return
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    text = json.loads(body or b"{}").get("input", "")
+    await asyncio.sleep(LATENCY_S)
+    reply = {
+        "input": text,
+        "output": "done",
+        "steps": [
+            {"type": "tool_call", "tool": {"name": "lookup_order", "args": {}}},
+            {"type": "tool_call", "tool": {"name": "cancel_order", "args": {}}},
+            {"type": "message", "content": "done"},
+        ],
+    }
+    data = json.dumps(reply).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+def serve(port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        agent_app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", backlog=4096
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_agent() -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc, f"http://127.0.0.1:{port}/agent"
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("the bench agent did not start")
+
+
+# ---------------------------------------------------------------- runner
+
+
+def _dataset(path: Path, rows: int) -> Path:
+    with path.open("w") as out:
+        for i in range(rows):
+            row = {
+                "id": f"r{i}",
+                "input": f"cancel order {i}",
+                "category": ("cancel", "refund", "status")[i % 3],
+                "expected_tools": ["lookup_order", "cancel_order"],
+            }
+            out.write(json.dumps(row) + "\n")
+    return path
+
+
+def bench_runner(store_url: str | None, rows_by_concurrency: dict[int, int]) -> list[dict]:
+    results = []
+    agent, url = start_agent()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            store = open_store(store_url or Path(tmp) / "runs.db")
+            try:
+                for concurrency, rows in rows_by_concurrency.items():
+                    results.append(_one_run(store, url, Path(tmp), concurrency, rows))
+            finally:
+                store.close()
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+    return results
+
+
+def _one_run(store, url: str, tmp: Path, concurrency: int, rows: int) -> dict:
+    dataset = _dataset(tmp / f"d{concurrency}.jsonl", rows)
+    plan = plan_from_dict(
+        {
+            "name": f"bench-c{concurrency}",
+            "dataset": str(dataset),
+            "connector": {
+                "url": url,
+                "timeout": 30,
+                "response": {
+                    "output": "$.output",
+                    "tools_called": "$.steps[?(@.type=='tool_call')].tool.name",
+                },
+            },
+            "metrics": ["tool_correctness"],
+        }
+    )
+    started = time.perf_counter()
+    cpu = time.process_time()
+    outcome = run_plan(plan, store=store, concurrency=concurrency)
+    elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    if outcome.run.row_count != rows or outcome.run.error_count:
+        raise RuntimeError(f"bench run incomplete: {outcome.run}")
+    ideal = concurrency / LATENCY_S
+    print(
+        f"concurrency {concurrency:>3}: {rows:>5} rows in {elapsed:6.2f} s = "
+        f"{rows / elapsed:7.1f} rows/s (ideal {ideal:.0f}); runner CPU {cpu / rows * 1000:.2f} ms/row"
+    )
+    return {
+        "concurrency": concurrency,
+        "rows": rows,
+        "seconds": round(elapsed, 2),
+        "rows_per_s": round(rows / elapsed, 1),
+        "ideal_rows_per_s": round(ideal, 1),
+        "runner_cpu_ms_per_row": round(cpu / rows * 1000, 2),
+    }
+
+
+# ---------------------------------------------------------------- store
+
+
+def _record(run_id: str, index: int) -> RowRecord:
+    failed = index % 5 == 0
+    diagnosis = Diagnosis(
+        missing=[{"name": "cancel_order", "args": None, "index": 1}] if failed else []
+    )
+    sample = Sample(
+        input=f"cancel order {index}",
+        tools_called=[ToolCall("lookup_order", {"order_id": str(index)})],
+        expected_tools=ExpectedTools.of(["lookup_order", "cancel_order"]),
+        category=("cancel", "refund", "status")[index % 3],
+        id=f"r{index}",
+    )
+    result = Result.scored(
+        "tool_correctness", 0.5 if failed else 1.0, reason="r", threshold=0.75, diagnosis=diagnosis
+    )
+    return RowRecord(
+        run_id,
+        index,
+        f"r{index}",
+        sample,
+        (result,),
+        latency_ms=50.0,
+        raw_response={"output": "done", "steps": [{"type": "tool_call"}]},
+        failure_class="missing_tool" if failed else None,
+    )
+
+
+def _timed(label: str, fn, repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - started)
+    print(f"  {label:<48} {best * 1000:8.1f} ms")
+    return round(best * 1000, 1)
+
+
+def bench_store(store_url: str | None, rows: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(store_url or Path(tmp) / "runs.db")
+        try:
+            run_id = store.create_run(
+                "bench-store", dataset={}, connector={}, metrics=[MetricSpec("tool_correctness")]
+            )
+            started = time.perf_counter()
+            batch = 5000
+            for start in range(0, rows, batch):
+                store.add_rows(
+                    run_id, [_record(run_id, i) for i in range(start, min(rows, start + batch))]
+                )
+            insert_s = time.perf_counter() - started
+            print(
+                f"store: {rows} rows bulk-inserted in {insert_s:.1f} s ({rows / insert_s:.0f} rows/s)"
+            )
+            out = {"rows": rows, "bulk_insert_rows_per_s": round(rows / insert_s)}
+            out["first_page_ms"] = _timed(
+                "first page (50 rows, index order)", lambda: list(store.iter_rows(run_id, limit=50))
+            )
+            out["failed_page_ms"] = _timed(
+                "first page of failed rows",
+                lambda: list(store.iter_rows(run_id, passed=False, limit=50)),
+            )
+            out["metric_failed_page_ms"] = _timed(
+                "first page, metric=tool_correctness passed=False",
+                lambda: list(
+                    store.iter_rows(run_id, metric="tool_correctness", passed=False, limit=50)
+                ),
+            )
+            out["category_deep_page_ms"] = _timed(
+                "category=refund, page at offset 20000",
+                lambda: list(store.iter_rows(run_id, category="refund", offset=20000, limit=50)),
+            )
+            out["search_page_ms"] = _timed(
+                "search 'order 9999' (scans the run)",
+                lambda: list(store.iter_rows(run_id, search="order 9999", limit=50)),
+            )
+            out["count_failed_ms"] = _timed(
+                "count_rows(passed=False)", lambda: store.count_rows(run_id, passed=False)
+            )
+            out["get_run_ms"] = _timed(
+                "get_run (per-metric summary)", lambda: store.get_run(run_id)
+            )
+            return out
+        finally:
+            store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", help="store URL (default: a temporary SQLite file)")
+    parser.add_argument("--rows-1", type=int, default=100, help="rows at concurrency 1")
+    parser.add_argument("--rows-8", type=int, default=400, help="rows at concurrency 8")
+    parser.add_argument("--rows-64", type=int, default=2000, help="rows at concurrency 64")
+    parser.add_argument("--store-rows", type=int, default=100_000, help="rows for the store bench")
+    parser.add_argument("--json", help="also write the numbers here")
+    parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve)
+        return 0
+    runner = bench_runner(args.store, {1: args.rows_1, 8: args.rows_8, 64: args.rows_64})
+    store = bench_store(args.store, args.store_rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runner": runner, "store": store}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
