@@ -238,3 +238,22 @@ def test_rate_limit_spaces_calls():
     assert waits[1] == pytest.approx(0.1, abs=0.02)
     assert waits[2] == pytest.approx(0.2, abs=0.02)
     assert _RateLimiter(None).reserve() == 0.0
+
+
+async def test_close_releases_clients_and_the_judge_stays_usable(tmp_path):
+    async def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=completion('{"ok": true}'))
+
+    judge = OpenAIJudge(
+        "test-model",
+        base_url="http://127.0.0.1:9/v1",
+        cache=tmp_path / "c.db",
+        async_http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)),
+        http_client=httpx.Client(transport=httpx.MockTransport(Script(OK))),
+    )
+    assert (await judge.acomplete(MESSAGES, schema=SCHEMA)).parsed == {"ok": True}
+    judge.complete([{"role": "user", "content": "other"}])
+    await judge.aclose()
+    assert judge._async_clients == {} and judge._sync_client is None
+    # Reopened on demand: the cached reply is still there.
+    assert (await judge.acomplete(MESSAGES, schema=SCHEMA)).cached

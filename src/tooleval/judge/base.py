@@ -170,6 +170,14 @@ class BaseJudge:
     def describe(self) -> dict[str, Any]:
         return {"type": type(self).__name__, "model": self.model, **self.parameters()}
 
+    def close(self) -> None:
+        """Release the cache file (the judge stays usable; it reopens on demand)."""
+        if self.cache is not None:
+            self.cache.close()
+
+    async def aclose(self) -> None:
+        self.close()
+
     def _generate(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None):
         raise JudgeError(f"{type(self).__name__} does not implement _generate")
 

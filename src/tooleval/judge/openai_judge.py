@@ -165,6 +165,24 @@ class OpenAIJudge(BaseJudge):
 
     # ------------------------------------------------------------ clients
 
+    def close(self) -> None:
+        """Close the HTTP client and the cache file."""
+        with self._client_lock:
+            client, self._sync_client = self._sync_client, None
+        if client is not None:
+            client.close()
+        super().close()
+
+    async def aclose(self) -> None:
+        """Close every client, awaiting the async ones bound to the running loop."""
+        loop_id = id(asyncio.get_running_loop())
+        with self._client_lock:
+            clients, self._async_clients = self._async_clients, {}
+        for owner, client in clients.items():
+            if owner == loop_id:
+                await client.close()
+        self.close()
+
     def _client(self) -> Any:
         with self._client_lock:
             if self._sync_client is None:

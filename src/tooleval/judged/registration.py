@@ -8,6 +8,8 @@ __all__ = ["JUDGED_METRICS", "register_judged_metrics"]
 
 JUDGED_METRICS = ("topic_adherence", "goal_accuracy", "tools_error", "task_success")
 
+# ``requires`` feeds the runner's up-front dataset check: only reference_topics must come
+# from the file; messages / tools_called come from the agent in a live run.
 _MAX_CHARS_HELP = "cut each tool result or argument shown to the judge at this many characters"
 
 
@@ -39,7 +41,7 @@ def _infos() -> list[Any]:
                 "max_chars": max_chars,
                 "threshold": threshold,
             },
-            requires=("input", "reference_topics"),
+            requires=("messages", "reference_topics"),
             needs_judge=True,
             score_sample=topic_adherence,
             ascore_sample=atopic_adherence,
@@ -51,7 +53,7 @@ def _infos() -> list[Any]:
                 "(against the row's reference when given, else the goal inferred from the chat)"
             ),
             params={"max_chars": max_chars, "threshold": threshold},
-            requires=("input", "output"),
+            requires=("messages",),
             needs_judge=True,
             score_sample=goal_accuracy,
             ascore_sample=agoal_accuracy,
@@ -63,7 +65,7 @@ def _infos() -> list[Any]:
                 "sequence_error, ignored_result, repeated_failure and error_handling"
             ),
             params={"max_chars": max_chars, "threshold": threshold},
-            requires=("input", "tools_called"),
+            requires=("tools_called",),
             needs_judge=True,
             score_sample=tools_error,
             ascore_sample=atools_error,
@@ -75,7 +77,7 @@ def _infos() -> list[Any]:
                 "(a success claimed after a failed tool call is a failure)"
             ),
             params={"max_chars": max_chars, "threshold": threshold},
-            requires=("input", "tools_called", "output"),
+            requires=("messages", "tools_called"),
             needs_judge=True,
             score_sample=task_success,
             ascore_sample=atask_success,
