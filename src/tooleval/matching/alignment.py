@@ -24,7 +24,6 @@ is exact and deterministic:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tooleval.matching.assignment import (
@@ -41,18 +40,19 @@ __all__ = ["CallTable", "call_entry", "order_violations"]
 _ACCURACY_STEPS = 10**9  # argument accuracy is compared to 1e-9
 
 
-@dataclass(frozen=True, slots=True)
-class _Pair:
-    comparison: Comparison
-    weight_match: int  # tiers 1-3
-    weight_plain: int  # tiers 1-2 only (for the branch-and-bound search)
-
-
 class CallTable:
-    """Every same-name (expected, actual) pair, compared once.
+    """Every same-name (expected, actual) pair, compared once, when first needed.
 
     ``keys_for(tool)`` returns the argument keys to compare for a tool
     (``None`` for all); ``extra_keys`` is passed to the comparator.
+
+    Pairing needs only the score of each same-name pair
+    (:meth:`ArgumentComparator.score`); the full :class:`Comparison` with its
+    per-key checks is built by :meth:`comparison` for the pairs a diagnosis
+    shows. When expected and actual calls agree one by one (same names,
+    arguments that fully match) the pairing in listed order is the unique
+    optimum of every search below, so it is returned without comparing the
+    other pairs.
     """
 
     def __init__(
@@ -66,36 +66,90 @@ class CallTable:
     ) -> None:
         self.expected = list(expected)
         self.actual = list(actual)
+        self.comparator = comparator
+        self._keys_for = keys_for
+        self._extra_keys = extra_keys
         n, m = len(self.expected), len(self.actual)
-        spread = (n + m) ** 2 + 1
-        self._tier2 = min(n, m) * spread + 1
-        self._tier1 = min(n, m) * (_ACCURACY_STEPS * self._tier2 + spread) + 1
+        self._spread = (n + m) ** 2 + 1
+        self._tier2 = min(n, m) * self._spread + 1
+        self._tier1 = min(n, m) * (_ACCURACY_STEPS * self._tier2 + self._spread) + 1
         self._tier1_plain = min(n, m) * _ACCURACY_STEPS + 1
-        self.pairs: dict[tuple[int, int], _Pair] = {}
-        for i, exp in enumerate(self.expected):
-            keys = keys_for(exp.name) if keys_for is not None else None
-            for j, act in enumerate(self.actual):
-                if exp.name != act.name:
-                    continue
-                comparison = comparator.compare(
-                    exp,
-                    act,
-                    keys=keys,
-                    extra_keys=extra_keys,
-                    expected_index=i,
-                    actual_index=j,
-                )
-                accuracy = round(comparison.score * _ACCURACY_STEPS)
-                self.pairs[(i, j)] = _Pair(
-                    comparison,
-                    self._tier1 + accuracy * self._tier2 + spread - (i - j) ** 2,
-                    self._tier1_plain + accuracy,
-                )
+        self._keys: dict[str, Collection[str] | None] = {}
+        self._scores: dict[tuple[int, int], tuple[float, bool]] = {}
+        self._comparisons: dict[tuple[int, int], Comparison] = {}
+        self._weight_cache: dict[tuple[bool, bool], list[list[int | None]]] = {}
+        self._match_cache: dict[tuple[str, bool], list[tuple[int, int]]] = {}
+        self._identity: bool | None = None
+
+    # ------------------------------------------------------------ comparisons
+
+    def _keys_of(self, tool: str) -> Collection[str] | None:
+        if self._keys_for is None:
+            return None
+        if tool not in self._keys:
+            self._keys[tool] = self._keys_for(tool)
+        return self._keys[tool]
+
+    def score(self, i: int, j: int) -> tuple[float, bool] | None:
+        """``(argument score, matches)`` of expected ``i`` with actual ``j`` (None if names differ)."""
+        found = self._scores.get((i, j))
+        if found is not None:
+            return found
+        exp, act = self.expected[i], self.actual[j]
+        if exp.name != act.name:
+            return None
+        found = self.comparator.score(
+            exp, act, keys=self._keys_of(exp.name), extra_keys=self._extra_keys
+        )
+        self._scores[(i, j)] = found
+        return found
 
     def comparison(self, i: int, j: int) -> Comparison | None:
         """The argument comparison of expected ``i`` with actual ``j`` (None if names differ)."""
-        pair = self.pairs.get((i, j))
-        return pair.comparison if pair is not None else None
+        found = self._comparisons.get((i, j))
+        if found is not None:
+            return found
+        exp, act = self.expected[i], self.actual[j]
+        if exp.name != act.name:
+            return None
+        found = self.comparator.compare(
+            exp,
+            act,
+            keys=self._keys_of(exp.name),
+            extra_keys=self._extra_keys,
+            expected_index=i,
+            actual_index=j,
+        )
+        self._comparisons[(i, j)] = found
+        self._scores.setdefault((i, j), (found.score, found.matches))
+        return found
+
+    @property
+    def pairs(self) -> dict[tuple[int, int], Comparison]:
+        """Every same-name pair with its comparison (computes them all)."""
+        out: dict[tuple[int, int], Comparison] = {}
+        for i in range(len(self.expected)):
+            for j in range(len(self.actual)):
+                comparison = self.comparison(i, j)
+                if comparison is not None:
+                    out[(i, j)] = comparison
+        return out
+
+    def identity(self) -> bool:
+        """Do expected and actual calls agree one by one (names and full argument match)?"""
+        if self._identity is None:
+            # Only with tooleval's own matchers: a user's matcher might raise on
+            # a pair the shortcut would skip, and that error must still surface.
+            ok = len(self.expected) == len(self.actual) and self.comparator.builtin_only()
+            for k in range(len(self.expected)) if ok else ():
+                found = self.score(k, k)
+                if found is None or found[0] != 1.0 or not found[1]:
+                    ok = False
+                    break
+            self._identity = ok
+        return self._identity
+
+    # ------------------------------------------------------------ pairings
 
     def _weights(
         self,
@@ -105,30 +159,54 @@ class CallTable:
         cols: Iterable[int] | None = None,
         plain: bool = False,
     ) -> list[list[int | None]]:
-        row_set = set(range(len(self.expected)) if rows is None else rows)
-        col_set = set(range(len(self.actual)) if cols is None else cols)
+        whole = rows is None and cols is None
+        if whole and (require_match, plain) in self._weight_cache:
+            return self._weight_cache[(require_match, plain)]
+        n, m = len(self.expected), len(self.actual)
+        row_set = set(range(n) if rows is None else rows)
+        col_set = set(range(m) if cols is None else cols)
+        spread = self._spread
         table: list[list[int | None]] = []
-        for i in range(len(self.expected)):
-            line: list[int | None] = []
-            for j in range(len(self.actual)):
-                pair = self.pairs.get((i, j))
-                usable = (
-                    pair is not None
-                    and i in row_set
-                    and j in col_set
-                    and (pair.comparison.matches or not require_match)
-                )
-                line.append((pair.weight_plain if plain else pair.weight_match) if usable else None)
+        for i in range(n):
+            line: list[int | None] = [None] * m
+            if i in row_set:
+                for j in col_set:
+                    found = self.score(i, j)
+                    if found is None or (require_match and not found[1]):
+                        continue
+                    accuracy = round(found[0] * _ACCURACY_STEPS)
+                    line[j] = (
+                        self._tier1_plain + accuracy
+                        if plain
+                        else self._tier1 + accuracy * self._tier2 + spread - (i - j) ** 2
+                    )
             table.append(line)
+        if whole:
+            self._weight_cache[(require_match, plain)] = table
         return table
+
+    def _in_listed_order(self) -> list[tuple[int, int]]:
+        return [(k, k) for k in range(len(self.expected))]
 
     def match_unordered(self, *, require_match: bool = True) -> list[tuple[int, int]]:
         """Optimal multiset pairing (order ignored)."""
-        return max_weight_matching(self._weights(require_match=require_match))
+        if self.identity():
+            return self._in_listed_order()
+        key = ("unordered", require_match)
+        if key not in self._match_cache:
+            self._match_cache[key] = max_weight_matching(self._weights(require_match=require_match))
+        return list(self._match_cache[key])
 
     def match_in_order(self, *, require_match: bool = True) -> list[tuple[int, int]]:
         """Optimal pairing that keeps the listed order on both sides (weighted LCS)."""
-        return max_weight_subsequence(self._weights(require_match=require_match))
+        if self.identity():
+            return self._in_listed_order()
+        key = ("in_order", require_match)
+        if key not in self._match_cache:
+            self._match_cache[key] = max_weight_subsequence(
+                self._weights(require_match=require_match)
+            )
+        return list(self._match_cache[key])
 
     def match_partial_order(
         self, before: Iterable[tuple[int, int]], *, require_match: bool = True
@@ -139,12 +217,20 @@ class CallTable:
             return self.match_unordered(require_match=require_match)
         if _is_listed_chain(pairs, len(self.expected)):
             return self.match_in_order(require_match=require_match)
+        n = len(self.expected)
+        if all(0 <= a < b < n for a, b in pairs) and self.identity():
+            # Forward constraints only: the listed order respects them, and it
+            # is the first optimum the branch-and-bound search meets.
+            return self._in_listed_order()
         return max_weight_partial_order(
             self._weights(require_match=require_match, plain=True), pairs
         )
 
     def match_leftovers(self, rows: Iterable[int], cols: Iterable[int]) -> list[tuple[int, int]]:
         """Pair left-over same-name calls whatever their arguments (near misses)."""
+        rows, cols = list(rows), list(cols)
+        if not rows or not cols:
+            return []
         return max_weight_matching(self._weights(require_match=False, rows=rows, cols=cols))
 
 

@@ -44,6 +44,9 @@ def max_weight_matching(weights: Weights) -> list[tuple[int, int]]:
     cols = len(weights[0]) if rows else 0
     if rows == 0 or cols == 0:
         return []
+    disjoint = _disjoint_positive(weights)
+    if disjoint is not None:
+        return disjoint
     transpose = rows > cols
     if transpose:
         weights = [[weights[i][j] for i in range(rows)] for j in range(cols)]
@@ -56,6 +59,28 @@ def max_weight_matching(weights: Weights) -> list[tuple[int, int]]:
     if transpose:
         pairs = [(j, i) for i, j in pairs]
     return sorted(pairs)
+
+
+def _disjoint_positive(weights: Weights) -> list[tuple[int, int]] | None:
+    """The allowed pairs when no two share a row or a column and all weigh > 0.
+
+    Then every optimum holds all of them, so no search is needed (the common
+    case of a few calls with distinct names). None when that does not hold.
+    """
+    pairs: list[tuple[int, int]] = []
+    used_cols: set[int] = set()
+    for i, row in enumerate(weights):
+        found = -1
+        for j, w in enumerate(row):
+            if w is None:
+                continue
+            if found >= 0 or j in used_cols or type(w) is not int or w <= 0:
+                return None
+            found = j
+        if found >= 0:
+            used_cols.add(found)
+            pairs.append((i, found))
+    return pairs
 
 
 def _hungarian(cost: list[list[int | float]], n: int, m: int) -> list[tuple[int, int]]:

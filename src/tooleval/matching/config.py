@@ -67,14 +67,21 @@ _CONFIG_KEYS = frozenset({"default", "tools", "keys"})
 _registered: dict[str, Matcher] = {}
 
 
+_any_of_cache: list[type | None] = []  # filled on first use (a lookup per value is costly)
+
+
 def _any_of_class() -> type | None:
     """The BFCL-style :class:`AnyOf` when that module is installed."""
+    if _any_of_cache:
+        return _any_of_cache[0]
     try:
         from tooleval.matching.any_of import AnyOf
     except ModuleNotFoundError as exc:
         if exc.name != "tooleval.matching.any_of":
             raise
+        _any_of_cache.append(None)
         return None
+    _any_of_cache.append(AnyOf)
     return AnyOf
 
 
@@ -321,6 +328,15 @@ class ArgumentComparator:
     def __repr__(self) -> str:
         return f"ArgumentComparator({self.spec()!r})"
 
+    def builtin_only(self) -> bool:
+        """True when every configured matcher is one of tooleval's own (none can raise)."""
+        builtin = _builtin_matcher_types()
+        return (
+            type(self.default) in builtin
+            and all(type(m) in builtin for m in self.keys.values())
+            and all(type(m) in builtin for per in self.tools.values() for m in per.values())
+        )
+
     def matcher_for(self, tool: str, path: str) -> Matcher:
         """The matcher that compares argument ``path`` of ``tool``."""
         return self._explicit(tool, path) or self.tools.get(tool, {}).get("*") or self.default
@@ -356,17 +372,146 @@ class ArgumentComparator:
         """
         if expected.args is None:
             return Comparison(1.0, True)
+        if not keys and not self.keys and not self.tools and type(self.default) is Exact:
+            checks: list[ArgumentCheck] = []
+            indices = (expected_index, actual_index)
+            fast = _exact_score(expected.args, actual, extra_keys, checks, expected.name, indices)
+            if fast is not None:
+                return Comparison(fast[0], fast[1], tuple(checks))
+        return self._walk(expected, actual, keys, extra_keys, expected_index, actual_index, True)
+
+    def score(
+        self,
+        expected: ToolCall,
+        actual: ToolCall,
+        *,
+        keys: Collection[str] | None = None,
+        extra_keys: str = "ignore",
+    ) -> tuple[float, bool]:
+        """``(score, matches)`` of :meth:`compare`, without building the checks.
+
+        Pairing needs only these two numbers for every same-name pair; the
+        per-key checks are built later, for the pairs a diagnosis shows.
+
+        >>> resolve_comparator().score(ToolCall("f", {"a": 1, "b": 2}), ToolCall("f", {"a": 1}))
+        (0.5, False)
+        """
+        if expected.args is None:
+            return 1.0, True
+        if not keys and not self.keys and not self.tools and type(self.default) is Exact:
+            fast = _exact_score(expected.args, actual, extra_keys)
+            if fast is not None:
+                return fast
+        out = self._walk(expected, actual, keys, extra_keys, None, None, False)
+        return out.score, out.matches
+
+    def _walk(
+        self,
+        expected: ToolCall,
+        actual: ToolCall,
+        keys: Collection[str] | None,
+        extra_keys: str,
+        expected_index: int | None,
+        actual_index: int | None,
+        record: bool,
+    ) -> Comparison:
         selected = frozenset(keys) if keys else None
         walk = _Walk(self, expected.name, selected, extra_keys, expected_index, actual_index)
+        walk.record = record
         actual_args: Any = MISSING if actual.parse_error is not None else actual.arguments
         scores = walk.compare_object("", expected.args, actual_args, top=True)
-        if actual.parse_error is not None:
+        if actual.parse_error is not None and record:
             # Unreadable arguments match nothing; say so instead of "missing".
             walk.checks = [replace(c, matcher="parse_error") for c in walk.checks]
         if not scores:
             return Comparison(1.0, True, tuple(walk.checks))
         score = sum(s for s, _ in scores) / len(scores)
         return Comparison(score, all(ok for _, ok in scores), tuple(walk.checks))
+
+
+_builtin_cache: list[frozenset[type]] = []
+
+
+def _builtin_matcher_types() -> frozenset[type]:
+    if not _builtin_cache:
+        any_of = _any_of_class()
+        builtin = {Exact, Normalized, Numeric, Similarity, Ignore, _ExpectedAlternatives}
+        _builtin_cache.append(frozenset(builtin if any_of is None else builtin | {any_of}))
+    return _builtin_cache[0]
+
+
+_NoneType = type(None)
+# Values the exact matcher compares as they are (anything else, such as an
+# expected AnyOf, takes the general walk).
+_PLAIN_VALUES = frozenset({str, int, float, bool, _NoneType, dict, list})
+
+
+def _exact_score(
+    expected: Any,
+    actual: ToolCall,
+    extra_keys: str,
+    checks: list[ArgumentCheck] | None = None,
+    tool: str = "",
+    indices: tuple[int | None, int | None] = (None, None),
+) -> tuple[float, bool] | None:
+    """What the general walk gives for the default exact matcher, or None if unsure.
+
+    Same rules, without the walk's per-key matcher lookups: a key scores 1
+    when :func:`deep_equal`, 0 otherwise (missing included); an actual key the
+    expected call lacks scores 0 under ``extra_keys="mismatch"`` or when the
+    expected call has no arguments. With ``checks`` given, the same
+    :class:`ArgumentCheck` entries as the walk's are appended to it.
+    """
+    if actual.parse_error is not None or type(expected) is not dict:
+        return None
+    got = actual.args if actual.args is not None else {}
+    if type(got) is not dict or (extra_keys != "ignore" and extra_keys != "mismatch"):
+        return None
+    for value in expected.values():
+        if type(value) not in _PLAIN_VALUES:
+            return None
+    hits = 0
+    for key, value in expected.items():
+        found = got.get(key, MISSING)
+        ok = found is not MISSING and deep_equal(value, found)
+        hits += ok
+        if checks is not None:
+            checks.append(
+                ArgumentCheck(
+                    tool,
+                    key if type(key) is str else f"{key}",
+                    json_safe(value),
+                    None if found is MISSING else json_safe(found),
+                    1.0 if ok else 0.0,
+                    indices[0],
+                    indices[1],
+                    "exact",
+                    found is MISSING,
+                )
+            )
+    total = len(expected)
+    if extra_keys == "mismatch" or not expected:
+        for key, value in got.items():
+            if key in expected:
+                continue
+            total += 1
+            if checks is not None:
+                checks.append(
+                    ArgumentCheck(
+                        tool,
+                        key if type(key) is str else f"{key}",
+                        None,
+                        None if value is MISSING else json_safe(value),
+                        0.0,
+                        indices[0],
+                        indices[1],
+                        "unexpected_key",
+                        value is MISSING,
+                    )
+                )
+    if total == 0:
+        return 1.0, True
+    return hits / total, hits == total
 
 
 class _Walk:
@@ -391,6 +536,7 @@ class _Walk:
         self.extra_keys = extra_keys
         self.indices = (expected_index, actual_index)
         self.checks: list[ArgumentCheck] = []
+        self.record = True  # False: scores only (no checks, no json_safe copies)
 
     def _wanted(self, path: str) -> bool:
         """Is ``path`` (or something below it) among the selected keys?"""
@@ -460,6 +606,8 @@ class _Walk:
     def _record(
         self, path: str, expected: Any, actual: Any, score: float, ok: bool, matcher: str
     ) -> tuple[float, bool]:
+        if not self.record:
+            return score, ok
         self.checks.append(
             ArgumentCheck(
                 tool=self.tool,
@@ -482,9 +630,16 @@ def json_safe(value: Any) -> Any:
     >>> json_safe((1, {"a": MISSING}))
     [1, {'a': None}]
     """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
+    if kind is list:
+        return [json_safe(v) for v in value]
     if value is MISSING:
         return None
-    if value is None or isinstance(value, str | int | float | bool):
+    if isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, Mapping):
         return {str(k): json_safe(v) for k, v in value.items()}

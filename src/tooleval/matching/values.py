@@ -43,6 +43,12 @@ __all__ = [
 ]
 
 
+_NoneType = type(None)
+# Concrete JSON types that deep_equal never finds equal to a value of another
+# of these types (tuple is left out: a tuple may equal a list).
+_DISTINCT_KINDS = frozenset({str, int, float, bool, _NoneType, dict, list})
+
+
 def deep_equal(expected: Any, actual: Any) -> bool:
     """Structural equality that keeps JSON types apart.
 
@@ -55,6 +61,33 @@ def deep_equal(expected: Any, actual: Any) -> bool:
     >>> deep_equal(1, 1.0), deep_equal(True, 1)
     (False, False)
     """
+    # Fast path: the concrete types a JSON parser produces, checked with
+    # ``type(x) is`` (ABC isinstance checks cost several times more); every
+    # other value takes the general path below, which defines the semantics.
+    kind = type(expected)
+    if kind is type(actual):
+        if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
+            return expected == actual
+        if kind is dict:
+            if len(expected) != len(actual):
+                return False
+            for key, value in expected.items():
+                if key not in actual or not deep_equal(value, actual[key]):
+                    return False
+            return True
+        if kind is list:
+            if len(expected) != len(actual):
+                return False
+            for e, a in zip(expected, actual, strict=True):  # noqa: SIM110 - faster than all()
+                if not deep_equal(e, a):
+                    return False
+            return True
+    elif kind in _DISTINCT_KINDS and type(actual) in _DISTINCT_KINDS:
+        return False
+    return _deep_equal_general(expected, actual)
+
+
+def _deep_equal_general(expected: Any, actual: Any) -> bool:
     if actual is MISSING or expected is MISSING:
         return expected is actual
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
