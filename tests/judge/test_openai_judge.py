@@ -254,6 +254,19 @@ async def test_close_releases_clients_and_the_judge_stays_usable(tmp_path):
     assert (await judge.acomplete(MESSAGES, schema=SCHEMA)).parsed == {"ok": True}
     judge.complete([{"role": "user", "content": "other"}])
     await judge.aclose()
-    assert judge._async_clients == {} and judge._sync_client is None
+    assert len(judge._async_clients) == 0 and judge._sync_client is None
     # Reopened on demand: the cached reply is still there.
     assert (await judge.acomplete(MESSAGES, schema=SCHEMA)).cached
+
+
+def test_one_judge_serves_several_event_loops():
+    async def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=completion('{"ok": true}'))
+
+    judge = OpenAIJudge("test-model", base_url="http://127.0.0.1:9/v1", cache=False)
+    for _ in range(2):
+        # A fresh transport per loop, as an httpx.AsyncClient belongs to one loop.
+        judge._async_http_client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+        reply = asyncio.run(judge.acomplete(MESSAGES, schema=SCHEMA))
+        assert reply.parsed == {"ok": True}
+    assert judge.usage.calls == 2

@@ -27,6 +27,7 @@ import os
 import random
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
@@ -119,9 +120,10 @@ class OpenAIJudge(BaseJudge):
         self._http_client = http_client
         self._async_http_client = async_http_client
         self._sync_client: Any = None
-        self._async_clients: dict[int, Any] = {}
+        # Keyed by event loop (weakly): async clients and semaphores belong to one loop.
+        self._async_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._thread_slots = threading.BoundedSemaphore(self.max_concurrency)
-        self._loop_slots: dict[int, asyncio.Semaphore] = {}
+        self._loop_slots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._limiter = _RateLimiter(requests_per_minute)
         self._client_lock = threading.Lock()
 
@@ -175,12 +177,12 @@ class OpenAIJudge(BaseJudge):
 
     async def aclose(self) -> None:
         """Close every client, awaiting the async ones bound to the running loop."""
-        loop_id = id(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
         with self._client_lock:
-            clients, self._async_clients = self._async_clients, {}
-        for owner, client in clients.items():
-            if owner == loop_id:
-                await client.close()
+            clients, self._async_clients = self._async_clients, weakref.WeakKeyDictionary()
+        client = clients.get(loop)
+        if client is not None:
+            await client.close()
         self.close()
 
     def _client(self) -> Any:
@@ -199,25 +201,25 @@ class OpenAIJudge(BaseJudge):
 
     def _aclient(self) -> Any:
         # An AsyncOpenAI client is bound to the loop it first ran on.
-        loop_id = id(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
         with self._client_lock:
-            if loop_id not in self._async_clients:
+            if loop not in self._async_clients:
                 import openai
 
-                self._async_clients[loop_id] = openai.AsyncOpenAI(
+                self._async_clients[loop] = openai.AsyncOpenAI(
                     api_key=self._api_key,
                     base_url=self.base_url,
                     timeout=self.timeout,
                     max_retries=0,
                     http_client=self._async_http_client,
                 )
-            return self._async_clients[loop_id]
+            return self._async_clients[loop]
 
     def _aslots(self) -> asyncio.Semaphore:
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._loop_slots:
-            self._loop_slots[loop_id] = asyncio.Semaphore(self.max_concurrency)
-        return self._loop_slots[loop_id]
+        loop = asyncio.get_running_loop()
+        if loop not in self._loop_slots:
+            self._loop_slots[loop] = asyncio.Semaphore(self.max_concurrency)
+        return self._loop_slots[loop]
 
     # ------------------------------------------------------------ requests
 
