@@ -72,6 +72,26 @@ def test_missing_postgres_database(pg_url):
         open_store(pg_url.rsplit("/", 1)[0] + "/no_such_db")
 
 
+def test_a_version_1_store_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "runs.db"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        assert upgrade(conn, steps=MIGRATIONS[:1]) == [1]
+        conn.execute(
+            sa.text(
+                "INSERT INTO runs (id, name, created_at, status, dataset, connector, config) "
+                "VALUES ('old', 'old run', '2026-01-01', 'finished', '{}', '{}', '{}')"
+            )
+        )
+    engine.dispose()
+    with open_store(path) as store:
+        assert store.applied_migrations == [2]
+        assert store.get_run("old").name == "old run"
+    with sqlite3.connect(path) as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert "ix_results_summary" in names
+
+
 def test_newer_schema_is_refused(tmp_path):
     path = tmp_path / "runs.db"
     open_store(path).close()
@@ -128,14 +148,14 @@ def test_an_upgrade_step_runs_once_and_keeps_data(tmp_path):
     def add_note(op):
         op.add_column("runs", sa.Column("note", sa.Text))
 
-    steps = (*MIGRATIONS, Migration(2, "runs.note", add_note))
+    steps = (*MIGRATIONS, Migration(99, "runs.note", add_note))
     engine = sa.create_engine(f"sqlite:///{path}")
     try:
         with engine.begin() as conn:
-            assert upgrade(conn, steps=steps) == [2]
+            assert upgrade(conn, steps=steps) == [99]
         with engine.begin() as conn:
             assert upgrade(conn, steps=steps) == []
-            assert current_version(conn) == 2
+            assert current_version(conn) == 99
             assert conn.execute(sa.text("SELECT name, note FROM runs")).one() == ("old", None)
             assert run_id
     finally:
@@ -155,9 +175,9 @@ def test_a_failing_step_leaves_the_store_unchanged(tmp_path):
     store = Store(f"sqlite:///{path}")
     try:
         with pytest.raises(RuntimeError), store._engine.begin() as conn:
-            upgrade(conn, steps=(*MIGRATIONS, Migration(2, "broken", broken)))
+            upgrade(conn, steps=(*MIGRATIONS, Migration(99, "broken", broken)))
         with store._engine.connect() as conn:
-            assert current_version(conn) == 1
+            assert current_version(conn) == MIGRATIONS[-1].version
             columns = {c["name"] for c in sa.inspect(conn).get_columns("runs")}
             assert "half" not in columns
     finally:

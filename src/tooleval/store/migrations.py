@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1]
+[1, 2]
 """
 
 from __future__ import annotations
@@ -115,8 +115,15 @@ def _v1_initial(op: Any) -> None:
     )
 
 
+def _v2_summary_index(op: Any) -> None:
+    # get_run's per-metric summary reads (metric, passed, score) of every result
+    # of a run; with this covering index it never touches the table.
+    op.create_index("ix_results_summary", "results", ["run_id", "metric", "passed", "score"])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
+    Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
 )
 
 

@@ -100,4 +100,5 @@ results = sa.Table(
         ["run_id", "row_index"], ["rows.run_id", "rows.row_index"], ondelete="CASCADE"
     ),
     sa.Index("ix_results_metric_passed", "run_id", "metric", "passed", "row_index"),
+    sa.Index("ix_results_summary", "run_id", "metric", "passed", "score"),
 )
