@@ -94,3 +94,56 @@ def test_runs_compare_and_resume_on_postgresql(tmp_path, agent_stub, pg_url, cap
         assert outcome.run.row_count == 6
     assert main(["runs", "show", b.id, "--store", pg_url]) == 0
     assert "missing_tool" in capsys.readouterr().out  # cancel_order without lookup_order
+
+
+def test_judged_metric_gets_the_plan_judge(tmp_path, agent_stub):
+    seen = []
+
+    async def judged(sample, *, judge):
+        seen.append(judge)
+        return Result.scored("test_runs_judged_ok", 1.0, reason="judge says fine")
+
+    register_metric(
+        MetricInfo(
+            name="test_runs_judged_ok",
+            description="test metric that records the judge it was given",
+            params={},
+            requires=(),
+            needs_judge=True,
+            score_sample=lambda sample, *, judge: None,
+            ascore_sample=judged,
+        ),
+        replace_existing=True,
+    )
+    write_dataset(tmp_path / "cases.jsonl")
+    script_correct(agent_stub)
+    judge = {
+        "type": "openai",
+        "model": "judge-m",
+        "base_url": "http://127.0.0.1:9/v1",
+        "cache": False,
+    }
+    plan = write_plan(tmp_path, agent_stub, metrics=["test_runs_judged_ok"], judge=judge)
+    with open_store(tmp_path / "r.db") as store:
+        outcome = run_plan(load_plan(plan), store=store)
+        assert outcome.run.summaries["test_runs_judged_ok"].passed == len(CASES)
+        assert outcome.run.config["judge"]["model"] == "judge-m"
+    assert len(seen) == len(CASES) and seen[0].describe()["model"] == "judge-m"
+
+
+def test_rich_progress_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from tooleval.runs.progress import RichProgress, make_progress
+
+    out = io.StringIO()
+    progress = RichProgress(Console(file=out, force_terminal=True, width=120))
+    progress.start(total=3, done=1, run_id="r-rich")
+    progress.advance(error=True)
+    progress.advance(error=False)
+    progress.close()
+    text = out.getvalue()
+    assert "run r-rich" in text and "3/3" in text and "1 errors" in text
+    assert type(make_progress(io.StringIO())).__name__ == "LineProgress"
