@@ -103,10 +103,13 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path, agent_stub):
     _assert_complete(db, run_id, agent_stub, before)
 
 
-def test_sigint_marks_the_run_interrupted_and_says_how_to_resume(tmp_path, agent_stub, capsys):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_stopping_marks_the_run_interrupted_and_says_how_to_resume(
+    tmp_path, agent_stub, capsys, signum
+):
     db = tmp_path / "runs.db"
     proc, plan = _start(tmp_path, agent_stub, db)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     run_id, before = _stored_indexes(db)

@@ -160,6 +160,20 @@ def test_iter_rows_streams_past_one_chunk(store, run_name):
     assert all(len(r.results) == 2 for r in store.iter_rows(run_id, offset=990, limit=20))
 
 
+def test_streaming_a_run_that_is_still_being_written(store, run_name):
+    run_id = store.create_run(run_name, dataset={}, connector={}, metrics=METRICS)
+    # Concurrent workers commit rows out of order; a reader streaming meanwhile
+    # must see each stored row once.
+    store.add_rows(run_id, [_row(run_id, i) for i in range(0, 3000, 2)])
+    stream = store.iter_rows(run_id)
+    first = [next(stream).index for _ in range(1000)]
+    store.add_rows(run_id, [_row(run_id, i) for i in range(1, 1200, 2)])
+    rest = [r.index for r in stream]
+    seen = first + rest
+    assert len(seen) == len(set(seen))
+    assert set(range(0, 3000, 2)) <= set(seen)
+
+
 def test_list_runs_newest_first_with_search_and_tag(store, run_name):
     first = store.create_run(run_name + "-a", dataset={}, connector={}, metrics=[], tags=["x"])
     second = store.create_run(run_name + "-b", dataset={}, connector={}, metrics=[], tags=["y"])
@@ -193,7 +207,9 @@ def test_write_errors_are_store_errors(store, run_name):
     with pytest.raises(StoreError, match="two results"):
         store.add_row(run_id, twice)
     with pytest.raises(InputError, match="unknown order"):
-        list(store.iter_rows(run_id, order_by="bogus"))
+        store.iter_rows(run_id, order_by="bogus")  # raised on the call, before iterating
+    with pytest.raises(StoreError, match="no run"):
+        store.iter_rows("missing")
     with pytest.raises(InputError, match="needs metric"):
         list(store.iter_rows(run_id, order_by="score"))
     with pytest.raises(InputError, match="offset must be"):

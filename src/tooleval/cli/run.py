@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from typing import Any
 
 STORE_HELP = (
@@ -93,6 +95,14 @@ def run(args: argparse.Namespace) -> int:
             f"expected a whole number >= 1, got {args.concurrency}", field="--concurrency"
         )
     tracked = _Tracked(None if args.quiet else make_progress(sys.stderr))
+    # CI runners stop jobs with SIGTERM: treat it like Ctrl-C, so the run is
+    # marked interrupted and the resume command is printed.
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = (
+        signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
+        if in_main_thread
+        else None
+    )
     store = open_cli_store(args)
     try:
         try:
@@ -130,4 +140,6 @@ def run(args: argparse.Namespace) -> int:
             write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
         return 0 if outcome.gate.passed else 1
     finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
         store.close()

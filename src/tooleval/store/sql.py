@@ -427,19 +427,33 @@ class Store:
             search=search,
             order_by=order_by,
         )
-        # Fetch in chunks so a 100k-row run streams instead of loading at once.
+        # Checked above, before the first row is asked for; rows stream lazily.
+        return self._stream(query, run_id, offset, limit, by_index=order_by == "index")
+
+    def _stream(
+        self, query: sa.Select, run_id: str, offset: int, limit: int | None, *, by_index: bool
+    ) -> Iterator[RowRecord]:
+        # Chunks, so a 100k-row run streams instead of loading at once. In index
+        # order, later chunks continue after the last index seen (keyset), so rows
+        # committed meanwhile by a running run neither repeat nor go missing.
         position = offset
         remaining = limit
+        last_index: int | None = None
         while remaining is None or remaining > 0:
             size = _CHUNK if remaining is None else min(_CHUNK, remaining)
+            if by_index and last_index is not None:
+                page = query.where(t.rows.c.row_index > last_index).limit(size)
+            else:
+                page = query.offset(position).limit(size)
             with self._read() as conn:
-                chunk = conn.execute(query.offset(position).limit(size)).mappings().all()
+                chunk = conn.execute(page).mappings().all()
                 if not chunk:
                     return
                 results = self._results_for(conn, run_id, [r["row_index"] for r in chunk])
             for row in chunk:
                 yield _row_record(row, results.get(row["row_index"], ()))
             position += len(chunk)
+            last_index = chunk[-1]["row_index"]
             if remaining is not None:
                 remaining -= len(chunk)
             if len(chunk) < size:
