@@ -110,6 +110,7 @@ def test_runs_list_and_show(two_runs, capsys):
     out = capsys.readouterr().out
     assert "per metric" in out and "per category" in out
     assert "2 failing rows → 1 cluster" in out
+    assert "failing rows by class and category" not in out  # one category only
     assert "called search_orders instead of issue_refund" in out
     assert "lookup_order(), search_orders()" in out  # tools called next to expected
     assert "lookup_order, issue_refund" in out
@@ -135,6 +136,8 @@ def test_runs_show_names_plumbing(tmp_path, agent_stub, capsys):
     assert main(["runs", "show", run.id, "--store", str(db)]) == 0
     out = capsys.readouterr().out
     assert "6 failing rows → 1 cluster" in out and "plumbing" in out
+    table = out[out.index("failing rows by class and category") :]
+    assert "cancel" in table and "refund" in table and "status" in table
 
 
 def test_cli_through_the_installed_script(two_runs):

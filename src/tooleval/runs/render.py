@@ -15,6 +15,7 @@ from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
     "make_console",
+    "print_class_by_category",
     "print_comparison",
     "print_failing_rows",
     "print_gate",
@@ -182,6 +183,27 @@ def print_clusters(console: Any, clusters: Sequence[Any], failures: int) -> None
     console.print(table)
 
 
+def print_class_by_category(console: Any, clusters: Sequence[Any]) -> None:
+    """Failing rows counted by failure class × category (where the bugs live)."""
+    from rich.table import Table
+
+    categories = sorted({c for cluster in clusters for c in cluster.categories})
+    if len(categories) < 2:
+        return
+    counts: dict[str, dict[str, int]] = {}
+    for cluster in clusters:
+        per = counts.setdefault(cluster.failure_class, {})
+        for category, n in cluster.categories.items():
+            per[category] = per.get(category, 0) + n
+    table = Table(title="failing rows by class and category")
+    table.add_column("class")
+    for category in categories:
+        table.add_column(category, justify="right")
+    for cls, per in counts.items():
+        table.add_row(cls, *(str(per.get(c, "")) for c in categories))
+    console.print(table)
+
+
 def print_failing_rows(console: Any, rows: Sequence[RowRecord], *, total: int) -> None:
     from rich.table import Table
 
@@ -241,6 +263,7 @@ def show_run(
         clusters = cluster_failures(rows, total_rows=total)
     failing = [r for r in rows if r.passed is not True]
     print_clusters(console, clusters, len(failing))
+    print_class_by_category(console, clusters)
     print_failing_rows(console, failing[:limit], total=len(failing))
 
 
