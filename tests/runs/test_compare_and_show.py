@@ -63,7 +63,7 @@ def test_compare_runs_fixed_regressed_per_metric_and_category(two_runs):
     assert comparison.categories["status"]["tool_correctness"].regressed == 1
     assert comparison.categories["cancel"]["tool_correctness"].unchanged == 2
     paths = {d.path: (d.a, d.b) for d in comparison.differences}
-    assert paths["metrics.tool_correctness.params.check_ordering"] == (None, True)
+    assert paths == {"metrics.tool_correctness.params.check_ordering": (None, True)}
     assert not any(p.startswith("dataset") or p.startswith("connector") for p in paths)
 
 

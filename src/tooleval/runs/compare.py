@@ -7,7 +7,7 @@ or ``unscored`` (not scored on one side). Configuration differences
 (dataset, connector, metric parameters, judge) come first: a comparison is
 only meaningful when one thing changed.
 
->>> flatten({"connector": {"url": "u", "headers": ["X-Key"]}})
+>>> flatten({"connector": {"url": "u", "headers": ["X-Key"], "params": {}}})
 {'connector.url': 'u', 'connector.headers': ['X-Key']}
 """
 
@@ -126,9 +126,9 @@ class Comparison:
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    """Nested mappings as ``{"a.b.c": leaf}`` (lists are leaves)."""
+    """Nested mappings as ``{"a.b.c": leaf}`` (lists are leaves; empty mappings vanish)."""
     out: dict[str, Any] = {}
-    if isinstance(value, Mapping) and value:
+    if isinstance(value, Mapping):
         for key, item in value.items():
             out.update(flatten(item, f"{prefix}.{key}" if prefix else str(key)))
     elif prefix:
