@@ -72,7 +72,9 @@ def iter_rows(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
         except orjson.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc}", row=number) from None
         if not isinstance(row, dict):
-            raise InputError(f"expected a JSON object per line, got {type(row).__name__}", row=number)
+            raise InputError(
+                f"expected a JSON object per line, got {type(row).__name__}", row=number
+            )
         yield number, row
 
 
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     import orjson
 
     from tooleval.formats import sample_from_row
-    from tooleval.metrics.registry import get_metric, score_sample
+    from tooleval.metrics.registry import bind, get_metric
 
     options = parse_options(args.option)
     info = get_metric(args.metric)
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             "and a `judge:` section in the plan",
             field="--metric",
         )
+    metric = bind(args.metric, **options)  # parameters checked once, not per row
+    dumps, option = orjson.dumps, orjson.OPT_APPEND_NEWLINE
     source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
     out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
     table_rows: list[tuple[str, Any]] = []
@@ -99,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
                 sample = sample_from_row(row, row_number=number)
             except ToolEvalError as exc:
                 raise exc.with_context(row=number) from None
-            result = score_sample(args.metric, sample, **options)
+            result = metric.score(sample)
             row_id = sample.id if sample.id is not None else str(number)
             record = {"id": row_id, **result.to_dict()}
-            out.write(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE, default=str))
+            out.write(dumps(record, option=option, default=str))
             if args.table:
                 table_rows.append((row_id, sample, result))
     finally:

@@ -112,13 +112,15 @@ class CallTable:
         exp, act = self.expected[i], self.actual[j]
         if exp.name != act.name:
             return None
-        found = self.comparator.compare(
+        known = self._scores.get((i, j))
+        found = self.comparator._compare(
             exp,
             act,
-            keys=self._keys_of(exp.name),
-            extra_keys=self._extra_keys,
-            expected_index=i,
-            actual_index=j,
+            self._keys_of(exp.name),
+            self._extra_keys,
+            i,
+            j,
+            matched=known is not None and known[0] == 1.0 and known[1],
         )
         self._comparisons[(i, j)] = found
         self._scores.setdefault((i, j), (found.score, found.matches))

@@ -81,11 +81,27 @@ def threshold_value(value: Any, *, metric: str) -> float | None:
     return float(value)
 
 
+# Matcher names whose meaning can never change (register_matcher refuses them),
+# so one comparator per name serves every call.
+_BUILTIN_NAMES = frozenset(
+    {"exact", "normalized", "normalised", "numeric", "similarity", "levenshtein"}
+    | {"jaro_winkler", "ignore", "any_of"}
+)
+_shared: dict[str, ArgumentComparator] = {}
+
+
 def comparator(args: Any, *, metric: str) -> ArgumentComparator:
+    if type(args) is ArgumentComparator:
+        return args
+    if type(args) is str and args in _shared:
+        return _shared[args]
     try:
-        return resolve_comparator(args)
+        resolved = resolve_comparator(args)
     except ConfigError as exc:
         raise exc.with_context(field="args") from None
+    if type(args) is str and args in _BUILTIN_NAMES:
+        _shared[args] = resolved
+    return resolved
 
 
 @dataclass(slots=True)

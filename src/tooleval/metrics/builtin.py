@@ -7,8 +7,10 @@ every call the agent made (``Sample.actual_calls()``), or the final output.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from tooleval.matching.config import resolve_comparator
 from tooleval.metrics.accuracy import ORDERS, tool_call_accuracy
 from tooleval.metrics.correctness import EXTRA_CALLS, EXTRA_KEYS, tool_correctness
 from tooleval.metrics.f1 import EMPTY_CHOICES, tool_call_f1
@@ -24,6 +26,17 @@ _ARGS_HELP = (
     "jaro_winkler, any_of, ignore) or a config {default, keys, tools} (see docs/metrics.md)"
 )
 _CALLS = ("tools_called", "expected_tools")
+
+
+def _prepare_args(params: dict[str, Any]) -> dict[str, Any]:
+    """Resolve the ``args`` matcher spec once per bound metric instead of once per row.
+
+    A spec that does not resolve is left as given, so each row raises the
+    same error it always did.
+    """
+    with contextlib.suppress(Exception):
+        params["args"] = resolve_comparator(params["args"])
+    return params
 
 
 def _accuracy(sample: Sample, **params: Any) -> Result:
@@ -68,6 +81,7 @@ register_metric(
         requires=_CALLS,
         needs_judge=False,
         score_sample=_accuracy,
+        prepare=_prepare_args,
     )
 )
 
@@ -88,6 +102,7 @@ register_metric(
         requires=_CALLS,
         needs_judge=False,
         score_sample=_f1,
+        prepare=_prepare_args,
     )
 )
 
@@ -130,6 +145,7 @@ register_metric(
         requires=_CALLS,
         needs_judge=False,
         score_sample=_correctness,
+        prepare=_prepare_args,
     )
 )
 
@@ -152,6 +168,7 @@ register_metric(
         requires=_CALLS,
         needs_judge=False,
         score_sample=_trajectory,
+        prepare=_prepare_args,
     )
 )
 
