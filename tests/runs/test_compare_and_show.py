@@ -136,6 +136,7 @@ def test_runs_show_names_plumbing(tmp_path, agent_stub, capsys):
     assert main(["runs", "show", run.id, "--store", str(db)]) == 0
     out = capsys.readouterr().out
     assert "6 failing rows → 1 cluster" in out and "plumbing" in out
+    assert "│ cancel   │    2 │      0 │      2 │" in out  # per category: rows, failed, errors
     table = out[out.index("failing rows by class and category") :]
     assert "cancel" in table and "refund" in table and "status" in table
 

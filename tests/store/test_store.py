@@ -130,6 +130,8 @@ def test_filters_paging_and_counts_agree(store, run_name):
         ({"metric": "f1"}, list(range(10))),
         ({"metric": "nope"}, []),
         ({"failure_class": "error"}, [7]),
+        ({"error": True}, [7]),
+        ({"error": False, "category": "refund"}, [1, 3, 5, 9]),
         ({"failure_class": "missing_tool", "category": "cancel"}, [0, 6]),
         ({"search": "ROW-1"}, [1]),
         ({"search": "answer 4"}, [4]),

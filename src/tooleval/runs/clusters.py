@@ -153,6 +153,10 @@ def classify_failure(row: RowRecord) -> str | None:
     return "below_threshold"
 
 
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def failure_detail(row: RowRecord, failure_class: str | None = None) -> str:
     """A short text that is the same for rows failing the same way (the cluster key)."""
     failure_class = failure_class or classify_failure(row)
@@ -160,11 +164,10 @@ def failure_detail(row: RowRecord, failure_class: str | None = None) -> str:
         return ""
     if failure_class == "error":
         # Drop the row's own id from the message so identical causes group together.
-        text = _ROW_CONTEXT.sub("", (row.error or "error").strip().splitlines()[0])
-        return text[:160]
+        return _clip(_ROW_CONTEXT.sub("", (row.error or "error").strip().splitlines()[0]))
     if failure_class == "unscored":
         reasons = sorted({r.reason for r in row.results if r.passed is None})
-        return "; ".join(reasons)[:160]
+        return _clip("; ".join(reasons))
     diagnosis = _merged(_failing(row))
     missing, extra = _names(diagnosis.missing), _names(diagnosis.extra)
     if failure_class == "missing_tool":

@@ -149,7 +149,7 @@ def print_categories(console: Any, store: Any, run: RunInfo) -> None:
             category,
             str(store.count_rows(run.id, category=category)),
             str(store.count_rows(run.id, category=category, passed=False)),
-            str(store.count_rows(run.id, category=category, failure_class="error")),
+            str(store.count_rows(run.id, category=category, error=True)),
         ]
         for name in metrics:
             ok = store.count_rows(run.id, category=category, metric=name, passed=True)

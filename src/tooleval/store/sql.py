@@ -400,6 +400,7 @@ class Store:
         passed: bool | None = None,
         failure_class: str | None = None,
         search: str | None = None,
+        error: bool | None = None,
         offset: int = 0,
         limit: int | None = None,
         order_by: str = "index",
@@ -410,7 +411,8 @@ class Store:
         keeps rows whose result for that metric passed (True) or failed
         (False). ``passed`` alone uses the row's verdict (every scored result
         passed). ``search`` matches row id, input, output or error text,
-        case-insensitively. ``order_by``: ``index``, ``row_id``, ``category``,
+        case-insensitively; ``error=True`` keeps rows the agent could not be
+        called for (or whose cells could not be read), ``False`` the others. ``order_by``: ``index``, ``row_id``, ``category``,
         ``latency``, ``score`` (needs ``metric``), each with ``-`` for descending.
         """
         offset = _non_negative(offset, "offset")
@@ -425,6 +427,7 @@ class Store:
             passed=passed,
             failure_class=failure_class,
             search=search,
+            error=error,
             order_by=order_by,
         )
         # Checked above, before the first row is asked for; rows stream lazily.
@@ -468,6 +471,7 @@ class Store:
         passed: bool | None = None,
         failure_class: str | None = None,
         search: str | None = None,
+        error: bool | None = None,
     ) -> int:
         """How many rows :meth:`iter_rows` would yield with the same filters."""
         query = self._rows_query(
@@ -477,6 +481,7 @@ class Store:
             passed=passed,
             failure_class=failure_class,
             search=search,
+            error=error,
             order_by=None,
         )
         with self._read() as conn:
@@ -598,6 +603,7 @@ class Store:
         passed: bool | None,
         failure_class: str | None,
         search: str | None,
+        error: bool | None,
         order_by: str | None,
     ) -> sa.Select:
         rows, res = t.rows.c, t.results.c
@@ -606,6 +612,8 @@ class Store:
             query = query.where(rows.category == category)
         if failure_class is not None:
             query = query.where(rows.failure_class == failure_class)
+        if error is not None:
+            query = query.where(rows.error.is_not(None) if error else rows.error.is_(None))
         if metric is not None:
             match = sa.select(res.row_index).where(
                 res.run_id == run_id, res.metric == metric, res.row_index == rows.row_index
