@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import orjson
@@ -85,6 +86,9 @@ def test_junit_and_json_outputs(tmp_path, agent_stub):
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == ["support.tool_correctness", "support.tool_call_f1"]
     for suite in suites:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suite.get("timestamp"))
+        props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+        assert props["metric"] in suite.get("name") and props["run_id"]
         cases = suite.findall("testcase")
         assert len(cases) == len(CASES) == int(suite.get("tests"))
         assert int(suite.get("failures")) == len(suite.findall("testcase/failure"))

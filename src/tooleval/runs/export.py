@@ -60,7 +60,8 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
             root,
             "testsuite",
             name=f"{run.name}.{spec.name}",
-            timestamp=run.created_at,
+            # The JUnit schema's timestamp has no zone; stored times are UTC.
+            timestamp=run.created_at[:19],
             hostname="localhost",
         )
         props = ET.SubElement(suite, "properties")
