@@ -263,3 +263,23 @@ def test_judged_metric_without_judge_is_a_config_error(tmp_path, agent_stub, cap
     plan = write_plan(tmp_path, agent_stub, metrics=["test_runs_judged"])
     assert _run(str(plan), "--store", str(tmp_path / "r.db")) == 2
     assert "field judge: test_runs_judged need(s) an LLM judge" in capsys.readouterr().err
+
+
+def test_unscored_rows_are_skipped_testcases(tmp_path, agent_stub):
+    path = write_dataset(tmp_path / "cases.jsonl")
+    with path.open("a") as out:
+        out.write('{"id": "no-ref", "input": "hello", "expected_tools": null}\n')
+    script_correct(agent_stub)
+    plan = write_plan(tmp_path, agent_stub)
+    db, junit = tmp_path / "r.db", tmp_path / "j.xml"
+    assert _run(str(plan), "--store", str(db), "--junit", str(junit)) == 0
+    root = ET.parse(junit).getroot()
+    assert (root.get("tests"), root.get("skipped"), root.get("errors")) == ("7", "1", "0")
+    (case,) = [c for c in root.iter("testcase") if c.find("skipped") is not None]
+    assert case.get("name") == "no-ref"
+    assert "expected_tools" in case.find("skipped").get("message")
+    with open_store(db) as store:
+        (run,) = store.list_runs()
+        row = store.get_row(run.id, 6)
+        assert row.error is None and row.failure_class == "unscored"
+        assert run.summaries["tool_correctness"].unscored == 1
