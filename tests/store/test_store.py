@@ -233,3 +233,18 @@ def test_status_resume_prefix_and_failure_class(store, run_name):
     assert [r.index for r in store.iter_rows(run_id, failure_class="plumbing")] == [0, 3]
     store.delete_run(run_id)
     assert run_id not in {r.id for r in store.list_runs()}
+
+
+def test_a_refused_write_is_a_store_error(store, run_name):
+    run_id = store.create_run(run_name, dataset={}, connector={}, metrics=METRICS)
+    record = _row(run_id, 0)
+    long_id = RowRecord(
+        **{**{f: getattr(record, f) for f in record.__slots__}, "row_id": "x" * 400}
+    )
+    if store.dialect == "postgresql":  # varchar(300) is enforced there
+        with pytest.raises(StoreError, match="refused the write"):
+            store.add_row(run_id, long_id)
+        assert store.count_rows(run_id) == 0
+    else:
+        store.add_row(run_id, long_id)
+        assert store.get_row(run_id, 0).row_id == "x" * 400

@@ -7,6 +7,7 @@ The store never scores: it keeps what the runner computed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
@@ -190,6 +191,18 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({self.url!r})"
 
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        """A write transaction; database failures become StoreError (never a traceback)."""
+        try:
+            with self._engine.begin() as conn:
+                yield conn
+        except (StoreError, sa.exc.IntegrityError):
+            raise
+        except sa.exc.SQLAlchemyError as exc:
+            detail = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            raise StoreError(f"the store refused the write: {detail}", field="--store") from None
+
     def _read(self):  # noqa: ANN202 - a SQLAlchemy connection context
         try:
             return self._engine.connect()
@@ -215,7 +228,7 @@ class Store:
         """
         created = datetime.now(UTC)
         run_id = run_id or f"{created:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-        with self._engine.begin() as conn:
+        with self._write() as conn:
             if conn.execute(sa.select(t.runs.c.id).where(t.runs.c.id == run_id)).first():
                 raise StoreError(f"a run with id {run_id!r} already exists", field="run_id")
             conn.execute(
@@ -269,7 +282,7 @@ class Store:
         if not row_values:
             return 0
         try:
-            with self._engine.begin() as conn:
+            with self._write() as conn:
                 self._require_run(conn, run_id)
                 conn.execute(t.rows.insert(), row_values)
                 if result_values:
@@ -286,7 +299,7 @@ class Store:
         """Mark the run ``finished`` (or ``interrupted`` / ``failed``)."""
         if status not in RUN_STATUSES:
             raise StoreError(f"unknown run status {status!r}; expected one of {RUN_STATUSES}")
-        with self._engine.begin() as conn:
+        with self._write() as conn:
             self._require_run(conn, run_id)
             finished = None if status == "running" else _now()
             conn.execute(
@@ -305,7 +318,7 @@ class Store:
         """Store ``failure_class`` on the given rows (clustering decides it); return how many."""
         wanted = list(indexes)
         changed = 0
-        with self._engine.begin() as conn:
+        with self._write() as conn:
             for start in range(0, len(wanted), _CHUNK):
                 chunk = wanted[start : start + _CHUNK]
                 changed += conn.execute(
@@ -317,7 +330,7 @@ class Store:
 
     def delete_run(self, run_id: str) -> None:
         """Remove a run and everything stored under it."""
-        with self._engine.begin() as conn:
+        with self._write() as conn:
             self._require_run(conn, run_id)
             for table in (t.results, t.rows, t.run_metrics, t.run_tags):
                 conn.execute(table.delete().where(table.c.run_id == run_id))
