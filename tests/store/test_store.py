@@ -248,3 +248,17 @@ def test_a_refused_write_is_a_store_error(store, run_name):
     else:
         store.add_row(run_id, long_id)
         assert store.get_row(run_id, 0).row_id == "x" * 400
+
+
+def test_nul_characters_from_an_agent_are_stored(store, run_name):
+    run_id = store.create_run(run_name, dataset={}, connector={}, metrics=METRICS)
+    record = _row(run_id, 0)
+    fields = {f: getattr(record, f) for f in record.__slots__}
+    fields["raw_response"] = {"output": "a\x00b", "steps": ["\x00"]}
+    fields["sample"].output = "done\x00"
+    store.add_row(run_id, RowRecord(**fields))
+    back = store.get_row(run_id, 0)
+    # PostgreSQL cannot hold NUL: it becomes U+FFFD there; SQLite keeps it.
+    nul = "\ufffd" if store.dialect == "postgresql" else "\x00"
+    assert back.raw_response == {"output": f"a{nul}b", "steps": [nul]}
+    assert back.sample.output == f"done{nul}"

@@ -281,6 +281,10 @@ class Store:
             result_values.extend(_result_values(run_id, record))
         if not row_values:
             return 0
+        if self.dialect == "postgresql":
+            # PostgreSQL text and JSONB cannot hold NUL characters; agents do send them.
+            row_values = [_without_nul(v) for v in row_values]
+            result_values = [_without_nul(v) for v in result_values]
         try:
             with self._write() as conn:
                 self._require_run(conn, run_id)
@@ -774,6 +778,17 @@ def _row_record(row: Any, results: Sequence[Result]) -> RowRecord:
         raw_response=row["raw_response"],
         failure_class=row["failure_class"],
     )
+
+
+def _without_nul(value: Any) -> Any:
+    """``value`` with every NUL character in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_nul(v) for v in value]
+    return value
 
 
 def _escape_like(text: str) -> str:
