@@ -22,3 +22,22 @@ def pg_url() -> Iterator[str]:
             yield url
     except PostgresUnavailable as exc:
         pytest.skip(str(exc))
+
+
+@pytest.fixture
+def temporary_metric():
+    """Register metrics for one test only, so other areas never see them."""
+    from tooleval.metrics import registry
+
+    names: list[str] = []
+
+    def register(info):
+        registry.register_metric(info, replace_existing=True)
+        names.append(info.name)
+        return info
+
+    yield register
+    for name in names:
+        # The registry has no public unregister; tests must not leak metrics
+        # into suites that iterate over every registered metric.
+        registry._metrics.pop(name, None)

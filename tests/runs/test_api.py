@@ -7,7 +7,7 @@ from tests.runs.support import CASES, script_correct, write_dataset, write_plan
 
 from tooleval.cli.main import main
 from tooleval.connectors import CallableConnector
-from tooleval.metrics.registry import MetricInfo, Param, register_metric
+from tooleval.metrics.registry import MetricInfo, Param
 from tooleval.model import Result
 from tooleval.runs import compare_runs, load_plan, plan_from_dict, run_plan
 from tooleval.runs.progress import LineProgress
@@ -21,20 +21,18 @@ def _fragile(sample, *, threshold=None):
     return Result.scored("test_runs_fragile", min(1.0, len(sample.actual_calls()) / 2), reason="n")
 
 
-register_metric(
-    MetricInfo(
-        name="test_runs_fragile",
-        description="test metric: half a point per call",
-        params={"threshold": Param(None, "pass threshold")},
-        requires=("tools_called",),
-        needs_judge=False,
-        score_sample=_fragile,
-    ),
-    replace_existing=True,
+FRAGILE = MetricInfo(
+    name="test_runs_fragile",
+    description="test metric: half a point per call",
+    params={"threshold": Param(None, "pass threshold")},
+    requires=("tools_called",),
+    needs_judge=False,
+    score_sample=_fragile,
 )
 
 
-def test_run_plan_with_a_callable_connector(tmp_path, capsys):
+def test_run_plan_with_a_callable_connector(tmp_path, temporary_metric):
+    temporary_metric(FRAGILE)
     write_dataset(tmp_path / "cases.jsonl")
     expected = {text: tools for _, _, text, tools in CASES}
 
@@ -96,14 +94,14 @@ def test_runs_compare_and_resume_on_postgresql(tmp_path, agent_stub, pg_url, cap
     assert "missing_tool" in capsys.readouterr().out  # cancel_order without lookup_order
 
 
-def test_judged_metric_gets_the_plan_judge(tmp_path, agent_stub):
+def test_judged_metric_gets_the_plan_judge(tmp_path, agent_stub, temporary_metric):
     seen = []
 
     async def judged(sample, *, judge):
         seen.append(judge)
         return Result.scored("test_runs_judged_ok", 1.0, reason="judge says fine")
 
-    register_metric(
+    temporary_metric(
         MetricInfo(
             name="test_runs_judged_ok",
             description="test metric that records the judge it was given",
@@ -112,8 +110,7 @@ def test_judged_metric_gets_the_plan_judge(tmp_path, agent_stub):
             needs_judge=True,
             score_sample=lambda sample, *, judge: None,
             ascore_sample=judged,
-        ),
-        replace_existing=True,
+        )
     )
     write_dataset(tmp_path / "cases.jsonl")
     script_correct(agent_stub)

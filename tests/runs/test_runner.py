@@ -244,11 +244,13 @@ def test_bad_cli_values_exit_2(tmp_path, agent_stub, capsys):
     assert agent_stub.requests == []
 
 
-def test_judged_metric_without_judge_is_a_config_error(tmp_path, agent_stub, capsys):
-    from tooleval.metrics.registry import MetricInfo, register_metric
+def test_judged_metric_without_judge_is_a_config_error(
+    tmp_path, agent_stub, capsys, temporary_metric
+):
+    from tooleval.metrics.registry import MetricInfo
     from tooleval.model import Result
 
-    register_metric(
+    temporary_metric(
         MetricInfo(
             name="test_runs_judged",
             description="a judged metric for this test",
@@ -256,8 +258,7 @@ def test_judged_metric_without_judge_is_a_config_error(tmp_path, agent_stub, cap
             requires=(),
             needs_judge=True,
             score_sample=lambda sample, *, judge: Result.scored("test_runs_judged", 1.0, reason=""),
-        ),
-        replace_existing=True,
+        )
     )
     write_dataset(tmp_path / "cases.jsonl")
     plan = write_plan(tmp_path, agent_stub, metrics=["test_runs_judged"])
