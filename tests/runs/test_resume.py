@@ -16,7 +16,7 @@ from tests.runs.support import write_plan
 from tooleval.cli.main import main
 from tooleval.store import open_store
 
-ROWS = 24
+ROWS = 40
 TOOLEVAL = Path(sys.executable).with_name("tooleval")
 
 
