@@ -77,6 +77,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class _StubServer(ThreadingHTTPServer):
+    # The default backlog of 5 resets connections when 64 clients connect at once.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 from typing import Any
 
 __all__ = ["AgentStub", "Behaviour", "RecordedRequest"]
@@ -152,7 +160,7 @@ class AgentStub:
         class Handler(_Handler):
             agent = stub
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server = _StubServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(
@@ -215,6 +223,8 @@ class AgentStub:
 class _Handler(BaseHTTPRequestHandler):
     agent: AgentStub
     protocol_version = "HTTP/1.1"
+    # Without this every small response waits ~40 ms for delayed ACKs.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet test output
         pass

@@ -77,7 +77,7 @@ def category_stats(store: Any, run: RunInfo, *, per_metric: bool = True) -> list
                 rows=store.count_rows(run.id, category=category),
                 passed=store.count_rows(run.id, category=category, passed=True),
                 failed=store.count_rows(run.id, category=category, passed=False),
-                errors=store.count_rows(run.id, category=category, failure_class="error"),
+                errors=store.count_rows(run.id, category=category, error=True),
                 pass_rates=rates,
             )
         )
