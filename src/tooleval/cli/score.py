@@ -36,6 +36,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--table", action="store_true", help="also print a readable per-row table and a summary"
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="score chunks of rows in N processes, output order kept (default 1: in-process; "
+        "ignored with --table)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -60,11 +68,11 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def iter_rows(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(row_number, row)`` for each non-blank JSONL line (1-based)."""
+def iter_rows(stream: IO[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(row_number, row)`` for each non-blank JSONL line (numbered from ``start``)."""
     import orjson
 
-    for number, line in enumerate(stream, start=1):
+    for number, line in enumerate(stream, start=start):
         if not line.strip():
             continue
         try:
@@ -79,9 +87,6 @@ def iter_rows(stream: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import orjson
-
-    from tooleval.formats import sample_from_row
     from tooleval.metrics.registry import bind, get_metric
 
     options = parse_options(args.option)
@@ -92,23 +97,18 @@ def run(args: argparse.Namespace) -> int:
             "and a `judge:` section in the plan",
             field="--metric",
         )
+    if args.workers < 1:
+        raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
     metric = bind(args.metric, **options)  # parameters checked once, not per row
-    dumps, option = orjson.dumps, orjson.OPT_APPEND_NEWLINE
     source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
     out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
-    table_rows: list[tuple[str, Any]] = []
+    table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
     try:
-        for number, row in iter_rows(source):
-            try:
-                sample = sample_from_row(row, row_number=number)
-            except ToolEvalError as exc:
-                raise exc.with_context(row=number) from None
-            result = metric.score(sample)
-            row_id = sample.id if sample.id is not None else str(number)
-            record = {"id": row_id, **result.to_dict()}
-            out.write(dumps(record, option=option, default=str))
-            if args.table:
-                table_rows.append((row_id, sample, result))
+        if args.workers > 1 and table_rows is None:
+            _score_in_processes(source, out, args.metric, options, args.workers)
+        else:
+            for number, row in iter_rows(source):
+                out.write(_score_row(metric, number, row, table_rows))
     finally:
         if source is not sys.stdin.buffer:
             source.close()
@@ -116,11 +116,101 @@ def run(args: argparse.Namespace) -> int:
             out.close()
         else:
             out.flush()
-    if args.table:
+    if table_rows is not None:
         from tooleval.cli._table import print_score_table
 
         print_score_table(table_rows, metric=args.metric, to_stderr=not args.output)
     return 0
+
+
+def _score_row(metric: Any, number: int, row: dict[str, Any], table_rows: list | None) -> bytes:
+    """One output line for one parsed input row."""
+    import orjson
+
+    from tooleval.formats import sample_from_row
+
+    try:
+        sample = sample_from_row(row, row_number=number)
+    except ToolEvalError as exc:
+        raise exc.with_context(row=number) from None
+    result = metric.score(sample)
+    row_id = sample.id if sample.id is not None else str(number)
+    record = {"id": row_id, **result.to_dict()}
+    if table_rows is not None:
+        table_rows.append((row_id, sample, result))
+    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE, default=str)
+
+
+# ---------------------------------------------------------------- --workers N
+
+_CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
+_worker_metric: list[Any] = []
+
+
+def _init_worker(name: str, options: dict[str, Any]) -> None:
+    from tooleval.metrics.registry import bind
+
+    _worker_metric[:] = [bind(name, **options)]
+
+
+def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError | None]:
+    """Score lines numbered from ``start``; on a bad row, what came before it and the error."""
+    import io
+
+    start, lines = chunk
+    metric = _worker_metric[0]
+    parts: list[bytes] = []
+    try:
+        for number, row in iter_rows(io.BytesIO(b"".join(lines)), start=start):
+            parts.append(_score_row(metric, number, row, None))
+    except ToolEvalError as exc:
+        return b"".join(parts), exc
+    return b"".join(parts), None
+
+
+def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[bytes]]]:
+    lines: list[bytes] = []
+    start = 1
+    for number, line in enumerate(source, start=1):
+        if not lines:
+            start = number
+        lines.append(line if line.endswith(b"\n") else line + b"\n")
+        if len(lines) == _CHUNK_LINES:
+            yield start, lines
+            lines = []
+    if lines:
+        yield start, lines
+
+
+def _score_in_processes(
+    source: IO[bytes], out: IO[bytes], name: str, options: dict[str, Any], workers: int
+) -> None:
+    """Score chunks of lines in a process pool, writing results in input order.
+
+    At most ``2 * workers`` chunks are in flight, so memory stays flat on
+    large files; the first bad row stops the run after every row before it
+    has been written, as in-process scoring does.
+    """
+    import collections
+    import multiprocessing
+
+    with multiprocessing.get_context().Pool(
+        workers, initializer=_init_worker, initargs=(name, options)
+    ) as pool:
+        pending: collections.deque = collections.deque()
+
+        def drain_one() -> None:
+            data, error = pending.popleft().get()
+            out.write(data)
+            if error is not None:
+                raise error
+
+        for chunk in _chunks(source):
+            pending.append(pool.apply_async(_score_chunk, (chunk,)))
+            if len(pending) >= 2 * workers:
+                drain_one()
+        while pending:
+            drain_one()
 
 
 def _open(path: str) -> IO[bytes]:
