@@ -14,9 +14,11 @@ from tooleval.metrics.correctness import tool_correctness
 from tooleval.metrics.f1 import tool_call_f1
 from tooleval.metrics.output import output_contains
 from tooleval.metrics.registry import (
+    BoundMetric,
     MetricInfo,
     Param,
     ascore_sample,
+    bind,
     get_metric,
     list_metrics,
     register_metric,
@@ -26,9 +28,11 @@ from tooleval.metrics.registry import (
 from tooleval.metrics.trajectory import trajectory_match
 
 __all__ = [
+    "BoundMetric",
     "MetricInfo",
     "Param",
     "ascore_sample",
+    "bind",
     "get_metric",
     "list_metrics",
     "output_contains",
