@@ -97,8 +97,6 @@ def test_pytest_plugin_parametrizes_over_a_dataset(tmp_path):
             sys.executable,
             "-m",
             "pytest",
-            "-p",
-            "tooleval.pytest_plugin",
             "-rs",
             "-v",
             "-p",
