@@ -150,3 +150,12 @@ def test_judge_command_without_action_is_usage_error(capsys):
     assert main(["judge"]) == 2
     assert main(["judge", "check", "--base-url", "http://127.0.0.1:9/v1"]) == 2
     assert "--model is required" in capsys.readouterr().err
+
+
+def test_check_command_with_the_local_judge(served_judge, capsys):
+    code = main(["judge", "check", "--local", "--max-new-tokens", "16"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["judge"]["type"] == "local"
+    assert report["reply"].startswith("{")
+    assert 0 < report["tokens_out"] <= 16
+    assert code == (0 if report["parsed"] is not None else 1)
