@@ -188,13 +188,17 @@ class BaseJudge:
     def _key(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None) -> str:
         return cache_key(self.model, messages, schema, self.parameters())
 
-    def _from_cache(self, key: str) -> JudgeReply | None:
+    def _from_cache(self, key: str, schema: Mapping[str, Any] | None) -> JudgeReply | None:
         if self.cache is None:
             return None
         hit = self.cache.get(key)
         if hit is None:
             return None
-        reply = JudgeReply(**{**hit.to_dict(), "cached": True})
+        # Parse the stored text again so a cached reply reads as the current parser reads it.
+        parsed, error = parse_json_reply(hit.text, schema) if schema is not None else (None, None)
+        reply = JudgeReply(
+            **{**hit.to_dict(), "parsed": parsed, "parse_error": error, "cached": True}
+        )
         self.usage.record(reply)
         return reply
 
@@ -221,7 +225,7 @@ class BaseJudge:
         """Answer ``messages``; with ``schema``, ``reply.parsed`` is the checked JSON object."""
         normal = normalise_messages(messages)
         key = self._key(normal, schema)
-        hit = self._from_cache(key)
+        hit = self._from_cache(key, schema)
         if hit is not None:
             return hit
         return self._finish(key, self._generate(normal, schema), schema)
@@ -232,7 +236,7 @@ class BaseJudge:
         """Async twin of :meth:`complete` (same cache, same parsing)."""
         normal = normalise_messages(messages)
         key = self._key(normal, schema)
-        hit = self._from_cache(key)
+        hit = self._from_cache(key, schema)
         if hit is not None:
             return hit
         return self._finish(key, await self._agenerate(normal, schema), schema)
