@@ -1,4 +1,4 @@
-"""The judged metrics through the metric registry."""
+"""The judged metrics through the metric registry (recorded judge replies, no model)."""
 
 from __future__ import annotations
 
