@@ -188,7 +188,7 @@ class OpenAIJudge(BaseJudge):
     def _client(self) -> Any:
         with self._client_lock:
             if self._sync_client is None:
-                import openai
+                openai = _import_openai()
 
                 self._sync_client = openai.OpenAI(
                     api_key=self._api_key,
@@ -204,7 +204,7 @@ class OpenAIJudge(BaseJudge):
         loop = asyncio.get_running_loop()
         with self._client_lock:
             if loop not in self._async_clients:
-                import openai
+                openai = _import_openai()
 
                 self._async_clients[loop] = openai.AsyncOpenAI(
                     api_key=self._api_key,
@@ -353,3 +353,13 @@ class OpenAIJudge(BaseJudge):
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"
+
+
+def _import_openai() -> Any:
+    try:
+        import openai
+    except ImportError as exc:
+        raise JudgeError(
+            "the OpenAI-compatible judge needs: pip install 'tooleval[judge]'"
+        ) from exc
+    return openai

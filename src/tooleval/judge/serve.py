@@ -29,7 +29,10 @@ def _error(status: int, message: str) -> Any:
 
 def create_app(judge: Judge, *, structured_output: bool = True) -> Any:
     """A FastAPI app answering chat completions with ``judge``."""
-    from fastapi import FastAPI, Request
+    try:
+        from fastapi import FastAPI, Request
+    except ImportError as exc:
+        raise JudgeError("serving a judge needs FastAPI: pip install 'tooleval[web]'") from exc
 
     app = FastAPI(title="tooleval judge", docs_url=None, redoc_url=None)
     app.state.requests = 0
@@ -95,6 +98,9 @@ def serve(
     judge: Judge, *, host: str = "127.0.0.1", port: int = 8765, structured_output: bool = True
 ) -> None:
     """Run the endpoint until interrupted (blocking)."""
-    import uvicorn
-
-    uvicorn.run(create_app(judge, structured_output=structured_output), host=host, port=port)
+    app = create_app(judge, structured_output=structured_output)
+    try:
+        import uvicorn
+    except ImportError as exc:
+        raise JudgeError("serving a judge needs uvicorn: pip install 'tooleval[web]'") from exc
+    uvicorn.run(app, host=host, port=port)
