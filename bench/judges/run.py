@@ -144,9 +144,11 @@ def print_table(summary: dict[str, Any]) -> None:
             f"{name:18} {m['cases']:>5} {m['correct']:>7} {m['unscored']:>8} "
             f"{m['accuracy']:>8.3f} {flags_text:>10}"
         )
+    accuracy = summary["accuracy"]
+    accuracy_text = f"{accuracy:.3f}" if accuracy is not None else "-"
+    correct = sum(m["correct"] for m in summary["metrics"].values())
     print(
-        f"{'all':18} {summary['cases']:>5} {'':>7} {summary['unscored']:>8} "
-        f"{summary['accuracy'] if summary['accuracy'] is not None else '-':>8}"
+        f"{'all':18} {summary['cases']:>5} {correct:>7} {summary['unscored']:>8} {accuracy_text:>8}"
     )
     usage = summary["usage"]
     print(
