@@ -59,8 +59,6 @@ def per_call_flags(result) -> list[bool] | None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from tooleval.metrics.registry import score_sample
-
     cases = load_cases(Path(args.cases))
     if args.metric:
         cases = [c for c in cases if c[1]["metric"] in args.metric]
@@ -70,36 +68,45 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rows = []
     started = time.perf_counter()
     for sample, meta in cases:
-        t0 = time.perf_counter()
-        result = score_sample(meta["metric"], sample, judge=judge, **meta.get("params", {}))
-        expected = meta["expected"]
-        correct = result.is_scored and abs(result.score - expected) <= TOLERANCE
-        row = {
-            "id": sample.id,
-            "metric": meta["metric"],
-            "expected": expected,
-            "score": result.score,
-            "correct": bool(correct),
-            "unscored": not result.is_scored,
-            "reason": result.reason,
-            "seconds": round(time.perf_counter() - t0, 2),
-        }
-        if "expected_flags" in meta:
-            got = per_call_flags(result)
-            want = meta["expected_flags"]
-            row["flags_expected"] = want
-            row["flags"] = got
-            row["flags_correct"] = (
-                sum(g == w for g, w in zip(got, want, strict=True)) if got is not None else 0
-            )
+        row = score_case(sample, meta, judge)
         rows.append(row)
         if args.verbose:
-            mark = "ok " if correct else ("-- " if not result.is_scored else "XX ")
+            mark = "ok " if row["correct"] else ("-- " if row["unscored"] else "XX ")
             print(
-                f"{mark}{sample.id:32} expected {expected:.3g} got {result.score}  {row['seconds']}s"
+                f"{mark}{sample.id:32} expected {row['expected']:.3g} got {row['score']}"
+                f"  {row['seconds']}s"
             )
             sys.stdout.flush()
     return summarise(rows, judge, time.perf_counter() - started)
+
+
+def score_case(sample: Any, meta: dict, judge: Any) -> dict[str, Any]:
+    """Run one labelled case and compare the judge's score with the label."""
+    from tooleval.metrics.registry import score_sample
+
+    t0 = time.perf_counter()
+    result = score_sample(meta["metric"], sample, judge=judge, **meta.get("params", {}))
+    expected = meta["expected"]
+    correct = result.is_scored and abs(result.score - expected) <= TOLERANCE
+    row = {
+        "id": sample.id,
+        "metric": meta["metric"],
+        "expected": expected,
+        "score": result.score,
+        "correct": bool(correct),
+        "unscored": not result.is_scored,
+        "reason": result.reason,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+    if "expected_flags" in meta:
+        got = per_call_flags(result)
+        want = meta["expected_flags"]
+        row["flags_expected"] = want
+        row["flags"] = got
+        row["flags_correct"] = (
+            sum(g == w for g, w in zip(got, want, strict=True)) if got is not None else 0
+        )
+    return row
 
 
 def summarise(rows: list[dict], judge: Any, seconds: float) -> dict[str, Any]:

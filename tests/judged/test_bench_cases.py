@@ -35,3 +35,32 @@ def test_every_case_is_a_valid_labelled_row(repo_root):
             assert sample.reference_topics, row["id"]
         if meta["metric"] in ("goal_accuracy", "task_success"):
             assert meta["expected"] in (0.0, 1.0), row["id"]
+
+
+def test_bench_runner_scores_a_judge_against_the_labels(repo_root, recorded, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "judge_bench_run", repo_root / "bench/judges/run.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cases = bench.load_cases(repo_root / "bench" / "judges" / "cases.jsonl")
+    first_two = [c for c in cases if c[1]["metric"] == "tools_error"][:2]
+    # Recorded replies: right about the first case (wrong order id), wrong about the second
+    # (a clean cancel flagged as a parameter error on call 1).
+    wrong_id = {"category": "parameter_error", "evidence": "4417"}
+    judge = recorded(
+        {"calls": [{"call": 1, "errors": []}, {"call": 2, "errors": [wrong_id]}]},
+        {"calls": [{"call": 1, "errors": [wrong_id]}, {"call": 2, "errors": []}]},
+    )
+    rows = []
+    for sample, meta in first_two:
+        result = bench.score_case(sample, meta, judge)
+        rows.append(result)
+    summary = bench.summarise(rows, judge, 0.0)
+    entry = summary["metrics"]["tools_error"]
+    assert (entry["cases"], entry["correct"], entry["unscored"]) == (2, 1, 0)
+    assert entry["call_flag_accuracy"] == 0.75  # 3 of 4 per-call flags right
+    bench.print_table(summary)
+    assert "tools_error" in capsys.readouterr().out
