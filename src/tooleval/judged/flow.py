@@ -102,7 +102,7 @@ class _Transcript:
                 "attempt": attempt,
                 "messages": shown,
                 "reply": reply.text,
-                "parsed": parsed if error is None else None,
+                "parsed": parsed,
                 "error": error,
                 "cached": reply.cached,
                 "tokens_in": reply.tokens_in,
