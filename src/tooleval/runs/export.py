@@ -183,15 +183,30 @@ def run_to_dict(run: RunInfo) -> dict[str, Any]:
     }
 
 
+def judge_usage(rows: Iterable[RowRecord]) -> dict[str, Any] | None:
+    """Judge calls, cache hits, tokens and latency summed over a run's rows.
+
+    ``None`` when no row carries judge usage (no judged metric ran).
+    """
+    from tooleval.judge import JudgeUsage
+
+    results = [r for row in rows for r in row.results if "judge" in r.diagnosis.details]
+    if not results:
+        return None
+    return JudgeUsage.from_results(results).to_dict()
+
+
 def write_json(
     path: str | Path, run: RunInfo, rows: Iterable[RowRecord], *, gate: GateResult | None = None
 ) -> Path:
     """Write the run header, the gate verdict and every row with its results as JSON."""
     import orjson
 
+    rows = list(rows)
     document = {
         "run": run_to_dict(run),
         "gate": gate.to_dict() if gate is not None else None,
+        "judge_usage": judge_usage(rows),
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "rows": [row_to_dict(r) for r in rows],
     }

@@ -130,6 +130,24 @@ def print_summary(console: Any, run: RunInfo) -> None:
     console.print(table)
 
 
+def print_judge_usage(console: Any, store: Any, run: RunInfo) -> None:
+    """One line of judge accounting when the run has LLM-judged metrics."""
+    from tooleval.metrics.registry import get_metric
+    from tooleval.runs.export import judge_usage
+
+    judged = [m.name for m in run.metrics if get_metric(m.name).needs_judge]
+    if not judged:
+        return
+    usage = judge_usage(store.iter_rows(run.id))
+    if usage is None:
+        console.print("judge: no calls recorded")
+        return
+    console.print(
+        f"judge: {usage['calls']} calls ({usage['cached_calls']} from cache), "
+        f"{usage['tokens_in']} tokens in, {usage['tokens_out']} tokens out"
+    )
+
+
 def print_categories(console: Any, store: Any, run: RunInfo) -> None:
     from rich.table import Table
 
@@ -251,6 +269,7 @@ def show_run(
     run = store.get_run(run_id)
     print_run_header(console, run)
     print_summary(console, run)
+    print_judge_usage(console, store, run)
     print_categories(console, store, run)
     total = store.count_rows(run.id)
     passing = store.count_rows(run.id, passed=True)
