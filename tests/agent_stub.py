@@ -77,17 +77,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["AgentStub", "Behaviour", "RecordedRequest"]
 
 
 class _StubServer(ThreadingHTTPServer):
     # The default backlog of 5 resets connections when 64 clients connect at once.
     request_queue_size = 128
     daemon_threads = True
-
-
-from typing import Any
-
-__all__ = ["AgentStub", "Behaviour", "RecordedRequest"]
 
 
 @dataclass
