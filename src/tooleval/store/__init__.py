@@ -32,7 +32,8 @@ def open_store(url: str | os.PathLike[str] | None = None) -> Store:
     Raises :class:`tooleval.errors.StoreError` with what to do when the store
     cannot be reached, is not a tooleval store, or has a newer schema.
     """
-    from tooleval.store.sql import Store, resolve_url
+    from tooleval.store.engine import resolve_url
+    from tooleval.store.sql import Store
 
     return Store(resolve_url(url))
 

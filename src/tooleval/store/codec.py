@@ -1,4 +1,6 @@
-"""Turn samples into JSON for the store and back, losslessly.
+"""Turn samples, rows and results into JSON and table values for the store, and back.
+
+Everything here is pure: the store's SQL modules do the I/O.
 
 >>> s = Sample(input="hi", expected_tools=ExpectedTools.of(["a", "b"], before=[(0, 1)]),
 ...            tools_called=[ToolCall("a", {"x": 1})], category="greet", id="r1")
@@ -8,12 +10,24 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooleval.model import ExpectedTools, Sample, ToolCall, message_from_dict
+from tooleval.errors import StoreError
+from tooleval.model import Diagnosis, ExpectedTools, Result, Sample, ToolCall, message_from_dict
+from tooleval.store.records import RowRecord
 
-__all__ = ["calls_from_list", "expected_from_value", "sample_from_dict", "sample_to_dict"]
+__all__ = [
+    "calls_from_list",
+    "expected_from_value",
+    "result_from_row",
+    "result_values",
+    "row_record",
+    "row_values",
+    "sample_from_dict",
+    "sample_to_dict",
+    "without_nul",
+]
 
 
 def sample_to_dict(sample: Sample) -> dict[str, Any]:
@@ -63,3 +77,105 @@ def sample_from_dict(data: Mapping[str, Any]) -> Sample:
         id=data.get("id"),
         metadata=dict(data.get("metadata") or {}),
     )
+
+
+def row_values(run_id: str, record: RowRecord, created: str) -> dict[str, Any]:
+    """The ``rows`` table values of one :class:`RowRecord`."""
+    sample = record.sample
+    data = sample.to_dict()
+    # The agent's side is kept in its own columns (shown and searched apart).
+    tools_called = data.pop("tools_called", None)
+    output = data.pop("output", None)
+    return {
+        "run_id": run_id,
+        "row_index": int(record.index),
+        "row_id": str(record.row_id),
+        "category": sample.category,
+        "input": sample.user_input(),
+        "sample": data,
+        "output": output,
+        "tools_called": tools_called,
+        "error": record.error,
+        "latency_ms": record.latency_ms,
+        "raw_response": record.raw_response,
+        "failure_class": record.failure_class,
+        "passed": record.passed,
+        "created_at": created,
+    }
+
+
+def result_values(run_id: str, record: RowRecord) -> list[dict[str, Any]]:
+    """The ``results`` table values of one row; StoreError on two results for one metric."""
+    seen: set[str] = set()
+    values = []
+    for position, result in enumerate(record.results):
+        if result.metric in seen:
+            raise StoreError(
+                f"row {record.index} has two results for metric {result.metric!r}",
+                row=record.index,
+            )
+        seen.add(result.metric)
+        values.append(
+            {
+                "run_id": run_id,
+                "row_index": int(record.index),
+                "metric": result.metric,
+                "position": position,
+                "score": result.score,
+                "passed": result.passed,
+                "threshold": result.threshold,
+                "reason": result.reason,
+                "params": dict(result.params),
+                "diagnosis": result.diagnosis.to_dict(),
+            }
+        )
+    return values
+
+
+def row_record(row: Mapping[str, Any], results: Sequence[Result]) -> RowRecord:
+    """Rebuild a :class:`RowRecord` from a ``rows`` table row and its Results."""
+    data = dict(row["sample"] or {})
+    data["tools_called"] = row["tools_called"]
+    data["output"] = row["output"]
+    sample = sample_from_dict(data)
+    if sample.tools_called is None and row["tools_called"] is not None:
+        sample.tools_called = calls_from_list(row["tools_called"])
+    return RowRecord(
+        run_id=row["run_id"],
+        index=row["row_index"],
+        row_id=row["row_id"],
+        sample=sample,
+        results=tuple(results),
+        error=row["error"],
+        latency_ms=row["latency_ms"],
+        raw_response=row["raw_response"],
+        failure_class=row["failure_class"],
+    )
+
+
+def result_from_row(row: Mapping[str, Any]) -> Result:
+    """Rebuild a :class:`Result` from a ``results`` table row."""
+    return Result(
+        metric=row["metric"],
+        score=row["score"],
+        passed=row["passed"],
+        reason=row["reason"],
+        params=dict(row["params"] or {}),
+        threshold=row["threshold"],
+        diagnosis=Diagnosis.from_dict(row["diagnosis"]),
+    )
+
+
+def without_nul(value: Any) -> Any:
+    """``value`` with every NUL character in its strings replaced by U+FFFD.
+
+    >>> without_nul({"out": ["a\\x00b"]}) == {"out": ["a\\ufffdb"]}
+    True
+    """
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_nul(v) for v in value]
+    return value

@@ -1,0 +1,140 @@
+"""The row filters and orders of the read API, as SQLAlchemy queries.
+
+``iter_rows`` and ``count_rows`` share one :class:`RowFilters`, so a count
+always matches the rows a page would yield.
+
+>>> str(rows_query("r1", RowFilters(category="math"), order_by=None).whereclause)
+'rows.run_id = :run_id_1 AND rows.category = :category_1'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from tooleval.errors import InputError
+from tooleval.model import Result
+from tooleval.store import schema as t
+from tooleval.store.codec import result_from_row
+
+__all__ = ["ORDER_BY", "RowFilters", "escape_like", "non_negative", "results_for", "rows_query"]
+
+# order_by name -> (column, descending); every order ends with row_index for stable pages.
+ORDER_BY = {
+    "index": ("row_index", False),
+    "-index": ("row_index", True),
+    "row_id": ("row_id", False),
+    "-row_id": ("row_id", True),
+    "category": ("category", False),
+    "-category": ("category", True),
+    "latency": ("latency_ms", False),
+    "-latency": ("latency_ms", True),
+    "score": ("score", False),
+    "-score": ("score", True),
+}
+
+
+@dataclass(frozen=True)
+class RowFilters:
+    """The row filters of :meth:`Store.iter_rows` and :meth:`Store.count_rows`."""
+
+    category: str | None = None
+    metric: str | None = None
+    passed: bool | None = None
+    failure_class: str | None = None
+    search: str | None = None
+    error: bool | None = None
+
+
+def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.Select:
+    """The rows of ``run_id`` kept by ``filters``, in ``order_by`` order (None: unordered)."""
+    rows, res = t.rows.c, t.results.c
+    metric, passed = filters.metric, filters.passed
+    query = sa.select(t.rows).where(rows.run_id == run_id)
+    if filters.category is not None:
+        query = query.where(rows.category == filters.category)
+    if filters.failure_class is not None:
+        query = query.where(rows.failure_class == filters.failure_class)
+    if filters.error is not None:
+        query = query.where(rows.error.is_not(None) if filters.error else rows.error.is_(None))
+    if metric is not None:
+        match = sa.select(res.row_index).where(
+            res.run_id == run_id, res.metric == metric, res.row_index == rows.row_index
+        )
+        if passed is not None:
+            match = match.where(res.passed.is_(passed))
+        query = query.where(match.exists())
+    elif passed is not None:
+        query = query.where(rows.passed.is_(passed))
+    if filters.search:
+        pattern = f"%{escape_like(filters.search.lower())}%"
+        query = query.where(
+            sa.or_(
+                *(
+                    sa.func.lower(column).like(pattern, escape="\\")
+                    for column in (rows.row_id, rows.input, rows.output, rows.error)
+                )
+            )
+        )
+    if order_by is None:
+        return query
+    if order_by not in ORDER_BY:
+        raise InputError(
+            f"unknown order {order_by!r}; expected one of {', '.join(ORDER_BY)}",
+            field="order_by",
+        )
+    column_name, descending = ORDER_BY[order_by]
+    if column_name == "score":
+        if metric is None:
+            raise InputError("ordering by score needs metric=...", field="order_by")
+        column: Any = (
+            sa.select(res.score)
+            .where(res.run_id == run_id, res.metric == metric, res.row_index == rows.row_index)
+            .scalar_subquery()
+        )
+    else:
+        column = rows[column_name]
+    key = column.desc() if descending else column.asc()
+    # Rows without a value (no latency, no category, unscored) always come last.
+    key = key.nulls_last()
+    return query.order_by(key, rows.row_index.asc())
+
+
+def results_for(conn: sa.Connection, run_id: str, indexes: list[int]) -> dict[int, list[Result]]:
+    """The stored Results of the given rows, by row index, in the runner's order."""
+    found: dict[int, list[Result]] = {}
+    if not indexes:
+        return found
+    res = t.results.c
+    query = sa.select(t.results).where(res.run_id == run_id)
+    low, high = min(indexes), max(indexes)
+    # A contiguous page is a range scan; a scattered one (filtered) an IN list.
+    if high - low + 1 <= 2 * len(indexes):
+        query = query.where(res.row_index.between(low, high))
+    else:
+        query = query.where(res.row_index.in_(indexes))
+    wanted = set(indexes)
+    query = query.order_by(res.row_index, res.position)
+    for row in conn.execute(query).mappings():
+        if row["row_index"] not in wanted:
+            continue
+        found.setdefault(row["row_index"], []).append(result_from_row(row))
+    return found
+
+
+def escape_like(text: str) -> str:
+    r"""``text`` with LIKE wildcards escaped (escape character ``\``).
+
+    >>> escape_like("50%_off")
+    '50\\%\\_off'
+    """
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def non_negative(value: int, name: str) -> int:
+    """``value`` if it is a non-negative int; InputError naming ``name`` otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InputError(f"{name} must be a non-negative integer, got {value!r}", field=name)
+    return value
