@@ -1,4 +1,5 @@
-"""Helpers shared by importers and exporters: tool-name tracking, text parts.
+"""Helpers shared by importers and exporters: tool-name tracking, text parts,
+indexed lists and tool calls given as a name, an optional id and object arguments.
 
 >>> names = CallNames()
 >>> names.add_call("c1", "get_weather")
@@ -13,10 +14,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._fields import describe, item
-from tooleval.model import AssistantMessage, Message, ToolMessage
+from tooleval.formats._fields import at, describe, item, need_list, need_mapping, need_str, sub
+from tooleval.model import AssistantMessage, Message, ToolCall, ToolMessage
 
-__all__ = ["CallNames", "first_user_text", "join_text", "name_results"]
+__all__ = [
+    "CallNames",
+    "error_flag",
+    "first_item",
+    "first_user_text",
+    "join_text",
+    "listed",
+    "name_results",
+    "object_args",
+    "read_call",
+]
 
 
 class CallNames:
@@ -133,3 +144,66 @@ def first_user_text(messages: Iterable[Message]) -> str:
         if isinstance(msg, UserMessage):
             return msg.content
     return ""
+
+
+def listed(
+    value: Any, path: str, key: str, *, row: int | None, what: str = "a list"
+) -> list[tuple[str, Any]]:
+    """The items of the list ``value`` found at ``key``, each with its path relative to ``path``.
+
+    >>> listed(["hi", "ok"], "", "messages", row=None)
+    [('messages[0]', 'hi'), ('messages[1]', 'ok')]
+    """
+    values = need_list(value, sub(path, key), row=row, what=what)
+    return [(f"{key}[{i}]", v) for i, v in enumerate(values)]
+
+
+def first_item(data: Mapping, key: str, path: str, *, row: int | None) -> Mapping:
+    """The first object of a response's ``key`` list (``choices``, ``candidates``).
+
+    >>> first_item({"choices": [{"message": {}}]}, "choices", "", row=None)
+    {'message': {}}
+    """
+    items = need_list(data[key], sub(path, key), row=row)
+    if not items:
+        raise FormatError(f"the response has no {key}", field=sub(path, key), row=row)
+    return need_mapping(items[0], sub(path, f"{key}[0]"), row=row)
+
+
+def error_flag(entry: Mapping, key: str, path: str, *, row: int | None) -> bool:
+    """The boolean ``entry[key]`` (False when absent) saying whether a tool result failed.
+
+    >>> error_flag({"is_error": True}, "is_error", "", row=None)
+    True
+    """
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        raise FormatError(
+            f"expected true or false, got {describe(value)}", field=at(path, key), row=row
+        )
+    return value
+
+
+def object_args(value: Any, path: str, *, row: int | None, what: str) -> Mapping | None:
+    """``value`` if it is an object or None; otherwise "expected ``what`` as an object"."""
+    if value is not None and not isinstance(value, Mapping):
+        raise FormatError(
+            f"expected {what} as an object, got {describe(value)}", field=path, row=row
+        )
+    return value
+
+
+def read_call(
+    entry: Mapping, path: str, *, row: int | None, args_key: str, args_what: str
+) -> ToolCall:
+    """A call given as ``name``, optional ``id`` and object arguments under ``args_key``.
+
+    >>> call = read_call({"name": "w", "id": "c1", "input": {"q": 1}}, "", row=None,
+    ...                  args_key="input", args_what="the tool input")
+    >>> call.name, call.args, call.id
+    ('w', {'q': 1}, 'c1')
+    """
+    name = need_str(entry.get("name"), at(path, "name"), row=row, what="a tool name")
+    call_id = need_str(entry.get("id"), at(path, "id"), row=row, optional=True)
+    args = object_args(entry.get(args_key), at(path, args_key), row=row, what=args_what)
+    return ToolCall.parse(name, args, id=call_id)

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._convo import CallNames, join_text
+from tooleval.formats._convo import CallNames, error_flag, join_text, listed, read_call
 from tooleval.formats._fields import (
     at,
     describe,
@@ -69,8 +69,7 @@ def _conversation(data: Any, path: str, row: int | None) -> tuple[list[tuple[str
     data = plain(data)
     if isinstance(data, Mapping):
         if "messages" in data:
-            values = need_list(data["messages"], sub(path, "messages"), row=row)
-            return [(f"messages[{i}]", v) for i, v in enumerate(values)], data.get("system")
+            return listed(data["messages"], path, "messages", row=row), data.get("system")
         if "role" in data:
             return [("", data)], None
         raise FormatError(
@@ -79,8 +78,7 @@ def _conversation(data: Any, path: str, row: int | None) -> tuple[list[tuple[str
             field=path or None,
             row=row,
         )
-    values = need_list(data, sub(path, ""), row=row, what="a list of messages")
-    return [(f"[{i}]", v) for i, v in enumerate(values)], None
+    return listed(data, path, "", row=row, what="a list of messages"), None
 
 
 def _result_content(block: Mapping, where: str, row: int | None) -> Any:
@@ -131,28 +129,16 @@ def from_anthropic(data: Any, *, path: str = "", row: int | None = None) -> list
             if kind == "text":
                 texts.append(need_str(block.get("text"), at(bpath, "text"), row=row))
             elif kind in _CALL_BLOCKS:
-                name = need_str(block.get("name"), at(bpath, "name"), row=row, what="a tool name")
-                call_id = need_str(block.get("id"), at(bpath, "id"), row=row, optional=True)
-                args = block.get("input")
-                if args is not None and not isinstance(args, Mapping):
-                    raise FormatError(
-                        f"expected the tool input as an object, got {describe(args)}",
-                        field=at(bpath, "input"),
-                        row=row,
-                    )
-                calls.append(ToolCall.parse(name, args, id=call_id))
-                names.add_call(call_id, name)
+                call = read_call(
+                    block, bpath, row=row, args_key="input", args_what="the tool input"
+                )
+                calls.append(call)
+                names.add_call(call.id, call.name)
             elif kind in _RESULT_BLOCKS:
                 call_id = need_str(
                     block.get("tool_use_id"), at(bpath, "tool_use_id"), row=row, optional=True
                 )
-                is_error = block.get("is_error", False)
-                if not isinstance(is_error, bool):
-                    raise FormatError(
-                        f"expected true or false, got {describe(is_error)}",
-                        field=at(bpath, "is_error"),
-                        row=row,
-                    )
+                is_error = error_flag(block, "is_error", bpath, row=row)
                 results.append(
                     ToolMessage(
                         _result_content(block, bpath, row),

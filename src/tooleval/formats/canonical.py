@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._fields import at, describe, item, need_list, need_mapping, need_str, sub
+from tooleval.formats._convo import error_flag
+from tooleval.formats._fields import at, item, need_list, need_mapping, need_str, sub
 from tooleval.formats.expected import call_from_value
 from tooleval.model import (
     AssistantMessage,
@@ -79,13 +80,7 @@ def from_canonical(data: Any, *, path: str = "", row: int | None = None) -> list
             ]
             out.append(AssistantMessage(text, tuple(calls)))
         else:
-            is_error = msg.get("is_error", False)
-            if not isinstance(is_error, bool):
-                raise FormatError(
-                    f"expected true or false, got {describe(is_error)}",
-                    field=at(where, "is_error"),
-                    row=row,
-                )
+            is_error = error_flag(msg, "is_error", where, row=row)
             out.append(
                 ToolMessage(
                     content,

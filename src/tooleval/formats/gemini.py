@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._convo import CallNames
+from tooleval.formats._convo import CallNames, first_item, listed, read_call
 from tooleval.formats._fields import (
     at,
     describe,
@@ -78,16 +78,10 @@ def _contents(
             if key in data:
                 system = (key, data[key])
         if "candidates" in data:
-            candidates = need_list(data["candidates"], sub(path, "candidates"), row=row)
-            if not candidates:
-                raise FormatError(
-                    "the response has no candidates", field=sub(path, "candidates"), row=row
-                )
-            first = need_mapping(candidates[0], sub(path, "candidates[0]"), row=row)
+            first = first_item(data, "candidates", path, row=row)
             return [("candidates[0].content", first.get("content"))], system
         if "contents" in data:
-            values = need_list(data["contents"], sub(path, "contents"), row=row)
-            return [(f"contents[{i}]", v) for i, v in enumerate(values)], system
+            return listed(data["contents"], path, "contents", row=row), system
         if "parts" in data:
             return [("", data)], None
         raise FormatError(
@@ -96,8 +90,7 @@ def _contents(
             field=path or None,
             row=row,
         )
-    values = need_list(data, sub(path, ""), row=row, what="a list of contents")
-    return [(f"[{i}]", v) for i, v in enumerate(values)], None
+    return listed(data, path, "", row=row, what="a list of contents"), None
 
 
 def _get(part: Mapping, camel: str, snake: str) -> tuple[str | None, Any]:
@@ -152,17 +145,9 @@ def from_gemini(data: Any, *, path: str = "", row: int | None = None) -> list[Me
             if key is not None:
                 cpath = at(part_path, key)
                 call = need_mapping(call, cpath, row=row)
-                name = need_str(call.get("name"), at(cpath, "name"), row=row, what="a tool name")
-                call_id = need_str(call.get("id"), at(cpath, "id"), row=row, optional=True)
-                args = call.get("args")
-                if args is not None and not isinstance(args, Mapping):
-                    raise FormatError(
-                        f"expected args as an object, got {describe(args)}",
-                        field=at(cpath, "args"),
-                        row=row,
-                    )
-                calls.append(ToolCall.parse(name, args, id=call_id))
-                names.add_call(call_id, name)
+                read = read_call(call, cpath, row=row, args_key="args", args_what="args")
+                calls.append(read)
+                names.add_call(read.id, read.name)
                 continue
             key, response = _get(part, "functionResponse", "function_response")
             if key is not None:

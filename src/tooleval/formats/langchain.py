@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._convo import CallNames, join_text
+from tooleval.formats._convo import CallNames, join_text, object_args
 from tooleval.formats._fields import at, describe, item, need_list, need_mapping, need_str, sub
 from tooleval.formats.openai import call_from_openai
 from tooleval.model import (
@@ -129,13 +129,7 @@ def _calls(fields: Mapping, where: str, row: int | None) -> list[ToolCall]:
         cpath = item(tpath, index)
         entry = need_mapping(raw, cpath, row=row, what="a tool call")
         name = need_str(entry.get("name"), at(cpath, "name"), row=row, what="a tool name")
-        args = entry.get("args")
-        if args is not None and not isinstance(args, Mapping):
-            raise FormatError(
-                f"expected args as an object, got {describe(args)}",
-                field=at(cpath, "args"),
-                row=row,
-            )
+        args = object_args(entry.get("args"), at(cpath, "args"), row=row, what="args")
         call_id = need_str(entry.get("id"), at(cpath, "id"), row=row, optional=True)
         calls.append(ToolCall.parse(name, args, id=call_id))
     extra = fields.get("additional_kwargs") or {}

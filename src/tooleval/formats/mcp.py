@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._convo import CallNames
+from tooleval.formats._convo import CallNames, error_flag, object_args
 from tooleval.formats._fields import (
     at,
     describe,
@@ -53,11 +53,7 @@ def _id(value: Any, path: str, row: int | None) -> str:
 
 
 def _result(result: Mapping, path: str, row: int | None) -> tuple[Any, bool]:
-    is_error = result.get("isError", False)
-    if not isinstance(is_error, bool):
-        raise FormatError(
-            f"expected true or false, got {describe(is_error)}", field=at(path, "isError"), row=row
-        )
+    is_error = error_flag(result, "isError", path, row=row)
     if "structuredContent" in result:
         return result["structuredContent"], is_error
     cpath = at(path, "content")
@@ -103,13 +99,9 @@ def from_mcp(data: Any, *, path: str = "", row: int | None = None) -> list[Messa
             ppath = at(where, "params")
             params = need_mapping(msg.get("params"), ppath, row=row)
             name = need_str(params.get("name"), at(ppath, "name"), row=row, what="a tool name")
-            arguments = params.get("arguments")
-            if arguments is not None and not isinstance(arguments, Mapping):
-                raise FormatError(
-                    f"expected arguments as an object, got {describe(arguments)}",
-                    field=at(ppath, "arguments"),
-                    row=row,
-                )
+            arguments = object_args(
+                params.get("arguments"), at(ppath, "arguments"), row=row, what="arguments"
+            )
             call = ToolCall.parse(name, arguments, id=call_id)
             names.add_call(call_id, name)
             last = out[-1] if out else None

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats._convo import CallNames, join_text
+from tooleval.formats._convo import CallNames, first_item, join_text, listed
 from tooleval.formats._fields import (
     at,
     describe,
@@ -116,12 +116,7 @@ def _chat_list(data: Any, path: str, row: int | None) -> list[tuple[str, Any]]:
     data = plain(data)
     if isinstance(data, Mapping):
         if "choices" in data:
-            choices = need_list(data["choices"], sub(path, "choices"), row=row)
-            if not choices:
-                raise FormatError(
-                    "the response has no choices", field=sub(path, "choices"), row=row
-                )
-            choice = need_mapping(choices[0], sub(path, "choices[0]"), row=row)
+            choice = first_item(data, "choices", path, row=row)
             if "message" not in choice:
                 raise FormatError(
                     f"expected a 'message' in the first choice, got {describe(choice)}",
@@ -130,8 +125,7 @@ def _chat_list(data: Any, path: str, row: int | None) -> list[tuple[str, Any]]:
                 )
             return [("choices[0].message", choice["message"])]
         if "messages" in data:
-            values = need_list(data["messages"], sub(path, "messages"), row=row)
-            return [(f"messages[{i}]", v) for i, v in enumerate(values)]
+            return listed(data["messages"], path, "messages", row=row)
         if "role" in data:
             return [("", data)]
         raise FormatError(
@@ -140,8 +134,7 @@ def _chat_list(data: Any, path: str, row: int | None) -> list[tuple[str, Any]]:
             field=path or None,
             row=row,
         )
-    values = need_list(data, sub(path, ""), row=row, what="a list of messages")
-    return [(f"[{i}]", v) for i, v in enumerate(values)]
+    return listed(data, path, "", row=row, what="a list of messages")
 
 
 def from_chat(data: Any, *, path: str = "", row: int | None = None) -> list[Message]:
@@ -285,13 +278,10 @@ def _responses_list(
             value = data["input"]
             if isinstance(value, str):
                 return [("input", {"role": "user", "content": value})], instructions
-            values = need_list(
-                value, sub(path, "input"), row=row, what="a string or a list of items"
-            )
-            return [(f"input[{i}]", v) for i, v in enumerate(values)], instructions
+            items = listed(value, path, "input", row=row, what="a string or a list of items")
+            return items, instructions
         if "output" in data:
-            values = need_list(data["output"], sub(path, "output"), row=row)
-            return [(f"output[{i}]", v) for i, v in enumerate(values)], instructions
+            return listed(data["output"], path, "output", row=row), instructions
         if "type" in data or "role" in data:
             return [("", data)], None
         raise FormatError(
@@ -300,8 +290,7 @@ def _responses_list(
             field=path or None,
             row=row,
         )
-    values = need_list(data, sub(path, ""), row=row, what="a list of Responses items")
-    return [(f"[{i}]", v) for i, v in enumerate(values)], None
+    return listed(data, path, "", row=row, what="a list of Responses items"), None
 
 
 def _message_item(entry: Mapping, where: str, row: int | None) -> Message:
