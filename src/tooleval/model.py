@@ -409,7 +409,11 @@ class Sample:
 # ---------------------------------------------------------------- results
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: metrics build one per compared key (tens per row), and a frozen
+# dataclass pays an ``object.__setattr__`` call per field. ``unsafe_hash``
+# keeps the field-wise hash the frozen class had; nothing in tooleval assigns
+# to a check after building it.
+@dataclass(slots=True, unsafe_hash=True)
 class ArgumentCheck:
     """One argument compared: which pair of calls, which key, both values."""
 

@@ -335,3 +335,35 @@ def test_nan_argument_never_matches_itself():
     call = ToolCall("f", {"x": nan, "y": [nan]})
     assert cmp.score(call, call) == (0.0, False)
     assert cmp.compare(call, call).score == 0.0
+
+
+keyed_values = st.recursive(
+    leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.sampled_from(["p", "q", 1, 1.0, True]), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(keyed_values)
+def test_stored_value_is_what_json_safe_builds(value):
+    from tooleval.matching.config import _plain, json_safe, stored
+
+    kept = stored(value)
+    # Same value, same types all the way down (repr tells 1 from 1.0 and -0.0 from 0.0).
+    assert repr(kept) == repr(json_safe(value))
+    assert (kept is value) == _plain(value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(values, keyed_values, st.integers(0, 50))
+def test_same_plain_is_deep_equal_of_plain_values(a, b, pick):
+    from tooleval.matching.config import _plain, _same_plain
+
+    for other in (b, mutate(a, pick), a, {1: a}, {"p": a}):
+        expected = _plain(a) and _plain(other) and reference_equal(a, other)
+        assert _same_plain(a, other) == expected

@@ -3,7 +3,8 @@
 Every result (score, reason, diagnosis, params) computed with the shortcuts
 on is compared with the same computation with them switched off: the exact
 comparator's direct path, the listed-order pairing when calls agree one by
-one, and the disjoint-assignment shortcut.
+one, the disjoint-assignment shortcut, and plain JSON values kept by
+reference in diagnoses instead of copied.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tooleval.metrics.registry import BoundMetric, bind, get_metric, score_sampl
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
 NAN = float("nan")
-leaf = st.sampled_from([0, 1, 1.0, True, False, None, "1", "x", " X", NAN, 2.5])
+leaf = st.sampled_from([0, 1, 1.0, 0.0, -0.0, True, False, None, "1", "x", " X", NAN, 2.5])
 values = st.recursive(
     leaf,
     lambda inner: st.one_of(
@@ -80,6 +81,10 @@ def without_shortcuts():
     patch.setattr(config, "_exact_score", lambda *args, **kwargs: None)
     patch.setattr(alignment.CallTable, "identity", lambda self: False)
     patch.setattr(assignment, "_disjoint_positive", lambda weights: None)
+    # Diagnoses copy every value again instead of keeping plain JSON by reference.
+    patch.setattr(config, "_same_plain", lambda expected, actual: False)
+    patch.setattr(config, "stored", config.json_safe)
+    patch.setattr(alignment, "stored", config.json_safe)
     return patch
 
 

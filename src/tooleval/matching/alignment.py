@@ -32,7 +32,7 @@ from tooleval.matching.assignment import (
     max_weight_subsequence,
     transitive_closure,
 )
-from tooleval.matching.config import ArgumentComparator, Comparison, json_safe
+from tooleval.matching.config import ArgumentComparator, Comparison, stored
 from tooleval.model import ToolCall
 
 __all__ = ["CallTable", "call_entry", "order_violations"]
@@ -144,8 +144,11 @@ class CallTable:
             # a pair the shortcut would skip, and that error must still surface.
             ok = len(self.expected) == len(self.actual) and self.comparator.builtin_only()
             for k in range(len(self.expected)) if ok else ():
-                found = self.score(k, k)
-                if found is None or found[0] != 1.0 or not found[1]:
+                # The full comparison, not only the score: when the calls agree
+                # these are the pairs every diagnosis shows, so their checks are
+                # built in the same pass as the equality tests.
+                found = self.comparison(k, k)
+                if found is None or found.score != 1.0 or not found.matches:
                     ok = False
                     break
             self._identity = ok
@@ -277,7 +280,7 @@ def order_violations(
 
 def call_entry(call: ToolCall, index: int) -> dict[str, Any]:
     """A call as stored in a diagnosis: ``{"name", "args", "index"}``."""
-    entry: dict[str, Any] = {"name": call.name, "args": json_safe(call.args), "index": index}
+    entry: dict[str, Any] = {"name": call.name, "args": stored(call.args), "index": index}
     if call.parse_error is not None:
         entry["parse_error"] = call.parse_error
     return entry

@@ -488,44 +488,69 @@ def _exact_score(
         if type(value) not in _PLAIN_VALUES:
             return None
     hits = 0
+    if checks is None:
+        if matched:
+            hits = len(expected)
+        else:
+            for key, value in expected.items():
+                found = got.get(key, MISSING)
+                if found is not MISSING and deep_equal(value, found):
+                    hits += 1
+        total = len(expected)
+        if extra_keys == "mismatch" or not expected:
+            total += sum(1 for key in got if key not in expected)
+        if total == 0:
+            return 1.0, True
+        return hits / total, hits == total
+    add = checks.append
+    first, second = indices
     for key, value in expected.items():
         found = got.get(key, MISSING)
-        ok = matched or (found is not MISSING and deep_equal(value, found))
+        if found is MISSING:
+            ok = False
+            shown = value if type(value) in _SCALARS else stored(value)
+            got_shown = None
+        elif _same_plain(value, found):
+            # Equal and made of JSON types only: kept as they are (see stored()).
+            ok = True
+            shown, got_shown = value, found
+        else:
+            ok = matched or deep_equal(value, found)
+            shown = value if type(value) in _SCALARS else stored(value)
+            got_shown = found if type(found) in _SCALARS else stored(found)
         hits += ok
-        if checks is not None:
-            checks.append(
-                ArgumentCheck(
-                    tool,
-                    key if type(key) is str else f"{key}",
-                    json_safe(value),
-                    None if found is MISSING else json_safe(found),
-                    1.0 if ok else 0.0,
-                    indices[0],
-                    indices[1],
-                    "exact",
-                    found is MISSING,
-                )
+        add(
+            ArgumentCheck(
+                tool,
+                key if type(key) is str else f"{key}",
+                shown,
+                got_shown,
+                1.0 if ok else 0.0,
+                first,
+                second,
+                "exact",
+                found is MISSING,
             )
+        )
     total = len(expected)
     if extra_keys == "mismatch" or not expected:
         for key, value in got.items():
             if key in expected:
                 continue
             total += 1
-            if checks is not None:
-                checks.append(
-                    ArgumentCheck(
-                        tool,
-                        key if type(key) is str else f"{key}",
-                        None,
-                        None if value is MISSING else json_safe(value),
-                        0.0,
-                        indices[0],
-                        indices[1],
-                        "unexpected_key",
-                        value is MISSING,
-                    )
+            add(
+                ArgumentCheck(
+                    tool,
+                    key if type(key) is str else f"{key}",
+                    None,
+                    None if value is MISSING else stored(value),
+                    0.0,
+                    first,
+                    second,
+                    "unexpected_key",
+                    value is MISSING,
                 )
+            )
     if total == 0:
         return 1.0, True
     return hits / total, hits == total
@@ -629,8 +654,8 @@ class _Walk:
             ArgumentCheck(
                 tool=self.tool,
                 key=path,
-                expected=json_safe(expected),
-                actual=None if actual is MISSING else json_safe(actual),
+                expected=stored(expected),
+                actual=None if actual is MISSING else stored(actual),
                 score=score,
                 expected_index=self.indices[0],
                 actual_index=self.indices[1],
@@ -639,6 +664,76 @@ class _Walk:
             )
         )
         return score, ok
+
+
+_SCALARS = frozenset({str, int, float, bool, _NoneType})
+
+
+def _plain(value: Any) -> bool:
+    """Is ``value`` made only of exact JSON types (str-keyed dicts, lists, scalars)?"""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or (type(item) not in _SCALARS and not _plain(item)):
+                return False
+        return True
+    if kind is list:
+        for item in value:  # noqa: SIM110 - faster than all()
+            if type(item) not in _SCALARS and not _plain(item):
+                return False
+        return True
+    return kind in _SCALARS
+
+
+def _same_plain(expected: Any, actual: Any) -> bool:
+    """``deep_equal(expected, actual)`` when both are made of JSON types only, else False.
+
+    One walk instead of three (the equality test and :func:`_plain` of each).
+    """
+    kind = type(expected)
+    if kind is not type(actual):
+        return False
+    if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
+        return expected == actual
+    if kind is dict:
+        if len(expected) != len(actual):
+            return False
+        for key in actual:
+            if type(key) is not str:
+                return False
+        for key, value in expected.items():
+            if type(key) is not str or key not in actual:
+                return False
+            if not _same_plain(value, actual[key]):
+                return False
+        return True
+    if kind is list:
+        if len(expected) != len(actual):
+            return False
+        for e, a in zip(expected, actual, strict=True):  # noqa: SIM110 - faster than all()
+            if not _same_plain(e, a):
+                return False
+        return True
+    return False
+
+
+def stored(value: Any) -> Any:
+    """``value`` as a diagnosis keeps it: shared when plain JSON, else :func:`json_safe`.
+
+    Values parsed from JSON (every dataset row, every agent reply) are already
+    what :func:`json_safe` would build, so they are kept by reference instead
+    of copied: a diagnosis may share nested dicts and lists with the calls it
+    describes. Nothing in tooleval changes either after scoring; a caller who
+    edits a call's arguments in place after scoring it sees the edit in the
+    result too. Any other value (tuples, AnyOf, MISSING, objects) is copied.
+
+    >>> value = {"tags": ["a"]}
+    >>> stored(value) is value, stored(("a",))
+    (True, ['a'])
+    """
+    if _plain(value):
+        return value
+    return json_safe(value)
 
 
 def json_safe(value: Any) -> Any:
