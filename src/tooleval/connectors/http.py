@@ -14,6 +14,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
+from tooleval.connectors.clients import HttpClients
 from tooleval.connectors.paths import ResponseMapping
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, asend, send
@@ -39,7 +40,7 @@ def safe_url(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
-class HttpConnector:
+class HttpConnector(HttpClients):
     """Calls an agent over HTTP with retries, reads the reply by JSONPath.
 
     ``headers`` values may reference environment variables (``${AGENT_TOKEN}``),
@@ -102,10 +103,7 @@ class HttpConnector:
         )
         self.timeout = float(timeout)
         self.retry = retry or RetryPolicy()
-        self._client = client
-        self._async_client = async_client
-        self._owns_client = client is None
-        self._owns_async_client = async_client is None
+        self._init_clients(client, async_client)
 
     # ------------------------------------------------------------ describe
     def describe(self) -> dict[str, Any]:
@@ -182,15 +180,12 @@ class HttpConnector:
         ``tooleval connector test`` uses this to show the raw reply even when
         the response paths fail on it.
         """
-        import httpx
-
         sample = as_sample(sample)
         url, request = self._request(sample)
-        if self._client is None:
-            self._client = httpx.Client()
+        client = self._sync_client()
         started = time.perf_counter()
         response, attempts = send(
-            self._client,
+            client,
             self.method,
             url,
             policy=self.retry,
@@ -207,15 +202,12 @@ class HttpConnector:
 
     async def acall(self, sample: Sample | str) -> AgentResponse:
         """Send one row (async)."""
-        import httpx
-
         sample = as_sample(sample)
         url, request = self._request(sample)
-        if self._async_client is None:
-            self._async_client = httpx.AsyncClient(limits=httpx.Limits(max_connections=256))
+        client = self._async_http_client()
         started = time.perf_counter()
         response, attempts = await asend(
-            self._async_client,
+            client,
             self.method,
             url,
             policy=self.retry,
@@ -223,17 +215,6 @@ class HttpConnector:
             **request,
         )
         return self._parse(response, started=started, attempts=attempts, sample=sample)
-
-    def close(self) -> None:
-        if self._client is not None and self._owns_client:
-            self._client.close()
-            self._client = None
-
-    async def aclose(self) -> None:
-        if self._async_client is not None and self._owns_async_client:
-            await self._async_client.aclose()
-            self._async_client = None
-        self.close()
 
     def __enter__(self) -> HttpConnector:
         return self

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooleval.connectors.clients import HttpClients
 from tooleval.connectors.http import safe_url
 from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
@@ -69,7 +70,7 @@ def normalise_tools(
     return out
 
 
-class OpenAIChatConnector:
+class OpenAIChatConnector(HttpClients):
     """Calls an OpenAI-compatible ``/chat/completions`` endpoint with tools."""
 
     def __init__(
@@ -115,10 +116,7 @@ class OpenAIChatConnector:
         self.max_turns = turns
         self.timeout = float(timeout)
         self.retry = retry or RetryPolicy()
-        self._client = client
-        self._async_client = async_client
-        self._owns_client = client is None
-        self._owns_async_client = async_client is None
+        self._init_clients(client, async_client)
 
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -193,126 +191,100 @@ class OpenAIChatConnector:
         content = result if isinstance(result, str) else json.dumps(result, default=str)
         return {"role": "tool", "tool_call_id": call.id, "content": content}
 
-    def _finish(
-        self,
-        started: float,
-        raws: list[Any],
-        calls: list[ToolCall],
-        model: list[Message],
-        output: str | None,
-        status: int,
-        attempts: int,
-        warnings: list[str],
-    ) -> AgentResponse:
-        raw = raws[0] if len(raws) == 1 else {"turns": raws}
-        return AgentResponse(
-            output,
-            calls,
-            raw,
-            (time.perf_counter() - started) * 1000.0,
-            status,
-            attempts,
-            messages=model,
-            warnings=tuple(warnings),
-        )
-
     # ------------------------------------------------------------ calls
     def call(self, sample: Sample | str) -> AgentResponse:
         """One row, synchronously (tool executor results are fed back when given)."""
-        import httpx
-
         sample = as_sample(sample)
-        if self._client is None:
-            self._client = httpx.Client()
-        wire, model = self._start(sample)
-        started, raws, calls, warnings, attempts = time.perf_counter(), [], [], [], 0
-        output, status = None, 0
+        client = self._sync_client()
+        turns = _Turns(self, sample)
         for turn in range(self.max_turns):
-            response, tries = send(
-                self._client,
-                "POST",
-                self.url,
-                policy=self.retry,
-                display_url=safe_url(self.url),
-                json=self._body(wire),
-                headers=self._headers(),
-                timeout=self.timeout,
-            )
-            attempts, status = attempts + tries, response.status_code
-            data, message, new_calls = self._reply(response, sample)
-            raws.append(data)
-            output = message.get("content")
-            if not new_calls or self.tool_executor is None:
-                calls.extend(new_calls)
-                model.append(AssistantMessage(output or "", tuple(new_calls)))
+            response, tries = send(client, "POST", self.url, **turns.request())
+            pending = turns.reply(response, tries)
+            if not pending:
                 break
-            wire.append(message)
-            done = []
-            for call in new_calls:
-                result, is_error = _run_sync(self.tool_executor, call)
-                done.append(call.with_result(result, is_error=is_error))
-                wire.append(self._tool_result(call, result, is_error))
-            calls.extend(done)
-            model.append(AssistantMessage(output or "", tuple(done)))
-            model.extend(ToolMessage(c.result, c.id, c.name, c.is_error) for c in done)
-            if turn == self.max_turns - 1:
-                warnings.append(f"stopped after max_turns={self.max_turns} with tool calls pending")
-                output = None
-        return self._finish(started, raws, calls, model, output, status, attempts, warnings)
+            turns.ran(turn, [(c, *_run_sync(self.tool_executor, c)) for c in pending])
+        return turns.response()
 
     async def acall(self, sample: Sample | str) -> AgentResponse:
         """One row, asynchronously (same behaviour as :meth:`call`)."""
-        import httpx
-
         sample = as_sample(sample)
-        if self._async_client is None:
-            self._async_client = httpx.AsyncClient(limits=httpx.Limits(max_connections=256))
-        wire, model = self._start(sample)
-        started, raws, calls, warnings, attempts = time.perf_counter(), [], [], [], 0
-        output, status = None, 0
+        client = self._async_http_client()
+        turns = _Turns(self, sample)
         for turn in range(self.max_turns):
-            response, tries = await asend(
-                self._async_client,
-                "POST",
-                self.url,
-                policy=self.retry,
-                display_url=safe_url(self.url),
-                json=self._body(wire),
-                headers=self._headers(),
-                timeout=self.timeout,
-            )
-            attempts, status = attempts + tries, response.status_code
-            data, message, new_calls = self._reply(response, sample)
-            raws.append(data)
-            output = message.get("content")
-            if not new_calls or self.tool_executor is None:
-                calls.extend(new_calls)
-                model.append(AssistantMessage(output or "", tuple(new_calls)))
+            response, tries = await asend(client, "POST", self.url, **turns.request())
+            pending = turns.reply(response, tries)
+            if not pending:
                 break
-            wire.append(message)
-            done = []
-            for call in new_calls:
-                result, is_error = await _run_async(self.tool_executor, call)
-                done.append(call.with_result(result, is_error=is_error))
-                wire.append(self._tool_result(call, result, is_error))
-            calls.extend(done)
-            model.append(AssistantMessage(output or "", tuple(done)))
-            model.extend(ToolMessage(c.result, c.id, c.name, c.is_error) for c in done)
-            if turn == self.max_turns - 1:
-                warnings.append(f"stopped after max_turns={self.max_turns} with tool calls pending")
-                output = None
-        return self._finish(started, raws, calls, model, output, status, attempts, warnings)
+            turns.ran(turn, [(c, *await _run_async(self.tool_executor, c)) for c in pending])
+        return turns.response()
 
-    def close(self) -> None:
-        if self._client is not None and self._owns_client:
-            self._client.close()
-            self._client = None
 
-    async def aclose(self) -> None:
-        if self._async_client is not None and self._owns_async_client:
-            await self._async_client.aclose()
-            self._async_client = None
-        self.close()
+class _Turns:
+    """One row's conversation so far; :meth:`OpenAIChatConnector.call` and ``acall`` do the I/O."""
+
+    def __init__(self, connector: OpenAIChatConnector, sample: Sample) -> None:
+        self.connector = connector
+        self.sample = sample
+        self.wire, self.model = connector._start(sample)
+        self.started = time.perf_counter()
+        self.raws: list[Any] = []
+        self.calls: list[ToolCall] = []
+        self.warnings: list[str] = []
+        self.attempts = 0
+        self.status = 0
+        self.output: str | None = None
+
+    def request(self) -> dict[str, Any]:
+        """The keyword arguments of ``send``/``asend`` for the next model request."""
+        c = self.connector
+        return {
+            "policy": c.retry,
+            "display_url": safe_url(c.url),
+            "json": c._body(self.wire),
+            "headers": c._headers(),
+            "timeout": c.timeout,
+        }
+
+    def reply(self, response: Any, tries: int) -> list[ToolCall]:
+        """Take in a model reply; return the calls to run (none: the conversation is over)."""
+        self.attempts, self.status = self.attempts + tries, response.status_code
+        data, message, new_calls = self.connector._reply(response, self.sample)
+        self.raws.append(data)
+        self.output = message.get("content")
+        if not new_calls or self.connector.tool_executor is None:
+            self.calls.extend(new_calls)
+            self.model.append(AssistantMessage(self.output or "", tuple(new_calls)))
+            return []
+        self.wire.append(message)
+        return new_calls
+
+    def ran(self, turn: int, outcomes: list[tuple[ToolCall, Any, bool]]) -> None:
+        """Feed the executed calls' ``(call, result, is_error)`` back to the model."""
+        done = []
+        for call, result, is_error in outcomes:
+            done.append(call.with_result(result, is_error=is_error))
+            self.wire.append(self.connector._tool_result(call, result, is_error))
+        self.calls.extend(done)
+        self.model.append(AssistantMessage(self.output or "", tuple(done)))
+        self.model.extend(ToolMessage(c.result, c.id, c.name, c.is_error) for c in done)
+        if turn == self.connector.max_turns - 1:
+            self.warnings.append(
+                f"stopped after max_turns={self.connector.max_turns} with tool calls pending"
+            )
+            self.output = None
+
+    def response(self) -> AgentResponse:
+        raw = self.raws[0] if len(self.raws) == 1 else {"turns": self.raws}
+        return AgentResponse(
+            self.output,
+            self.calls,
+            raw,
+            (time.perf_counter() - self.started) * 1000.0,
+            self.status,
+            self.attempts,
+            messages=self.model,
+            warnings=tuple(self.warnings),
+        )
 
 
 def _run_sync(executor: Callable[[ToolCall], Any], call: ToolCall) -> tuple[Any, bool]:

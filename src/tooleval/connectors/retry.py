@@ -172,11 +172,7 @@ def send(
             error = exc
         if response is not None and response.status_code < 400:
             return response, attempt
-        retryable = error is not None or response.status_code in RETRY_STATUSES
-        if not retryable or attempt >= policy.attempts:
-            raise _failure(method, shown, attempt, response, error) from error
-        header = response.headers.get("retry-after") if response is not None else None
-        time.sleep(policy.delay(attempt, retry_after=header))
+        time.sleep(_pause_or_raise(policy, method, shown, attempt, response, error))
 
 
 async def asend(
@@ -202,8 +198,20 @@ async def asend(
             error = exc
         if response is not None and response.status_code < 400:
             return response, attempt
-        retryable = error is not None or response.status_code in RETRY_STATUSES
-        if not retryable or attempt >= policy.attempts:
-            raise _failure(method, shown, attempt, response, error) from error
-        header = response.headers.get("retry-after") if response is not None else None
-        await asyncio.sleep(policy.delay(attempt, retry_after=header))
+        await asyncio.sleep(_pause_or_raise(policy, method, shown, attempt, response, error))
+
+
+def _pause_or_raise(
+    policy: RetryPolicy,
+    method: str,
+    shown: str,
+    attempt: int,
+    response: Any,
+    error: BaseException | None,
+) -> float:
+    """Seconds to wait before retrying a failed attempt; ConnectorError when it is final."""
+    retryable = error is not None or response.status_code in RETRY_STATUSES
+    if not retryable or attempt >= policy.attempts:
+        raise _failure(method, shown, attempt, response, error) from error
+    header = response.headers.get("retry-after") if response is not None else None
+    return policy.delay(attempt, retry_after=header)

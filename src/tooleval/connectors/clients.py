@@ -1,0 +1,49 @@
+"""The httpx clients of an HTTP-speaking connector.
+
+A client passed in (a test's ``httpx.MockTransport``, a shared pool) is used
+as it is and never closed here; one the connector creates, lazily on first
+use so nothing opens at import or construction, it also closes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["HttpClients"]
+
+
+class HttpClients:
+    """Mixin holding a connector's sync and async httpx clients."""
+
+    def _init_clients(self, client: Any, async_client: Any) -> None:
+        self._client = client
+        self._async_client = async_client
+        self._owns_client = client is None
+        self._owns_async_client = async_client is None
+
+    def _sync_client(self) -> Any:
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.Client()
+        return self._client
+
+    def _async_http_client(self) -> Any:
+        if self._async_client is None:
+            import httpx
+
+            self._async_client = httpx.AsyncClient(limits=httpx.Limits(max_connections=256))
+        return self._async_client
+
+    def close(self) -> None:
+        """Close the sync client if this connector created it."""
+        if self._client is not None and self._owns_client:
+            self._client.close()
+            self._client = None
+
+    async def aclose(self) -> None:
+        """Close both clients this connector created."""
+        if self._async_client is not None and self._owns_async_client:
+            await self._async_client.aclose()
+            self._async_client = None
+        self.close()
