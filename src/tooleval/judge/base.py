@@ -188,6 +188,14 @@ class BaseJudge:
     def _key(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None) -> str:
         return cache_key(self.model, messages, schema, self.parameters())
 
+    def _lookup(
+        self, messages: Sequence[Mapping[str, Any]], schema: Mapping[str, Any] | None
+    ) -> tuple[list[dict[str, str]], str, JudgeReply | None]:
+        """The normalised messages, their cache key and the cached reply (None on a miss)."""
+        normal = normalise_messages(messages)
+        key = self._key(normal, schema)
+        return normal, key, self._from_cache(key, schema)
+
     def _from_cache(self, key: str, schema: Mapping[str, Any] | None) -> JudgeReply | None:
         if self.cache is None:
             return None
@@ -223,9 +231,7 @@ class BaseJudge:
         self, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None = None
     ) -> JudgeReply:
         """Answer ``messages``; with ``schema``, ``reply.parsed`` is the checked JSON object."""
-        normal = normalise_messages(messages)
-        key = self._key(normal, schema)
-        hit = self._from_cache(key, schema)
+        normal, key, hit = self._lookup(messages, schema)
         if hit is not None:
             return hit
         return self._finish(key, self._generate(normal, schema), schema)
@@ -234,9 +240,7 @@ class BaseJudge:
         self, messages: Sequence[Mapping[str, Any]], *, schema: Mapping[str, Any] | None = None
     ) -> JudgeReply:
         """Async twin of :meth:`complete` (same cache, same parsing)."""
-        normal = normalise_messages(messages)
-        key = self._key(normal, schema)
-        hit = self._from_cache(key, schema)
+        normal, key, hit = self._lookup(messages, schema)
         if hit is not None:
             return hit
         return self._finish(key, await self._agenerate(normal, schema), schema)

@@ -297,6 +297,22 @@ class OpenAIJudge(BaseJudge):
         where = self.base_url or "https://api.openai.com/v1"
         return JudgeError(f"judge call to {where} failed: {exc}{hint}", status=status)
 
+    def _next_try(
+        self, error: Exception, structured: bool, attempt: int
+    ) -> tuple[int, float | None]:
+        """After a failed request: the next attempt number and the pause before it.
+
+        No pause (None) when structured output is dropped for plain JSON; a
+        JudgeError when the failure is final.
+        """
+        action = self._classify(error, structured, attempt)
+        if action == "fallback":
+            self._structured_ok = False
+            return attempt, None
+        if action == "retry":
+            return attempt + 1, self._delay(error, attempt)
+        raise self._error(error) from error
+
     def _generate(
         self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None
     ) -> JudgeReply:
@@ -311,18 +327,12 @@ class OpenAIJudge(BaseJudge):
                 try:
                     response = client.chat.completions.create(**request)
                 except Exception as exc:
-                    action = self._classify(exc, structured, attempt)
                     error = exc
                 else:
                     return self._reply(response, started, structured)
-            if action == "fallback":
-                self._structured_ok = False
-                continue
-            if action == "retry":
-                time.sleep(self._delay(error, attempt))
-                attempt += 1
-                continue
-            raise self._error(error) from error
+            attempt, pause = self._next_try(error, structured, attempt)
+            if pause is not None:
+                time.sleep(pause)
 
     async def _agenerate(
         self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None
@@ -338,18 +348,12 @@ class OpenAIJudge(BaseJudge):
                 try:
                     response = await client.chat.completions.create(**request)
                 except Exception as exc:
-                    action = self._classify(exc, structured, attempt)
                     error = exc
                 else:
                     return self._reply(response, started, structured)
-            if action == "fallback":
-                self._structured_ok = False
-                continue
-            if action == "retry":
-                await asyncio.sleep(self._delay(error, attempt))
-                attempt += 1
-                continue
-            raise self._error(error) from error
+            attempt, pause = self._next_try(error, structured, attempt)
+            if pause is not None:
+                await asyncio.sleep(pause)
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"

@@ -25,7 +25,7 @@ from tooleval.judged.prompts import (
     TRANSCRIPT_LEGEND,
     messages_for,
 )
-from tooleval.judged.render import render_conversation
+from tooleval.judged.render import reference_outcome, render_conversation
 from tooleval.model import Diagnosis, Result, Sample
 
 __all__ = [
@@ -104,12 +104,6 @@ def _goal_flow(sample: Sample, reference: str | None, params, threshold, max_cha
     return _verdict(parsed["achieved"], parsed["reason"], details, params, threshold)
 
 
-def _prepare(sample: Sample, reference: str | None) -> tuple[str | None, dict[str, Any]]:
-    ref = reference if reference is not None else sample.reference
-    ref = ref.strip() if isinstance(ref, str) and ref.strip() else None
-    return ref, {}
-
-
 def goal_accuracy(
     sample: Sample,
     reference: str | None = None,
@@ -124,8 +118,8 @@ def goal_accuracy(
     infers the goal from the conversation.
     """
     judge = require_judge(judge, METRIC)
-    ref, params = _prepare(sample, reference)
-    flow = _goal_flow(sample, ref, params, threshold, max_chars)
+    params: dict[str, Any] = {}
+    flow = _goal_flow(sample, reference_outcome(sample, reference), params, threshold, max_chars)
     return run_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)
 
 
@@ -139,6 +133,6 @@ async def agoal_accuracy(
 ) -> Result:
     """Async twin of :func:`goal_accuracy`."""
     judge = require_judge(judge, METRIC)
-    ref, params = _prepare(sample, reference)
-    flow = _goal_flow(sample, ref, params, threshold, max_chars)
+    params: dict[str, Any] = {}
+    flow = _goal_flow(sample, reference_outcome(sample, reference), params, threshold, max_chars)
     return await arun_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)

@@ -32,7 +32,21 @@ from tooleval.model import (
     UserMessage,
 )
 
-__all__ = ["render_call", "render_conversation", "render_value"]
+__all__ = ["reference_outcome", "render_call", "render_conversation", "render_value"]
+
+
+def reference_outcome(sample: Sample, reference: str | None = None) -> str | None:
+    """The expected outcome to judge against: ``reference``, else ``sample.reference``.
+
+    Blank text counts as none, so the judge is never shown an empty reference.
+
+    >>> reference_outcome(Sample(input="hi", reference="  refund issued "))
+    'refund issued'
+    >>> reference_outcome(Sample(input="hi", reference="x"), "   ") is None
+    True
+    """
+    ref = reference if reference is not None else sample.reference
+    return ref.strip() if isinstance(ref, str) and ref.strip() else None
 
 
 def render_value(value: Any, *, max_chars: int = 2000) -> str:

@@ -19,7 +19,7 @@ from tooleval.judged.prompts import (
     TRANSCRIPT_LEGEND,
     messages_for,
 )
-from tooleval.judged.render import render_conversation
+from tooleval.judged.render import reference_outcome, render_conversation
 from tooleval.model import Diagnosis, Result, Sample
 
 __all__ = ["atask_success", "task_success", "task_success_messages"]
@@ -57,11 +57,6 @@ def _task_flow(sample: Sample, reference: str | None, threshold, max_chars: int)
     )
 
 
-def _reference(sample: Sample, reference: str | None) -> str | None:
-    ref = reference if reference is not None else sample.reference
-    return ref.strip() if isinstance(ref, str) and ref.strip() else None
-
-
 def task_success(
     sample: Sample,
     reference: str | None = None,
@@ -72,7 +67,7 @@ def task_success(
 ) -> Result:
     """1.0 if the judge finds the user's task accomplished, reading tool results too."""
     judge = require_judge(judge, METRIC)
-    flow = _task_flow(sample, _reference(sample, reference), threshold, max_chars)
+    flow = _task_flow(sample, reference_outcome(sample, reference), threshold, max_chars)
     return run_flow(flow, judge, metric=METRIC, params={}, threshold=threshold)
 
 
@@ -86,5 +81,5 @@ async def atask_success(
 ) -> Result:
     """Async twin of :func:`task_success`."""
     judge = require_judge(judge, METRIC)
-    flow = _task_flow(sample, _reference(sample, reference), threshold, max_chars)
+    flow = _task_flow(sample, reference_outcome(sample, reference), threshold, max_chars)
     return await arun_flow(flow, judge, metric=METRIC, params={}, threshold=threshold)
