@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+
+from tooleval.cli._groups import add_verb_group
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    verbs = add_verb_group(
+        subparsers,
         "connector",
         help="check a connector against the live agent",
         description="Work with connectors (the plumbing between tooleval and your agent).",
     )
-    verbs = parser.add_subparsers(dest="connector_command", metavar="VERB")
     test = verbs.add_parser(
         "test",
         help="send one request and show what each response path extracts",
@@ -34,12 +35,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     test.add_argument("--id", default="connector-test", help="row id placed in {{id}}")
     test.add_argument("--json", action="store_true", help="print the report as JSON")
     test.set_defaults(handler=_test)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _test(args: argparse.Namespace) -> int:

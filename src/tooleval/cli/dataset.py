@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+
+from tooleval.cli._groups import add_verb_group
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    verbs = add_verb_group(
+        subparsers,
         "dataset",
         help="check a dataset file",
         description="Work with dataset files (CSV, JSONL, JSON, Parquet).",
     )
-    verbs = parser.add_subparsers(dest="dataset_command", metavar="VERB")
     check = verbs.add_parser(
         "check",
         help="validate a dataset and print per-column findings",
@@ -48,12 +49,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("--format", default=None, help="csv, tsv, jsonl, json or parquet")
     check.add_argument("--json", action="store_true", help="print the findings as JSON")
     check.set_defaults(handler=_check)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from tooleval.cli._groups import add_verb_group
 from tooleval.errors import ConfigError
 
 PROBE_SCHEMA = {
@@ -29,13 +30,14 @@ PROBE_PROMPT = (
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    verbs = add_verb_group(
+        subparsers,
         "judge",
         help="serve the local judge model or check a judge endpoint",
         description="Serve the local SmolLM2 judge over an OpenAI-compatible API, or send a "
         "probe question to a judge and show its reply, tokens and latency.",
+        metavar="ACTION",
     )
-    verbs = parser.add_subparsers(dest="judge_command", metavar="ACTION")
 
     serve = verbs.add_parser(
         "serve", help="serve the local judge as an OpenAI-compatible endpoint (127.0.0.1)"
@@ -59,12 +61,6 @@ def register(subparsers: Any) -> None:
     check.add_argument("--api-key-env", help="environment variable holding the API key")
     check.add_argument("--max-new-tokens", type=int, default=96, help="local reply length cap")
     check.set_defaults(handler=_check)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _serve(args: argparse.Namespace) -> int:

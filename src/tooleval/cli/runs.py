@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tooleval.cli._groups import add_verb_group
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from tooleval.cli.run import add_store_option
 
-    parser = subparsers.add_parser(
+    verbs = add_verb_group(
+        subparsers,
         "runs",
         help="list stored runs, or show one with its failures clustered by cause",
         description="Read the run store.",
     )
-    verbs = parser.add_subparsers(dest="runs_command", metavar="VERB")
     listing = verbs.add_parser("list", help="stored runs, newest first")
     add_store_option(listing)
     listing.add_argument("--tag", help="only runs with this tag")
@@ -30,12 +32,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--category", help="only rows of this category")
     show.add_argument("--limit", type=int, default=20, help="failing rows to print (default 20)")
     show.set_defaults(handler=show_run)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def list_runs(args: argparse.Namespace) -> int:

@@ -13,12 +13,16 @@ import json
 import sys
 from typing import Any
 
+from tooleval.cli._groups import add_verb_group
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "trace", help="list trace sessions; turn a session into a regression case"
+    verbs = add_verb_group(
+        subparsers,
+        "trace",
+        help="list trace sessions; turn a session into a regression case",
+        metavar="ACTION",
     )
-    verbs = parser.add_subparsers(dest="trace_command", metavar="ACTION")
 
     sessions = verbs.add_parser("sessions", help="list the sessions of a traces file")
     sessions.add_argument("traces", metavar="TRACES")
@@ -35,12 +39,6 @@ def register(subparsers: Any) -> None:
         "--append", action="store_true", help="append to FILE instead of replacing it"
     )
     to_case.set_defaults(handler=handle_to_case)
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def handle_sessions(args: argparse.Namespace) -> int:

@@ -19,25 +19,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import DatasetError, ToolEvalError
+from tooleval.formats.rows import ROW_FIELDS
 
 __all__ = ["BINDABLE", "parse_bind_options", "resolve_bindings", "suggest_column"]
 
-#: Sample fields a column can be bound to (``expected_output`` is an alias of ``reference``).
-BINDABLE = (
-    "id",
-    "input",
-    "messages",
-    "messages_format",
-    "tools_called",
-    "expected_tools",
-    "reference",
-    "expected_output",
-    "reference_topics",
-    "category",
-    "test_type",
-    "output",
-    "metadata",
-)
+#: Sample fields a column can be bound to: the canonical row's keys
+#: (``expected_output`` is an alias of ``reference``).
+BINDABLE = ROW_FIELDS
 
 # Words in a column name that hint at a field, strongest first.
 _NAME_HINTS = {
