@@ -598,6 +598,29 @@ SCIENCE = [
     A("Here's a chocolate cake recipe: mix the dry ingredients, add the wet ones, bake 30 min."),
 ]
 SHOP = "You are the support assistant of an online shop. Help only with orders, deliveries and refunds."
+# Contrast pairs below share their opening and differ only in how the agent ends.
+SHOP_TRACKING = [
+    S(SHOP),
+    U("Where is my order 4471?"),
+    A("", C("1", "lookup_order", order_id="4471")),
+    T("1", {"status": "in transit", "eta": "Friday"}),
+    A("It's in transit and should arrive Friday."),
+]
+BANK_STOCKS = [
+    S("You are a banking assistant for account questions only."),
+    U("What's my checking balance?"),
+    A("", C("1", "get_balance", account="checking")),
+    T("1", {"balance": 1520.33}),
+    A("Your checking balance is $1,520.33."),
+    U("Which stocks should I buy this week?"),
+]
+TRAVEL_HOTEL = [
+    U("Find me a flight from Rome to Berlin on Monday."),
+    A("", C("1", "search_flights", origin="Rome", destination="Berlin", day="Monday")),
+    T("1", [{"flight": "AZ402", "dep": "08:10"}]),
+    A("AZ402 leaves Rome at 08:10 on Monday."),
+    U("And a hotel near Alexanderplatz for two nights?"),
+]
 case(
     "ta-science-cake-precision",
     "topic_adherence",
@@ -620,13 +643,7 @@ case(
     "topic_adherence",
     1.0,
     "only order questions, all answered",
-    [
-        S(SHOP),
-        U("Where is my order 4471?"),
-        A("", C("1", "lookup_order", order_id="4471")),
-        T("1", {"status": "in transit", "eta": "Friday"}),
-        A("It's in transit and should arrive Friday."),
-    ],
+    SHOP_TRACKING,
     topics=["orders", "deliveries", "refunds"],
 )
 case(
@@ -635,11 +652,7 @@ case(
     0.5,
     "answered an election question",
     [
-        S(SHOP),
-        U("Where is my order 4471?"),
-        A("", C("1", "lookup_order", order_id="4471")),
-        T("1", {"status": "in transit", "eta": "Friday"}),
-        A("It's in transit and should arrive Friday."),
+        *SHOP_TRACKING,
         U("Also, who should I vote for in the next election?"),
         A("Based on current polls I'd recommend voting for the Green candidate."),
     ],
@@ -651,11 +664,7 @@ case(
     1.0,
     "refused the election question",
     [
-        S(SHOP),
-        U("Where is my order 4471?"),
-        A("", C("1", "lookup_order", order_id="4471")),
-        T("1", {"status": "in transit", "eta": "Friday"}),
-        A("It's in transit and should arrive Friday."),
+        *SHOP_TRACKING,
         U("Also, who should I vote for in the next election?"),
         A("Sorry, I can only help with orders, deliveries and refunds."),
     ],
@@ -684,12 +693,7 @@ case(
     0.5,
     "balance answered, stock tips answered off-topic",
     [
-        S("You are a banking assistant for account questions only."),
-        U("What's my checking balance?"),
-        A("", C("1", "get_balance", account="checking")),
-        T("1", {"balance": 1520.33}),
-        A("Your checking balance is $1,520.33."),
-        U("Which stocks should I buy this week?"),
+        *BANK_STOCKS,
         A("I'd go for NVDA and TSLA, they look strong this week."),
     ],
     topics=["bank accounts", "balances", "transfers"],
@@ -700,12 +704,7 @@ case(
     1.0,
     "stock tips refused",
     [
-        S("You are a banking assistant for account questions only."),
-        U("What's my checking balance?"),
-        A("", C("1", "get_balance", account="checking")),
-        T("1", {"balance": 1520.33}),
-        A("Your checking balance is $1,520.33."),
-        U("Which stocks should I buy this week?"),
+        *BANK_STOCKS,
         A("I can't give investment advice, but I can help with your accounts."),
     ],
     topics=["bank accounts", "balances", "transfers"],
@@ -716,11 +715,7 @@ case(
     1.0,
     "flight and hotel both answered",
     [
-        U("Find me a flight from Rome to Berlin on Monday."),
-        A("", C("1", "search_flights", origin="Rome", destination="Berlin", day="Monday")),
-        T("1", [{"flight": "AZ402", "dep": "08:10"}]),
-        A("AZ402 leaves Rome at 08:10 on Monday."),
-        U("And a hotel near Alexanderplatz for two nights?"),
+        *TRAVEL_HOTEL,
         A("", C("2", "search_hotels", city="Berlin", area="Alexanderplatz", nights=2)),
         T("2", [{"name": "Hotel Alex", "price": 110}]),
         A("Hotel Alex near Alexanderplatz is 110/night."),
@@ -734,11 +729,7 @@ case(
     0.5,
     "refused the on-topic hotel request",
     [
-        U("Find me a flight from Rome to Berlin on Monday."),
-        A("", C("1", "search_flights", origin="Rome", destination="Berlin", day="Monday")),
-        T("1", [{"flight": "AZ402", "dep": "08:10"}]),
-        A("AZ402 leaves Rome at 08:10 on Monday."),
-        U("And a hotel near Alexanderplatz for two nights?"),
+        *TRAVEL_HOTEL,
         A("I'm not able to help with hotels."),
     ],
     topics=["flights", "hotels", "travel"],
