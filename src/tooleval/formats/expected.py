@@ -41,18 +41,11 @@ from tooleval.model import ExpectedTools, ToolCall
 
 __all__ = ["call_from_value", "parse_expected_tools", "parse_tool_calls"]
 
-_CALL_KEYS = {
-    "name",
-    "args",
-    "arguments",
-    "id",
-    "type",
-    "result",
-    "is_error",
-    "raw_arguments",
-    "parse_error",
-}
-_ORDER_KEYS = {"calls", "order", "before", "groups"}
+_CALL_KEYS = frozenset(
+    {"name", "args", "arguments", "id", "type", "result", "is_error", "raw_arguments"}
+    | {"parse_error"}
+)
+_ORDER_KEYS = frozenset({"calls", "order", "before", "groups"})
 _NAME = re.compile(r"^[^\s(){}\[\]\"',;]+$")
 
 
@@ -97,10 +90,13 @@ def _decode(text: str, field: str, row: int | None) -> Any:
     return names
 
 
-def _arguments(value: Any, name: str, path: str, row: int | None, *, expected: bool, **extra):
+def _arguments(
+    value: Any, name: str, path: str, key: str, row: int | None, *, expected: bool, **extra
+):
+    """The call ``name`` with arguments ``value``, found at ``path``.``key`` (joined on error)."""
     if value is None:
         return ToolCall(name=name, args=None if expected else {}, **extra)
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         return ToolCall(name=name, args=dict(value), **extra)
     if isinstance(value, str):
         call = ToolCall.parse(name, value, **extra)
@@ -109,7 +105,7 @@ def _arguments(value: Any, name: str, path: str, row: int | None, *, expected: b
                 raise FormatError(
                     f"the arguments of expected call {name!r} are not a JSON object: "
                     f"{call.parse_error}",
-                    field=path,
+                    field=at(path, key),
                     row=row,
                 )
             # The reference is its parsed value; how it was spelled does not matter.
@@ -117,7 +113,7 @@ def _arguments(value: Any, name: str, path: str, row: int | None, *, expected: b
         return call
     raise FormatError(
         f"expected the arguments of {name!r} as an object, got {describe(value)}",
-        field=path,
+        field=at(path, key),
         row=row,
     )
 
@@ -135,17 +131,20 @@ def call_from_value(
     >>> call_from_value({"get_weather": {"city": "Paris"}}, "expected_tools[0]")
     ToolCall(name='get_weather', args={'city': 'Paris'}, id=None, raw_arguments=None, parse_error=None, result=None, is_error=False)
     """
-    if isinstance(value, ToolCall):
-        return value
-    if isinstance(value, str):
-        if not value.strip():
-            raise FormatError("expected a tool name, got an empty string", field=path, row=row)
-        return ToolCall(name=value.strip(), args=None if expected else {})
-    if not isinstance(value, Mapping):
-        raise FormatError(
-            f"expected a tool name or a call object, got {describe(value)}", field=path, row=row
-        )
-    if isinstance(value.get("function"), Mapping):
+    if type(value) is not dict:  # dicts (what JSON gives) skip the checks below
+        if isinstance(value, ToolCall):
+            return value
+        if isinstance(value, str):
+            if not value.strip():
+                raise FormatError("expected a tool name, got an empty string", field=path, row=row)
+            return ToolCall(name=value.strip(), args=None if expected else {})
+        if not isinstance(value, Mapping):
+            raise FormatError(
+                f"expected a tool name or a call object, got {describe(value)}",
+                field=path,
+                row=row,
+            )
+    if "function" in value and isinstance(value["function"], Mapping):
         function = value["function"]
         name = function.get("name")
         if not isinstance(name, str) or not name:
@@ -158,14 +157,15 @@ def call_from_value(
         return _arguments(
             function.get("arguments"),
             name,
-            at(path, "function.arguments"),
+            path,
+            "function.arguments",
             row,
             expected=expected,
             id=None if call_id is None else str(call_id),
         )
     if "name" in value:
-        unknown = sorted(set(value) - _CALL_KEYS)
-        if unknown:
+        if not value.keys() <= _CALL_KEYS:
+            unknown = sorted(set(value) - _CALL_KEYS)
             raise FormatError(
                 f"unknown key(s) {unknown} in a call; expected name, args (or arguments), id",
                 field=path,
@@ -194,12 +194,12 @@ def call_from_value(
                 parse_error=str(value["parse_error"]),
                 **extra,
             )
-        return _arguments(value.get(key), name, at(path, key), row, expected=expected, **extra)
+        return _arguments(value.get(key), name, path, key, row, expected=expected, **extra)
     if len(value) == 1 and next(iter(value)) not in _CALL_KEYS:
         ((name, args),) = value.items()
         if not isinstance(name, str) or not name:
             raise FormatError(f"expected a tool name as the key, got {name!r}", field=path, row=row)
-        return _arguments(args, name, at(path, name), row, expected=expected)
+        return _arguments(args, name, path, name, row, expected=expected)
     raise FormatError(
         f"expected a call as {{'name': ..., 'args': {{...}}}} or {{'tool_name': {{args}}}}, "
         f"got {describe(value)}",
@@ -209,7 +209,9 @@ def call_from_value(
 
 
 def _call_list(value: Any, field: str, row: int | None, *, expected: bool) -> list[ToolCall]:
-    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+    if type(value) is not list and (
+        isinstance(value, str | bytes) or not isinstance(value, Sequence)
+    ):
         raise FormatError(
             f"expected a list of tool names or calls, got {describe(value)}", field=field, row=row
         )

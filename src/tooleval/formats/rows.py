@@ -161,6 +161,8 @@ def _simple_row(row: dict[str, Any]) -> Sample | None:
 
 def _cell(value: Any) -> Any:
     """``None`` for the empty cells tabular readers produce (NaN)."""
+    if value is None or type(value) is str:
+        return value
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
@@ -210,7 +212,10 @@ def _topics(value: Any, number: int | None) -> list[str] | None:
 
 
 def _metadata(row: Mapping, extra_keys: list[str], number: int | None) -> dict[str, Any]:
-    value = _json_cell(_cell(row.get("metadata")), "metadata", number)
+    raw = row.get("metadata")
+    if raw is None and not extra_keys:
+        return {}
+    value = _json_cell(_cell(raw), "metadata", number)
     if value is None:
         metadata: dict[str, Any] = {}
     elif isinstance(value, Mapping):
@@ -304,6 +309,7 @@ def sample_from_row(row: Mapping[str, Any], *, row_number: int | None = None) ->
     if not is_ragas:
         expected = parse_expected_tools(_cell(row.get("expected_tools")), row=number)
     metadata = {**base.metadata, **_metadata(row, extra_keys, number)}
+    topics = row.get("reference_topics")
     return Sample(
         input=raw_input or first_user_text(messages),
         messages=messages,
@@ -312,7 +318,7 @@ def sample_from_row(row: Mapping[str, Any], *, row_number: int | None = None) ->
         reference=reference if reference is not None else (alias or base.reference),
         reference_topics=base.reference_topics
         if is_ragas
-        else _topics(row.get("reference_topics"), number),
+        else (None if topics is None else _topics(topics, number)),
         output=_text(row, "output", number),
         category=_text(row, "category", number, numbers=True),
         test_type=_text(row, "test_type", number),

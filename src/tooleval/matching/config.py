@@ -249,7 +249,9 @@ def _matcher_spec(matcher: Matcher) -> Any:
 # ---------------------------------------------------------------- comparing two calls
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (built for every compared pair; a frozen dataclass pays an
+# object.__setattr__ per field); unsafe_hash keeps the field-wise hash.
+@dataclass(slots=True, unsafe_hash=True)
 class Comparison:
     """How well one actual call's arguments match one expected call's.
 
@@ -331,6 +333,8 @@ class ArgumentComparator:
     def builtin_only(self) -> bool:
         """True when every configured matcher is one of tooleval's own (none can raise)."""
         builtin = _builtin_matcher_types()
+        if not self.keys and not self.tools:
+            return type(self.default) in builtin
         return (
             type(self.default) in builtin
             and all(type(m) in builtin for m in self.keys.values())
@@ -484,18 +488,17 @@ def _exact_score(
     got = actual.args if actual.args is not None else {}
     if type(got) is not dict or (extra_keys != "ignore" and extra_keys != "mismatch"):
         return None
-    for value in expected.values():
-        if type(value) not in _PLAIN_VALUES:
-            return None
     hits = 0
     if checks is None:
-        if matched:
-            hits = len(expected)
-        else:
-            for key, value in expected.items():
-                found = got.get(key, MISSING)
-                if found is not MISSING and deep_equal(value, found):
-                    hits += 1
+        for key, value in expected.items():
+            if type(value) not in _PLAIN_VALUES:
+                return None
+            if matched:
+                hits += 1
+                continue
+            found = got.get(key, MISSING)
+            if found is not MISSING and deep_equal(value, found):
+                hits += 1
         total = len(expected)
         if extra_keys == "mismatch" or not expected:
             total += sum(1 for key in got if key not in expected)
@@ -504,7 +507,11 @@ def _exact_score(
         return hits / total, hits == total
     add = checks.append
     first, second = indices
+    start = len(checks)
     for key, value in expected.items():
+        if type(value) not in _PLAIN_VALUES:
+            del checks[start:]  # the general walk records them instead
+            return None
         found = got.get(key, MISSING)
         if found is MISSING:
             ok = False

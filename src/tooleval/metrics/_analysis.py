@@ -23,6 +23,8 @@ ExpectedLike = ExpectedTools | Sequence[ToolCall | str] | None
 
 def expected_tools(expected: ExpectedLike, *, metric: str) -> ExpectedTools | None:
     """Normalise ``expected`` (names, ToolCalls or ExpectedTools; None stays None)."""
+    if type(expected) is ExpectedTools:
+        return expected
     if expected is not None and not isinstance(expected, ExpectedTools | Sequence):
         raise ConfigError(
             f"{metric}: expected must be ExpectedTools or a list of calls/names, "
@@ -42,6 +44,12 @@ def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> lis
     """Normalise ``actual`` to a list of ToolCalls (bare names have no arguments)."""
     if actual is None:
         return []
+    if type(actual) is list:
+        for call in actual:
+            if type(call) is not ToolCall:
+                break
+        else:
+            return list(actual)  # already ToolCalls (what Sample.actual_calls gives)
     if isinstance(actual, str) or not isinstance(actual, Sequence):
         raise ConfigError(
             f"{metric}: actual must be a list of ToolCalls, got {type(actual).__name__}",
@@ -123,12 +131,18 @@ class Analysis:
         return self.table.actual
 
     def missing_rows(self) -> list[int]:
+        n = len(self.expected)
+        if len(self.free) == n:  # a pairing uses each row once: every row is used
+            return []
         used = {i for i, _ in self.free} | {i for i, _ in self.near} | {i for i, _ in self.counted}
-        return [i for i in range(len(self.expected)) if i not in used]
+        return [i for i in range(n) if i not in used]
 
     def extra_cols(self) -> list[int]:
+        m = len(self.actual)
+        if len(self.free) == m:
+            return []
         used = {j for _, j in self.free} | {j for _, j in self.near} | {j for _, j in self.counted}
-        return [j for j in range(len(self.actual)) if j not in used]
+        return [j for j in range(m) if j not in used]
 
     def checks(self, pairs: Iterable[tuple[int, int]] | None = None) -> list[ArgumentCheck]:
         """Argument checks of the given pairs (default: counted, out-of-order, near misses)."""
@@ -208,8 +222,10 @@ def analyse(
         counted = table.match_partial_order(constraints)
         if len(counted) < len(free):
             violations = order_violations(table.expected, free, constraints)
-    rows = [i for i in range(len(expected)) if i not in {p[0] for p in free}]
-    cols = [j for j in range(len(actual)) if j not in {p[1] for p in free}]
+    paired_rows = {p[0] for p in free}
+    paired_cols = {p[1] for p in free}
+    rows = [i for i in range(len(expected)) if i not in paired_rows]
+    cols = [j for j in range(len(actual)) if j not in paired_cols]
     near = table.match_leftovers(rows, cols)
     return Analysis(table, counted, free, near, violations)
 
