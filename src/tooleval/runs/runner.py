@@ -50,6 +50,7 @@ class _Metric:
     spec: MetricSpec
     info: Any
     params: dict[str, Any]
+    bound: Any = None  # the BoundMetric, made on first use (parameters checked once)
 
 
 def run_plan(
@@ -271,14 +272,18 @@ class _Runner:
         return dataclasses.replace(record, failure_class=classify_failure(record))
 
     async def score(self, metric: _Metric, sample: Sample) -> Result:
-        from tooleval.metrics.registry import ascore_sample, score_sample
+        from tooleval.metrics.registry import ascore_sample, bind
 
         name, threshold = metric.spec.name, metric.spec.threshold
         try:
             if metric.info.needs_judge:
                 result = await ascore_sample(name, sample, judge=self.judge, **metric.params)
             else:
-                result = score_sample(name, sample, **metric.params)
+                if metric.bound is None:
+                    # Raises what score_sample raises for bad parameters, on every
+                    # row (nothing is kept until binding succeeds).
+                    metric.bound = bind(name, **metric.params)
+                result = metric.bound.score(sample)
         except ToolEvalError as exc:
             return Result.unscored(
                 name, f"could not score: {exc}", params=metric.params, threshold=threshold

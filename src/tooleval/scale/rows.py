@@ -2,7 +2,7 @@
 
 These functions are what :mod:`tooleval.scale.ray` maps over Arrow batches;
 they are pure and run the same code as the single-process path
-(:func:`tooleval.metrics.registry.score_sample`,
+(:func:`tooleval.metrics.registry.bind`, which scores as ``score_sample`` does,
 :func:`tooleval.monitor.detectors.run_detectors`), which is why results are
 identical whatever the number of workers.
 
@@ -91,16 +91,19 @@ def score_rows(
     a wrong metric name or parameter raises :class:`~tooleval.errors.ConfigError`.
     """
     from tooleval.formats import sample_from_row
-    from tooleval.metrics.registry import score_sample
+    from tooleval.metrics.registry import bind
 
     out = []
+    bound = None  # bound at the first readable row, where score_sample would first check
     for row in rows:
         try:
             sample = sample_from_row(decode_row(row))
         except ToolEvalError as exc:
             result = Result.unscored(metric, f"row could not be read: {exc}")
         else:
-            result = score_sample(metric, sample, judge=judge, **options)
+            if bound is None:
+                bound = bind(metric, judge=judge, **options)
+            result = bound.score(sample)
         out.append(
             {
                 "row_id": _row_id(row),

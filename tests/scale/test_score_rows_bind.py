@@ -1,0 +1,32 @@
+"""`score_rows` binds its metric once, with the errors and results of `score_sample`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tooleval.errors import ConfigError
+from tooleval.formats import sample_from_row
+from tooleval.metrics.registry import score_sample
+from tooleval.scale.rows import score_rows
+
+ROWS = [
+    {"id": "a", "tools_called": [{"name": "f", "args": {"x": 1}}], "expected_tools": ["f"]},
+    {"id": "b", "tools_called": ["g"], "expected_tools": [{"name": "f", "args": {"x": 1}}]},
+]
+
+
+def test_results_equal_score_sample():
+    out = score_rows(ROWS, metric="tool_correctness", check_ordering=True)
+    for row, got in zip(ROWS, out, strict=True):
+        want = score_sample("tool_correctness", sample_from_row(row), check_ordering=True)
+        assert json.loads(got["result"]) == json.loads(json.dumps(want.to_dict(), default=str))
+
+
+def test_bad_parameter_raises_at_the_first_readable_row_only():
+    unreadable = [{"id": "x", "expected_tools": 5}]
+    out = score_rows(unreadable, metric="tool_correctness", no_such_option=1)
+    assert out[0]["score"] is None and "could not be read" in out[0]["reason"]
+    with pytest.raises(ConfigError):
+        score_rows(unreadable + ROWS, metric="tool_correctness", no_such_option=1)
