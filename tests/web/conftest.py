@@ -77,7 +77,9 @@ def viewer_url(seeded) -> Iterator[str]:
     thread.join(timeout=5)
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in this thread
+# while it is open, which would break asyncio tests collected after the browser ones.
+@pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
         pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (make system-deps)")
