@@ -55,6 +55,24 @@ class CallTable:
     other pairs.
     """
 
+    __slots__ = (
+        "_comparisons",
+        "_extra_keys",
+        "_identity",
+        "_keys",
+        "_keys_for",
+        "_match_cache",
+        "_scores",
+        "_spread",
+        "_tier1",
+        "_tier1_plain",
+        "_tier2",
+        "_weight_cache",
+        "actual",
+        "comparator",
+        "expected",
+    )
+
     def __init__(
         self,
         expected: Sequence[ToolCall],

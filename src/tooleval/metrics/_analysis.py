@@ -166,11 +166,9 @@ class Analysis:
         pairs: Iterable[tuple[int, int]] | None = None,
         details: Mapping[str, Any] | None = None,
     ) -> Diagnosis:
-        info: dict[str, Any] = {
-            "pairs": [
-                {"expected_index": i, "actual_index": j, "counted": True} for i, j in self.counted
-            ]
-        }
+        # "pairs" stays the first key; the generic list is built only when the
+        # metric does not give its own.
+        info: dict[str, Any] = {"pairs": None}
         parse_errors = [
             {"name": c.name, "index": j, "error": c.parse_error}
             for j, c in enumerate(self.actual)
@@ -178,7 +176,12 @@ class Analysis:
         ]
         if parse_errors:
             info["parse_errors"] = parse_errors
-        info.update(details or {})
+        if details:
+            info.update(details)
+        if not details or "pairs" not in details:
+            info["pairs"] = [
+                {"expected_index": i, "actual_index": j, "counted": True} for i, j in self.counted
+            ]
         missing = self.missing_rows() if report_missing else []
         extra = self.extra_cols() if report_extra else []
         return Diagnosis(

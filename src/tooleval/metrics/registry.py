@@ -175,6 +175,10 @@ def _finish(info: MetricInfo, result: Result, base: Mapping[str, Any]) -> Result
     """``result`` with every parameter recorded (``base``: the JSON-safe effective values)."""
     if not isinstance(result, Result):
         raise ConfigError(f"metric {info.name!r} returned {type(result).__name__}, not a Result")
+    if type(result) is Result and list(result.params) == list(base):
+        # The metric recorded every parameter, in the same order: the merge
+        # below would give an equal dict, so the result stands as it is.
+        return result
     params = dict(base)
     params.update(result.params)  # the metric's own record (e.g. resolved matchers) wins
     # Built directly: dataclasses.replace costs several times more per row.
