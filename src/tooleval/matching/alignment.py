@@ -189,11 +189,16 @@ class CallTable:
         row_set = set(range(n) if rows is None else rows)
         col_set = set(range(m) if cols is None else cols)
         spread = self._spread
+        # Only same-name cells can hold a weight; visiting just those (in the
+        # same ascending order) skips n*m name comparisons on long call lists.
+        by_name: dict[str, list[int]] = {}
+        for j in sorted(col_set):
+            by_name.setdefault(self.actual[j].name, []).append(j)
         table: list[list[int | None]] = []
         for i in range(n):
             line: list[int | None] = [None] * m
             if i in row_set:
-                for j in col_set:
+                for j in by_name.get(self.expected[i].name, ()):
                     found = self.score(i, j)
                     if found is None or (require_match and not found[1]):
                         continue
