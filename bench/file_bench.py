@@ -5,6 +5,7 @@ each with orjson. The ratio ``tooleval score time / bare parse time`` says
 how much work scoring adds on top (target: at most 3x).
 
     python bench/file_bench.py                 # 1,000,000 two-call rows
+    python bench/file_bench.py --workers 1,2   # also with `tooleval score --workers 2`
     python bench/file_bench.py --rows 50000 --profile   # where the time goes
 """
 
@@ -53,7 +54,7 @@ def bare_parse(path: Path) -> float:
     return best
 
 
-def score_file(path: Path, metric: str) -> float:
+def score_file(path: Path, metric: str, workers: int = 1) -> float:
     """Wall seconds of ``tooleval score`` as a user runs it (a subprocess)."""
     out = OUT / f"scores_{path.stem}.jsonl"
     started = time.perf_counter()
@@ -66,6 +67,8 @@ def score_file(path: Path, metric: str) -> float:
             metric,
             "--output",
             str(out),
+            "--workers",
+            str(workers),
         ],
         check=True,
     )
@@ -93,7 +96,7 @@ def profile(path: Path, metric: str, *, top: int = 30) -> str:
     return report
 
 
-def run(n_rows: int, calls: str, metric: str) -> dict:
+def run(n_rows: int, calls: str, metric: str, workers: tuple[int, ...] = (1,)) -> dict:
     path = rows_file(n_rows, calls)
     size_mb = path.stat().st_size / 1e6
     parse_s = bare_parse(path)
@@ -101,25 +104,29 @@ def run(n_rows: int, calls: str, metric: str) -> dict:
         f"[file] bare orjson parse of {n_rows:,} rows ({size_mb:.0f} MB): {parse_s:.2f}s",
         flush=True,
     )
-    score_s = score_file(path, metric)
-    ratio = score_s / parse_s
-    verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"
-    print(
-        f"[file] tooleval score --metric {metric}: {score_s:.2f}s "
-        f"({n_rows / score_s:,.0f} rows/s) = {ratio:.1f}x bare parse "
-        f"({verdict} the <= {TARGET_RATIO:.0f}x target)",
-        flush=True,
-    )
-    return {
+    result: dict = {
         "rows": n_rows,
         "calls": calls,
         "size_mb": size_mb,
         "metric": metric,
         "bare_parse_s": parse_s,
-        "score_s": score_s,
-        "ratio": ratio,
         "target": TARGET_RATIO,
     }
+    for count in workers:
+        score_s = score_file(path, metric, count)
+        ratio = score_s / parse_s
+        verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"
+        print(
+            f"[file] tooleval score --metric {metric} --workers {count}: {score_s:.2f}s "
+            f"({n_rows / score_s:,.0f} rows/s) = {ratio:.1f}x bare parse "
+            f"({verdict} the <= {TARGET_RATIO:.0f}x target)",
+            flush=True,
+        )
+        if count == workers[0]:
+            result.update({"workers": count, "score_s": score_s, "ratio": ratio})
+        else:
+            result[f"workers_{count}"] = {"score_s": score_s, "ratio": ratio}
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,12 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", default="2", help="calls per row, comma-separated, cycled")
     parser.add_argument("--metric", default="tool_call_accuracy")
     parser.add_argument("--profile", action="store_true", help="profile instead of timing")
+    parser.add_argument(
+        "--workers", default="1", help="`tooleval score --workers` values to time, e.g. 1,2"
+    )
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     if args.profile:
         print(profile(rows_file(args.rows, args.calls), args.metric))
         return 0
-    result = run(args.rows, args.calls, args.metric)
+    workers = tuple(int(w) for w in args.workers.split(","))
+    result = run(args.rows, args.calls, args.metric, workers)
     (OUT / "file_bench.json").write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     return 0
 

@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="inproc,import,file")
     parser.add_argument("--file-rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--file-workers", default="1,2", help="`tooleval score --workers` values to time"
+    )
     args = parser.parse_args(argv)
     parts = set(args.only.split(","))
     OUT.mkdir(parents=True, exist_ok=True)
@@ -193,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         results["import"] = import_times()
     if "file" in parts:
         print(flush=True)
-        results["file"] = file_bench.run(args.file_rows, "2", "tool_call_accuracy")
+        workers = tuple(int(w) for w in args.file_workers.split(","))
+        results["file"] = file_bench.run(args.file_rows, "2", "tool_call_accuracy", workers)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"\nresults written to {OUT / 'results.json'}")
     return 0
