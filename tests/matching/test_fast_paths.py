@@ -351,7 +351,7 @@ keyed_values = st.recursive(
 @settings(max_examples=400, deadline=None)
 @given(keyed_values)
 def test_stored_value_is_what_json_safe_builds(value):
-    from tooleval.matching.config import _plain, json_safe, stored
+    from tooleval.matching.json_values import _plain, json_safe, stored
 
     kept = stored(value)
     # Same value, same types all the way down (repr tells 1 from 1.0 and -0.0 from 0.0).
@@ -362,7 +362,7 @@ def test_stored_value_is_what_json_safe_builds(value):
 @settings(max_examples=400, deadline=None)
 @given(values, keyed_values, st.integers(0, 50))
 def test_same_plain_is_deep_equal_of_plain_values(a, b, pick):
-    from tooleval.matching.config import _plain, _same_plain
+    from tooleval.matching.json_values import _plain, _same_plain
 
     for other in (b, mutate(a, pick), a, {1: a}, {"p": a}):
         expected = _plain(a) and _plain(other) and reference_equal(a, other)

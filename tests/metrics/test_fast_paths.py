@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooleval.errors import ConfigError
-from tooleval.matching import alignment, assignment, config
+from tooleval.matching import alignment, assignment, config, json_values
 from tooleval.metrics.registry import BoundMetric, bind, get_metric, score_sample
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
@@ -83,8 +83,8 @@ def without_shortcuts():
     patch.setattr(assignment, "_disjoint_positive", lambda weights: None)
     # Diagnoses copy every value again instead of keeping plain JSON by reference.
     patch.setattr(config, "_same_plain", lambda expected, actual: False)
-    patch.setattr(config, "stored", config.json_safe)
-    patch.setattr(alignment, "stored", config.json_safe)
+    patch.setattr(config, "stored", json_values.json_safe)
+    patch.setattr(alignment, "stored", json_values.json_safe)
     return patch
 
 

@@ -32,7 +32,8 @@ from tooleval.matching.assignment import (
     max_weight_subsequence,
     transitive_closure,
 )
-from tooleval.matching.config import ArgumentComparator, Comparison, stored
+from tooleval.matching.config import ArgumentComparator, Comparison
+from tooleval.matching.json_values import stored
 from tooleval.model import ToolCall
 
 __all__ = ["CallTable", "call_entry", "order_violations"]

@@ -36,22 +36,23 @@ these, and :meth:`ArgumentComparator.spec` gives the JSON-safe form stored in
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.matching.base import MISSING, Matcher
-from tooleval.matching.values import (
-    CallableMatcher,
-    Exact,
-    Ignore,
-    Normalized,
-    Numeric,
-    Similarity,
-    deep_equal,
+from tooleval.matching.json_values import _SCALARS, _NoneType, _same_plain, stored
+from tooleval.matching.specs import (
+    _any_of_class,
+    _builtin_matcher_types,
+    _load_json,
+    _matcher_spec,
+    matcher_names,
+    register_matcher,
+    resolve_matcher,
 )
+from tooleval.matching.values import Exact, Ignore, deep_equal
 from tooleval.model import ArgumentCheck, ToolCall
 
 __all__ = [
@@ -64,188 +65,6 @@ __all__ = [
 ]
 
 _CONFIG_KEYS = frozenset({"default", "tools", "keys"})
-_registered: dict[str, Matcher] = {}
-
-
-_any_of_cache: list[type | None] = []  # filled on first use (a lookup per value is costly)
-
-
-def _any_of_class() -> type | None:
-    """The BFCL-style :class:`AnyOf` when that module is installed."""
-    if _any_of_cache:
-        return _any_of_cache[0]
-    try:
-        from tooleval.matching.any_of import AnyOf
-    except ModuleNotFoundError as exc:
-        if exc.name != "tooleval.matching.any_of":
-            raise
-        _any_of_cache.append(None)
-        return None
-    _any_of_cache.append(AnyOf)
-    return AnyOf
-
-
-@dataclass(frozen=True, slots=True)
-class _ExpectedAlternatives:
-    """``"any_of"`` by name: the expected value lists the acceptable values.
-
-    An expected ``AnyOf`` is used as is; an expected list means "any of
-    these"; any other expected value must equal the actual one.
-    """
-
-    name: str = "any_of"
-    pass_score: float = 1.0
-
-    def __call__(self, expected: Any, actual: Any) -> float:
-        any_of = _any_of_class()
-        if any_of is not None and isinstance(expected, any_of):
-            return expected.match(actual)
-        if isinstance(expected, list | tuple):
-            if actual is MISSING:
-                return 0.0
-            return 1.0 if any(deep_equal(e, actual) for e in expected) else 0.0
-        return 1.0 if deep_equal(expected, actual) else 0.0
-
-    def spec(self) -> Any:
-        return "any_of"
-
-
-def _build_any_of(options: Any) -> Matcher:
-    any_of = _any_of_class()
-    if any_of is None:  # pragma: no cover - the module ships with tooleval
-        raise ConfigError("matcher 'any_of' needs tooleval.matching.any_of, which is missing")
-    if options is None:
-        return _ExpectedAlternatives()
-    if isinstance(options, list | tuple):
-        return any_of(options)
-    if isinstance(options, Mapping):
-        unknown = set(options) - {"values", "optional"}
-        if unknown or "values" not in options:
-            raise ConfigError(
-                "matcher 'any_of' takes {'values': [...], 'optional': bool}, "
-                f"got keys {sorted(options)}",
-                field="args",
-            )
-        return any_of(options["values"], optional=bool(options.get("optional", False)))
-    raise ConfigError(f"matcher 'any_of' options must be a list or mapping, got {options!r}")
-
-
-_FACTORIES: dict[str, Callable[..., Matcher]] = {
-    "exact": Exact,
-    "normalized": Normalized,
-    "normalised": Normalized,
-    "numeric": Numeric,
-    "similarity": Similarity,
-    "levenshtein": lambda **kw: Similarity(method="levenshtein", **kw),
-    "jaro_winkler": lambda **kw: Similarity(method="jaro_winkler", **kw),
-    "ignore": Ignore,
-}
-
-
-def matcher_names() -> list[str]:
-    """Every name :func:`resolve_matcher` accepts (built-in and registered)."""
-    names = set(_FACTORIES) | set(_registered)
-    if _any_of_class() is not None:
-        names.add("any_of")
-    return sorted(names)
-
-
-def register_matcher(name: str, matcher: Matcher | Callable[[Any, Any], float | bool]) -> None:
-    """Make a matcher available by name, e.g. to re-score results that used it.
-
-    >>> register_matcher("same_prefix", lambda e, a: str(a).startswith(str(e)[:3]))
-    >>> resolve_matcher("same_prefix")("4471", "4479")
-    1.0
-    """
-    if not name or name in _FACTORIES or name == "any_of":
-        raise ConfigError(f"cannot register a matcher named {name!r}", field="name")
-    if not isinstance(matcher, Matcher):
-        matcher = CallableMatcher(matcher, name=name)
-    _registered[name] = matcher
-
-
-def resolve_matcher(spec: Any, *, field: str = "args") -> Matcher:
-    """One matcher from a name, a one-key mapping, JSON text, a Matcher or a callable.
-
-    >>> resolve_matcher({"numeric": {"abs_tol": 0.5}})(3, 3.4)
-    1.0
-    >>> resolve_matcher("jaro_winkler").name
-    'similarity'
-    """
-    if isinstance(spec, str):
-        text = spec.strip()
-        if text.startswith("{"):
-            return resolve_matcher(_load_json(text, field), field=field)
-        if text == "any_of":
-            return _build_any_of(None)
-        if text in _FACTORIES:
-            return _FACTORIES[text]()
-        if text in _registered:
-            return _registered[text]
-        raise ConfigError(
-            f"unknown argument matcher {text!r}; expected one of {', '.join(matcher_names())}",
-            field=field,
-        )
-    if isinstance(spec, Mapping):
-        return _matcher_from_mapping(spec, field)
-    if isinstance(spec, Matcher):
-        return spec
-    if callable(spec):
-        return CallableMatcher(spec)
-    raise ConfigError(
-        f"argument matcher must be a name, mapping, Matcher or callable, got {spec!r}",
-        field=field,
-    )
-
-
-def _matcher_from_mapping(spec: Mapping[str, Any], field: str) -> Matcher:
-    if "name" in spec:
-        name, options = spec["name"], {k: v for k, v in spec.items() if k != "name"}
-    elif len(spec) == 1:
-        name, options = next(iter(spec.items()))
-    else:
-        raise ConfigError(
-            f"a matcher mapping names one matcher, like {{'numeric': {{'abs_tol': 0.01}}}}; "
-            f"got keys {sorted(spec)}",
-            field=field,
-        )
-    if name == "any_of":
-        return _build_any_of((options or None) if "name" in spec else options)
-    if name not in _FACTORIES:
-        raise ConfigError(
-            f"unknown argument matcher {name!r}; expected one of {', '.join(matcher_names())}",
-            field=field,
-        )
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise ConfigError(f"options of matcher {name!r} must be a mapping, got {options!r}")
-    try:
-        return _FACTORIES[name](**options)
-    except TypeError as exc:
-        raise ConfigError(f"bad options for matcher {name!r}: {exc}", field=field) from None
-
-
-def _load_json(text: str, field: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(
-            f"argument matcher config is not valid JSON: {exc}", field=field
-        ) from None
-
-
-def _matcher_spec(matcher: Matcher) -> Any:
-    spec = getattr(matcher, "spec", None)
-    if callable(spec):
-        return spec()
-    to_dict = getattr(matcher, "to_dict", None)  # AnyOf with its own values
-    if callable(to_dict):
-        data = to_dict()
-        return {"any_of": {"values": data.get("any_of", []), "optional": data.get("optional")}}
-    return getattr(matcher, "name", type(matcher).__name__)
-
-
 # ---------------------------------------------------------------- comparing two calls
 
 
@@ -277,6 +96,7 @@ class ArgumentComparator:
     ``args=None`` (names only) always scores 1.0; a call whose arguments could
     not be parsed matches no argument.
 
+    >>> from tooleval.matching.values import Normalized
     >>> c = ArgumentComparator(keys={"query": Normalized()})
     >>> c.compare(ToolCall("s", {"query": "Paris ", "n": 3}), ToolCall("s", {"query": "paris", "n": 4})).score
     0.5
@@ -448,18 +268,6 @@ class ArgumentComparator:
         return Comparison(score, all(ok for _, ok in scores), tuple(walk.checks))
 
 
-_builtin_cache: list[frozenset[type]] = []
-
-
-def _builtin_matcher_types() -> frozenset[type]:
-    if not _builtin_cache:
-        any_of = _any_of_class()
-        builtin = {Exact, Normalized, Numeric, Similarity, Ignore, _ExpectedAlternatives}
-        _builtin_cache.append(frozenset(builtin if any_of is None else builtin | {any_of}))
-    return _builtin_cache[0]
-
-
-_NoneType = type(None)
 # Values the exact matcher compares as they are (anything else, such as an
 # expected AnyOf, takes the general walk).
 _PLAIN_VALUES = frozenset({str, int, float, bool, _NoneType, dict, list})
@@ -671,103 +479,6 @@ class _Walk:
             )
         )
         return score, ok
-
-
-_SCALARS = frozenset({str, int, float, bool, _NoneType})
-
-
-def _plain(value: Any) -> bool:
-    """Is ``value`` made only of exact JSON types (str-keyed dicts, lists, scalars)?"""
-    kind = type(value)
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or (type(item) not in _SCALARS and not _plain(item)):
-                return False
-        return True
-    if kind is list:
-        for item in value:  # noqa: SIM110 - faster than all()
-            if type(item) not in _SCALARS and not _plain(item):
-                return False
-        return True
-    return kind in _SCALARS
-
-
-def _same_plain(expected: Any, actual: Any) -> bool:
-    """``deep_equal(expected, actual)`` when both are made of JSON types only, else False.
-
-    One walk instead of three (the equality test and :func:`_plain` of each).
-    """
-    kind = type(expected)
-    if kind is not type(actual):
-        return False
-    if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
-        return expected == actual
-    if kind is dict:
-        if len(expected) != len(actual):
-            return False
-        for key in actual:
-            if type(key) is not str:
-                return False
-        for key, value in expected.items():
-            if type(key) is not str or key not in actual:
-                return False
-            if not _same_plain(value, actual[key]):
-                return False
-        return True
-    if kind is list:
-        if len(expected) != len(actual):
-            return False
-        for e, a in zip(expected, actual, strict=True):  # noqa: SIM110 - faster than all()
-            if not _same_plain(e, a):
-                return False
-        return True
-    return False
-
-
-def stored(value: Any) -> Any:
-    """``value`` as a diagnosis keeps it: shared when plain JSON, else :func:`json_safe`.
-
-    Values parsed from JSON (every dataset row, every agent reply) are already
-    what :func:`json_safe` would build, so they are kept by reference instead
-    of copied: a diagnosis may share nested dicts and lists with the calls it
-    describes. Nothing in tooleval changes either after scoring; a caller who
-    edits a call's arguments in place after scoring it sees the edit in the
-    result too. Any other value (tuples, AnyOf, MISSING, objects) is copied.
-
-    >>> value = {"tags": ["a"]}
-    >>> stored(value) is value, stored(("a",))
-    (True, ['a'])
-    """
-    if _plain(value):
-        return value
-    return json_safe(value)
-
-
-def json_safe(value: Any) -> Any:
-    """A value fit for a stored diagnosis (AnyOf as its dict, tuples as lists).
-
-    >>> json_safe((1, {"a": MISSING}))
-    [1, {'a': None}]
-    """
-    kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
-        return value
-    if kind is dict:
-        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
-    if kind is list:
-        return [json_safe(v) for v in value]
-    if value is MISSING:
-        return None
-    if isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        return json_safe(to_dict())
-    return repr(value)
 
 
 def resolve_comparator(spec: Any = "exact") -> ArgumentComparator:
