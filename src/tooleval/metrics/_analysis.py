@@ -16,7 +16,14 @@ from tooleval.errors import ConfigError
 from tooleval.matching.alignment import CallTable, call_entry, order_violations
 from tooleval.matching.assignment import transitive_closure
 from tooleval.matching.config import ArgumentComparator, resolve_comparator
-from tooleval.model import ArgumentCheck, Diagnosis, ExpectedTools, ToolCall, as_expected
+from tooleval.model import (
+    ArgumentCheck,
+    Diagnosis,
+    ExpectedTools,
+    Result,
+    ToolCall,
+    as_expected,
+)
 
 ExpectedLike = ExpectedTools | Sequence[ToolCall | str] | None
 
@@ -38,6 +45,17 @@ def expected_tools(expected: ExpectedLike, *, metric: str) -> ExpectedTools | No
             field="expected",
         )
     return as_expected(expected)
+
+
+UNBOUND = "no expected_tools bound for this row"
+
+
+def unbound(
+    metric: str, params: dict[str, Any], threshold: float | None, *, hint: str = ""
+) -> Result:
+    """The unscored result for a row with no ``expected_tools`` value (never a 0)."""
+    reason = f"{UNBOUND} ({hint})" if hint else UNBOUND
+    return Result.unscored(metric, reason, params=params, threshold=threshold)
 
 
 def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> list[ToolCall]:

@@ -32,6 +32,7 @@ from tooleval.metrics._analysis import (
     has_cycle,
     keys_selector,
     threshold_value,
+    unbound,
 )
 from tooleval.metrics.reasons import explain
 from tooleval.model import Result, ToolCall
@@ -104,12 +105,7 @@ def tool_correctness(
     }
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
-        return Result.unscored(
-            NAME,
-            "no expected_tools bound for this row (bind an expected_tools column)",
-            params=params,
-            threshold=threshold,
-        )
+        return unbound(NAME, params, threshold, hint="bind an expected_tools column")
     before = None
     if check_ordering:
         cycle = has_cycle(exp)

@@ -33,6 +33,7 @@ from tooleval.metrics._analysis import (
     comparator,
     expected_tools,
     threshold_value,
+    unbound,
 )
 from tooleval.metrics.reasons import explain
 from tooleval.model import Result, ToolCall
@@ -77,9 +78,7 @@ def tool_call_f1(
     params = {"args": cmp.spec(), "empty": empty, "threshold": threshold}
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
-        return Result.unscored(
-            NAME, "no expected_tools bound for this row", params=params, threshold=threshold
-        )
+        return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
     actual_list = actual_calls(actual, metric=NAME)
     ne, na = len(expected_list), len(actual_list)

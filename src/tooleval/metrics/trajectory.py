@@ -23,6 +23,7 @@ from tooleval.metrics._analysis import (
     comparator,
     expected_tools,
     threshold_value,
+    unbound,
 )
 from tooleval.metrics.reasons import explain
 from tooleval.model import Result, ToolCall
@@ -63,9 +64,7 @@ def trajectory_match(
     params = {"mode": mode, "args": cmp.spec(), "threshold": threshold}
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
-        return Result.unscored(
-            NAME, "no expected_tools bound for this row", params=params, threshold=threshold
-        )
+        return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
     actual_list = actual_calls(actual, metric=NAME)
     ne, na = len(expected_list), len(actual_list)
