@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2]
+[1, 2, 3]
 """
 
 from __future__ import annotations
@@ -121,9 +121,16 @@ def _v2_summary_index(op: Any) -> None:
     op.create_index("ix_results_summary", "results", ["run_id", "metric", "passed", "score"])
 
 
+def _v3_run_aggregates(op: Any) -> None:
+    from tooleval.store.aggregates import create_aggregates_table
+
+    create_aggregates_table(op)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
+    Migration(3, "run_aggregates: per-run histograms and counts", _v3_run_aggregates),
 )
 
 

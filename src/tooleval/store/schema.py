@@ -13,7 +13,16 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
-__all__ = ["metadata", "results", "rows", "run_metrics", "run_tags", "runs", "JSON_TYPE"]
+__all__ = [
+    "metadata",
+    "results",
+    "rows",
+    "run_aggregates",
+    "run_metrics",
+    "run_tags",
+    "runs",
+    "JSON_TYPE",
+]
 
 # JSONB on PostgreSQL (compact, indexable); JSON text elsewhere.
 JSON_TYPE = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
@@ -101,4 +110,32 @@ results = sa.Table(
     ),
     sa.Index("ix_results_metric_passed", "run_id", "metric", "passed", "row_index"),
     sa.Index("ix_results_summary", "run_id", "metric", "passed", "score"),
+)
+
+# Per-run aggregates (histograms, counts, clusters) as named JSON documents: see
+# tooleval.store.aggregates, which reads and writes them.
+run_aggregates = sa.Table(
+    "run_aggregates",
+    metadata,
+    sa.Column(
+        "run_id", sa.String(64), sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("row_count", sa.Integer, nullable=False),
+    sa.Column("computed_at", sa.String(40), nullable=False),
+    sa.Column("payload", JSON_TYPE, nullable=False),
+)
+
+# Who works a run now (see tooleval.store.leases): one row per run being worked.
+run_leases = sa.Table(
+    "run_leases",
+    metadata,
+    sa.Column(
+        "run_id", sa.String(64), sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("holder", sa.String(64), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("acquired_at", sa.Float, nullable=False),
+    sa.Column("heartbeat_at", sa.Float, nullable=False),
 )

@@ -1,0 +1,250 @@
+"""Per-run aggregates kept in the store, so views of a big run never read every row.
+
+A run's histograms, per-category and per-class counts (and whatever else a
+view derives once from a finished run) are saved as named JSON documents in
+the ``run_aggregates`` table, with the row count they were computed from. A
+document whose row count no longer matches the run is stale and is ignored.
+
+The counting queries here are GROUP BYs in the database over the narrow
+columns (``category``, ``passed``, ``error``, ``failure_class``; the results'
+``metric``, ``passed``, ``score``): no sample or diagnosis JSON is decoded, so
+a million-row run is counted in seconds. What needs the full rows (failure
+clusters, comparisons) is computed by the callers in ``report`` and saved
+here with :func:`save_aggregate`.
+
+>>> from tooleval.store import open_store
+>>> store = open_store("sqlite:///:memory:")
+>>> run_id = store.create_run("demo", dataset={}, connector={}, metrics=[])
+>>> save_aggregate(store, run_id, "note", {"n": 1}, row_count=0)
+>>> load_aggregate(store, run_id, "note", row_count=0)
+{'n': 1}
+>>> load_aggregate(store, run_id, "note", row_count=5) is None
+True
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from tooleval.errors import StoreError
+from tooleval.store import schema as t
+
+__all__ = [
+    "AGGREGATES_TABLE",
+    "category_counts",
+    "category_metric_counts",
+    "class_counts",
+    "class_examples",
+    "create_aggregates_table",
+    "delete_aggregates",
+    "load_aggregate",
+    "save_aggregate",
+    "score_histograms",
+    "verdict_rows",
+]
+
+AGGREGATES_TABLE = "run_aggregates"
+
+
+def create_aggregates_table(op: Any) -> None:
+    """Migration step 3: the ``run_aggregates`` table (``op`` is Alembic ``Operations``)."""
+    op.create_table(
+        AGGREGATES_TABLE,
+        sa.Column(
+            "run_id",
+            sa.String(64),
+            sa.ForeignKey("runs.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("name", sa.String(200), primary_key=True),
+        sa.Column("row_count", sa.Integer, nullable=False),
+        sa.Column("computed_at", sa.String(40), nullable=False),
+        sa.Column("payload", t.JSON_TYPE, nullable=False),
+    )
+
+
+def _table() -> sa.Table:
+    table = t.metadata.tables.get(AGGREGATES_TABLE)
+    if table is None:  # the schema module declares it; this guards a partial upgrade
+        raise StoreError("the store has no run_aggregates table; open it again to migrate")
+    return table
+
+
+def save_aggregate(store: Any, run_id: str, name: str, payload: Any, *, row_count: int) -> None:
+    """Store (or replace) one aggregate document of ``run_id``."""
+    table = _table()
+    with store._write() as conn:
+        store._require_run(conn, run_id)
+        conn.execute(table.delete().where(table.c.run_id == run_id, table.c.name == name))
+        conn.execute(
+            table.insert().values(
+                run_id=run_id,
+                name=name,
+                row_count=row_count,
+                computed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                payload=payload,
+            )
+        )
+
+
+def load_aggregate(store: Any, run_id: str, name: str, *, row_count: int) -> Any:
+    """The stored document, or None when absent or computed from another row count."""
+    table = _table()
+    with store._read() as conn:
+        found = conn.execute(
+            sa.select(table.c.payload, table.c.row_count).where(
+                table.c.run_id == run_id, table.c.name == name
+            )
+        ).first()
+    if found is None or found.row_count != row_count:
+        return None
+    return found.payload
+
+
+def delete_aggregates(store: Any, run_id: str, *, prefix: str = "") -> int:
+    """Forget the run's stored documents (those whose name starts with ``prefix``)."""
+    table = _table()
+    with store._write() as conn:
+        query = table.delete().where(table.c.run_id == run_id)
+        if prefix:
+            query = query.where(table.c.name.startswith(prefix, autoescape=True))
+        return int(conn.execute(query).rowcount or 0)
+
+
+# ---------------------------------------------------------------- counting queries
+
+
+def score_histograms(store: Any, run_id: str, *, bins: int = 10) -> dict[str, dict[str, Any]]:
+    """Per metric: ``counts`` of scores in ``bins`` equal bins (1.0 in the last), ``unscored``.
+
+    Scores are binned in the database: ``min(floor(score * bins), bins - 1)``,
+    the rule of :func:`tooleval.report.charts.bin_counts`.
+    """
+    r = t.results.c
+    bucket = sa.case(
+        (r.score.is_(None), -1),
+        (r.score >= 1.0, bins - 1),
+        (r.score <= 0.0, 0),
+        else_=sa.cast(sa.func.floor(r.score * bins), sa.Integer),
+    )
+    found: dict[str, dict[str, Any]] = {}
+    with store._read() as conn:
+        query = (
+            sa.select(r.metric, bucket.label("bucket"), sa.func.count())
+            .where(r.run_id == run_id)
+            .group_by(r.metric, bucket)
+        )
+        for metric, position, count in conn.execute(query):
+            entry = found.setdefault(metric, {"counts": [0] * bins, "unscored": 0})
+            if position == -1:
+                entry["unscored"] += int(count)
+            else:
+                entry["counts"][min(max(int(position), 0), bins - 1)] += int(count)
+    return found
+
+
+def category_counts(store: Any, run_id: str) -> dict[str, dict[str, int]]:
+    """Per category (rows without one left out): rows, passed, failed, errors."""
+    r = t.rows.c
+    out: dict[str, dict[str, int]] = {}
+    query = (
+        sa.select(
+            r.category,
+            sa.func.count(),
+            sa.func.sum(sa.case((r.passed.is_(True), 1), else_=0)),
+            sa.func.sum(sa.case((r.passed.is_(False), 1), else_=0)),
+            sa.func.count(r.error),
+        )
+        .where(r.run_id == run_id, r.category.is_not(None))
+        .group_by(r.category)
+        .order_by(r.category)
+    )
+    with store._read() as conn:
+        for category, rows, passed, failed, errors in conn.execute(query):
+            out[category] = {
+                "rows": int(rows),
+                "passed": int(passed or 0),
+                "failed": int(failed or 0),
+                "errors": int(errors or 0),
+            }
+    return out
+
+
+def category_metric_counts(store: Any, run_id: str) -> dict[str, dict[str, list[int]]]:
+    """Per category and metric: ``[passed, failed]`` result counts."""
+    rows, res = t.rows.c, t.results.c
+    query = (
+        sa.select(
+            rows.category,
+            res.metric,
+            sa.func.sum(sa.case((res.passed.is_(True), 1), else_=0)),
+            sa.func.sum(sa.case((res.passed.is_(False), 1), else_=0)),
+        )
+        .select_from(
+            t.results.join(
+                t.rows, sa.and_(rows.run_id == res.run_id, rows.row_index == res.row_index)
+            )
+        )
+        .where(res.run_id == run_id, rows.category.is_not(None))
+        .group_by(rows.category, res.metric)
+    )
+    out: dict[str, dict[str, list[int]]] = {}
+    with store._read() as conn:
+        for category, metric, passed, failed in conn.execute(query):
+            out.setdefault(category, {})[metric] = [int(passed or 0), int(failed or 0)]
+    return out
+
+
+def class_counts(store: Any, run_id: str) -> dict[str, int]:
+    """How many rows carry each stored failure class (classes with no row left out)."""
+    r = t.rows.c
+    query = (
+        sa.select(r.failure_class, sa.func.count())
+        .where(r.run_id == run_id, r.failure_class.is_not(None))
+        .group_by(r.failure_class)
+    )
+    with store._read() as conn:
+        return {cls: int(n) for cls, n in conn.execute(query)}
+
+
+def class_examples(
+    store: Any, run_id: str, classes: list[str], *, limit: int = 3
+) -> dict[str, list[list[Any]]]:
+    """Per failure class, the first ``limit`` rows as ``[index, row_id]`` pairs."""
+    r = t.rows.c
+    out: dict[str, list[list[Any]]] = {}
+    with store._read() as conn:
+        for cls in classes:
+            query = (
+                sa.select(r.row_index, r.row_id)
+                .where(r.run_id == run_id, r.failure_class == cls)
+                .order_by(r.row_index)
+                .limit(limit)
+            )
+            out[cls] = [[int(i), row_id] for i, row_id in conn.execute(query)]
+    return out
+
+
+def verdict_rows(store: Any, run_id: str) -> Any:
+    """Every result of the run as ``(row_index, row_id, category, metric, score, passed)``.
+
+    Ordered by row index then the runner's metric order; streamed from the
+    database (no JSON decoded), for comparisons of big runs.
+    """
+    rows, res = t.rows.c, t.results.c
+    query = (
+        sa.select(rows.row_index, rows.row_id, rows.category, res.metric, res.score, res.passed)
+        .select_from(
+            t.rows.outerjoin(
+                t.results, sa.and_(res.run_id == rows.run_id, res.row_index == rows.row_index)
+            )
+        )
+        .where(rows.run_id == run_id)
+        .order_by(rows.row_index, res.position)
+    )
+    with store._read() as conn:
+        result = conn.execution_options(stream_results=True, yield_per=5000).execute(query)
+        yield from result
