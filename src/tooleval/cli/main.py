@@ -4,15 +4,21 @@ Every module in :mod:`tooleval.cli` that defines ``register(subparsers)``
 adds its own sub-command; modules import their heavy dependencies inside the
 command handler so ``tooleval --help`` stays fast. A handler returns the
 process exit code: 0 success (gate passed), 1 gate failed, 2 usage or input
-error. Library errors become one-line messages, never tracebacks.
+error. Library errors become one-line messages, never tracebacks; an
+unexpected exception is exit 3 with one line, its traceback written to a log
+file whose path the line gives (printed instead under ``--debug``). The codes
+and message classes are listed in docs/errors.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
+import tempfile
+import traceback
 from collections.abc import Sequence
 
 from tooleval.errors import ToolEvalError
@@ -20,6 +26,8 @@ from tooleval.errors import ToolEvalError
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+DEBUG_FLAG = "--debug"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tooleval",
         description="Evaluate what AI agents do: score their tool calls.",
+    )
+    parser.add_argument(
+        DEBUG_FLAG,
+        action="store_true",
+        help="print the traceback of an unexpected error (exit 3) instead of writing it to a "
+        "log file; may be given anywhere on the command line",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name):
@@ -40,23 +54,76 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line(text: object, limit: int = 500) -> str:
+    """A message on one line: newlines and control characters become spaces.
+
+    >>> one_line("bad\\nrow\\x1b[31m")
+    'bad row [31m'
+    """
+    flat = "".join(c if c.isprintable() else " " for c in str(text))
+    flat = " ".join(flat.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = DEBUG_FLAG in argv
+    if debug:  # accepted anywhere, not only before the command
+        argv = [DEBUG_FLAG] + [a for a in argv if a != DEBUG_FLAG]
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    command = args.command
     try:
         return int(handler(args) or 0)
     except ToolEvalError as exc:
-        print(f"tooleval {args.command}: error: {exc}", file=sys.stderr)
+        print(f"tooleval {command}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"tooleval {args.command}: interrupted", file=sys.stderr)
+        print(f"tooleval {command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except RecursionError:
+        # A reader below the depth checks met JSON nested past Python's stack.
+        print(
+            f"tooleval {command}: error: input nested too deeply to read; tooleval reads JSON "
+            "nested at most 100 levels",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    except OSError as exc:
+        # A file the user named cannot be read or written (disk full, permissions, ...).
+        where = f"{exc.filename}: " if exc.filename else ""
+        reason = exc.strerror or type(exc).__name__
+        print(f"tooleval {command}: error: {one_line(where + reason)}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a bug: one line and a log, never a traceback on screen
+        return _internal_error(command, exc, debug=debug)
+
+
+def _internal_error(command: str, exc: Exception, *, debug: bool) -> int:
+    summary = one_line(f"{type(exc).__name__}: {exc}", limit=300)
+    text = "".join(traceback.format_exception(exc))
+    if debug:
+        sys.stderr.write(text)
+        print(f"tooleval {command}: internal error: {summary}", file=sys.stderr)
+        return EXIT_INTERNAL
+    try:
+        fd, log = tempfile.mkstemp(prefix="tooleval-error-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"tooleval {command}\n{text}")
+        where = f"traceback in {log}"
+    except OSError:
+        where = f"rerun with {DEBUG_FLAG} to see the traceback"
+    print(
+        f"tooleval {command}: internal error: {summary} ({where}; please report it)",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,12 +28,12 @@ from typing import Any
 
 from tooleval.matching.assignment import (
     max_weight_matching,
-    max_weight_partial_order,
     max_weight_subsequence,
     transitive_closure,
 )
 from tooleval.matching.config import ArgumentComparator, Comparison
 from tooleval.matching.json_values import stored
+from tooleval.matching.partial_order import max_weight_partial_order_bounded
 from tooleval.model import ToolCall
 
 __all__ = ["CallTable", "call_entry", "order_violations"]
@@ -251,7 +251,9 @@ class CallTable:
             # Forward constraints only: the listed order respects them, and it
             # is the first optimum the branch-and-bound search meets.
             return self._in_listed_order()
-        return max_weight_partial_order(
+        # Exponential in the worst case: a step budget turns a row that would
+        # stall the run into SearchBudgetExceeded (an unscored row, not a hang).
+        return max_weight_partial_order_bounded(
             self._weights(require_match=require_match, plain=True), pairs
         )
 

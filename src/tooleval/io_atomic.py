@@ -1,0 +1,128 @@
+"""Output files that are either complete or absent.
+
+Every file a command writes (``score -o``, ``monitor --json/--emit``,
+exports) goes through :func:`atomic_write`: the data is written to a
+temporary file beside the target (same directory, so the final rename stays
+on one file system) and renamed over the target only when everything was
+written. On any failure the temporary file is removed and the target is left
+as it was, so nothing that looks complete is left behind.
+
+:func:`check_output_path` is called before any work starts: a missing
+directory, a directory given as the file, an unwritable place or an output
+path that is also an input path is an :class:`~tooleval.errors.InputError`
+naming the option.
+
+>>> import tempfile, pathlib
+>>> target = pathlib.Path(tempfile.mkdtemp()) / "out.jsonl"
+>>> with atomic_write(target) as handle:
+...     _ = handle.write(b'{"id": "1"}\\n')
+>>> target.read_bytes()
+b'{"id": "1"}\\n'
+>>> check_output_path(target, option="--output", inputs=[target])
+Traceback (most recent call last):
+...
+tooleval.errors.InputError: field --output: ... is also an input file; write the output elsewhere
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from tooleval.errors import InputError
+
+__all__ = ["atomic_write", "check_output_path", "same_file"]
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same file (through links and ``..`` too)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def check_output_path(
+    path: str | os.PathLike[str],
+    *,
+    option: str = "--output",
+    inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> Path:
+    """Refuse an output path that cannot be written, before any work is done.
+
+    Returns the path. Raises :class:`~tooleval.errors.InputError` (field
+    ``option``) when the path is empty, is a directory, sits in a directory
+    that does not exist or cannot be written, or is one of ``inputs``.
+    """
+    text = os.fspath(path)
+    if not text:
+        raise InputError("expected a file path, got an empty string", field=option)
+    target = Path(text)
+    for given in inputs:
+        if given is None or os.fspath(given) in ("", "-"):
+            continue
+        if same_file(target, given):
+            raise InputError(
+                f"{text} is also an input file; write the output elsewhere", field=option
+            )
+    if target.is_dir() or text.endswith(os.sep):
+        raise InputError(f"{text} is a directory; expected a file path", field=option)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.exists():
+        raise InputError(
+            f"the directory {str(parent)!r} does not exist; create it first", field=option
+        )
+    if not parent.is_dir():
+        raise InputError(f"{str(parent)!r} is not a directory", field=option)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in the directory {str(parent)!r}", field=option)
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InputError(f"{text} exists and is not writable", field=option)
+    return target
+
+
+@contextlib.contextmanager
+def atomic_write(
+    path: str | os.PathLike[str], mode: str = "wb", *, encoding: str | None = None
+) -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; rename it to ``path`` on success.
+
+    ``mode`` is ``"wb"`` or ``"w"`` (text, ``encoding`` defaults to UTF-8).
+    If the block raises, the temporary file is deleted and ``path`` is not
+    touched.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes new files only (mode 'w' or 'wb'), got {mode!r}")
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=directory)
+    try:
+        if mode == "w":
+            handle: IO[Any] = open(fd, "w", encoding=encoding or "utf-8", newline="")  # noqa: SIM115
+        else:
+            handle = open(fd, "wb")  # noqa: SIM115
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        _match_permissions(temp, target)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _match_permissions(temp: str, target: Path) -> None:
+    """Give the new file the mode a plain ``open(path, "w")`` would have given it."""
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(temp, mode)
