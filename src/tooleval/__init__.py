@@ -16,7 +16,7 @@ does no I/O, no network and no telemetry.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooleval.errors import (
     ConfigError,
@@ -77,7 +77,37 @@ from tooleval.model import (
     UserMessage,
 )
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # the lazy names below, visible to type checkers and IDEs
+    from tooleval.connectors import (
+        AgentResponse,
+        CallableConnector,
+        HttpConnector,
+        OpenAIChatConnector,
+        connector_from_config,
+        explain_path,
+    )
+    from tooleval.datasets import Dataset, DatasetRow, load_dataset
+    from tooleval.judge import JudgeReply, JudgeUsage, LocalJudge, OpenAIJudge, judge_from_config
+    from tooleval.judged import goal_accuracy, task_success, tools_error, topic_adherence
+    from tooleval.monitor import (
+        Finding,
+        Session,
+        monitor_sessions,
+        read_sessions,
+        run_detectors,
+        session_to_case,
+    )
+    from tooleval.runs import (
+        arun_plan,
+        classify_failure,
+        cluster_failures,
+        compare_runs,
+        evaluate_gate,
+        load_plan,
+        run_plan,
+    )
+    from tooleval.store import MetricSpec, RowRecord, RunInfo, Store, open_store
+    from tooleval.testing import assert_tool_calls
 
 # name -> module that defines it; imported on first access (PEP 562).
 _LAZY = {
@@ -213,7 +243,21 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    # From the installed distribution's metadata, so it never drifts from pyproject.toml.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tooleval")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value = _version()
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tooleval' has no attribute {name!r}")

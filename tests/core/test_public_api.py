@@ -79,4 +79,25 @@ def test_all_covers_eager_and_lazy_names_exactly():
         if not n.startswith("_") and not isinstance(v, type(tooleval)) and n != "annotations"
     }
     lazy = set(tooleval._LAZY)
-    assert set(tooleval.__all__) == (eager | lazy) - {"importlib", "Any"}
+    assert set(tooleval.__all__) == (eager | lazy) - {"importlib", "Any", "TYPE_CHECKING"}
+
+
+def test_lazy_names_are_visible_to_type_checkers():
+    """Every lazily imported name is also imported under ``TYPE_CHECKING`` from the same module."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(tooleval))
+    typed: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for stmt in node.body:
+                assert isinstance(stmt, ast.ImportFrom)
+                typed.update({alias.name: stmt.module for alias in stmt.names})
+    assert typed == tooleval._LAZY
+
+
+def test_version_comes_from_package_metadata():
+    from importlib.metadata import version
+
+    assert tooleval.__version__ == version("tooleval")
