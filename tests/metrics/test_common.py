@@ -52,6 +52,15 @@ IDENTICAL: dict[str, Callable[[], Sample]] = {
     "output_contains": lambda: Sample(
         output="Order 4471 refunded.", metadata={"output_contains": ["4471", "refunded"]}
     ),
+    "tau_bench_actions": lambda: Sample(
+        tools_called=[
+            C("find_user_id_by_email", {"email": "a@example.com"}),
+            C("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"}),
+        ],
+        expected_tools=[
+            C("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})
+        ],
+    ),
     "bfcl_ast": lambda: Sample(
         category="simple",
         metadata={"bfcl": {"functions": _BFCL_FUNCTIONS}},

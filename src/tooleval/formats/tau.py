@@ -49,6 +49,7 @@ __all__ = [
     "sample_from_tau2_simulation",
     "sample_from_tau_bench_run",
     "samples_from_tau2_results",
+    "samples_from_tau_bench_runs",
 ]
 
 
@@ -120,11 +121,16 @@ def _call(raw: Any, where: str, *, openai: bool) -> ToolCall:
 # ---------------------------------------------------------------- tau-bench
 
 
-def sample_from_tau_bench_run(run: Mapping[str, Any], *, index: int | None = None) -> Sample:
+def sample_from_tau_bench_run(
+    run: Mapping[str, Any], *, index: int | None = None, domain: str | None = None
+) -> Sample:
     """One tau-bench run: predicted = assistant ``tool_calls``, expected = ``info.task.actions``.
 
     Expected actions keep their listed order (``before=None``); a metric that
-    ignores order can still read them order-free.
+    ignores order can still read them order-free. ``domain`` (``airline`` or
+    ``retail``, default: ``info.env`` / ``info.task.env`` when present) goes
+    to ``metadata["tau_bench"]["domain"]`` for the ``tau_bench_actions``
+    metric.
     """
     where = f"runs[{index}]" if index is not None else "run"
     info = _require(run, "info", Mapping, where)
@@ -151,6 +157,7 @@ def sample_from_tau_bench_run(run: Mapping[str, Any], *, index: int | None = Non
         category=info.get("env") or task.get("env"),
         metadata={
             "tau_bench": {
+                "domain": domain or info.get("env") or task.get("env"),
                 "task_id": task_id,
                 "trial": trial,
                 "reward": run.get("reward"),
@@ -162,20 +169,29 @@ def sample_from_tau_bench_run(run: Mapping[str, Any], *, index: int | None = Non
     )
 
 
-def load_tau_bench(path: str | Path) -> list[Sample]:
-    """Every run of a tau-bench trajectories file (a JSON list of runs)."""
+def load_tau_bench(path: str | Path, *, domain: str | None = None) -> list[Sample]:
+    """Every run of a tau-bench trajectories file (a JSON list of runs).
+
+    ``domain`` (``airline`` or ``retail``) is recorded on every sample; by
+    default the runs' ``info.env`` when present (the ``tau_bench_actions``
+    metric otherwise tells the domain from the tool names).
+    """
     data = _load_json(path)
     if not isinstance(data, list):
         raise DatasetError(
             f"expected a JSON list of runs, got {type(data).__name__}", path=str(path)
         )
-    samples = []
-    for index, run in enumerate(data):
-        try:
-            samples.append(sample_from_tau_bench_run(run, index=index))
-        except FormatError as exc:
-            raise exc.with_context(path=str(path)) from None
-    return samples
+    try:
+        return samples_from_tau_bench_runs(data, domain=domain)
+    except FormatError as exc:
+        raise exc.with_context(path=str(path)) from None
+
+
+def samples_from_tau_bench_runs(runs: Sequence[Any], *, domain: str | None = None) -> list[Sample]:
+    """Every run of an already parsed tau-bench trajectories list."""
+    return [
+        sample_from_tau_bench_run(run, index=index, domain=domain) for index, run in enumerate(runs)
+    ]
 
 
 # ---------------------------------------------------------------- tau2-bench
@@ -202,17 +218,19 @@ def sample_from_tau2_simulation(
                 calls.append(_call(raw, f"{where}.messages[{i}].tool_calls[{j}]", openai=False))
                 requestors.append(raw.get("requestor") or msg["role"])
     criteria = task.get("evaluation_criteria") or {}
-    actions = criteria.get("actions") or []
-    expected, compare_args = [], []
-    for i, action in enumerate(actions):
-        at = f"tasks[{task.get('id')}].evaluation_criteria.actions[{i}]"
-        name = _require(action, "name", str, at)
-        arguments = action.get("arguments") or {}
-        if not isinstance(arguments, Mapping):
-            raise FormatError("expected an object of arguments", field=at)
-        expected.append(ToolCall(name, dict(arguments), id=action.get("action_id")))
-        restriction = action.get("compare_args")
-        compare_args.append(None if restriction is None else list(restriction))
+    if not isinstance(criteria, Mapping):
+        raise FormatError(
+            "expected an object of evaluation criteria",
+            field=f"tasks[{task.get('id')}].evaluation_criteria",
+        )
+    where_task = f"tasks[{task.get('id')}].evaluation_criteria"
+    expected, compare_args = _tau2_actions(criteria.get("actions") or [], f"{where_task}.actions")
+    outcomes = _tau2_outcomes(criteria.get("acceptable_outcomes"), where_task)
+    unknown = sorted(
+        str(k)
+        for k, v in criteria.items()
+        if k not in TAU2_CRITERIA and k != "acceptable_outcomes" and v not in (None, [], {}, "")
+    )
     reward_info = simulation.get("reward_info") or {}
     stored = reward_info.get("action_checks")
     return Sample(
@@ -227,12 +245,61 @@ def sample_from_tau2_simulation(
                 "reward": reward_info.get("reward"),
                 "compare_args": compare_args,
                 "requestors": requestors,
+                "termination_reason": simulation.get("termination_reason"),
+                "acceptable_outcomes": outcomes,
+                "unknown_criteria": unknown,
                 "action_checks": None
                 if stored is None
                 else [bool(c.get("action_match")) for c in stored],
             }
         },
     )
+
+
+# The fields of tau2's EvaluationCriteria model (tau2-bench src/tau2/data_model/tasks.py).
+TAU2_CRITERIA = frozenset(
+    {"actions", "env_assertions", "communicate_info", "nl_assertions", "reward_basis"}
+)
+
+
+def _tau2_actions(actions: Any, where: str) -> tuple[list[ToolCall], list[list[str] | None]]:
+    if not isinstance(actions, list):
+        raise FormatError(f"expected a list of actions, got {type(actions).__name__}", field=where)
+    expected, compare_args = [], []
+    for i, action in enumerate(actions):
+        at = f"{where}[{i}]"
+        name = _require(action, "name", str, at)
+        arguments = action.get("arguments") or {}
+        if not isinstance(arguments, Mapping):
+            raise FormatError("expected an object of arguments", field=at)
+        expected.append(ToolCall(name, dict(arguments), id=action.get("action_id")))
+        restriction = action.get("compare_args")
+        compare_args.append(None if restriction is None else list(restriction))
+    return expected, compare_args
+
+
+def _tau2_outcomes(raw: Any, where: str) -> list[dict[str, Any]] | None:
+    """``acceptable_outcomes``: alternatives, each a list of actions or ``{"actions": [...]}``.
+
+    Kept as ``[{"actions": [call dicts], "compare_args": [...]}]`` for the
+    ``tau2_actions`` metric; None when the field is absent or empty.
+    """
+    if raw in (None, [], {}):
+        return None
+    if not isinstance(raw, list):
+        raise FormatError(
+            f"expected a list of acceptable outcomes, got {type(raw).__name__}",
+            field=f"{where}.acceptable_outcomes",
+        )
+    out = []
+    for i, outcome in enumerate(raw):
+        at = f"{where}.acceptable_outcomes[{i}]"
+        actions = outcome.get("actions") if isinstance(outcome, Mapping) else outcome
+        if not isinstance(actions, list):
+            raise FormatError("expected a list of actions or an object with 'actions'", field=at)
+        calls, restrictions = _tau2_actions(actions, f"{at}.actions")
+        out.append({"actions": [c.to_dict() for c in calls], "compare_args": restrictions})
+    return out
 
 
 def samples_from_tau2_results(data: Mapping[str, Any]) -> list[Sample]:

@@ -2,8 +2,10 @@
 
 * matchers (:mod:`~tooleval.matching.values`): :class:`Exact`,
   :class:`Normalized`, :class:`Numeric`, :class:`Similarity`, :class:`Ignore`,
-  :class:`CallableMatcher`, and BFCL-style ``AnyOf``
-  (:mod:`tooleval.matching.any_of`);
+  :class:`CallableMatcher`, BFCL-style ``AnyOf``
+  (:mod:`tooleval.matching.any_of`), and the structural :class:`Unordered`
+  (lists as multisets) and :class:`NumericText` (``"2"`` equals ``2``)
+  (:mod:`tooleval.matching.structural`);
 * configuration (:mod:`~tooleval.matching.config`): :func:`resolve_matcher`,
   :func:`resolve_comparator` and :class:`ArgumentComparator` turn an ``args=``
   option (name, mapping, JSON text, Matcher or callable) into per-tool,
@@ -31,6 +33,7 @@ from tooleval.matching.config import (
     resolve_comparator,
     resolve_matcher,
 )
+from tooleval.matching.structural import NumericText, Unordered
 from tooleval.matching.values import (
     CallableMatcher,
     Exact,
@@ -52,7 +55,9 @@ __all__ = [
     "Matcher",
     "Normalized",
     "Numeric",
+    "NumericText",
     "Similarity",
+    "Unordered",
     "deep_equal",
     "matcher_names",
     "max_weight_matching",

@@ -36,6 +36,7 @@ these, and :meth:`ArgumentComparator.spec` gives the JSON-safe form stored in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -264,7 +265,7 @@ class ArgumentComparator:
             walk.checks = [replace(c, matcher="parse_error") for c in walk.checks]
         if not scores:
             return Comparison(1.0, True, tuple(walk.checks))
-        score = sum(s for s, _ in scores) / len(scores)
+        score = math.fsum(s for s, _ in scores) / len(scores)
         return Comparison(score, all(ok for _, ok in scores), tuple(walk.checks))
 
 
@@ -447,7 +448,7 @@ class _Walk:
             child = self.compare_object(path + ".", expected, actual)
             if not child:
                 return []
-            mean = sum(s for s, _ in child) / len(child)
+            mean = math.fsum(s for s, _ in child) / len(child)
             return [(mean, all(ok for _, ok in child))]
         matcher = explicit or self.comparator.matcher_for(self.tool, path)
         if isinstance(matcher, Ignore):

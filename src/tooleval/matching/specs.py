@@ -2,7 +2,7 @@
 
 A spec is a matcher name (``"exact"``, ``"normalized"``, ``"numeric"``,
 ``"similarity"``, ``"levenshtein"``, ``"jaro_winkler"``, ``"any_of"``,
-``"ignore"`` or a name given to :func:`register_matcher`), a one-key mapping
+``"ignore"``, ``"unordered"``, ``"numeric_text"`` or a name given to :func:`register_matcher`), a one-key mapping
 naming a matcher with options, a Matcher object, or a callable. The
 per-tool / per-key configuration that combines specs lives in
 :mod:`tooleval.matching.config`.
@@ -22,6 +22,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.structural import NumericText, Unordered
 from tooleval.matching.values import (
     CallableMatcher,
     Exact,
@@ -109,6 +110,8 @@ _FACTORIES: dict[str, Callable[..., Matcher]] = {
     "levenshtein": lambda **kw: Similarity(method="levenshtein", **kw),
     "jaro_winkler": lambda **kw: Similarity(method="jaro_winkler", **kw),
     "ignore": Ignore,
+    "unordered": Unordered,
+    "numeric_text": NumericText,
 }
 
 

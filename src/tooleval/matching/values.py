@@ -134,13 +134,14 @@ class Exact:
 _SPACE = re.compile(r"\s+")
 
 
-def _normalize(value: Any) -> Any:
+def _normalize(value: Any, fold: bool = True) -> Any:
     if isinstance(value, str):
-        return _SPACE.sub(" ", value).strip().casefold()
+        text = _SPACE.sub(" ", value).strip()
+        return text.casefold() if fold else text
     if isinstance(value, Mapping):
-        return {k: _normalize(v) for k, v in value.items()}
+        return {k: _normalize(v, fold) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_normalize(v) for v in value]
+        return [_normalize(v, fold) for v in value]
     return value
 
 
@@ -148,20 +149,52 @@ def _normalize(value: Any) -> Any:
 class Normalized:
     """Deep equality after case-folding strings and collapsing whitespace.
 
+    ``case_sensitive=True`` keeps case (whitespace is still collapsed);
+    ``numeric_text=True`` first reads number-like text as a number, so
+    ``"2"``, ``"2.0"`` and ``2`` are equal (see
+    :func:`tooleval.matching.structural.number_from_text`).
+
     >>> Normalized()({"q": "Hello  World"}, {"q": "hello world "})
+    1.0
+    >>> Normalized(case_sensitive=True)("Hello  World", "hello world")
+    0.0
+    >>> Normalized(numeric_text=True)(["2", " x "], [2.0, "X"])
     1.0
     """
 
+    case_sensitive: bool = False
+    numeric_text: bool = False
     name: str = field(default="normalized", init=False)
     pass_score: float = field(default=1.0, init=False)
+
+    def __post_init__(self) -> None:
+        for key in ("case_sensitive", "numeric_text"):
+            if not isinstance(getattr(self, key), bool):
+                raise ConfigError(
+                    f"normalized matcher: {key} must be true or false, got {getattr(self, key)!r}",
+                    field=key,
+                )
 
     def __call__(self, expected: Any, actual: Any) -> float:
         if actual is MISSING:
             return 0.0
-        return 1.0 if deep_equal(_normalize(expected), _normalize(actual)) else 0.0
+        fold = not self.case_sensitive
+        expected, actual = _normalize(expected, fold), _normalize(actual, fold)
+        if self.numeric_text:
+            from tooleval.matching.structural import _coerce
+
+            expected, actual = _coerce(expected), _coerce(actual)
+        return 1.0 if deep_equal(expected, actual) else 0.0
 
     def spec(self) -> Any:
-        return "normalized"
+        if not self.case_sensitive and not self.numeric_text:
+            return "normalized"
+        return {
+            "normalized": {
+                "case_sensitive": self.case_sensitive,
+                "numeric_text": self.numeric_text,
+            }
+        }
 
 
 def _is_number(value: Any) -> bool:

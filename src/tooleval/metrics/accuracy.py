@@ -21,6 +21,7 @@ shorter list is penalised by ``min(len(actual), len(expected)) / len(expected)``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -126,7 +127,7 @@ def tool_call_accuracy(
             pairs = []
     alignment = 1 if pairs else 0
     accuracies = [table.comparison(i, j).score for i, j in pairs]  # type: ignore[union-attr]
-    accuracy = sum(accuracies) / len(accuracies) if accuracies else 0.0
+    accuracy = math.fsum(accuracies) / len(accuracies) if accuracies else 0.0
     coverage = n / ne
     score = alignment * accuracy * coverage
     details.update(

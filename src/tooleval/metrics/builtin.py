@@ -14,7 +14,7 @@ from tooleval.matching.config import resolve_comparator
 from tooleval.metrics.accuracy import ORDERS, tool_call_accuracy
 from tooleval.metrics.correctness import EXTRA_CALLS, EXTRA_KEYS, tool_correctness
 from tooleval.metrics.f1 import EMPTY_CHOICES, tool_call_f1
-from tooleval.metrics.output import CONTAINS_MODES, output_contains
+from tooleval.metrics.output import CONTAINS_MODES, MESSAGE_SCOPES, agent_texts, output_contains
 from tooleval.metrics.registry import MetricInfo, Param, register_metric
 from tooleval.metrics.trajectory import MODES, trajectory_match
 from tooleval.model import Result, Sample
@@ -55,11 +55,16 @@ def _trajectory(sample: Sample, **params: Any) -> Result:
     return trajectory_match(sample.expected_tools, sample.actual_calls(), **params)
 
 
-def _contains(sample: Sample, *, values: Any = None, **params: Any) -> Result:
+def _contains(
+    sample: Sample, *, values: Any = None, messages: str = "final", **params: Any
+) -> Result:
     source = "option"
     if values is None:
         values, source = sample.metadata.get("output_contains"), "metadata.output_contains"
-    result = output_contains(values, sample.final_output(), **params)
+    if messages == "agent":  # tau-bench's output check: every agent reply, commas removed
+        result = output_contains(values, agent_texts(sample.messages), **params)
+    else:
+        result = output_contains(values, sample.final_output(), **params)
     result.diagnosis.details["values_source"] = source
     return result
 
@@ -183,6 +188,12 @@ register_metric(
                 "all", "all: every value must appear; any: one is enough", choices=CONTAINS_MODES
             ),
             "case_sensitive": Param(False, "match case exactly", choices=(False, True)),
+            "messages": Param(
+                "final",
+                "final: the final answer; agent: every agent message with commas removed "
+                "(tau-bench's output check)",
+                choices=MESSAGE_SCOPES,
+            ),
             "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
         },
         requires=("output",),

@@ -22,15 +22,35 @@ from tooleval.metrics._analysis import choice, threshold_value
 from tooleval.metrics.reasons import explain
 from tooleval.model import Diagnosis, Result
 
-__all__ = ["CONTAINS_MODES", "output_contains"]
+__all__ = ["CONTAINS_MODES", "MESSAGE_SCOPES", "agent_texts", "output_contains"]
 
 NAME = "output_contains"
 CONTAINS_MODES = ("all", "any")
+MESSAGE_SCOPES = ("final", "agent")
+
+
+def agent_texts(messages: Sequence[Any]) -> list[str]:
+    """Every assistant message's text with commas removed, as tau-bench reads them.
+
+    tau-bench's output check looks for each expected output in each agent
+    reply, lower-cased, after ``.replace(",", "")`` (so ``"1,093"`` is found
+    as ``"1093"``); pass the list to :func:`output_contains`.
+
+    >>> from tooleval.model import AssistantMessage, UserMessage
+    >>> agent_texts([UserMessage("hi"), AssistantMessage("Total: 1,093.34")])
+    ['Total: 1093.34']
+    """
+    out = []
+    for message in messages:
+        if getattr(message, "role", None) == "assistant":
+            content = getattr(message, "content", "") or ""
+            out.append(content.replace(",", ""))
+    return out
 
 
 def output_contains(
     values: Sequence[Any] | str | None,
-    output: str | None,
+    output: str | Sequence[str] | None,
     *,
     mode: str = "all",
     case_sensitive: bool = False,
@@ -41,6 +61,8 @@ def output_contains(
     Values that are not strings are looked for as text (``4471`` finds
     "4471"). Matching ignores case unless ``case_sensitive``. No values at
     all: unscored (there is nothing to check). A missing output is "".
+    ``output`` may also be a list of texts (e.g. every agent message, see
+    :func:`agent_texts`): a value is found when one of them contains it.
 
     >>> output_contains([], "anything").score is None
     True
@@ -66,9 +88,16 @@ def output_contains(
         return Result.unscored(
             NAME, "no values to look for in the output", params=params, threshold=threshold
         )
-    text = output if isinstance(output, str) else ("" if output is None else str(output))
-    haystack = text if case_sensitive else text.casefold()
-    found = [v for v in wanted if (v if case_sensitive else v.casefold()) in haystack]
+    if isinstance(output, str) or output is None:
+        texts = ["" if output is None else output]
+    elif isinstance(output, Sequence):
+        texts = [t if isinstance(t, str) else str(t) for t in output]
+    else:
+        texts = [str(output)]
+    haystacks = texts if case_sensitive else [t.casefold() for t in texts]
+    found = [
+        v for v in wanted if any((v if case_sensitive else v.casefold()) in h for h in haystacks)
+    ]
     missing = [v for v in wanted if v not in found]
     ok = not missing if mode == "all" else bool(found)
     details: dict[str, Any] = {"values": wanted, "found": found, "mode": mode}

@@ -4,6 +4,8 @@
   category (simple, multiple, parallel, parallel_multiple, irrelevance,
   relevance; Python, Java and JavaScript values). Reads samples built by
   :mod:`tooleval.formats.bfcl` (schemas in ``metadata["bfcl"]``).
+* ``tau_bench_actions``: tau-bench's ``r_actions`` predicted from the calls
+  (state-changing calls as a multiset; rules in ``profile_tau_bench.py``).
 * ``tau2_actions``: tau2-bench's per-action ``action_match`` (order free,
   many-to-one, ``compare_args`` restrictions). Reads samples built by
   :mod:`tooleval.formats.tau` (restrictions in ``metadata["tau2"]``).
@@ -26,9 +28,15 @@ from typing import Any
 
 from tooleval.metrics.profile_bfcl import check_answer
 from tooleval.metrics.profile_tau2 import action_checks
+from tooleval.metrics.profile_tau_bench import (
+    DOMAINS,
+    SHARED_TOOLS,
+    compare_writes,
+    infer_domain,
+)
 from tooleval.model import Diagnosis, Result, Sample
 
-__all__ = ["bfcl_ast", "bfcl_category_kind", "bfcl_language", "tau2_actions"]
+__all__ = ["bfcl_ast", "bfcl_category_kind", "bfcl_language", "tau2_actions", "tau_bench_actions"]
 
 _DECODE_ERROR_TYPE = "ast_decoder:decoder_failed"
 
@@ -114,11 +122,16 @@ def bfcl_ast(
             )
         expected = sample.expected_tools.calls
         if decode_error:
-            return _bfcl_result(
-                False, "decode_error", _DECODE_ERROR_TYPE, decode_error, params, kind
-            )
+            error_type = meta.get("decode_error_type") or _DECODE_ERROR_TYPE
+            return _bfcl_result(False, "decode_error", error_type, decode_error, params, kind)
     verdict = check_answer(
-        kind, functions or [], expected, actual, language=language, assignment=assignment
+        kind,
+        functions or [],
+        expected,
+        actual,
+        language=language,
+        assignment=assignment,
+        names=meta.get("names") or "either",
     )
     if verdict.passed:
         reason = {
@@ -153,7 +166,10 @@ def _bfcl_result(
     )
 
 
-def tau2_actions(sample: Sample, *, empty: str = "pass") -> Result:
+_TAU2_FINISHED = ("agent_stop", "user_stop")
+
+
+def tau2_actions(sample: Sample, *, empty: str = "pass", termination: str = "tau2") -> Result:
     """tau2-bench's action check: fraction of gold actions matched; passes when all are.
 
     Gold actions are ``sample.expected_tools``; each may be restricted by
@@ -161,28 +177,77 @@ def tau2_actions(sample: Sample, *, empty: str = "pass") -> Result:
     for name only, None for "the keys of the predicted call", which is also
     the rule when no restriction is given). ``empty`` decides a sample with
     no gold actions: ``"pass"`` (tau2's choice) or ``"unscored"``.
-    """
-    params = {"empty": empty}
-    if empty not in ("pass", "unscored"):
-        from tooleval.errors import ConfigError
 
+    Read from ``metadata["tau2"]`` (as :mod:`tooleval.formats.tau` fills it):
+
+    * ``termination_reason``: with ``termination="tau2"`` (default) a
+      simulation that did not end by ``agent_stop`` or ``user_stop`` (e.g.
+      ``max_steps``, ``too_many_errors``) scores 0.0, as tau2's
+      ``evaluate_simulation`` gives reward 0 before any check runs;
+      ``"ignore"`` checks the calls anyway.
+    * ``acceptable_outcomes``: alternative gold action lists; the sample
+      passes when one alternative (the ``actions`` list included, when not
+      empty) is fully matched, and scores the best alternative's fraction.
+    * ``unknown_criteria``: evaluation-criteria fields tau2's model does not
+      have; their presence makes the result unscored (never a silent pass).
+    """
+    name = "tau2_actions"
+    params = {"empty": empty, "termination": termination}
+    from tooleval.errors import ConfigError
+
+    if empty not in ("pass", "unscored"):
         raise ConfigError(f"empty must be 'pass' or 'unscored', got {empty!r}", field="empty")
+    if termination not in ("tau2", "ignore"):
+        raise ConfigError(
+            f"termination must be 'tau2' or 'ignore', got {termination!r}", field="termination"
+        )
     if sample.expected_tools is None:
-        return Result.unscored("tau2_actions", "no gold actions bound for this row", params=params)
+        return Result.unscored(name, "no gold actions bound for this row", params=params)
+    meta = (sample.metadata or {}).get("tau2") or {}
+    ended = meta.get("termination_reason")
+    if termination == "tau2" and ended is not None and ended not in _TAU2_FINISHED:
+        return Result.scored(
+            name,
+            0.0,
+            reason=f"simulation ended by {ended!r}, not by the agent or user: tau2 gives reward 0",
+            params=params,
+            threshold=1.0,
+            diagnosis=Diagnosis(details={"termination_reason": ended}),
+        )
+    unknown = meta.get("unknown_criteria") or []
+    if unknown:
+        return Result.unscored(
+            name,
+            "evaluation_criteria has field(s) tau2_actions cannot check: " + ", ".join(unknown),
+            params=params,
+        )
     expected = list(sample.expected_tools.calls)
-    if not expected:
-        if empty == "unscored":
-            return Result.unscored("tau2_actions", "the task has no gold actions", params=params)
-        return Result.scored("tau2_actions", 1.0, reason="no gold actions to check", params=params)
-    restrictions = ((sample.metadata or {}).get("tau2") or {}).get("compare_args")
+    restrictions = meta.get("compare_args")
     if restrictions is not None and len(restrictions) != len(expected):
         return Result.unscored(
-            "tau2_actions",
+            name,
             f"metadata['tau2']['compare_args'] has {len(restrictions)} entries for "
             f"{len(expected)} gold actions",
             params=params,
         )
-    actual = sample.actual_calls()
+    outcomes = meta.get("acceptable_outcomes")
+    if outcomes:
+        return _tau2_outcomes(sample, expected, restrictions, outcomes, params)
+    if not expected:
+        if empty == "unscored":
+            return Result.unscored(name, "the task has no gold actions", params=params)
+        return Result.scored(name, 1.0, reason="no gold actions to check", params=params)
+    return _tau2_result(expected, sample.actual_calls(), restrictions, params)
+
+
+def _tau2_result(
+    expected: list[Any],
+    actual: list[Any],
+    restrictions: Any,
+    params: dict[str, Any],
+    details: dict[str, Any] | None = None,
+    prefix: str = "",
+) -> Result:
     checks = action_checks(expected, actual, compare_args=restrictions)
     matched = sum(1 for c in checks if c["matched"])
     missing = [
@@ -190,16 +255,125 @@ def tau2_actions(sample: Sample, *, empty: str = "pass") -> Result:
         for c in checks
         if not c["matched"]
     ]
-    reason = f"{matched}/{len(checks)} gold actions matched"
+    reason = f"{prefix}{matched}/{len(checks)} gold actions matched"
     if missing:
         reason += "; unmatched: " + ", ".join(m["name"] for m in missing)
     return Result.scored(
         "tau2_actions",
-        matched / len(checks),
+        matched / len(checks) if checks else 1.0,
         reason=reason,
         params=params,
         threshold=1.0,
-        diagnosis=Diagnosis(missing=missing, details={"action_checks": checks}),
+        diagnosis=Diagnosis(missing=missing, details={"action_checks": checks, **(details or {})}),
+    )
+
+
+def _tau2_outcomes(
+    sample: Sample,
+    expected: list[Any],
+    restrictions: Any,
+    outcomes: list[dict[str, Any]],
+    params: dict[str, Any],
+) -> Result:
+    """Best of the alternatives: ``actions`` (when not empty) and each acceptable outcome."""
+    from tooleval.model import ToolCall
+
+    alternatives: list[tuple[str, list[Any], Any]] = []
+    if expected:
+        alternatives.append(("actions", expected, restrictions))
+    for k, outcome in enumerate(outcomes):
+        calls = [ToolCall.from_dict(c) for c in outcome.get("actions") or []]
+        alternatives.append((f"acceptable_outcomes[{k}]", calls, outcome.get("compare_args")))
+    actual = sample.actual_calls()
+    scored = []
+    for label, calls, limits in alternatives:
+        checks = action_checks(calls, actual, compare_args=limits)
+        hits = sum(1 for c in checks if c["matched"])
+        scored.append((hits / len(checks) if checks else 1.0, label, calls, limits))
+    best = max(scored, key=lambda item: item[0])  # first of the best on ties
+    summary = [{"outcome": label, "score": score} for score, label, _, _ in scored]
+    return _tau2_result(
+        best[2],
+        actual,
+        best[3],
+        params,
+        details={"outcome": best[1], "outcomes": summary},
+        prefix=f"best of {len(scored)} acceptable outcome(s), {best[1]}: ",
+    )
+
+
+def tau_bench_actions(sample: Sample, *, domain: str | None = None) -> Result:
+    """tau-bench's ``r_actions`` predicted from the calls: 1.0 when the writes agree.
+
+    The agent's state-changing calls (read-only tools left out, calls the
+    tool answered with ``Error`` dropped) must equal the gold state-changing
+    actions as a multiset, arguments compared as tau-bench's database hash
+    sees them (see :mod:`tooleval.metrics.profile_tau_bench`). ``domain`` is
+    ``airline`` or ``retail``; by default the sample's category,
+    ``metadata["tau_bench"]["domain"]``, or the tool names tell.
+
+    >>> from tooleval.model import ExpectedTools, ToolCall
+    >>> gold = ToolCall("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})
+    >>> s = Sample(tools_called=[ToolCall("find_user_id_by_email", {"email": "a@b"}), gold],
+    ...            expected_tools=ExpectedTools((gold,)))
+    >>> tau_bench_actions(s).score
+    1.0
+    """
+    name = "tau_bench_actions"
+    params: dict[str, Any] = {"domain": domain}
+    if domain is not None and domain not in DOMAINS:
+        from tooleval.errors import ConfigError
+
+        raise ConfigError(
+            f"domain must be one of {', '.join(DOMAINS)} (or null), got {domain!r}",
+            field="domain",
+        )
+    if sample.expected_tools is None:
+        return Result.unscored(name, "no gold actions bound for this row", params=params)
+    expected = list(sample.expected_tools.calls)
+    actual = sample.actual_calls()
+    meta = (sample.metadata or {}).get("tau_bench") or {}
+    chosen = (
+        domain
+        or (sample.category if sample.category in DOMAINS else None)
+        or (meta.get("domain") if meta.get("domain") in DOMAINS else None)
+        or infer_domain([c.name for c in expected + actual])
+    )
+    if chosen is None and all(c.name in SHARED_TOOLS for c in expected + actual):
+        chosen = "shared"  # only tools both domains have, all read-only: either rule agrees
+    if chosen is None:
+        return Result.unscored(
+            name,
+            "cannot tell the tau-bench domain from the tool names; pass domain='airline' "
+            "or domain='retail'",
+            params=params,
+        )
+    failed = [c.is_error or str(c.result).startswith("Error") for c in actual]
+    outcome = compare_writes(expected, actual, domain=chosen, failed=failed)
+    missing = [
+        {"name": expected[i].name, "args": expected[i].args, "index": i} for i in outcome["missing"]
+    ]
+    extra = [{"name": actual[i].name, "args": actual[i].args, "index": i} for i in outcome["extra"]]
+    reason = (
+        f"{outcome['actual_writes']} effective write(s) vs {outcome['gold_writes']} gold "
+        f"write(s) in {chosen}"
+    )
+    if missing:
+        reason += "; missing: " + ", ".join(m["name"] for m in missing)
+    if extra:
+        reason += "; extra: " + ", ".join(e["name"] for e in extra)
+    if outcome["errored_writes"]:
+        reason += f"; {len(outcome['errored_writes'])} write(s) answered with an error, ignored"
+    details = {
+        "domain": chosen,
+        **{k: v for k, v in outcome.items() if k not in ("missing", "extra")},
+    }
+    return Result.scored(
+        name,
+        1.0 if outcome["matched"] else 0.0,
+        reason=reason,
+        params=params,
+        diagnosis=Diagnosis(missing=missing, extra=extra, details=details),
     )
 
 
@@ -236,10 +410,35 @@ def _register() -> None:
                     "a task with no gold actions: 'pass' (tau2) or 'unscored'",
                     choices=("pass", "unscored"),
                 ),
+                "termination": Param(
+                    "tau2",
+                    "'tau2': a simulation not ended by agent_stop/user_stop scores 0 "
+                    "(tau2's rule); 'ignore': check the calls anyway",
+                    choices=("tau2", "ignore"),
+                ),
             },
             requires=("tools_called", "expected_tools"),
             needs_judge=False,
             score_sample=tau2_actions,
+        )
+    )
+    register_metric(
+        MetricInfo(
+            name="tau_bench_actions",
+            description="tau-bench's r_actions from the calls: the effective state-changing "
+            "calls equal the gold ones (read-only tools and errored calls left out, "
+            "sorted lists as multisets)",
+            params={
+                "domain": Param(
+                    None,
+                    "tau-bench domain 'airline' or 'retail'; null: the row's category, "
+                    "metadata or tool names",
+                    choices=(None, *DOMAINS),
+                ),
+            },
+            requires=("tools_called", "expected_tools"),
+            needs_judge=False,
+            score_sample=tau_bench_actions,
         )
     )
 
