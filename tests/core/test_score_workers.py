@@ -47,9 +47,8 @@ def test_workers_write_the_same_bytes_in_order(tmp_path, monkeypatch):
     assert len(ids) == 60
 
 
-def test_workers_stop_at_the_first_bad_row_after_writing_the_rows_before(
-    tmp_path, monkeypatch, capsys
-):
+def test_workers_stop_at_the_first_bad_row_leaving_no_output_file(tmp_path, monkeypatch, capsys):
+    # Issue 10, reproducer 14: a file holding the rows before the bad one looked complete.
     monkeypatch.setattr(score_cli, "_CHUNK_LINES", 4)
     items = [*rows(9), "not json", *rows(5)]
     data = write(tmp_path / "bad.jsonl", items)
@@ -58,7 +57,17 @@ def test_workers_stop_at_the_first_bad_row_after_writing_the_rows_before(
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "row 10" in err[0]
-    assert len(out.read_text().splitlines()) == 9
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [data]  # no temporary file left either
+
+
+def test_workers_on_stdout_write_the_rows_before_the_bad_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(score_cli, "_CHUNK_LINES", 4)
+    data = write(tmp_path / "bad.jsonl", [*rows(9), "not json", *rows(5)])
+    code = main(["score", str(data), "--metric", "tool_call_f1", "--workers", "2"])
+    captured = capsys.readouterr()
+    assert code == 2 and "row 10" in captured.err
+    assert len(captured.out.splitlines()) == 9
 
 
 def test_workers_must_be_positive(tmp_path, capsys):

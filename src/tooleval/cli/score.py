@@ -1,20 +1,29 @@
-"""``tooleval score``: score a JSONL file of canonical rows with one metric.
+"""``tooleval score``: score a file of canonical rows with one metric.
 
 Contract (other tools rely on it): one JSON object per input row, in input
 order, with ``id``, ``metric``, ``score`` (null when unscored), ``passed``,
 ``reason``, ``diagnosis``, ``params`` and ``threshold``. Exit 0 on success,
 2 with a one-line message naming the row and field on unreadable input.
+
+Rows are read from JSONL, or from CSV/TSV/Parquet/JSON-array files (by
+extension, or by content when the extension says nothing). ``--output`` is
+checked before any row is scored and written atomically: the file appears
+complete or not at all, and it may not be the input file. An empty file and a
+row that says nothing about the agent's calls (no ``tools_called``, no
+``messages``) are input errors, not rows scored 0. See docs/errors.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from tooleval.errors import ConfigError, InputError, ToolEvalError
+from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         metavar="N",
         help="score chunks of rows in N processes, output order kept (default 1: in-process; "
-        "ignored with --table)",
+        "ignored with --table; at most the CPU count and the number of 2000-row chunks)",
     )
     parser.set_defaults(handler=run)
 
@@ -69,16 +78,27 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 
 
 def iter_rows(stream: IO[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(row_number, row)`` for each non-blank JSONL line (numbered from ``start``)."""
+    """Yield ``(row_number, row)`` for each non-blank JSONL line (numbered from ``start``).
+
+    JSON nested deeper than :data:`~tooleval.formats.json_limits.MAX_DEPTH`
+    levels is a ``NestingTooDeep`` error naming the row.
+    """
     import orjson
 
+    from tooleval.formats.json_limits import loads
+
     for number, line in enumerate(stream, start=start):
+        if number == 1 and line.startswith(_BOM):
+            line = line[len(_BOM) :]
         if not line.strip():
             continue
         try:
-            row = orjson.loads(line)
+            row = loads(line, row=number)
         except orjson.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc}", row=number) from None
+            hint = ""
+            if line.strip() in (b"{", b"["):
+                hint = " (this looks like one JSON document spread over lines, not JSONL)"
+            raise InputError(f"invalid JSON: {exc}{hint}", row=number) from None
         if not isinstance(row, dict):
             raise InputError(
                 f"expected a JSON object per line, got {type(row).__name__}", row=number
@@ -99,23 +119,38 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
+    if args.output:  # before any work: a bad path must not cost a scored file
+        from tooleval.io_atomic import check_output_path
+
+        check_output_path(args.output, option="--output", inputs=[args.dataset])
     metric = bind(args.metric, **options)  # parameters checked once, not per row
-    source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
-    out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+    kind = "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
+    workers = cap_workers(args.workers) if args.workers > 1 else 1
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
-    try:
-        if args.workers > 1 and table_rows is None:
-            _score_in_processes(source, out, args.metric, options, args.workers)
+    with _output(args.output) as out:
+        if kind != "jsonl":
+            samples = tabular_samples(Path(args.dataset), kind, metric)
+            count = sum(
+                out.write(_score_sample(metric, number, sample, table_rows)) > 0
+                for number, sample in samples
+            )
         else:
-            for number, row in iter_rows(source):
-                out.write(_score_row(metric, number, row, table_rows))
-    finally:
-        if source is not sys.stdin.buffer:
-            source.close()
-        if out is not sys.stdout.buffer:
-            out.close()
-        else:
-            out.flush()
+            source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
+            try:
+                if workers > 1 and table_rows is None:
+                    count = _score_in_processes(source, out, args.metric, options, workers)
+                else:
+                    count = 0
+                    for number, row in iter_rows(source):
+                        out.write(_score_row(metric, number, row, table_rows))
+                        count += 1
+            finally:
+                if source is not sys.stdin.buffer:
+                    source.close()
+        if count == 0:
+            raise InputError(
+                "no rows to score: the input is empty or holds only blank lines", field="DATASET"
+            )
     if table_rows is not None:
         from tooleval.cli._table import print_score_table
 
@@ -124,12 +159,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 _hot: list[Any] = []  # sample_from_row and orjson.dumps, imported on first use
+Result: Any = None  # tooleval.model.Result, set by _load_hot
+SearchBudgetExceeded: Any = None  # set by _load_hot
 
 
 def _load_hot() -> list[Any]:
     import orjson
 
+    global Result, SearchBudgetExceeded
     from tooleval.formats import sample_from_row
+    from tooleval.matching.partial_order import SearchBudgetExceeded
+    from tooleval.model import Result
 
     _hot[:] = [sample_from_row, orjson.dumps, orjson.OPT_APPEND_NEWLINE]
     return _hot
@@ -138,12 +178,67 @@ def _load_hot() -> list[Any]:
 def _score_row(metric: Any, number: int, row: dict[str, Any], table_rows: list | None) -> bytes:
     """One output line for one parsed input row."""
     # Looked up once: two import statements per row cost about a microsecond.
-    sample_from_row, dumps, newline = _hot or _load_hot()
+    sample_from_row = (_hot or _load_hot())[0]
     try:
-        sample = sample_from_row(row, row_number=number)
+        sample = sample_from_row(row, row_number=number, max_depth=None)  # iter_rows checked
     except ToolEvalError as exc:
         raise exc.with_context(row=number) from None
-    result = metric.score(sample)
+    if sample.tools_called is None and not sample.messages:
+        _no_calls(metric, number, row)
+    return _score_sample(metric, number, sample, table_rows)
+
+
+# Column names people give the agent's calls; tooleval reads them only from tools_called.
+_CALL_COLUMNS = (
+    "calls",
+    "tool_calls",
+    "actual_calls",
+    "actual_tools",
+    "predicted_calls",
+    "predicted_tools",
+    "function_calls",
+    "tools_used",
+    "actions",
+)
+
+
+def _no_calls(metric: Any, number: int, row: dict[str, Any]) -> None:
+    """Stop on a row that says nothing about the agent's calls, for a metric that needs them.
+
+    Scoring it would say "the agent called nothing" for every such row: a
+    silent 0 when the calls sit in a misnamed column.
+    """
+    if "tools_called" not in metric.info.requires:
+        return
+    if "tools_called" in row or "messages" in row:
+        return  # given as null or an empty conversation: an agent that called nothing
+    for key in row:
+        if isinstance(key, str) and key.lower() in _CALL_COLUMNS:
+            raise InputError(
+                f"column {key!r} looks like the agent's calls, but tooleval reads them from "
+                "'tools_called' (or from 'messages'); rename the column",
+                row=number,
+                column=key,
+            )
+    raise InputError(
+        "no 'tools_called' or 'messages': nothing says which tools the agent called "
+        '(write "tools_called": [] for an agent that called none)',
+        row=number,
+    )
+
+
+def _score_sample(metric: Any, number: int, sample: Any, table_rows: list | None) -> bytes:
+    """One output line for one sample; a row past the ordering search budget is unscored."""
+    _, dumps, newline = _hot or _load_hot()
+    try:
+        result = metric.score(sample)
+    except SearchBudgetExceeded as exc:
+        result = Result.unscored(
+            metric.name,
+            exc.reason,
+            params=metric.recorded,
+            threshold=metric.params.get("threshold"),
+        )
     row_id = sample.id if sample.id is not None else str(number)
     if table_rows is not None:
         table_rows.append((row_id, sample, result))
@@ -162,8 +257,8 @@ def _init_worker(name: str, options: dict[str, Any]) -> None:
     _worker_metric[:] = [bind(name, **options)]
 
 
-def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError | None]:
-    """Score lines numbered from ``start``; on a bad row, what came before it and the error."""
+def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError | None, int]:
+    """Score lines numbered from ``start``: the output, the error of a bad row, rows scored."""
     import io
 
     start, lines = chunk
@@ -173,14 +268,16 @@ def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError |
         for number, row in iter_rows(io.BytesIO(b"".join(lines)), start=start):
             parts.append(_score_row(metric, number, row, None))
     except ToolEvalError as exc:
-        return b"".join(parts), exc
-    return b"".join(parts), None
+        return b"".join(parts), exc, len(parts)
+    return b"".join(parts), None, len(parts)
 
 
 def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[bytes]]]:
     lines: list[bytes] = []
     start = 1
     for number, line in enumerate(source, start=1):
+        if number == 1 and line.startswith(_BOM):
+            line = line[len(_BOM) :]
         if not lines:
             start = number
         lines.append(line if line.endswith(b"\n") else line + b"\n")
@@ -191,39 +288,166 @@ def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[bytes]]]:
         yield start, lines
 
 
+def cap_workers(requested: int) -> int:
+    """``requested`` limited to the CPUs this process may use (a note on stderr if lowered)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    if requested > cpus:
+        print(
+            f"tooleval score: --workers {requested} lowered to {cpus} (the CPUs available)",
+            file=sys.stderr,
+        )
+        return cpus
+    return requested
+
+
 def _score_in_processes(
     source: IO[bytes], out: IO[bytes], name: str, options: dict[str, Any], workers: int
-) -> None:
+) -> int:
     """Score chunks of lines in a process pool, writing results in input order.
 
-    At most ``2 * workers`` chunks are in flight, so memory stays flat on
-    large files; the first bad row stops the run after every row before it
-    has been written, as in-process scoring does.
+    No more processes start than there are chunks (a one-chunk file is scored
+    in this process). At most ``2 * workers`` chunks are in flight, so memory
+    stays flat on large files; the first bad row stops the run after every
+    row before it has been written, as in-process scoring does. Returns the
+    number of rows scored.
     """
     import collections
+    import itertools
     import multiprocessing
 
+    chunks = _chunks(source)
+    ahead = list(itertools.islice(chunks, workers))
+    if len(ahead) <= 1:
+        _init_worker(name, options)
+        count = 0
+        for chunk in ahead:
+            data, error, rows = _score_chunk(chunk)
+            out.write(data)
+            count += rows
+            if error is not None:
+                raise error
+        return count
+    count = 0
     with multiprocessing.get_context().Pool(
-        workers, initializer=_init_worker, initargs=(name, options)
+        min(workers, len(ahead)), initializer=_init_worker, initargs=(name, options)
     ) as pool:
         pending: collections.deque = collections.deque()
 
-        def drain_one() -> None:
-            data, error = pending.popleft().get()
+        def drain_one() -> int:
+            data, error, rows = pending.popleft().get()
             out.write(data)
             if error is not None:
                 raise error
+            return rows
 
-        for chunk in _chunks(source):
+        for chunk in itertools.chain(ahead, chunks):
             pending.append(pool.apply_async(_score_chunk, (chunk,)))
             if len(pending) >= 2 * workers:
-                drain_one()
+                count += drain_one()
         while pending:
-            drain_one()
+            count += drain_one()
+    return count
+
+
+def _existing(path: str) -> Path:
+    file = Path(path)
+    if file.is_dir():
+        raise InputError(f"{path} is a directory; expected a dataset file", field="DATASET")
+    if not file.is_file():
+        raise InputError(f"no such dataset file: {path}", field="DATASET")
+    return file
 
 
 def _open(path: str) -> IO[bytes]:
-    file = Path(path)
-    if not file.is_file():
-        raise InputError(f"no such dataset file: {path}", field="DATASET")
-    return file.open("rb")
+    return _existing(path).open("rb")
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[bytes]]:
+    """The results stream: a file written atomically, or stdout."""
+    if path:
+        from tooleval.io_atomic import atomic_write
+
+        with atomic_write(path) as handle:
+            yield handle
+    else:
+        try:
+            yield sys.stdout.buffer
+        finally:
+            sys.stdout.buffer.flush()
+
+
+# ------------------------------------------------------------ other file kinds
+
+_BOM = b"\xef\xbb\xbf"
+_TABULAR_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def sniff_dataset(path: Path) -> str:
+    """How to read a dataset file: ``jsonl``, ``json`` (an array), ``csv``, ``tsv`` or ``parquet``.
+
+    The extension decides for CSV/TSV/Parquet; otherwise the first bytes do
+    (``{`` JSONL, ``[`` a JSON array, ``PAR1`` Parquet, a delimited header
+    CSV/TSV). An empty or binary file is an InputError naming it.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(65536)
+    if not head.strip().removeprefix(_BOM).strip():
+        raise InputError("the file is empty; expected rows to score", file=str(path))
+    suffix = path.suffix.lower()
+    if suffix in _TABULAR_SUFFIXES:
+        return _TABULAR_SUFFIXES[suffix]
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    text = head.removeprefix(_BOM).lstrip()
+    if text[:1] == b"{":
+        return "jsonl"
+    if text[:1] == b"[":
+        return "json"
+    if b"\x00" in head:
+        raise InputError(
+            "a binary file; expected JSONL, CSV, TSV, JSON or Parquet rows", file=str(path)
+        )
+    first = text.split(b"\n", 1)[0]
+    if b"\t" in first:
+        return "tsv"
+    if b"," in first or b";" in first:
+        return "csv"
+    return "jsonl"  # reported as "row 1: invalid JSON" with the parser's reason
+
+
+def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple[int, Any]]:
+    """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
+
+    Columns named like canonical fields bind themselves; the first row that
+    cannot be read stops with its DatasetError (row and column), as in JSONL;
+    with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
+    """
+    from tooleval.datasets.load import load_dataset
+
+    dataset = load_dataset(path, format=kind)
+    if kind in ("csv", "tsv") and len(dataset.columns) == 1:
+        header = dataset.columns[0]
+        for sep, name in ((";", "semicolons"), ("|", "bars"), ("\t", "tabs"), (",", "commas")):
+            if sep in header:
+                raise DatasetError(
+                    f"the header {header!r} is one column separated by {name}; tooleval reads "
+                    "comma-separated CSV (or tab-separated .tsv): save the file with commas",
+                    file=str(path),
+                )
+    for row in dataset.rows:
+        if row.errors:
+            raise row.errors[0]
+        if row.error is not None:
+            raise DatasetError(row.error, row=row.number)
+        sample = row.sample
+        if metric is not None and sample.tools_called is None and not sample.messages:
+            cells = dict(dataset.raw_values()[row.index])
+            for field_name, column in dataset.bindings.items():
+                if column in cells:
+                    cells[field_name] = cells.pop(column)
+            _no_calls(metric, row.number, cells)
+        yield row.number, sample

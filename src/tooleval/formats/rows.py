@@ -40,6 +40,7 @@ from tooleval.formats._fields import describe, item
 from tooleval.formats.convert import import_messages
 from tooleval.formats.detect import FORMATS
 from tooleval.formats.expected import parse_expected_tools, parse_tool_calls
+from tooleval.formats.json_limits import MAX_DEPTH, check_depth
 from tooleval.formats.ragas import SAMPLE_KEYS, sample_from_ragas
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
@@ -236,13 +237,20 @@ def _metadata(row: Mapping, extra_keys: list[str], number: int | None) -> dict[s
     return metadata
 
 
-def sample_from_row(row: Mapping[str, Any], *, row_number: int | None = None) -> Sample:
+def sample_from_row(
+    row: Mapping[str, Any], *, row_number: int | None = None, max_depth: int | None = MAX_DEPTH
+) -> Sample:
     """Read one canonical dataset row (or a ragas ``MultiTurnSample`` dict) into a Sample.
 
     Errors are :class:`~tooleval.errors.FormatError` naming ``row_number``
     and the field path (``messages[3].tool_calls[0].function.arguments``).
+    A row nested deeper than ``max_depth`` levels raises
+    :class:`~tooleval.formats.json_limits.NestingTooDeep` (``None``: the
+    caller has checked already, as ``tooleval score`` does when parsing).
     """
     number = row_number
+    if max_depth is not None and type(row) is dict:
+        check_depth(row, limit=max_depth, row=number)
     if type(row) is dict:
         simple = _simple_row(row)
         if simple is not None:
