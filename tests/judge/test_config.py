@@ -6,6 +6,7 @@ import pytest
 
 from tooleval.errors import ConfigError
 from tooleval.judge import JudgeCache, LocalJudge, OpenAIJudge, judge_from_config
+from tooleval.judge.local import PLUMBING_ONLY
 
 
 def test_openai_judge_from_config(tmp_path, monkeypatch):
@@ -39,7 +40,9 @@ def test_local_judge_from_config_does_not_load_the_model():
         "max_new_tokens": 32,
         "decoding": "greedy",
         "json_prefill": "{",
+        "note": PLUMBING_ONLY,
     }
+    assert "plumbing only" in PLUMBING_ONLY and "parrots" in PLUMBING_ONLY
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,8 @@ def test_any_json_value_parses_or_says_why(value, schema, prefix):
 def test_importing_judges_loads_no_heavy_dependency():
     code = (
         "import sys, tooleval.judge, tooleval.judged; "
-        "print([m for m in ('openai', 'torch', 'transformers', 'fastapi', 'uvicorn') "
+        "print([m for m in ('openai', 'torch', 'transformers', 'fastapi', 'uvicorn', "
+        "'numpy', 'gguf', 'tokenizers', 'jinja2') "
         "if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,0 +1,281 @@
+"""A llama-architecture GGUF model run with numpy on the CPU: greedy decoding only.
+
+This is the local judge's runtime. It reads a GGUF file with the ``gguf``
+package, dequantizes its weights once to float32 (the same numbers
+``transformers`` computes from the file), and runs the llama forward pass
+(RMSNorm, rotary attention with grouped key/value heads, SwiGLU) with a
+key/value cache. No torch, no GPU libraries: numpy's BLAS does the matrix
+products. For SmolLM2-135M that is ~0.5 GB of float32 weights.
+
+Only what a judge needs is here: a prompt in, the most likely next tokens out,
+the same tokens for the same prompt every time.
+
+>>> rope_tables(positions=np.arange(2), head_dim=4, theta=10000.0)[0].shape
+(2, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tooleval.errors import JudgeError
+
+__all__ = ["LlamaConfig", "LlamaModel", "read_gguf", "rope_tables"]
+
+ARCHITECTURES = ("llama",)
+
+
+@dataclass(frozen=True, slots=True)
+class LlamaConfig:
+    """The shape of a llama model, from the GGUF metadata."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    vocab: int
+    context: int
+    rope_theta: float
+    norm_eps: float
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+
+def read_gguf(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """Open a GGUF file: ``(reader, metadata)``; a JudgeError says what is wrong with it."""
+    try:
+        from gguf import GGUFReader
+    except ImportError as exc:
+        raise JudgeError("reading a GGUF model needs the gguf package: pip install gguf") from exc
+    try:
+        reader = GGUFReader(str(path))
+    except (ValueError, OSError, IndexError) as exc:  # bad magic, truncated file, ...
+        raise JudgeError(f"not a readable GGUF file: {exc}", path=str(path)) from exc
+    metadata: dict[str, Any] = {}
+    for key, field in reader.fields.items():
+        try:
+            metadata[key] = field.contents()
+        except (ValueError, IndexError, UnicodeDecodeError):
+            continue  # a field this reader cannot decode is not one the judge uses
+    return reader, metadata
+
+
+def _config(metadata: dict[str, Any], path: str) -> LlamaConfig:
+    arch = metadata.get("general.architecture")
+    if arch not in ARCHITECTURES:
+        raise JudgeError(
+            f"the local judge runs llama-architecture GGUF models, this file is {arch!r}; "
+            "serve it with an OpenAI-compatible server (llama.cpp, Ollama, vLLM) and use "
+            "judge: {type: openai, base_url: ...}",
+            path=path,
+        )
+
+    def need(key: str) -> Any:
+        value = metadata.get(f"{arch}.{key}")
+        if value is None:
+            raise JudgeError(f"GGUF metadata lacks {arch}.{key}", path=path)
+        return value
+
+    heads = int(need("attention.head_count"))
+    return LlamaConfig(
+        layers=int(need("block_count")),
+        hidden=int(need("embedding_length")),
+        heads=heads,
+        kv_heads=int(metadata.get(f"{arch}.attention.head_count_kv", heads)),
+        vocab=len(metadata.get("tokenizer.ggml.tokens") or ()) or int(need("vocab_size")),
+        context=int(need("context_length")),
+        rope_theta=float(metadata.get(f"{arch}.rope.freq_base", 10000.0)),
+        norm_eps=float(need("attention.layer_norm_rms_epsilon")),
+    )
+
+
+def _unpermute(weight: np.ndarray, heads: int) -> np.ndarray:
+    """Undo llama.cpp's row order for q/k so rotary embedding rotates halves, as in HF."""
+    rows, cols = weight.shape
+    return np.ascontiguousarray(
+        weight.reshape(heads, rows // heads // 2, 2, cols).swapaxes(1, 2).reshape(rows, cols)
+    )
+
+
+def rope_tables(
+    positions: np.ndarray, head_dim: int, theta: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cosine and sine of the rotary angles, ``(len(positions), head_dim)`` each."""
+    inv = 1.0 / (theta ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim))
+    angles = np.outer(positions.astype(np.float64), inv)
+    angles = np.concatenate([angles, angles], axis=1)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    # x: (heads, T, head_dim); cos/sin: (T, head_dim)
+    half = x.shape[-1] // 2
+    turned = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos + turned * sin
+
+
+def _rms_norm(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
+    scale = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    return (x * scale).astype(np.float32) * weight
+
+
+@dataclass(slots=True)
+class _Layer:
+    attn_norm: np.ndarray
+    wq: np.ndarray
+    wk: np.ndarray
+    wv: np.ndarray
+    wo: np.ndarray
+    ffn_norm: np.ndarray
+    w_gate: np.ndarray
+    w_up: np.ndarray
+    w_down: np.ndarray
+
+
+class LlamaModel:
+    """Weights of a llama GGUF, dequantized once; :meth:`generate` decodes greedily.
+
+    Weight matrices are stored transposed (``in × out``) so that every product
+    is ``activations @ weight``.
+    """
+
+    def __init__(self, path: str | Path, *, reader: Any = None, metadata: Any = None) -> None:
+        self.path = str(path)
+        if reader is None or metadata is None:
+            reader, metadata = read_gguf(path)
+        self.config = _config(metadata, self.path)
+        tensors = {tensor.name: tensor for tensor in reader.tensors}
+        cfg = self.config
+
+        def weight(name: str) -> np.ndarray:
+            tensor = tensors.get(name)
+            if tensor is None:
+                raise JudgeError(f"GGUF file lacks tensor {name}", path=self.path)
+            return _dequantize(tensor, self.path)
+
+        self.embedding = weight("token_embd.weight")  # (vocab, hidden)
+        if self.embedding.shape != (cfg.vocab, cfg.hidden):
+            raise JudgeError(
+                f"token_embd.weight has shape {self.embedding.shape}, "
+                f"expected {(cfg.vocab, cfg.hidden)}",
+                path=self.path,
+            )
+        self.output_norm = weight("output_norm.weight")
+        # Tied embeddings (SmolLM2) have no output.weight: the embedding is the output layer.
+        self.output = weight("output.weight").T if "output.weight" in tensors else self.embedding.T
+        self.layers = [
+            _Layer(
+                attn_norm=weight(f"blk.{i}.attn_norm.weight"),
+                wq=_unpermute(weight(f"blk.{i}.attn_q.weight"), cfg.heads).T,
+                wk=_unpermute(weight(f"blk.{i}.attn_k.weight"), cfg.kv_heads).T,
+                wv=weight(f"blk.{i}.attn_v.weight").T,
+                wo=weight(f"blk.{i}.attn_output.weight").T,
+                ffn_norm=weight(f"blk.{i}.ffn_norm.weight"),
+                w_gate=weight(f"blk.{i}.ffn_gate.weight").T,
+                w_up=weight(f"blk.{i}.ffn_up.weight").T,
+                w_down=weight(f"blk.{i}.ffn_down.weight").T,
+            )
+            for i in range(cfg.layers)
+        ]
+
+    def _forward(
+        self, ids: Sequence[int], start: int, keys: list[np.ndarray], values: list[np.ndarray]
+    ) -> np.ndarray:
+        """Run ``ids`` at positions ``start…``; fills the caches; returns the last logits."""
+        cfg = self.config
+        count = len(ids)
+        group = cfg.heads // cfg.kv_heads
+        hd = cfg.head_dim
+        end = start + count
+        cos, sin = rope_tables(np.arange(start, end), hd, cfg.rope_theta)
+        # Query t (absolute position start + t) sees keys 0 … start + t.
+        mask = np.triu(np.full((count, end), -np.inf, dtype=np.float32), k=start + 1)
+        scale = np.float32(1.0 / np.sqrt(hd))
+        x = self.embedding[np.asarray(ids, dtype=np.int64)]
+        for index, layer in enumerate(self.layers):
+            h = _rms_norm(x, layer.attn_norm, cfg.norm_eps)
+            q = (h @ layer.wq).reshape(count, cfg.heads, hd).transpose(1, 0, 2)
+            k = (h @ layer.wk).reshape(count, cfg.kv_heads, hd).transpose(1, 0, 2)
+            v = (h @ layer.wv).reshape(count, cfg.kv_heads, hd).transpose(1, 0, 2)
+            keys[index][:, start:end] = _rotate(k, cos, sin)
+            values[index][:, start:end] = v
+            q = _rotate(q, cos, sin).reshape(cfg.kv_heads, group * count, hd)
+            seen_k = keys[index][:, :end]
+            scores = (q @ seen_k.transpose(0, 2, 1)) * scale  # (kv, group*T, end)
+            scores = scores.reshape(cfg.kv_heads, group, count, end) + mask
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            attended = scores.reshape(cfg.kv_heads, group * count, end) @ values[index][:, :end]
+            attended = attended.reshape(cfg.heads, count, hd).transpose(1, 0, 2)
+            x = x + attended.reshape(count, cfg.hidden) @ layer.wo
+            h = _rms_norm(x, layer.ffn_norm, cfg.norm_eps)
+            gate = h @ layer.w_gate
+            gate = gate / (1.0 + np.exp(-gate))  # SiLU
+            x = x + (gate * (h @ layer.w_up)) @ layer.w_down
+        last = _rms_norm(x[-1:], self.output_norm, cfg.norm_eps)
+        return (last @ self.output)[0]
+
+    def generate(
+        self,
+        prompt: Sequence[int],
+        *,
+        max_new_tokens: int,
+        stop_ids: Sequence[int] = (),
+        should_stop: Callable[[list[int]], bool] | None = None,
+    ) -> list[int]:
+        """Greedy continuation of ``prompt``: at most ``max_new_tokens`` ids.
+
+        Stops after a token in ``stop_ids`` (which is kept, as ``transformers``
+        keeps the end-of-sequence token) or once ``should_stop(generated)`` is true.
+        """
+        cfg = self.config
+        if not prompt:
+            raise JudgeError("the prompt is empty after tokenisation")
+        total = len(prompt) + max_new_tokens
+        if total > cfg.context:
+            raise JudgeError(
+                f"prompt ({len(prompt)} tokens) plus max_new_tokens ({max_new_tokens}) "
+                f"exceeds the model's context of {cfg.context} tokens"
+            )
+        shape = (cfg.kv_heads, total, cfg.head_dim)
+        keys = [np.zeros(shape, dtype=np.float32) for _ in self.layers]
+        values = [np.zeros(shape, dtype=np.float32) for _ in self.layers]
+        stops = set(stop_ids)
+        generated: list[int] = []
+        logits = self._forward(list(prompt), 0, keys, values)
+        while True:
+            token = int(np.argmax(logits))
+            generated.append(token)
+            if token in stops or len(generated) >= max_new_tokens:
+                return generated
+            if should_stop is not None and should_stop(generated):
+                return generated
+            logits = self._forward([token], len(prompt) + len(generated) - 1, keys, values)
+
+
+def _dequantize(tensor: Any, path: str) -> np.ndarray:
+    from gguf import GGMLQuantizationType
+    from gguf.quants import dequantize
+
+    kind = GGMLQuantizationType(tensor.tensor_type)
+    try:
+        if kind in (GGMLQuantizationType.F32, GGMLQuantizationType.F16):
+            values = np.asarray(tensor.data)
+        else:
+            values = dequantize(tensor.data, kind)
+    except NotImplementedError as exc:
+        raise JudgeError(
+            f"tensor {tensor.name} is quantized as {kind.name}, which the gguf package cannot "
+            "dequantize; use a Q4_0, Q4_1, Q5, Q8_0, K-quant or F16/F32 file",
+            path=path,
+        ) from exc
+    # GGUF lists dimensions fastest-first; numpy wants them slowest-first.
+    shape = tuple(int(n) for n in reversed(tensor.shape))
+    return np.ascontiguousarray(values.reshape(shape), dtype=np.float32)
