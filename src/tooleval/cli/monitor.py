@@ -1,7 +1,10 @@
 """``tooleval monitor TRACES``: run the trace detectors and report what they found.
 
 Exit codes: 0 done (or no ``--fail-on`` detector found anything), 1 a
-``--fail-on`` detector found something, 2 bad input or options.
+``--fail-on`` detector found something, 2 bad input or options: among them a
+traces file that is empty, binary, CSV or a JSON array, or of which not one
+line or span could be read, so that a ``--fail-on`` gate never passes on
+nothing. ``--json`` and ``--emit`` paths are checked before any work.
 """
 
 from __future__ import annotations
@@ -116,6 +119,18 @@ def handle(args: argparse.Namespace) -> int:
     options = detector_options(args)
     if detectors is not None:
         options = {k: v for k, v in options.items() if k in detectors}
+    from tooleval.io_atomic import atomic_write, check_output_path
+
+    for option, value in (("--json", args.json), ("--emit", args.emit)):
+        if value is not None:
+            check_output_path(value, option=option, inputs=[args.traces])
+    if args.json is not None and args.emit is not None:
+        from tooleval.io_atomic import same_file
+
+        if same_file(args.json, args.emit):
+            raise ConfigError(
+                "--json and --emit name the same file; give two paths", field="--emit"
+            )
     store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
     report = monitor(
         args.traces,
@@ -125,8 +140,9 @@ def handle(args: argparse.Namespace) -> int:
         emit=args.emit,
         emit_passes=args.emit_passes,
     )
+    _check_something_read(report, args.traces)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
+        with atomic_write(args.json, "w") as handle:
             json.dump(report.to_dict(), handle, indent=2, default=str)
             handle.write("\n")
     _print(report, show=args.show, emitted=args.emit)
@@ -135,6 +151,33 @@ def handle(args: argparse.Namespace) -> int:
         print(f"monitor: failing because {', '.join(failed)} found something", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_something_read(report: Any, traces: str) -> None:
+    """Exit 2 (InputError) when no session was read and nothing in the file was a span.
+
+    Lines or spans skipped with no session read, or a JSON file with no OTLP
+    span at all (a JSON array of something else), mean the file was not
+    understood: a ``--fail-on`` gate must not pass on it.
+    """
+    from tooleval.errors import InputError
+    from tooleval.monitor.ingest import sniff_traces
+
+    if report.sessions:
+        return
+    ingest = report.ingest
+    skipped = ingest.spans_skipped + len(ingest.problems) + ingest.problems_dropped
+    if skipped:
+        first = f"; the first: {ingest.problems[0]}" if ingest.problems else ""
+        raise InputError(
+            f"no session could be read ({skipped} lines or spans skipped{first})", file=traces
+        )
+    if not ingest.spans and sniff_traces(traces) == "otlp":
+        raise InputError(
+            "no OTLP span and no conversation found; expected OTLP JSON traces (a request "
+            "per line, a document, or an array of requests) or JSONL conversations",
+            file=traces,
+        )
 
 
 def _print(report: Any, *, show: int, emitted: str | None) -> None:

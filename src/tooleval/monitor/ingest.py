@@ -29,7 +29,6 @@ Sessions come out in order of first appearance.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import sqlite3
 import tempfile
@@ -40,11 +39,47 @@ from typing import Any
 import orjson
 
 from tooleval.errors import InputError, ToolEvalError
+from tooleval.formats.json_limits import loads as limited_loads
 from tooleval.formats.otel import IngestReport, is_otlp_request, iter_otlp_spans
 from tooleval.formats.otel_genai import SpanFacts, span_facts
 from tooleval.monitor.session import Session, assemble_session
 
 __all__ = ["TraceSessions", "read_sessions", "sniff_traces"]
+
+
+_BINARY_SUFFIXES = frozenset({".gz", ".pb", ".binpb", ".protobuf"})
+_EXPECTED = "expected OTLP JSON traces or JSONL conversations (one JSON object per line)"
+
+
+def check_traces_file(path: str | Path) -> None:
+    """Refuse a file that cannot hold traces: empty, binary, CSV or other text that is not JSON.
+
+    Raises :class:`~tooleval.errors.InputError` naming the file, so that
+    ``monitor --fail-on`` never passes on a file it could not read at all.
+    Compressed (gzip) and protobuf files (``.pb``, ``.binpb``) are left to
+    their readers.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(65536)
+    if head.startswith(b"\x1f\x8b") or Path(path).suffix.lower() in _BINARY_SUFFIXES:
+        return
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text:
+        raise InputError(f"the file is empty; {_EXPECTED}", file=str(path))
+    if b"\x00" in head:
+        raise InputError(f"a binary file; {_EXPECTED}", file=str(path))
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a character cut by the 64 KiB read
+            raise InputError(
+                f"not UTF-8 text (byte 0x{head[exc.start]:02x} at offset {exc.start}); {_EXPECTED}",
+                file=str(path),
+            ) from None
+    if text[:1] not in (b"{", b"["):  # an array may hold OTLP requests; its reader decides
+        first = text.split(b"\n", 1)[0][:60].decode("utf-8", "replace")
+        kind = "CSV or other text" if b"," in text.split(b"\n", 1)[0] else "not JSON"
+        raise InputError(f"{kind} (starts {first!r}); {_EXPECTED}", file=str(path))
 
 
 def sniff_traces(path: str | Path) -> str:
@@ -56,8 +91,8 @@ def sniff_traces(path: str | Path) -> str:
     if not first:
         return "otlp"
     try:
-        head = json.loads(first)
-    except ValueError:
+        head = limited_loads(first)
+    except (ValueError, InputError):
         return "otlp"  # a multi-line document: only OTLP is read that way
     return "otlp" if is_otlp_request(head) else "conversations"
 
@@ -218,6 +253,7 @@ def read_sessions(
     path = Path(path)
     if not path.is_file():
         raise InputError("traces file not found", path=str(path))
+    check_traces_file(path)
     report = IngestReport()
     if sniff_traces(path) == "conversations":
         count = calls = 0
@@ -252,7 +288,7 @@ def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session
                 continue
             report.lines += 1
             try:
-                data = json.loads(raw)
+                data = limited_loads(raw)
                 sample = import_conversation(data)
             except ValueError as exc:
                 report.problem(f"invalid JSON: {exc}", line=number)
