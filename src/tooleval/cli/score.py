@@ -33,7 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Score every row of a JSONL dataset with one metric and write JSONL results.",
     )
     parser.add_argument("dataset", help="JSONL file of canonical rows ('-' for stdin)")
-    parser.add_argument("--metric", required=True, help="metric name (see `tooleval metrics`)")
+    parser.add_argument(
+        "--metric",
+        help="metric name (see `tooleval metrics`); default with --format: the benchmark's profile",
+    )
+    parser.add_argument(
+        "--format",
+        help="bfcl, tau-bench, tau2, api-bank, jsonl or json (default: detected when "
+        "unambiguous, else canonical rows); see docs/formats.md",
+    )
+    parser.add_argument("--data", metavar="DIR", help="BFCL data folder for --format bfcl")
     parser.add_argument(
         "--option",
         action="append",
@@ -107,9 +116,15 @@ def iter_rows(stream: IO[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooleval.formats.benchmarks import (
+        BENCHMARK_FORMATS,
+        benchmark_samples,
+        resolve_score_format,
+    )
     from tooleval.metrics.registry import bind, get_metric
 
     options = parse_options(args.option)
+    args.format, args.metric, options = resolve_score_format(args, options)
     info = get_metric(args.metric)
     if info.needs_judge:
         raise ConfigError(
@@ -124,12 +139,18 @@ def run(args: argparse.Namespace) -> int:
 
         check_output_path(args.output, option="--output", inputs=[args.dataset])
     metric = bind(args.metric, **options)  # parameters checked once, not per row
-    kind = "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
+    kind = args.format or (
+        "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
+    )
     workers = cap_workers(args.workers) if args.workers > 1 else 1
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
     with _output(args.output) as out:
         if kind != "jsonl":
-            samples = tabular_samples(Path(args.dataset), kind, metric)
+            samples = (
+                benchmark_samples(Path(args.dataset), kind, data=args.data)
+                if kind in BENCHMARK_FORMATS
+                else tabular_samples(Path(args.dataset), kind, metric)
+            )
             count = sum(
                 out.write(_score_sample(metric, number, sample, table_rows)) > 0
                 for number, sample in samples

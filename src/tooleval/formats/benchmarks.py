@@ -1,0 +1,236 @@
+"""Benchmark result files by name: which importer reads them and which metric scores them.
+
+``tooleval score FILE --format NAME`` reads a benchmark's own output with
+its importer and scores it with the profile metric that reproduces the
+benchmark's verdict, unless ``--metric`` says otherwise:
+
+=========== ========================================= =========================================
+format      what FILE is                              default metric
+=========== ========================================= =========================================
+bfcl        a BFCL result file or folder (+ ``--data``) ``bfcl_ast``
+tau-bench   a tau-bench trajectories JSON list        ``tau_bench_actions``
+tau2        a tau2-bench results JSON object          ``tau2_actions``
+api-bank    graded API-Bank rows (JSONL or JSON list) ``tool_correctness`` (``numeric_text``)
+jsonl       canonical rows, one per line              (``--metric`` required)
+json        canonical rows in one JSON array          (``--metric`` required)
+=========== ========================================= =========================================
+
+Without ``--format``, :func:`detect_benchmark` names the format when the
+content leaves no doubt (a tau2 object with ``tasks`` and ``simulations``, a
+list of tau-bench runs, API-Bank rows, a ``BFCL_v*_result.json`` name or a
+folder of them) and None otherwise (the file is then read as canonical rows).
+
+>>> default_metric("api-bank")
+('tool_correctness', {'args': 'numeric_text', 'exact_match': True})
+>>> detect_benchmark_value({"tasks": [], "simulations": []})
+'tau2'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from tooleval.errors import ConfigError, DatasetError
+from tooleval.model import Sample
+
+__all__ = [
+    "BENCHMARK_FORMATS",
+    "SCORE_FORMATS",
+    "benchmark_samples",
+    "default_metric",
+    "detect_benchmark",
+    "detect_benchmark_value",
+]
+
+BENCHMARK_FORMATS = ("bfcl", "tau-bench", "tau2", "api-bank")
+SCORE_FORMATS = (*BENCHMARK_FORMATS, "jsonl", "json")
+
+_DEFAULTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "bfcl": ("bfcl_ast", {}),
+    "tau-bench": ("tau_bench_actions", {}),
+    "tau2": ("tau2_actions", {}),
+    "api-bank": ("tool_correctness", {"args": "numeric_text", "exact_match": True}),
+}
+_APIBANK_GOLD = ("ground_truth", "gold", "expected_output")
+_APIBANK_PRED = ("pred", "prediction")
+_CANONICAL_CALLS = ("tools_called", "messages", "expected_tools")
+
+
+def default_metric(fmt: str) -> tuple[str, dict[str, Any]] | None:
+    """The metric and options that reproduce ``fmt``'s own verdict (None for jsonl/json)."""
+    check_format(fmt)
+    found = _DEFAULTS.get(fmt)
+    return None if found is None else (found[0], dict(found[1]))
+
+
+def check_format(fmt: str) -> str:
+    """``fmt`` if it is a format ``tooleval score`` reads, else a ConfigError."""
+    if fmt not in SCORE_FORMATS:
+        raise ConfigError(
+            f"unknown format {fmt!r}; expected one of {', '.join(SCORE_FORMATS)}",
+            field="--format",
+        )
+    return fmt
+
+
+def detect_benchmark_value(value: Any) -> str | None:
+    """The benchmark a parsed JSON document (or first JSONL row) comes from, or None.
+
+    >>> detect_benchmark_value([{"task_id": 0, "traj": [], "info": {}}])
+    'tau-bench'
+    >>> detect_benchmark_value({"pred": "[A()]", "expected_output": "[A()]"})
+    'api-bank'
+    >>> detect_benchmark_value([{"role": "user", "content": "hi"}]) is None
+    True
+    """
+    if isinstance(value, Mapping):
+        if isinstance(value.get("tasks"), list) and isinstance(value.get("simulations"), list):
+            return "tau2"
+        if _is_apibank_row(value):
+            return "api-bank"
+        return None
+    if isinstance(value, list) and value and isinstance(value[0], Mapping):
+        first = value[0]
+        if "traj" in first and isinstance(first.get("info"), Mapping) and "task_id" in first:
+            return "tau-bench"
+        if _is_apibank_row(first):
+            return "api-bank"
+    return None
+
+
+def _is_apibank_row(row: Mapping[str, Any]) -> bool:
+    return (
+        any(k in row for k in _APIBANK_PRED)
+        and any(k in row for k in _APIBANK_GOLD)
+        and not any(k in row for k in _CANONICAL_CALLS)
+    )
+
+
+def detect_benchmark(path: str | Path) -> str | None:
+    """The benchmark format of a file or folder when its name or content leaves no doubt."""
+    path = Path(path)
+    if path.is_dir():
+        return "bfcl" if any(path.rglob("BFCL_v*_result.json")) else None
+    if path.name.startswith("BFCL_v") and path.name.endswith("_result.json"):
+        return "bfcl"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return None
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text[:1] == b"{":
+        first_line = text.split(b"\n", 1)[0]
+        try:
+            return detect_benchmark_value(json.loads(first_line))
+        except ValueError:
+            pass  # a JSON document over several lines: read it whole below
+    if text[:1] in (b"{", b"["):
+        try:
+            return detect_benchmark_value(_read_json(path))
+        except DatasetError:
+            return None
+    return None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with path.open("rb") as handle:
+            return json.loads(handle.read().removeprefix(b"\xef\xbb\xbf"))
+    except OSError as exc:
+        raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
+    except ValueError as exc:
+        raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None
+
+
+def benchmark_samples(
+    path: str | Path, fmt: str, *, data: str | Path | None = None
+) -> Iterator[tuple[int, Sample]]:
+    """``(number, Sample)`` for every record of a benchmark file, read by ``fmt``'s importer.
+
+    ``data`` is BFCL's data folder (questions and ``possible_answer/``);
+    BFCL needs it, the others ignore it.
+    """
+    path = Path(path)
+    if fmt == "tau-bench":
+        from tooleval.formats.tau import load_tau_bench
+
+        samples = load_tau_bench(path)
+    elif fmt == "tau2":
+        from tooleval.formats.tau import load_tau2_results
+
+        samples = load_tau2_results(path)
+    elif fmt == "api-bank":
+        from tooleval.formats.apibank import load_apibank
+
+        samples = load_apibank(path)
+    elif fmt == "bfcl":
+        samples = _bfcl_samples(path, data)
+    else:
+        raise ConfigError(
+            f"format {fmt!r} is not a benchmark; expected one of {', '.join(BENCHMARK_FORMATS)}",
+            field="--format",
+        )
+    yield from enumerate(samples, start=1)
+
+
+def _bfcl_samples(path: Path, data: str | Path | None) -> list[Sample]:
+    from tooleval.formats.bfcl import category_from_filename, load_bfcl
+
+    if data is None:
+        raise ConfigError(
+            "--format bfcl needs --data DIR: BFCL's data folder with the question files "
+            "and possible_answer/",
+            field="--data",
+        )
+    if path.is_dir():
+        per_category = load_bfcl(path, data)
+    else:
+        category = category_from_filename(path.name)
+        if category is None:
+            raise DatasetError(
+                "not a BFCL result file name (expected BFCL_v<N>_<category>_result.json)",
+                path=str(path),
+            )
+        per_category = load_bfcl(path.parent, data, categories=[category])
+    return [sample for samples in per_category.values() for sample in samples]
+
+
+def resolve_score_format(
+    args: Any, options: dict[str, Any]
+) -> tuple[str | None, str, dict[str, Any]]:
+    """``(format, metric, options)`` for ``tooleval score`` from its arguments.
+
+    The format is ``--format``, else what :func:`detect_benchmark` finds,
+    else None (canonical rows, read as the file's shape says). The metric is
+    ``--metric``, else the format's default (whose options the user's
+    ``--option`` values override). Also sets ``args.format`` / ``args.data``
+    when the caller's namespace lacks them.
+    """
+    fmt = getattr(args, "format", None)
+    dataset = getattr(args, "dataset", "-")
+    if getattr(args, "data", None) is None:
+        args.data = None
+    if fmt is not None:
+        check_format(fmt)
+    elif dataset != "-":
+        fmt = detect_benchmark(dataset)
+    if fmt in BENCHMARK_FORMATS and dataset == "-":
+        raise ConfigError(
+            f"--format {fmt} reads a file or folder, not standard input", field="DATASET"
+        )
+    metric = getattr(args, "metric", None)
+    if metric is None:
+        found = default_metric(fmt) if fmt is not None else None
+        if found is None:
+            raise ConfigError(
+                "--metric is required for canonical rows (or give --format "
+                f"{'|'.join(BENCHMARK_FORMATS)} to use the benchmark's own metric)",
+                field="--metric",
+            )
+        metric, defaults = found
+        options = {**defaults, **options}
+    return fmt, metric, options
