@@ -44,6 +44,13 @@ def report(args: argparse.Namespace) -> int:
 
     if args.max_rows < 0:
         raise ConfigError(f"expected a whole number >= 0, got {args.max_rows}", field="--max-rows")
+    from tooleval.errors import InputError
+    from tooleval.io_atomic import check_output_path
+
+    try:
+        check_output_path(args.output, option="--output")  # before the store is read
+    except InputError as exc:
+        raise InputError(f"cannot write the report: {exc.message}", field="--output") from None
     with open_cli_store(args) as store:
         run_id = store.resolve_run_id(args.run_id)
         baseline = store.resolve_run_id(args.compare) if args.compare else None

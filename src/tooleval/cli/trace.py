@@ -59,6 +59,10 @@ def handle_to_case(args: argparse.Namespace) -> int:
     from tooleval.monitor.ingest import read_sessions
     from tooleval.monitor.to_case import session_to_case
 
+    if args.output:  # before reading the traces: a bad path must not cost the work
+        from tooleval.io_atomic import check_output_path
+
+        check_output_path(args.output, option="--output", inputs=[args.traces])
     with read_sessions(args.traces) as sessions:
         session = sessions.get(args.session)
         if session is None:
@@ -72,8 +76,16 @@ def handle_to_case(args: argparse.Namespace) -> int:
         row = session_to_case(session)
     line = json.dumps(row, ensure_ascii=False, default=str)
     if args.output:
-        with open(args.output, "a" if args.append else "w", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        from pathlib import Path
+
+        from tooleval.io_atomic import atomic_write
+
+        target = Path(args.output)
+        kept = target.read_bytes() if args.append and target.is_file() else b""
+        if kept and not kept.endswith(b"\n"):
+            kept += b"\n"
+        with atomic_write(target) as handle:  # the old rows and the new one, or nothing new
+            handle.write(kept + line.encode("utf-8") + b"\n")
         print(
             f"wrote session {session.id} to {args.output}; fill in expected_tools "
             "and remove metadata.needs_expected_tools",
