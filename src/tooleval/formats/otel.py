@@ -31,7 +31,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +94,9 @@ class IngestReport:
     problems: list[IngestProblem] = field(default_factory=list)
     max_problems: int = 1000
     problems_dropped: int = 0
+    log_records: int = 0
+    #: why tool use could not be read -> how many spans (content capture off, ...)
+    unreadable: dict[str, int] = field(default_factory=dict)
 
     def problem(self, message: str, **where: Any) -> None:
         # Keep memory bounded on a file that is bad everywhere; the count stays exact.
@@ -112,7 +114,15 @@ class IngestReport:
             "tool_calls": self.tool_calls,
             "problems": [p.to_dict() for p in self.problems],
             "problems_dropped": self.problems_dropped,
+            "log_records": self.log_records,
+            "unreadable_tool_use": dict(self.unreadable),
         }
+
+    def add_unreadable(self, lines: list[str]) -> None:
+        """Count a session's unreadable-tool-use lines (``"N span(s): reason"``)."""
+        for line in lines:
+            count, _, reason = line.partition(" span(s): ")
+            self.unreadable[reason] = self.unreadable.get(reason, 0) + int(count)
 
 
 @dataclass(slots=True)
@@ -369,117 +379,20 @@ def _decode_or_report(
 
 
 def iter_otlp_spans(source: str | Path | IO[bytes], *, report: IngestReport) -> Iterator[OtlpSpan]:
-    """Stream the spans of an OTLP JSON file (JSONL or one document).
+    """Stream the spans of an OTLP file: JSONL, one (even one-line) document, or protobuf.
 
-    The layout is told from the first line: a line that is a whole OTLP
-    request means JSONL; otherwise the file is one document, streamed with
-    ``ijson``.
+    See :mod:`tooleval.formats.otel_files` for the layouts; gzip is undone
+    on the way. Log records in the file are skipped here.
     """
+    import io
+
+    from tooleval.formats.otel_files import iter_records, open_traces
+
     if isinstance(source, str | Path):
-        with open(source, "rb") as handle:
-            yield from iter_otlp_spans(handle, report=report)
+        with open_traces(source) as stream:
+            yield from iter_otlp_spans(stream, report=report)
         return
-    first = source.readline()
-    while first and not first.strip():
-        first = source.readline()
-    if not first:
-        return
-    try:
-        head = loads(first)
-    except ValueError:
-        head = None
-    if head is not None:
-        yield from _iter_jsonl(first, head, source, report)
-        return
-    yield from _iter_document(first, source, report)
-
-
-def _iter_jsonl(first: bytes, head: Any, source: IO[bytes], report: IngestReport):
-    number = 1
-    report.lines += 1
-    yield from spans_from_request(head, report=report, line=number)
-    for raw_line in source:
-        number += 1
-        if not raw_line.strip():
-            continue
-        report.lines += 1
-        try:
-            data = loads(raw_line)
-        except ValueError as exc:
-            report.problem(f"invalid JSON: {exc}", line=number)
-            continue
-        yield from spans_from_request(data, report=report, line=number)
-
-
-class _Prepend:
-    """A file object that first replays bytes already read."""
-
-    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
-        self._head = head
-        self._rest = rest
-
-    def read(self, size: int = -1) -> bytes:
-        if self._head:
-            if size is None or size < 0:
-                out, self._head = self._head + self._rest.read(), b""
-                return out
-            out, self._head = self._head[:size], self._head[size:]
-            return out
-        return self._rest.read(size)
-
-
-# Where spans and resources sit in a request (or in a list of requests), in
-# camelCase (OTLP/JSON) or snake_case (protobuf with preserved field names).
-_SPAN_PREFIX = re.compile(
-    r"^(item\.)?resource_?[sS]pans\.item\."
-    r"(scope_?[sS]pans|instrumentation_?[lL]ibrary_?[sS]pans)\.item\.spans\.item$"
-)
-_RESOURCE_PREFIX = re.compile(r"^(item\.)?resource_?[sS]pans\.item\.resource$")
-
-
-def _iter_document(first: bytes, source: IO[bytes], report: IngestReport):
-    try:
-        import ijson
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise FormatError(
-            "reading a single-document OTLP JSON file needs ijson: pip install 'tooleval[otel]' "
-            "(or convert it to one request per line)"
-        ) from exc
-    report.lines += 1
-    resource: dict[str, Any] = {}
-    builder = None
-    depth = 0
-    kind = ""
-    index = 0
-    try:
-        for prefix, event, value in ijson.parse(_Prepend(first, source), use_float=True):
-            if builder is not None:
-                builder.event(event, value)
-                if event in ("start_map", "start_array"):
-                    depth += 1
-                elif event in ("end_map", "end_array"):
-                    depth -= 1
-                    if depth == 0:
-                        obj, builder = builder.value, None
-                        if kind == "span":
-                            index += 1
-                            span = _decode_or_report(obj, resource, report, None)
-                            if span is not None:
-                                yield span
-                        else:
-                            resource = _resource(obj, report, None)
-                continue
-            if event != "start_map":
-                continue
-            if _SPAN_PREFIX.match(prefix):
-                kind = "span"
-            elif _RESOURCE_PREFIX.match(prefix):
-                kind = "resource"
-                resource = {}
-            else:
-                continue
-            builder = ijson.ObjectBuilder()
-            builder.event(event, value)
-            depth = 1
-    except ijson.JSONError as exc:
-        report.problem(f"invalid JSON after {index} spans: {exc}; the rest of the file is skipped")
+    stream = source if isinstance(source, io.BufferedReader) else io.BufferedReader(source)  # type: ignore[arg-type]
+    for record in iter_records(stream, report=report):
+        if isinstance(record, OtlpSpan):
+            yield record

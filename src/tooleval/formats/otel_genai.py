@@ -41,6 +41,11 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from tooleval.formats.otel import OtlpSpan, loads
+from tooleval.formats.otel_langchain import (
+    conversation_text,
+    tool_call_with_context,
+    unwrap_tool_message,
+)
 
 __all__ = ["SpanCall", "SpanFacts", "result_is_error", "span_facts"]
 
@@ -64,6 +69,8 @@ class SpanCall:
     source: str = "execute_tool"  # execute_tool | mcp | openinference | traceloop | message
     executed: bool = True
     from_input: bool = False  # found in a request's history, not in a model output
+    arguments_missing: bool = False  # the call was seen but its arguments were not recorded
+    single_value: bool = False  # arguments are one bare value (a one-argument LangChain tool)
 
 
 @dataclass(slots=True)
@@ -82,10 +89,25 @@ class SpanFacts:
     output_text: str | None = None
     output_priority: int = 0  # 2: agent root span, 1: model output
     line: int | None = None
+    kind: str | None = None  # "llm" (a model call) | "tool" | None
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    call_hints: list[dict[str, Any]] = field(default_factory=list)  # {call_id, name, arguments}
+    unreadable: str | None = None  # why this span shows tool use whose content was not recorded
+    problems: list[str] = field(default_factory=list)  # content that could not be fully read
 
     @property
     def has_content(self) -> bool:
-        return bool(self.calls or self.responses or self.user_input or self.output_text)
+        return bool(
+            self.calls
+            or self.responses
+            or self.user_input
+            or self.output_text
+            or self.kind
+            or self.call_hints
+            or self.unreadable
+        )
 
     def to_dict(self) -> dict[str, Any]:
         # Shallow on purpose (asdict deep-copies every value): this runs once per span.
@@ -140,13 +162,42 @@ def result_is_error(result: Any) -> bool:
     return error not in (None, "", False, {}, [])
 
 
+def _exception(span: OtlpSpan) -> tuple[str | None, str | None]:
+    for name, attributes in span.events:
+        if name == "exception":
+            kind = attributes.get("exception.type")
+            message = attributes.get("exception.message")
+            return (str(kind) if kind else None), (str(message) if message else None)
+    return None, None
+
+
 def _span_error(span: OtlpSpan) -> tuple[bool, str | None]:
     error_type = span.attributes.get("error.type")
     if span.status == "ERROR":
-        return True, str(error_type or span.status_message or "error")
+        exception_type, _ = _exception(span)
+        return True, str(error_type or exception_type or "error")
     if error_type:
         return True, str(error_type)
     return False, None
+
+
+def error_text(span: OtlpSpan) -> str | None:
+    """What a failed span says went wrong: the ``exception`` event, else ``status.message``.
+
+    A status message that holds a whole traceback is cut before it.
+
+    >>> error_text(OtlpSpan("ab" * 16, "cd" * 8, status="ERROR", status_message="card declined"))
+    'card declined'
+    """
+    _, message = _exception(span)
+    if message:
+        return message
+    text = (span.status_message or "").strip()
+    if not text:
+        return None
+    head = text.split("Traceback (most recent call last)")[0].strip()
+    lines = [line.strip() for line in (head or text).splitlines() if line.strip()]
+    return (lines[0] if head else lines[-1]) if lines else None
 
 
 def _tool_call(
@@ -155,6 +206,10 @@ def _tool_call(
     is_error, error_type = _span_error(span)
     if not is_error and result_is_error(result):
         is_error, error_type = True, "tool_error"
+    if is_error and result in (None, ""):
+        message = error_text(span)
+        if message:
+            result = {"error": message}
     return SpanCall(
         name=str(name),
         arguments=arguments,
@@ -208,16 +263,25 @@ def _executed_call(span: OtlpSpan) -> SpanCall | None:
     if str(a.get("openinference.span.kind", "")).upper() == "TOOL":
         name = a.get("tool.name") or span.name
         if name:
-            return _tool_call(
-                span,
-                name,
+            result, envelope_id, envelope_error = unwrap_tool_message(a.get("output.value"))
+            arguments = (
                 a.get("input.value")
                 if a.get("input.value") is not None
-                else a.get("tool.parameters"),
-                a.get("output.value"),
-                a.get("tool_call.id") or a.get("tool.id"),
+                else a.get("tool.parameters")
+            )
+            call = _tool_call(
+                span,
+                name,
+                arguments,
+                result,
+                a.get("tool_call.id") or a.get("tool.id") or envelope_id,
                 "openinference",
             )
+            if envelope_error and not call.is_error:
+                call.is_error, call.error_type = True, "tool_error"
+            if arguments is not None and not isinstance(_maybe_json(arguments), Mapping):
+                call.single_value = True
+            return call
     if str(a.get("traceloop.span.kind", "")).lower() == "tool":
         name = a.get("traceloop.entity.name") or span.name
         if name:
@@ -258,8 +322,37 @@ def _parts_text(parts: Any) -> str:
     return "\n".join(texts)
 
 
+def salvage_json_list(text: str) -> list[Any]:
+    """The complete items at the start of a JSON list that was cut short.
+
+    >>> salvage_json_list('[{"a": 1}, {"b": 2}, {"c": [1, 2')
+    [{'a': 1}, {'b': 2}]
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("[")
+    if start < 0:
+        return []
+    items, position = [], start + 1
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        try:
+            item, position = decoder.raw_decode(text, position)
+        except ValueError:
+            return items
+        items.append(item)
+
+
 def _genai_messages(facts: SpanFacts, value: Any, *, output: bool) -> None:
+    key = "gen_ai.output.messages" if output else "gen_ai.input.messages"
     messages = _maybe_json(value)
+    if isinstance(messages, str):
+        messages = salvage_json_list(value)
+        facts.problems.append(
+            f"{key} is not valid JSON ({len(value)} characters, cut short: an attribute "
+            f"length limit such as OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT?); kept the "
+            f"{len(messages)} complete message(s) before the cut"
+        )
     if not isinstance(messages, list):
         return
     texts = []
@@ -386,6 +479,7 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
     call = _executed_call(span)
     if call is not None:
         facts.calls.append(call)
+        facts.kind = "tool"
         return facts  # a tool span's input/output are the tool's, not the conversation's
     if "gen_ai.input.messages" in a:
         _genai_messages(facts, a["gen_ai.input.messages"], output=False)
@@ -395,13 +489,102 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
     if kind == "LLM":
         _openinference_messages(facts, a, output=False)
         _openinference_messages(facts, a, output=True)
+    if kind == "LLM" or a.get("gen_ai.operation.name") in MODEL_OPERATIONS:
+        _model_usage(facts, a)
+        facts.unreadable = _unreadable_tool_use(facts, a, kind)
+    if kind == "CHAIN":
+        _langgraph_tools_node(facts, a)
     if kind in ("AGENT", "CHAIN") and span.parent_span_id is None:
-        text = _as_text(a.get("input.value"))
+        user, answer = conversation_text(a.get("input.value"))
+        text = user or _as_text(a.get("input.value"))
         if text and facts.user_input is None:
             facts.user_input = text
-        out = _as_text(a.get("output.value"))
+        _, answer = conversation_text(a.get("output.value"))
+        out = answer or _as_text(a.get("output.value"))
         if out:
             facts.output_text, facts.output_priority = out, 2
     if a.get("gen_ai.operation.name") == "invoke_agent" and facts.output_text:
         facts.output_priority = 2
     return facts
+
+
+# ---------------------------------------------------------------- usage, gaps, LangGraph
+
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "responses"})
+_TOOL_FINISH = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+CONTENT_SETTINGS = (
+    "message content is not recorded: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+    "true (with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental it takes SPAN_ONLY, "
+    "EVENT_ONLY or SPAN_AND_EVENT; EVENT_ONLY content arrives as OTLP logs, read those too)"
+)
+OPENINFERENCE_SETTINGS = (
+    "OpenInference hides messages: unset OPENINFERENCE_HIDE_INPUTS / OPENINFERENCE_HIDE_OUTPUTS "
+    "(and OPENINFERENCE_HIDE_OUTPUT_MESSAGES)"
+)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None and value != "" else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _model_usage(facts: SpanFacts, a: Mapping[str, Any]) -> None:
+    facts.kind = "llm"
+    facts.model = (
+        str(
+            a.get("gen_ai.response.model")
+            or a.get("gen_ai.request.model")
+            or a.get("llm.model_name")
+            or ""
+        )
+        or None
+    )
+    for attr, key in (
+        (
+            "input_tokens",
+            ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
+        ),
+        (
+            "output_tokens",
+            (
+                "gen_ai.usage.output_tokens",
+                "gen_ai.usage.completion_tokens",
+                "llm.token_count.completion",
+            ),
+        ),
+    ):
+        value = next((_int(a[k]) for k in key if _int(a.get(k)) is not None), None)
+        setattr(facts, attr, value)
+
+
+def _unreadable_tool_use(facts: SpanFacts, a: Mapping[str, Any], kind: str) -> str | None:
+    """Why a model span that asked for tools shows no readable call (None when it does)."""
+    reasons = a.get("gen_ai.response.finish_reasons") or a.get("llm.finish_reason") or ()
+    if isinstance(reasons, str):
+        reasons = [reasons]
+    asked = any(str(r).lower() in _TOOL_FINISH for r in reasons)
+    if not asked or any(not c.from_input for c in facts.calls):
+        return None
+    if kind == "LLM":
+        return f"finish reason tool_calls but no llm.output_messages: {OPENINFERENCE_SETTINGS}"
+    return f"finish reason tool_calls but no gen_ai.output.messages: {CONTENT_SETTINGS}"
+
+
+def _langgraph_tools_node(facts: SpanFacts, a: Mapping[str, Any]) -> None:
+    hint = tool_call_with_context(a.get("input.value"))
+    if hint is not None:
+        facts.call_hints.append(hint)
+    output = _maybe_json(a.get("output.value"))
+    messages = output.get("messages") if isinstance(output, Mapping) else None
+    for message in messages if isinstance(messages, list) else ():
+        content, call_id, is_error = unwrap_tool_message(message)
+        if call_id:
+            facts.responses.append(
+                {
+                    "call_id": call_id,
+                    "result": content,
+                    "is_error": is_error or result_is_error(content),
+                }
+            )

@@ -12,8 +12,8 @@ detector          flags
 redundancy        an identical call made again after it already succeeded
 retry_loop        ``min_run`` (3) identical calls in a row, or an identical call
                   re-tried ``min_run`` times where every earlier attempt failed
-error_ignored     a failed call followed by the final answer with no later call
-                  of that tool and no word of the failure in the answer
+error_ignored     a tool's last failed call, not retried, then a final answer that
+                  claims the effect (state-changing tools) or does not mention it
 excessive_calls   more than ``max_calls`` (25) calls, or a tool called far more
                   often than usual across the batch (robust z-score > 3.5)
 ================  ============================================================
@@ -27,7 +27,6 @@ excessive_calls   more than ``max_calls`` (25) calls, or a tool called far more
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -36,6 +35,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.model import Diagnosis, Result
+from tooleval.monitor.error_ignored import error_ignored
 from tooleval.monitor.session import Session, canonical_arguments
 
 __all__ = [
@@ -111,7 +111,12 @@ def _finding(
 
 
 def _keys(session: Session) -> list[tuple[str, str]]:
-    return [(c.name, canonical_arguments(c.call)) for c in session.calls]
+    # A call whose arguments were not recorded equals no other call: comparing
+    # unknown arguments would turn any two calls of one tool into "identical" ones.
+    return [
+        (c.name, f"unknown:{i}" if c.arguments_missing else canonical_arguments(c.call))
+        for i, c in enumerate(session.calls)
+    ]
 
 
 # ---------------------------------------------------------------- redundancy
@@ -141,8 +146,14 @@ def redundancy(session: Session, *, after_error: bool = False) -> list[Finding]:
         if after_error:
             repeats = len(indices) - 1
         else:
+            # a success must be seen: a request whose result was never recorded may have failed
             first_ok = next(
-                (n for n, i in enumerate(indices) if not session.calls[i].is_error), None
+                (
+                    n
+                    for n, i in enumerate(indices)
+                    if not session.calls[i].is_error and session.calls[i].outcome_known
+                ),
+                None,
             )
             repeats = 0 if first_ok is None else len(indices) - 1 - first_ok
         if repeats < 1:
@@ -234,105 +245,6 @@ def retry_loop(session: Session, *, min_run: int = 3) -> list[Finding]:
                 shape="after_errors",
                 arguments=args,
                 errors=sum(1 for i in chain if session.calls[i].is_error),
-            )
-        )
-    return findings
-
-
-# ---------------------------------------------------------------- error ignored
-
-# Words that show the answer admits something went wrong, matched as whole
-# words, case-insensitively.
-ACKNOWLEDGEMENT_WORDS = (
-    "error",
-    "errors",
-    "fail",
-    "failed",
-    "failure",
-    "failing",
-    "unable",
-    "cannot",
-    "can't",
-    "can not",
-    "couldn't",
-    "could not",
-    "wasn't able",
-    "was not able",
-    "not able",
-    "unavailable",
-    "not available",
-    "sorry",
-    "apologize",
-    "apologise",
-    "unfortunately",
-    "problem",
-    "issue",
-    "went wrong",
-    "try again",
-    "timed out",
-    "timeout",
-    "not found",
-    "denied",
-)
-_ACK = re.compile(
-    r"\b(" + "|".join(re.escape(w).replace("'", "['’]") for w in ACKNOWLEDGEMENT_WORDS) + r")\b",
-    re.IGNORECASE,
-)
-
-
-def _acknowledges(answer: str) -> bool:
-    return _ACK.search(answer) is not None
-
-
-def error_ignored(session: Session) -> list[Finding]:
-    """A failed tool call the final answer glosses over.
-
-    A call *failed* when its span status is ERROR, it has ``error.type``, or
-    its result says so (``is_error`` / ``isError`` true, or a non-empty
-    ``error`` field). The failure is *ignored* when all of these hold:
-
-    1. the session has a final answer (``Session.output``, non-empty); with
-       no captured answer nothing is judged;
-    2. the answer came after the failed call (when both times are known);
-    3. no later call in the session uses the same tool (no retry);
-    4. the answer does not acknowledge trouble: none of
-       :data:`ACKNOWLEDGEMENT_WORDS` appears in it as a whole word
-       (case-insensitive; the tool's name alone is not an acknowledgement).
-
-    >>> from tooleval.model import ToolCall
-    >>> from tooleval.monitor.session import Session, TracedCall
-    >>> bad = TracedCall(ToolCall("refund", {"id": 7}, result={"error": "declined"}, is_error=True))
-    >>> len(error_ignored(Session("s", [bad], output="Your refund is on its way!")))
-    1
-    >>> len(error_ignored(Session("s", [bad], output="Sorry, the refund was declined.")))
-    0
-    """
-    answer = session.output or ""
-    if not answer.strip():
-        return []
-    findings = []
-    for index, traced in enumerate(session.calls):
-        if not traced.is_error:
-            continue
-        if (
-            session.output_ns is not None
-            and traced.start_ns is not None
-            and session.output_ns < traced.start_ns
-        ):
-            continue
-        if any(later.name == traced.name for later in session.calls[index + 1 :]):
-            continue
-        if _acknowledges(answer):
-            continue
-        findings.append(
-            _finding(
-                "error_ignored",
-                session,
-                [index],
-                f"{traced.name} failed and the final answer neither retried nor mentioned it",
-                error=traced.error_type or "error",
-                result=traced.call.result,
-                final_output=answer[:300],
             )
         )
     return findings
@@ -502,7 +414,10 @@ DETECTORS: dict[str, DetectorInfo] = {
         {"min_run": 3},
     ),
     "error_ignored": DetectorInfo(
-        "error_ignored", error_ignored, "failed call glossed over by the final answer", {}
+        "error_ignored",
+        error_ignored,
+        "failed call glossed over (or its effect claimed) by the final answer",
+        {"state_changing": [], "read_only": []},
     ),
     "excessive_calls": DetectorInfo(
         "excessive_calls",

@@ -93,18 +93,62 @@ def evaluation_record(
 
 
 class EvaluationEventWriter:
-    """Streams evaluation events to an OTLP JSON logs file (JSONL of requests)."""
+    """Streams evaluation events to an OTLP JSON logs file (JSONL of requests) and/or endpoint.
+
+    ``endpoint`` is an OTLP/HTTP logs URL (``http://host:4318/v1/logs``): each
+    batch is POSTed as an OTLP JSON ``ExportLogsServiceRequest``. A failed
+    export is counted in ``export_errors`` (with the last error in
+    ``last_export_error``) and does not stop monitoring.
+    """
 
     def __init__(
-        self, path: str | Path, *, include_passes: bool = False, batch_size: int = 500
+        self,
+        path: str | Path | None = None,
+        *,
+        include_passes: bool = False,
+        batch_size: int = 500,
+        endpoint: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
     ) -> None:
-        self.path = Path(path)
+        self.path = Path(path) if path is not None else None
         self.include_passes = include_passes
         self.batch_size = batch_size
         self.count = 0
+        self.exported = 0
+        self.export_errors = 0
+        self.last_export_error: str | None = None
         self._pending: list[dict[str, Any]] = []
         # closed by close(); the writer outlives any single with-block of its caller
-        self._handle: IO[str] | None = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+        self._handle: IO[str] | None = (
+            open(self.path, "w", encoding="utf-8") if self.path is not None else None  # noqa: SIM115
+        )
+        self._client = None
+        self.endpoint = endpoint
+        if endpoint is not None:
+            import httpx
+
+            self._client = httpx.Client(timeout=timeout, headers=dict(headers or {}))
+
+    def add_judged(self, session: Any, verdicts: Any) -> None:
+        """Queue one event per judged metric result (sessions with no trace emit nothing)."""
+        if not session.trace_ids:
+            return
+        for verdict in verdicts:
+            unscored = verdict.score is None
+            self._pending.append(
+                evaluation_record(
+                    name=verdict.metric,
+                    score=0.0 if unscored else float(verdict.score),
+                    label="unscored" if unscored else ("pass" if verdict.passed else "fail"),
+                    explanation=verdict.reason,
+                    trace_id=verdict.trace_id or session.trace_ids[0],
+                    span_id=verdict.span_id,
+                    session_id=session.id,
+                )
+            )
+        if len(self._pending) >= self.batch_size:
+            self._flush()
 
     def add(self, verdict: Any, detectors: Mapping[str, Any]) -> None:
         """Queue the events for one :class:`~tooleval.monitor.run.SessionVerdict`."""
@@ -143,8 +187,12 @@ class EvaluationEventWriter:
         if len(self._pending) >= self.batch_size:
             self._flush()
 
+    def flush(self) -> None:
+        """Write and export what is queued."""
+        self._flush()
+
     def _flush(self) -> None:
-        if not self._pending or self._handle is None:
+        if not self._pending or (self._handle is None and self._client is None):
             return
         from importlib.metadata import PackageNotFoundError, version
 
@@ -165,7 +213,20 @@ class EvaluationEventWriter:
                 }
             ]
         }
-        self._handle.write(json.dumps(request, default=str) + "\n")
+        text = json.dumps(request, default=str)
+        if self._handle is not None:
+            self._handle.write(text + "\n")
+            self._handle.flush()
+        if self._client is not None and self.endpoint is not None:
+            try:
+                response = self._client.post(
+                    self.endpoint, content=text, headers={"content-type": "application/json"}
+                )
+                response.raise_for_status()
+                self.exported += len(self._pending)
+            except Exception as exc:  # a down collector must not stop monitoring
+                self.export_errors += 1
+                self.last_export_error = f"{type(exc).__name__}: {exc}"
         self.count += len(self._pending)
         self._pending = []
 
@@ -174,3 +235,6 @@ class EvaluationEventWriter:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None

@@ -40,8 +40,9 @@ import orjson
 
 from tooleval.errors import InputError, ToolEvalError
 from tooleval.formats.json_limits import loads as limited_loads
-from tooleval.formats.otel import IngestReport, is_otlp_request, iter_otlp_spans
-from tooleval.formats.otel_genai import SpanFacts, span_facts
+from tooleval.formats.otel import IngestReport
+from tooleval.formats.otel_files import iter_facts, open_traces, sniff_layout, spool_stdin
+from tooleval.formats.otel_genai import SpanFacts
 from tooleval.monitor.session import Session, assemble_session
 
 __all__ = ["TraceSessions", "read_sessions", "sniff_traces"]
@@ -83,18 +84,16 @@ def check_traces_file(path: str | Path) -> None:
 
 
 def sniff_traces(path: str | Path) -> str:
-    """``"otlp"`` or ``"conversations"``: what kind of traces file this is."""
-    with open(path, "rb") as handle:
-        first = handle.readline()
-        while first and not first.strip():
-            first = handle.readline()
-    if not first:
-        return "otlp"
-    try:
-        head = limited_loads(first)
-    except (ValueError, InputError):
-        return "otlp"  # a multi-line document: only OTLP is read that way
-    return "otlp" if is_otlp_request(head) else "conversations"
+    """``"otlp"`` or ``"conversations"``: what kind of traces file this is (``-``: otlp)."""
+    return "conversations" if _layout(path) == "conversations" else "otlp"
+
+
+def _layout(path: str | Path) -> str:
+    """The file layout (see :func:`tooleval.formats.otel_files.sniff_layout`)."""
+    if str(path) == "-":
+        return "otlp"  # standard input is spooled before it is looked at
+    with open_traces(path) as stream:
+        return sniff_layout(stream)[0]
 
 
 class _Grouper:
@@ -215,10 +214,20 @@ class TraceSessions:
     ``report`` holds counts and every skipped span or line with its ids.
     """
 
-    def __init__(self, grouper: _Grouper | None, logs: Path | None, report: IngestReport) -> None:
+    def __init__(
+        self,
+        grouper: _Grouper | None,
+        logs: Path | None,
+        report: IngestReport,
+        *,
+        layout: str = "jsonl",
+        spooled: Path | None = None,
+    ) -> None:
         self._grouper = grouper
         self._logs = logs
         self.report = report
+        self.layout = layout
+        self._spooled = spooled
 
     def __iter__(self) -> Iterator[Session]:
         if self._grouper is not None:
@@ -233,6 +242,9 @@ class TraceSessions:
     def close(self) -> None:
         if self._grouper is not None:
             self._grouper.close()
+        if self._spooled is not None:
+            self._spooled.unlink(missing_ok=True)
+            self._spooled = None
 
     def __enter__(self) -> TraceSessions:
         return self
@@ -244,45 +256,66 @@ class TraceSessions:
 def read_sessions(
     path: str | Path, *, max_in_memory: int = 20_000, spill_dir: str | None = None
 ) -> TraceSessions:
-    """Read a traces file (OTLP JSON or conversation JSONL) into sessions.
+    """Read a traces file (OTLP JSON/protobuf traces or logs, or conversation JSONL) into sessions.
 
-    Malformed spans and lines are skipped and listed in ``.report.problems``.
-    Raises :class:`~tooleval.errors.InputError` only when the file itself
-    cannot be opened.
+    ``path`` may be ``-`` (standard input, copied to a temporary file first:
+    sessions can be spread anywhere in it) and may be gzipped. Malformed spans
+    and lines are skipped and listed in ``.report.problems``. Raises
+    :class:`~tooleval.errors.InputError` only when the file itself cannot be
+    opened or holds no traces at all (empty, binary, not JSON).
     """
-    path = Path(path)
+    spooled = None
+    if str(path) == "-":
+        spooled = spool_stdin(spill_dir)
+        path = spooled
+    try:
+        return _read_sessions(Path(path), max_in_memory, spill_dir, spooled)
+    except BaseException:
+        if spooled is not None:
+            spooled.unlink(missing_ok=True)
+        raise
+
+
+def _read_sessions(
+    path: Path, max_in_memory: int, spill_dir: str | None, spooled: Path | None
+) -> TraceSessions:
+    shown = "-" if spooled is not None else str(path)
     if not path.is_file():
-        raise InputError("traces file not found", path=str(path))
-    check_traces_file(path)
+        raise InputError("traces file not found", path=shown)
+    layout = _layout(path)
+    if layout == "empty":
+        raise InputError(f"the input is empty; {_EXPECTED}", file=shown)
+    if layout != "protobuf":
+        check_traces_file(path)
     report = IngestReport()
-    if sniff_traces(path) == "conversations":
+    if layout == "conversations":
         count = calls = 0
         for session in _iter_conversation_log(path, report):
             count += 1
             calls += len(session.calls)
         report.sessions, report.tool_calls = count, calls
-        return TraceSessions(None, path, report)
+        return TraceSessions(None, path, report, layout=layout, spooled=spooled)
     grouper = _Grouper(max_in_memory, spill_dir)
     try:
-        for span in iter_otlp_spans(path, report=report):
-            facts = span_facts(span)
-            if facts.session_id:
-                grouper.add_session_hint(facts.trace_id, facts.session_id)
-            if facts.has_content:
-                report.tool_calls += sum(1 for c in facts.calls if c.executed)
-                grouper.add(facts)
+        with open_traces(path) as stream:
+            for facts in iter_facts(stream, report=report):
+                if facts.session_id:
+                    grouper.add_session_hint(facts.trace_id, facts.session_id)
+                if facts.has_content:
+                    report.tool_calls += sum(1 for c in facts.calls if c.executed)
+                    grouper.add(facts)
         grouper.finish()
         report.sessions = grouper.session_count()
     except BaseException:
         grouper.close()
         raise
-    return TraceSessions(grouper, None, report)
+    return TraceSessions(grouper, None, report, layout=layout, spooled=spooled)
 
 
 def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session]:
     from tooleval.formats import import_conversation
 
-    with open(path, "rb") as handle:
+    with open_traces(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue

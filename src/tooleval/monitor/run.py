@@ -58,6 +58,29 @@ class MonitorReport:
     ingest: IngestReport = field(default_factory=IngestReport)
     run_id: str | None = None
     source: str | None = None
+    session_stats: list[dict[str, Any]] = field(default_factory=list)
+    judged: list[dict[str, Any]] = field(default_factory=list)
+    totals: dict[str, Any] = field(
+        default_factory=lambda: {"llm_calls": 0, "input_tokens": 0, "output_tokens": 0}
+    )
+    #: per-session details kept for ``--json`` (totals stay exact past it)
+    max_session_details: int = 10_000
+    session_details_dropped: int = 0
+
+    def add_stats(self, stats: dict[str, Any]) -> None:
+        for key in ("llm_calls", "input_tokens", "output_tokens"):
+            self.totals[key] += stats.get(key) or 0
+        if stats.get("cost") is not None:
+            self.totals["cost"] = round(self.totals.get("cost", 0.0) + stats["cost"], 8)
+            self.totals["currency"] = stats.get("currency")
+        if len(self.session_stats) < self.max_session_details:
+            self.session_stats.append(stats)
+        else:
+            self.session_details_dropped += 1
+
+    def usage_totals(self) -> dict[str, Any]:
+        """Tokens, model calls and (with a price table) cost summed over the sessions."""
+        return dict(self.totals)
 
     def counts(self) -> dict[str, int]:
         """Findings per detector (every chosen detector listed, 0 included)."""
@@ -83,7 +106,35 @@ class MonitorReport:
             "findings": [f.to_dict() for f in self.findings],
             "ingest": self.ingest.to_dict(),
             "run_id": self.run_id,
+            "usage": self.usage_totals(),
+            "session_details": self.session_stats,
+            "session_details_dropped": self.session_details_dropped,
+            "judged": self.judged,
         }
+
+
+def session_stats(session: Session, prices: Any = None) -> dict[str, Any]:
+    """One session's counts, tokens, latency and (with a price table) cost."""
+    usage = session.usage or {}
+    out: dict[str, Any] = {
+        "session_id": session.id,
+        "tool_calls": len(session.calls),
+        "tool_errors": sum(1 for c in session.calls if c.is_error),
+        "llm_calls": usage.get("llm_calls", 0),
+        "input_tokens": usage.get("input_tokens", 0),
+        "output_tokens": usage.get("output_tokens", 0),
+        "llm_latency_ms": usage.get("llm_latency_ms"),
+        "tool_latency_ms": usage.get("tool_latency_ms"),
+        "duration_ms": usage.get("duration_ms"),
+        "models": usage.get("models", {}),
+        "llm_spans": usage.get("llm_spans", []),
+        "tool_spans": usage.get("tool_spans", []),
+    }
+    if prices is not None:
+        out.update(prices.cost(usage))
+    if session.unreadable:
+        out["unreadable"] = list(session.unreadable)
+    return out
 
 
 def _baseline(sessions: Iterable[Session], resolved: Mapping[str, Any]) -> ToolBaseline | None:
@@ -117,6 +168,8 @@ def monitor_sessions(
     emit: str | Path | None = None,
     emit_passes: bool = False,
     ingest: IngestReport | None = None,
+    prices: Any = None,
+    judging: Any = None,
 ) -> MonitorReport:
     """Run detectors over sessions (re-iterable when ``excessive_calls`` is chosen).
 
@@ -155,8 +208,15 @@ def monitor_sessions(
         ):
             report.sessions += 1
             report.calls += len(verdict.session.calls)
+            report.ingest.add_unreadable(verdict.session.unreadable)
+            report.add_stats(session_stats(verdict.session, prices))
             for found in verdict.findings.values():
                 report.findings.extend(found)
+            if judging is not None:
+                judged = judging.judge(verdict.session)
+                report.judged.extend(j.to_dict() for j in judged)
+                if writer is not None:
+                    writer.add_judged(verdict.session, judged)
             if writer is not None:
                 writer.add(verdict, resolved)
             if run_id is not None:
@@ -204,19 +264,23 @@ def monitor(
     emit: str | Path | None = None,
     emit_passes: bool = False,
     max_in_memory: int = 20_000,
+    prices: Any = None,
+    judging: Any = None,
 ) -> MonitorReport:
     """Read a traces file and run the detectors over every session.
 
     ``options`` maps detector name to its options (see
     :data:`~tooleval.monitor.detectors.DETECTORS`); ``store``, ``emit`` and
-    ``emit_passes`` are as in :func:`monitor_sessions`. The ingest report
+    ``emit_passes`` are as in :func:`monitor_sessions`; ``prices`` a
+    :class:`~tooleval.monitor.usage.PriceTable`; ``judging`` a
+    :class:`~tooleval.monitor.judging.SampledJudging`. The ingest report
     (skipped spans with their ids) is ``report.ingest``.
     """
-    from tooleval.monitor.ingest import read_sessions, sniff_traces
+    from tooleval.monitor.ingest import read_sessions
 
     path = Path(path)
     with read_sessions(path, max_in_memory=max_in_memory) as sessions:
-        kind = sniff_traces(path)
+        kind = "conversations" if sessions.layout == "conversations" else "otlp"
         report = monitor_sessions(
             sessions,
             detectors=detectors,
@@ -227,6 +291,8 @@ def monitor(
             emit=emit,
             emit_passes=emit_passes,
             ingest=sessions.report,
+            prices=prices,
+            judging=judging,
         )
     report.source = str(path)
     report.ingest.tool_calls = report.calls

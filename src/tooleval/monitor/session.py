@@ -41,6 +41,7 @@ from tooleval.model import (
     UserMessage,
     message_from_dict,
 )
+from tooleval.monitor.usage import session_usage
 
 __all__ = [
     "Session",
@@ -75,6 +76,8 @@ class TracedCall:
     source: str = "log"
     error_type: str | None = None
     executed: bool = True
+    arguments_missing: bool = False
+    duration_ms: float | None = None
 
     @property
     def name(self) -> str:
@@ -83,6 +86,11 @@ class TracedCall:
     @property
     def is_error(self) -> bool:
         return self.call.is_error
+
+    @property
+    def outcome_known(self) -> bool:
+        """False for a requested call whose result was never seen (it may have failed)."""
+        return self.executed or self.call.is_error or self.call.result is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +101,8 @@ class TracedCall:
             "source": self.source,
             "error_type": self.error_type,
             "executed": self.executed,
+            "arguments_missing": self.arguments_missing,
+            "duration_ms": self.duration_ms,
         }
 
     @classmethod
@@ -105,6 +115,8 @@ class TracedCall:
             source=data.get("source", "log"),
             error_type=data.get("error_type"),
             executed=bool(data.get("executed", True)),
+            arguments_missing=bool(data.get("arguments_missing", False)),
+            duration_ms=data.get("duration_ms"),
         )
 
 
@@ -120,6 +132,8 @@ class Session:
     trace_ids: tuple[str, ...] = ()
     source: str = "otel"
     messages: list[Message] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)  # tool use seen but not readable
 
     def tool_calls(self) -> list[ToolCall]:
         return [c.call for c in self.calls]
@@ -192,6 +206,8 @@ class Session:
             "trace_ids": list(self.trace_ids),
             "source": self.source,
             "messages": [m.to_dict() for m in self.messages],
+            "usage": self.usage,
+            "unreadable": list(self.unreadable),
         }
 
     @classmethod
@@ -205,6 +221,8 @@ class Session:
             trace_ids=tuple(data.get("trace_ids") or ()),
             source=data.get("source", "otel"),
             messages=[message_from_dict(m) for m in data.get("messages") or []],
+            usage=dict(data.get("usage") or {}),
+            unreadable=list(data.get("unreadable") or []),
         )
 
 
@@ -230,6 +248,8 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
         for original in fact.calls:
             call = replace(original)  # folding below edits calls; keep the input untouched
             (executed if call.executed else requested).append((seq, fact, call))
+
+    _join_langchain(executed, requested, ordered)
 
     # Fold a tool span into a same-named tool span that is its parent (one call, two layers).
     by_span = {f.span_id: c for _, f, c in executed}
@@ -286,6 +306,13 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
         if response is not None:
             call.result = response.get("result")
             call.is_error = bool(response.get("is_error"))
+    for _, _, call in kept:
+        # a ran call that recorded no result: the tool response the next model call saw
+        response = responses.get(call.call_id) if call.call_id else None
+        if response is not None and call.result is None:
+            call.result = response.get("result")
+            if response.get("is_error") and not call.is_error:
+                call.is_error, call.error_type = True, "tool_error"
 
     timed: list[tuple[int, int, TracedCall]] = []
     for seq, fact, call in kept:
@@ -296,6 +323,8 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             start_ns=fact.start_ns,
             source=call.source,
             error_type=call.error_type,
+            arguments_missing=call.arguments_missing,
+            duration_ms=_duration(fact),
         )
         timed.append((_time(fact.start_ns), seq, traced))
     for seq, fact, call in requests:
@@ -308,6 +337,7 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             source=call.source,
             error_type="tool_error" if call.is_error else None,
             executed=False,
+            arguments_missing=call.arguments_missing,
         )
         timed.append((_time(when), seq, traced))
     timed.sort(key=lambda t: (t[0], t[1]))
@@ -329,7 +359,96 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
         output_ns=output_ns,
         trace_ids=trace_ids,
         source="otel",
+        usage=session_usage(f for _, f in ordered),
+        unreadable=_unreadable(ordered, timed),
     )
+
+
+def _duration(fact: SpanFacts) -> float | None:
+    if fact.start_ns is None or fact.end_ns is None or fact.end_ns < fact.start_ns:
+        return None
+    return round((fact.end_ns - fact.start_ns) / 1e6, 3)
+
+
+def _unreadable(
+    ordered: Sequence[tuple[int, SpanFacts]], timed: Sequence[tuple[int, int, TracedCall]]
+) -> list[str]:
+    """Why tool use in this session could not be read (one line per reason, with counts)."""
+    read_spans = {t.span_id for _, _, t in timed if not t.arguments_missing}
+    reasons: dict[str, int] = {}
+    for _, fact in ordered:
+        if fact.unreadable and fact.span_id not in read_spans:
+            reasons[fact.unreadable] = reasons.get(fact.unreadable, 0) + 1
+    missing = sum(1 for _, _, t in timed if t.arguments_missing)
+    if missing:
+        key = (
+            "tool calls recorded without their arguments (gen_ai.choice / gen_ai.assistant.message "
+            "events with content capture off): set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"
+        )
+        reasons[key] = reasons.get(key, 0) + missing
+    return [f"{count} span(s): {reason}" for reason, count in reasons.items()]
+
+
+def _single_value(arguments: Any) -> Any:
+    """The bare value a one-argument tool span recorded (JSON-decoded when it is JSON)."""
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return arguments
+    return arguments
+
+
+def _join_langchain(
+    executed: list[tuple[int, SpanFacts, SpanCall]],
+    requested: list[tuple[int, SpanFacts, SpanCall]],
+    ordered: Sequence[tuple[int, SpanFacts]],
+) -> None:
+    """Give LangChain tool spans the call id and arguments of the model's request.
+
+    A tool span under a LangGraph tools-node span takes that node's
+    ``tool_call`` (id and arguments). A one-argument tool span (``input.value``
+    is the bare value) takes the arguments object of the request with its call
+    id, or, with no id, of the one unclaimed request of that tool whose only
+    argument equals the value.
+    """
+    hints: dict[str, list[dict[str, Any]]] = {}
+    for _, fact in ordered:
+        if fact.call_hints:
+            hints.setdefault(fact.span_id, []).extend(fact.call_hints)
+    by_id = {c.call_id: c for _, _, c in requested if c.call_id}
+    claimed = {c.call_id for _, _, c in executed if c.call_id}
+    for _, fact, call in executed:
+        if call.call_id is None and fact.parent_span_id in hints:
+            hint = next((h for h in hints[fact.parent_span_id] if h["name"] == call.name), None)
+            if hint is not None:
+                call.call_id = hint["call_id"]
+                if call.arguments is None or call.single_value:
+                    call.arguments, call.single_value = hint["arguments"], False
+                claimed.add(call.call_id)
+        if not call.single_value:
+            continue
+        request = by_id.get(call.call_id) if call.call_id else None
+        if request is None and call.call_id is None:
+            value = _single_value(call.arguments)
+            request = next(
+                (
+                    r
+                    for _, _, r in requested
+                    if r.name == call.name
+                    and r.call_id not in claimed
+                    and isinstance(args := _single_value(r.arguments), dict)
+                    and len(args) == 1
+                    and next(iter(args.values())) == value
+                ),
+                None,
+            )
+            if request is not None:
+                call.call_id = request.call_id
+                if request.call_id:
+                    claimed.add(request.call_id)
+        if request is not None and isinstance(_single_value(request.arguments), dict):
+            call.arguments, call.single_value = request.arguments, False
 
 
 def sessions_from_samples(samples: Iterable[Sample]) -> list[Session]:
