@@ -42,7 +42,8 @@ def client(seeded):
 
     from tooleval.web import create_app
 
-    with TestClient(create_app(seeded["store"])) as test_client:
+    # The viewer answers only to its own host names (DNS rebinding guard).
+    with TestClient(create_app(seeded["store"]), base_url="http://127.0.0.1:8765") as test_client:
         yield test_client
 
 

@@ -48,7 +48,7 @@ def view(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with open_cli_store(args) as store:
-        app = create_app(store)
+        app = create_app(store, host=args.host)
         shown = f"[{args.host}]" if ":" in args.host else args.host
         print(f"tooleval viewer on http://{shown}:{args.port}/ (Ctrl+C to stop)", file=sys.stderr)
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

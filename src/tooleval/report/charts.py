@@ -7,8 +7,8 @@ viewer's Content-Security-Policy. Labels are escaped like any other text.
 >>> svg = histogram_svg([0.0, 0.5, 1.0, 1.0], threshold=0.5, title="tool_correctness")
 >>> svg.startswith("<svg") and "threshold 0.5" in svg
 True
->>> bin_counts([0.0, 0.05, 0.5, 1.0], bins=10)
-[2, 0, 0, 0, 0, 1, 0, 0, 0, 1]
+>>> bin_counts([0.0, 0.05, 0.5, 0.95, 1.0], bins=10)
+[2, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1]
 """
 
 from __future__ import annotations
@@ -22,16 +22,22 @@ __all__ = ["PASS", "FAIL", "bar_chart_svg", "bin_counts", "delta_chart_svg", "hi
 PASS = "#2f855a"
 FAIL = "#c53030"
 NEUTRAL = "#4a6fa5"
-MUTED = "#718096"
+MIXED = "#b7791f"
+INK = "#1a202c"
+MUTED = "#5a6578"
 GRID = "#e2e8f0"
 _FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
 
 
 def bin_counts(scores: Iterable[float], *, bins: int = 10) -> list[int]:
-    """Scores in [0, 1] counted into ``bins`` equal bins (1.0 falls in the last)."""
-    counts = [0] * bins
+    """Scores counted into ``bins`` equal bins over [0, 1) plus one last bin for exactly 1.0.
+
+    A perfect score gets its own bar: with a threshold of 1.0 it is the only
+    passing one, and it must not share a bar with 0.95.
+    """
+    counts = [0] * (bins + 1)
     for score in scores:
-        position = min(int(score * bins), bins - 1)
+        position = bins if score >= 1.0 else min(int(score * bins), bins - 1)
         counts[max(position, 0)] += 1
     return counts
 
@@ -61,6 +67,17 @@ def _text(x: float, y: float, content: str, **attrs: object) -> Safe:
     return el("text", content, x=f"{x:.1f}", y=f"{y:.1f}", **attrs)
 
 
+def _bar_colour(low: float, high: float, threshold: float | None) -> tuple[str, str]:
+    """Colour and word of a bar covering scores in [low, high) against the threshold."""
+    if threshold is None:
+        return NEUTRAL, ""
+    if high <= threshold:
+        return FAIL, "below threshold"
+    if low >= threshold:
+        return PASS, "passing"
+    return MIXED, "threshold inside this bar"
+
+
 def histogram_svg(
     scores: Sequence[float] | None = None,
     *,
@@ -71,39 +88,38 @@ def histogram_svg(
     width: int = 360,
     height: int = 170,
 ) -> Safe:
-    """Score distribution in ``bins`` bins; bars under the threshold are red.
+    """Score distribution: ``bins`` bars over [0, 1) and a last bar for exactly 1.0.
 
     Give the ``scores`` or precomputed ``counts`` (from :func:`bin_counts`).
+    Bars wholly under the threshold are red, wholly at or over it green, a bar
+    the threshold cuts through amber.
     """
     counts = list(counts) if counts is not None else bin_counts(scores or (), bins=bins)
-    bins = len(counts)
-    left, right, top, bottom = 34, 10, 22, 28
+    bins = max(len(counts) - 1, 1)
+    left, right, top, bottom = 34, 14, 22, 30
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(counts) if counts and max(counts) > 0 else 1
-    bar_w = plot_w / bins
+    # The [0, 1) bins share the axis; the exact-1.0 bar sits just past it.
+    bar_w = plot_w / (bins + 1)
+    axis_w = bar_w * bins
     parts: list[Safe] = [
-        _text(left, 14, title, font_weight="600", fill="#1a202c"),
-        el(
-            "line",
-            x1=left,
-            y1=top + plot_h,
-            x2=left + plot_w,
-            y2=top + plot_h,
-            stroke=MUTED,
-        ),
+        _text(left, 14, title, font_weight="600", fill=INK),
+        el("line", x1=left, y1=top + plot_h, x2=left + plot_w, y2=top + plot_h, stroke=MUTED),
         _text(left - 6, top + 4, str(peak), text_anchor="end", fill=MUTED),
         _text(left - 6, top + plot_h, "0", text_anchor="end", fill=MUTED),
     ]
     for i, count in enumerate(counts):
-        low = i / bins
+        exact = i == len(counts) - 1
+        low = 1.0 if exact else i / bins
+        high = 1.0 + 1e-9 if exact else (i + 1) / bins
         bar_h = plot_h * count / peak
         x = left + i * bar_w
-        below = threshold is not None and (i + 1) / bins <= threshold
-        colour = FAIL if below else (PASS if threshold is not None else NEUTRAL)
+        colour, word = _bar_colour(low, high, threshold)
+        label = "exactly 1.0" if exact else f"{low:.1f}–{high:.1f}"
         parts.append(
             el(
                 "rect",
-                el("title", f"{low:.1f}–{(i + 1) / bins:.1f}: {count} rows"),
+                el("title", f"{label}: {count} rows" + (f" ({word})" if word else "")),
                 x=f"{x + 1:.1f}",
                 y=f"{top + plot_h - bar_h:.1f}",
                 width=f"{max(bar_w - 2, 1):.1f}",
@@ -118,16 +134,25 @@ def histogram_svg(
                     top + plot_h - bar_h - 3,
                     str(count),
                     text_anchor="middle",
-                    fill="#2d3748",
+                    fill=INK,
                     font_size="10",
                 )
             )
-    for tick in (0.0, 0.5, 1.0):
+    for tick in (0.0, 0.5):
         parts.append(
-            _text(left + plot_w * tick, height - 12, f"{tick:g}", text_anchor="middle", fill=MUTED)
+            _text(
+                left + axis_w * tick,
+                top + plot_h + 14,
+                f"{tick:g}",
+                text_anchor="middle",
+                fill=MUTED,
+            )
         )
+    parts.append(
+        _text(left + axis_w + bar_w / 2, top + plot_h + 14, "1", text_anchor="middle", fill=MUTED)
+    )
     if threshold is not None:
-        x = left + plot_w * threshold
+        x = left + axis_w * min(max(threshold, 0.0), 1.0)
         parts.append(
             el(
                 "line",
@@ -135,13 +160,15 @@ def histogram_svg(
                 y1=top - 4,
                 x2=f"{x:.1f}",
                 y2=top + plot_h,
-                stroke="#1a202c",
+                stroke=INK,
                 stroke_dasharray="4 3",
             )
         )
-        parts.append(
-            _text(x, height - 1, f"threshold {threshold:g}", text_anchor="middle", fill="#1a202c")
+        # Anchored so the label stays inside the chart at either end of the axis.
+        anchor = (
+            "end" if x > left + plot_w * 0.7 else ("start" if x < left + plot_w * 0.3 else "middle")
         )
+        parts.append(_text(x, height - 2, f"threshold {threshold:g}", text_anchor=anchor, fill=INK))
     label = f"score distribution of {title}" if title else "score distribution"
     return _svg(width, height, label, *parts)
 

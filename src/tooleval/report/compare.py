@@ -31,7 +31,7 @@ def category_deltas(categories: Mapping[str, Mapping[str, Any]]) -> list[tuple[s
     ]
 
 
-def _differences(comparison: Any) -> Safe:
+def _differences(comparison: Any, level: int = 3) -> Safe:
     if not comparison.differences:
         return el("p", "Same dataset, connector and metric parameters.", class_="ok")
     body = [
@@ -51,7 +51,7 @@ def _differences(comparison: Any) -> Safe:
     )
     head = el("tr", el("th", "setting"), el("th", "A"), el("th", "B"))
     return frag(
-        el("h3", "Configuration differences"),
+        el(f"h{level}", "Configuration differences"),
         warning,
         el("table", el("thead", head), el("tbody", body), class_="diffs"),
     )
@@ -91,8 +91,13 @@ def _metric_table(comparison: Any) -> Safe:
     return el("table", el("thead", head), el("tbody", body), class_="summary")
 
 
-def comparison_overview(comparison: Any, *, run_link: Callable[[str], Href | None]) -> Safe:
-    """Both runs, configuration differences, per-metric deltas, fixed vs regressed chart."""
+def comparison_overview(
+    comparison: Any, *, run_link: Callable[[str], Href | None], level: int = 3
+) -> Safe:
+    """Both runs, configuration differences, per-metric deltas, fixed vs regressed chart.
+
+    ``level`` is the heading level of its sections.
+    """
     a, b = comparison.run_a, comparison.run_b
 
     def side(label: str, run: Any) -> Safe:
@@ -120,8 +125,8 @@ def comparison_overview(comparison: Any, *, run_link: Callable[[str], Href | Non
     )
     return frag(
         el("ul", side("A (baseline)", a), side("B (new)", b), class_="runs-compared"),
-        _differences(comparison),
-        el("h3", "Per metric"),
+        _differences(comparison, level),
+        el(f"h{level}", "Per metric"),
         _metric_table(comparison),
         el("div", chart, class_="charts") if chart else None,
     )

@@ -28,12 +28,15 @@ from typing import Any
 
 from tooleval.model import Result, ToolCall
 from tooleval.report.html import Href, Safe, el, frag
+from tooleval.report.names import name_warnings, shown_name
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
     "RowLink",
     "call_chips",
     "chip_marks",
+    "failure_reason",
+    "lookalike_note",
     "clusters_table",
     "metric_card",
     "metric_summary_table",
@@ -55,6 +58,9 @@ _MARK_TEXT = {
     "order": "out of order",
     "args": "wrong args",
 }
+# Short visible marks for the compact chips of the rows table (colour is never the only cue).
+_MARK_GLYPH = {"missing": "−", "extra": "+", "order": "⇅", "args": "≠"}
+_NAME_LIMIT = 60
 
 
 def pct(value: float | None) -> str:
@@ -143,12 +149,26 @@ def chip_marks(row: RowRecord) -> tuple[list[list[str]], list[list[str]]]:
     return exp_marks, act_marks
 
 
+def _short_name(name: str) -> str:
+    shown = shown_name(name)
+    return shown if len(shown) <= _NAME_LIMIT else shown[: _NAME_LIMIT - 1] + "…"
+
+
 def _call_label(call: ToolCall) -> str:
+    name = _short_name(call.name)
     if call.args is None:
-        return call.name
+        return name
     inner = ", ".join(f"{k}={value_text(v, limit=60)}" for k, v in call.args.items())
-    text = f"{call.name}({inner})"
+    text = f"{name}({inner})"
     return text if len(text) <= 120 else text[:119] + "…"
+
+
+def lookalike_note(name: str) -> Safe | None:
+    """A visible warning when a tool name could pass for another (None for plain names)."""
+    warnings = name_warnings(name)
+    if not warnings:
+        return None
+    return el("span", "⚠ look-alike", class_="chip-note chip-lookalike", title="; ".join(warnings))
 
 
 def _chip(call: ToolCall, marks: list[str], position: int) -> Safe:
@@ -162,13 +182,14 @@ def _chip(call: ToolCall, marks: list[str], position: int) -> Safe:
         "li",
         el("span", f"{position + 1}", class_="chip-pos"),
         el("code", _call_label(call)),
+        lookalike_note(call.name),
         *notes,
         class_=classes,
-        title=str(call),
+        title=shown_name(str(call)),
     )
 
 
-def call_chips(row: RowRecord) -> Safe:
+def call_chips(row: RowRecord, *, level: int = 4) -> Safe:
     """**Expected tools** chips next to **Tools called** chips, problems marked."""
     exp_marks, act_marks = chip_marks(row)
     expected = row.sample.expected_tools
@@ -190,13 +211,13 @@ def call_chips(row: RowRecord) -> Safe:
     )
     return el(
         "div",
-        el("div", el("h4", "Expected tools"), exp_body, class_="chip-col"),
-        el("div", el("h4", "Tools called"), act_body, class_="chip-col"),
+        el("div", el(f"h{level}", "Expected tools", class_="sub"), exp_body, class_="chip-col"),
+        el("div", el(f"h{level}", "Tools called", class_="sub"), act_body, class_="chip-col"),
         class_="chip-grid",
     )
 
 
-def argument_table(row: RowRecord) -> Safe:
+def argument_table(row: RowRecord, *, level: int = 4) -> Safe:
     """Every argument mismatch (score < 1) as expected vs actual; empty when none."""
     seen: set[tuple[Any, ...]] = set()
     rows = []
@@ -225,7 +246,7 @@ def argument_table(row: RowRecord) -> Safe:
     )
     return el(
         "div",
-        el("h4", "Argument mismatches"),
+        el(f"h{level}", "Argument mismatches", class_="sub"),
         el("table", el("thead", head), el("tbody", rows), class_="args"),
         class_="arg-block",
     )
@@ -287,11 +308,16 @@ def metric_card(result: Result) -> Safe:
 # ---------------------------------------------------------------- row cards
 
 
-def _text_block(title: str, text: Any, *, css: str = "") -> Safe:
+def _text_block(title: str, text: Any, *, css: str = "", level: int = 4) -> Safe:
     if text is None or text == "":
         return Safe("")
     body = text if isinstance(text, str) else value_text(text, limit=4000)
-    return el("div", el("h4", title), el("pre", body, class_=css or None), class_="text-block")
+    return el(
+        "div",
+        el(f"h{level}", title, class_="sub"),
+        el("pre", body, class_=css or None),
+        class_="text-block",
+    )
 
 
 def row_card(
@@ -300,9 +326,15 @@ def row_card(
     link: Href | None = None,
     anchor: str | None = None,
     extra_header: Safe | None = None,
+    level: int = 3,
 ) -> Safe:
-    """A full row: input, metric cards, tool chips, argument mismatches, output, errors."""
+    """A full row: input, metric cards, tool chips, argument mismatches, output, errors.
+
+    ``level`` is the heading level of the row's title (its sections one below),
+    so the card fits the page's heading outline.
+    """
     title = el("a", row.row_id, href=link) if link else el("span", row.row_id)
+    sub = level + 1
     sample = row.sample
     meta = [
         el("span", f"#{row.index}", class_="muted"),
@@ -318,21 +350,21 @@ def row_card(
         "article",
         el(
             "header",
-            el("h3", title),
+            el(f"h{level}", title),
             verdict_badge(row.passed, error=bool(row.error)),
             *meta,
             extra_header,
             class_="row-head",
         ),
-        _text_block("Input", sample.user_input()),
+        _text_block("Input", sample.user_input(), level=sub),
         el("div", [metric_card(r) for r in row.results], class_="metric-cards")
         if row.results
         else el("p", "no metric results stored", class_="muted"),
-        call_chips(row),
-        argument_table(row),
-        _text_block("Agent output", sample.final_output()),
-        _text_block("Connector error", row.error, css="error-text"),
-        _text_block("Reference", sample.reference),
+        call_chips(row, level=sub),
+        argument_table(row, level=sub),
+        _text_block("Agent output", sample.final_output(), level=sub),
+        _text_block("Connector error", row.error, css="error-text", level=sub),
+        _text_block("Reference", sample.reference, level=sub),
         class_="row-card" + (" row-fail" if row.passed is False or row.error else ""),
         id=anchor,
     )
@@ -342,9 +374,20 @@ def _names_cell(calls: Iterable[ToolCall], marks: list[list[str]]) -> Safe:
     chips = [
         el(
             "li",
-            call.name,
+            _short_name(call.name),
+            frag(el("span", _MARK_GLYPH[m], class_="chip-glyph", aria_hidden="true") for m in mark),
+            el("span", f" ({', '.join(_MARK_TEXT[m] for m in mark)})", class_="sr-only")
+            if mark
+            else None,
+            el("span", "⚠", class_="chip-glyph chip-lookalike", aria_hidden="true")
+            if name_warnings(call.name)
+            else None,
             class_=" ".join(["chip", "chip-small"] + [f"chip-{m}" for m in mark]),
-            title=", ".join(_MARK_TEXT[m] for m in mark) or None,
+            title="; ".join(
+                [shown_name(call.name)]
+                + [_MARK_TEXT[m] for m in mark]
+                + [f"look-alike name: {w}" for w in name_warnings(call.name)]
+            ),
         )
         for call, mark in zip(calls, marks, strict=True)
     ]
@@ -353,14 +396,40 @@ def _names_cell(calls: Iterable[ToolCall], marks: list[list[str]]) -> Safe:
     )
 
 
+def failure_reason(row: RowRecord) -> str:
+    """Why a row did not pass, in one line: its error, else its failing (or unscored) reasons."""
+    if row.error:
+        return row.error
+    failing = [r for r in row.results if r.passed is False]
+    if not failing:
+        failing = [r for r in row.results if r.passed is None]
+    return "; ".join(f"{r.metric}: {r.reason}" if r.reason else r.metric for r in failing)
+
+
+def _why_cell(row: RowRecord) -> Safe:
+    if row.passed is True and not row.error:
+        return el("td", "", class_="why")
+    reason = failure_reason(row)
+    short = reason if len(reason) <= 140 else reason[:139] + "…"
+    return el(
+        "td",
+        el("span", row.failure_class.replace("_", " "), class_="tag tag-class")
+        if row.failure_class
+        else None,
+        el("span", short, title=reason if short != reason else None),
+        class_="why",
+    )
+
+
 def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink) -> Safe:
-    """A compact table of rows: id, category, verdict, per-metric score, chips, input."""
+    """A compact table of rows: id, category, verdict, per-metric score, why, chips, input."""
     head = el(
         "tr",
         el("th", "row"),
         el("th", "category"),
         el("th", "verdict"),
         *(el("th", m, class_="num") for m in metrics),
+        el("th", "why it did not pass"),
         el("th", "expected tools"),
         el("th", "tools called"),
         el("th", "input"),
@@ -385,6 +454,7 @@ def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink)
             cells.append(
                 el("td", score_text(result.score) if result else "", class_=f"num score-{state}")
             )
+        cells.append(_why_cell(row))
         cells.append(
             el(
                 "td",
@@ -396,7 +466,7 @@ def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink)
         cells.append(el("td", _names_cell(row.sample.actual_calls(), act_marks)))
         text = row.sample.user_input()
         cells.append(el("td", text if len(text) <= 90 else text[:89] + "…", class_="input"))
-        body.append(el("tr", cells))
+        body.append(el("tr", cells, id=f"row-{row.index}"))
     return el("table", el("thead", head), el("tbody", body), class_="rows")
 
 

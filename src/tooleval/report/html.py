@@ -1,7 +1,9 @@
 """A tiny HTML builder that escapes by default.
 
 Every string that reaches a page goes through :func:`el` or :func:`esc`, so
-agent output, tool arguments and dataset cells are text, never markup.
+agent output, tool arguments and dataset cells are text, never markup, and
+control or bidi-override characters in them show as ``⟨U+202E⟩``
+(:func:`tooleval.report.names.visible_controls`) instead of reordering the page.
 Already-built fragments are :class:`Safe`; nothing else is trusted.
 
 Links are the one place a value lands in an attribute: :func:`href` builds
@@ -22,6 +24,8 @@ import html
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
+
+from tooleval.report.names import visible_controls
 
 __all__ = ["Safe", "el", "esc", "frag", "href", "void"]
 
@@ -45,7 +49,7 @@ def esc(value: Any) -> Safe:
         return value
     if value is None:
         return Safe("")
-    return Safe(html.escape(str(value), quote=True))
+    return Safe(html.escape(visible_controls(str(value)), quote=True))
 
 
 def frag(*parts: Any) -> Safe:
@@ -59,10 +63,10 @@ def _child(part: Any) -> str:
     if isinstance(part, Safe):
         return part
     if isinstance(part, str | int | float):
-        return html.escape(str(part), quote=True)
+        return html.escape(visible_controls(str(part)), quote=True)
     if isinstance(part, Iterable):
         return "".join(_child(p) for p in part)
-    return html.escape(str(part), quote=True)
+    return html.escape(visible_controls(str(part)), quote=True)
 
 
 def _attrs(attrs: Mapping[str, Any]) -> str:
@@ -79,7 +83,7 @@ def _attrs(attrs: Mapping[str, Any]) -> str:
         if value is True:
             out.append(f" {name}")
         else:
-            out.append(f' {name}="{html.escape(str(value), quote=True)}"')
+            out.append(f' {name}="{html.escape(visible_controls(str(value)), quote=True)}"')
     return "".join(out)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from tooleval.report.html import Href, Safe, el, frag, void
+from tooleval.report.html import Href, Safe, el, frag, href, void
 
 __all__ = ["REPORT_CSP", "chip_legend", "document", "stylesheet_text"]
 
@@ -25,16 +25,18 @@ def stylesheet_text() -> str:
 
 
 def chip_legend() -> Safe:
-    """What the chip marks mean."""
+    """What the chip marks (and the rows table's short marks) mean."""
     return el(
         "div",
         el("span", "chips:"),
-        el("span", el("code", "missing"), class_="chip chip-small chip-missing"),
+        el("span", el("code", "− missing"), class_="chip chip-small chip-missing"),
         el("span", "expected, never called"),
-        el("span", el("code", "extra"), class_="chip chip-small chip-extra"),
+        el("span", el("code", "+ extra"), class_="chip chip-small chip-extra"),
         el("span", "called, not expected"),
-        el("span", el("code", "out of order"), class_="chip chip-small chip-order"),
-        el("span", el("code", "wrong args"), class_="chip chip-small chip-args"),
+        el("span", el("code", "⇅ out of order"), class_="chip chip-small chip-order"),
+        el("span", el("code", "≠ wrong args"), class_="chip chip-small chip-args"),
+        el("span", el("code", "⚠ look-alike"), class_="chip chip-small chip-lookalike-legend"),
+        el("span", "name with invisible or mixed-script characters"),
         class_="legend",
     )
 
@@ -64,7 +66,12 @@ def document(
         + el(
             "html",
             el("head", head),
-            el("body", topbar, el("main", frag(*body))),
+            el(
+                "body",
+                el("a", "Skip to content", href=href("#", fragment="main"), class_="skip-link"),
+                topbar,
+                el("main", frag(*body), id="main", tabindex="-1"),
+            ),
             lang="en",
         )
     )

@@ -1,9 +1,10 @@
 """The static report: one self-contained HTML file for a run (and a comparison).
 
 No network, no script, CSS inlined, charts as inline SVG: the file opens from
-disk and can be attached to a CI job. Rows are read once, streamed through
-the store's read API; only the cards that are shown (failures first, at most
-``max_rows``) and light copies of failing rows (for clustering) are kept.
+disk and can be attached to a CI job. Numbers above the rows (histograms,
+per-category rates, failure clusters) come from the run's stored aggregates;
+rows are read only for the cards shown (failures first, at most ``max_rows``),
+so a report of a million-row run reads a few hundred rows.
 
 >>> from tooleval.store import open_store
 >>> store = open_store("sqlite:///:memory:")
@@ -14,13 +15,11 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import InputError
-from tooleval.model import Diagnosis, Sample
 from tooleval.report.charts import bar_chart_svg, histogram_svg
 from tooleval.report.compare import comparison_overview, delta_rows_table
 from tooleval.report.components import (
@@ -32,56 +31,42 @@ from tooleval.report.components import (
 )
 from tooleval.report.html import Safe, el, frag, href
 from tooleval.report.page import chip_legend, document
-from tooleval.report.stats import CategoryStats, ScoreBins, ScoreTally, category_stats
-from tooleval.store.records import RowRecord, RunInfo
+from tooleval.report.stats import CategoryStats, ScoreBins
+from tooleval.store.records import RunInfo
 
-__all__ = ["build_report", "write_report", "charts_section", "category_section"]
+__all__ = [
+    "build_report",
+    "category_section",
+    "charts_caption",
+    "charts_section",
+    "write_report",
+]
 
 DEFAULT_MAX_ROWS = 200
 _DELTA_ROWS = 100
 
 
-def _slim(row: RowRecord) -> RowRecord:
-    """What clustering needs of a failing row, without messages or judge transcripts."""
-    results = tuple(
-        dataclasses.replace(
-            r,
-            diagnosis=Diagnosis(
-                missing=r.diagnosis.missing,
-                extra=r.diagnosis.extra,
-                order_violations=r.diagnosis.order_violations,
-                arguments=r.diagnosis.argument_mismatches,
-            ),
-        )
-        for r in row.results
-    )
-    sample = Sample(tools_called=row.sample.actual_calls(), category=row.sample.category)
-    return RowRecord(
-        run_id=row.run_id,
-        index=row.index,
-        row_id=row.row_id,
-        sample=sample,
-        results=results,
-        error=row.error,
-        failure_class=row.failure_class,
-    )
+def charts_caption(b: ScoreBins) -> str:
+    """What a histogram counts, in words (its caption and the image's alt text)."""
+    caption = f"{sum(b.counts)} scored"
+    if b.threshold is not None:
+        caption += f", threshold {b.threshold:g}"
+    if b.unscored:
+        caption += f", {b.unscored} unscored (not drawn)"
+    return caption
 
 
 def charts_section(bins: list[ScoreBins]) -> Safe:
     """One histogram per metric, threshold marked, unscored rows noted."""
-    boxes = []
-    for b in bins:
-        caption = f"{sum(b.counts)} scored"
-        if b.unscored:
-            caption += f", {b.unscored} unscored (not drawn)"
-        boxes.append(
-            el(
-                "div",
-                histogram_svg(counts=b.counts, threshold=b.threshold, title=b.metric),
-                el("div", caption, class_="caption"),
-                class_="chart-box",
-            )
+    boxes = [
+        el(
+            "figure",
+            histogram_svg(counts=b.counts, threshold=b.threshold, title=b.metric),
+            el("figcaption", charts_caption(b), class_="caption"),
+            class_="chart-box",
         )
+        for b in bins
+    ]
     return el("div", boxes, class_="charts")
 
 
@@ -127,31 +112,32 @@ def build_report(
     compare_with: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
 ) -> str:
-    """The report as HTML text; ``compare_with`` is the baseline run (A) for a comparison."""
-    from tooleval.runs.clusters import cluster_failures
+    """The report as HTML text; ``compare_with`` is the baseline run (A) for a comparison.
 
-    if not isinstance(max_rows, int) or max_rows < 0:
+    Histograms, per-category numbers and failure clusters come from the run's
+    stored aggregates (:mod:`tooleval.report.summary`, computed and stored on
+    first use for a stopped run); rows are read only for the cards shown.
+    """
+    from tooleval.report.comparison import stored_comparison
+    from tooleval.report.summary import run_clusters, run_counts
+    from tooleval.store.aggregates import iter_unpassed_rows
+
+    if not isinstance(max_rows, int) or isinstance(max_rows, bool) or max_rows < 0:
         raise InputError(
             f"max_rows must be a whole number >= 0, got {max_rows!r}", field="max_rows"
         )
     run: RunInfo = store.get_run(run_id)
-    tally = ScoreTally(run)
-    failing: list[RowRecord] = []
-    fail_cards: list[RowRecord] = []
-    pass_cards: list[RowRecord] = []
-    total = 0
-    for row in store.iter_rows(run.id):
-        total += 1
-        tally.add(row)
-        if row.passed is not True:
-            failing.append(_slim(row))
-            if len(fail_cards) < max_rows:
-                fail_cards.append(row)
-        elif len(pass_cards) < max_rows:
-            pass_cards.append(row)
-    cards = fail_cards + pass_cards[: max_rows - len(fail_cards)]
+    counts = run_counts(store, run)
+    clusters, failures = run_clusters(store, run)
+    fail_cards = list(iter_unpassed_rows(store, run.id, limit=max_rows))
+    pass_cards = (
+        list(store.iter_rows(run.id, passed=True, limit=max_rows - len(fail_cards)))
+        if len(fail_cards) < max_rows
+        else []
+    )
+    cards = fail_cards + pass_cards
     shown = {row.index for row in cards}
-    clusters = cluster_failures(failing, total_rows=total)
+    total = run.row_count
 
     def anchor(index: int | None) -> Any:
         return href("#", fragment=f"row-{index}") if index in shown else None
@@ -159,14 +145,12 @@ def build_report(
     comparison = None
     changes: dict[str, list[str]] = {}
     if compare_with is not None:
-        from tooleval.runs.compare import compare_runs
-
         baseline = (
             store.resolve_run_id(compare_with) if hasattr(store, "resolve_run_id") else compare_with
         )
         if baseline == run.id:
             raise InputError("compare a run with another run, not with itself", field="--compare")
-        comparison = compare_runs(store, baseline, run.id)
+        comparison = stored_comparison(store, baseline, run.id)
         for d in comparison.rows:
             if d.change in ("fixed", "regressed"):
                 changes.setdefault(d.row_id, []).append(f"{d.metric} {d.change}")
@@ -176,13 +160,13 @@ def build_report(
         run_header(run),
         el("h2", "Metrics"),
         metric_summary_table(run),
-        charts_section(tally.bins()),
+        charts_section(counts.bins),
         el("h2", "Per category"),
-        category_section(category_stats(store, run), metrics),
+        category_section(counts.categories, metrics),
         el("h2", "Failure clusters"),
         clusters_table(
             clusters,
-            failures=len(failing),
+            failures=failures,
             row_link=lambda _row_id, index: anchor(index),
         ),
     ]
@@ -191,7 +175,7 @@ def build_report(
         fixed = comparison.changed("fixed")
         sections += [
             el("h2", "Comparison with the baseline"),
-            comparison_overview(comparison, run_link=lambda _id: None),
+            comparison_overview(comparison, run_link=lambda _id: None, level=3),
             el("h3", f"Regressed ({len(regressed)})"),
             delta_rows_table(regressed[:_DELTA_ROWS], row_link=lambda d: anchor(d.index_b)),
             el("h3", f"Fixed ({len(fixed)})"),
@@ -202,7 +186,7 @@ def build_report(
                 el("p", f"Only the first {_DELTA_ROWS} of each are listed.", class_="muted")
             )
     left_out = total - len(cards)
-    failing_left_out = len(failing) - len(fail_cards)
+    failing_left_out = failures - len(fail_cards)
     note = None
     if left_out:
         note = el(

@@ -30,7 +30,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from tooleval.errors import StoreError
+from tooleval.store import codec
 from tooleval.store import schema as t
+from tooleval.store.queries import results_for
 
 __all__ = [
     "AGGREGATES_TABLE",
@@ -40,6 +42,7 @@ __all__ = [
     "class_examples",
     "create_aggregates_table",
     "delete_aggregates",
+    "iter_unpassed_rows",
     "load_aggregate",
     "save_aggregate",
     "score_histograms",
@@ -118,15 +121,17 @@ def delete_aggregates(store: Any, run_id: str, *, prefix: str = "") -> int:
 
 
 def score_histograms(store: Any, run_id: str, *, bins: int = 10) -> dict[str, dict[str, Any]]:
-    """Per metric: ``counts`` of scores in ``bins`` equal bins (1.0 in the last), ``unscored``.
+    """Per metric: ``counts`` of scores in ``bins`` equal bins over [0, 1) plus one for 1.0.
 
-    Scores are binned in the database: ``min(floor(score * bins), bins - 1)``,
-    the rule of :func:`tooleval.report.charts.bin_counts`.
+    Scores are binned in the database (``bins + 1`` counts, the last for
+    exactly 1.0), the rule of :func:`tooleval.report.charts.bin_counts`;
+    ``unscored`` counts results without a score.
     """
     r = t.results.c
     bucket = sa.case(
         (r.score.is_(None), -1),
-        (r.score >= 1.0, bins - 1),
+        (r.score >= 1.0, bins),
+        (r.score >= (bins - 1) / bins, bins - 1),
         (r.score <= 0.0, 0),
         else_=sa.cast(sa.func.floor(r.score * bins), sa.Integer),
     )
@@ -138,11 +143,11 @@ def score_histograms(store: Any, run_id: str, *, bins: int = 10) -> dict[str, di
             .group_by(r.metric, bucket)
         )
         for metric, position, count in conn.execute(query):
-            entry = found.setdefault(metric, {"counts": [0] * bins, "unscored": 0})
+            entry = found.setdefault(metric, {"counts": [0] * (bins + 1), "unscored": 0})
             if position == -1:
                 entry["unscored"] += int(count)
             else:
-                entry["counts"][min(max(int(position), 0), bins - 1)] += int(count)
+                entry["counts"][min(max(int(position), 0), bins)] += int(count)
     return found
 
 
@@ -248,3 +253,38 @@ def verdict_rows(store: Any, run_id: str) -> Any:
     with store._read() as conn:
         result = conn.execution_options(stream_results=True, yield_per=5000).execute(query)
         yield from result
+
+
+def iter_unpassed_rows(store: Any, run_id: str, *, limit: int | None = None) -> Any:
+    """The run's rows whose verdict is not a pass (failed, unscored or errored), by index.
+
+    Full :class:`~tooleval.store.records.RowRecord` values, streamed in chunks
+    (keyset on the row index), for clustering and for "failures first" cards.
+    """
+    r = t.rows.c
+    last = -1
+    left = limit
+    while left is None or left > 0:
+        size = 1000 if left is None else min(1000, left)
+        query = (
+            sa.select(t.rows)
+            .where(
+                r.run_id == run_id,
+                r.row_index > last,
+                sa.or_(r.passed.is_(None), r.passed.is_(False)),
+            )
+            .order_by(r.row_index)
+            .limit(size)
+        )
+        with store._read() as conn:
+            chunk = conn.execute(query).mappings().all()
+            if not chunk:
+                return
+            results = results_for(conn, run_id, [row["row_index"] for row in chunk])
+        for row in chunk:
+            yield codec.row_record(row, results.get(row["row_index"], ()))
+        last = chunk[-1]["row_index"]
+        if left is not None:
+            left -= len(chunk)
+        if len(chunk) < size:
+            return

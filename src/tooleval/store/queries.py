@@ -74,7 +74,16 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
             sa.or_(
                 *(
                     sa.func.lower(column).like(pattern, escape="\\")
-                    for column in (rows.row_id, rows.input, rows.output, rows.error)
+                    for column in (
+                        rows.row_id,
+                        rows.input,
+                        rows.output,
+                        rows.error,
+                        # Tool names and argument values: the calls made, and the
+                        # expected ones (the sample JSON), as text.
+                        sa.cast(rows.tools_called, sa.Text),
+                        sa.cast(rows.sample, sa.Text),
+                    )
                 )
             )
         )

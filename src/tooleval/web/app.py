@@ -1,55 +1,70 @@
 """The local viewer: a FastAPI app over the run store's public read API.
 
 Server-rendered HTML, one stylesheet and one small script served from the
-package, no CDN. Every response carries a strict Content-Security-Policy
-(no inline script, no inline style, nothing from other origins), so even a
-markup bug could not run a row's ``<script>``.
+package, no CDN. Every response, error pages included, carries a strict
+Content-Security-Policy (no inline script, no inline style, nothing from
+other origins), so even a markup bug could not run a row's ``<script>``.
 
-Pages: ``/`` runs (search, tag), ``/runs/{id}`` one run (filters, sort,
-pages of ``count_rows``/``iter_rows`` with offset and limit, never every
-row), ``/runs/{id}/rows/{index}`` one row, ``/compare?a=&b=`` two runs.
+Only requests addressed to the viewer's own names are answered (``Host``
+127.0.0.1, localhost, [::1] or the ``--host`` it listens on): a page on
+another site that rebinds its DNS name to 127.0.0.1 gets a 400, not run data.
+
+Pages: ``/`` runs, ``/runs/{id}`` one run (filters, sort, pages of rows;
+numbers above the rows from the stored aggregates), ``/runs/{id}/rows/{index}``
+one row, ``/runs/{id}/export.csv|jsonl`` the filtered rows,
+``/compare?a=&b=`` two runs, ``/compare/row?a=&b=&ia=&ib=`` one row of both.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from importlib import resources
 from typing import Any
 
 from tooleval.errors import InputError, StoreError
 
-__all__ = ["CSP", "create_app"]
+__all__ = ["CSP", "LOCAL_HOSTS", "SECURITY_HEADERS", "allowed_host", "create_app"]
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _STATIC = {"style.css": "text/css", "viewer.js": "text/javascript"}
-_FINISHED = ("finished", "interrupted", "failed")
+# Row indexes are stored as 64-bit integers; anything past that is no row.
+_MAX_INDEX = 2**63 - 1
 
 
-class _Cache:
-    """A small LRU for results that only finished runs may reuse (they no longer change)."""
+def allowed_host(header: str | None, names: frozenset[str]) -> bool:
+    """True when a ``Host`` header names this viewer (port ignored, case-insensitive).
 
-    def __init__(self, size: int = 8) -> None:
-        self._items: OrderedDict[Any, Any] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+    >>> allowed_host("127.0.0.1:8765", frozenset(LOCAL_HOSTS))
+    True
+    >>> allowed_host("evil.example:8765", frozenset(LOCAL_HOSTS))
+    False
+    """
+    if not header:
+        return False
+    host = header.strip().lower()
+    if host.startswith("["):
+        host = host[: host.find("]") + 1]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host in names
 
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        return None
 
-    def put(self, key: Any, value: Any) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+def _host_names(host: str | None) -> frozenset[str]:
+    names = set(LOCAL_HOSTS)
+    if host:
+        host = host.strip().lower()
+        names.add(f"[{host}]" if ":" in host and not host.startswith("[") else host)
+    return frozenset(names)
 
 
 def _static_text(name: str) -> str:
@@ -58,36 +73,44 @@ def _static_text(name: str) -> str:
     return resources.files("tooleval.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def create_app(store: Any) -> Any:
-    """The viewer as a FastAPI app reading ``store`` (tests drive it with TestClient)."""
+def create_app(store: Any, *, host: str | None = None) -> Any:
+    """The viewer as a FastAPI app reading ``store`` (tests drive it with TestClient).
+
+    ``host`` is the address the viewer listens on; requests must name it (or
+    127.0.0.1, localhost, [::1]) in their ``Host`` header.
+    """
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse, Response
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     from tooleval.report.html import el, href
-    from tooleval.report.stats import category_stats, class_counts, score_bins
-    from tooleval.runs.clusters import FAILURE_CLASSES
-    from tooleval.store.sql import ORDER_BY
-    from tooleval.web import pages
+    from tooleval.web import pages, routes
 
+    names = _host_names(host)
     app = FastAPI(title="tooleval viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
-    charts = _Cache()
-    comparisons = _Cache(4)
-    overviews = _Cache(16)
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: Any) -> Any:
-        response = await call_next(request)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Frame-Options"] = "DENY"
+    def secure(response: Any) -> Any:
+        for key, value in SECURITY_HEADERS.items():
+            response.headers[key] = value
         return response
 
     def error(status: int, title: str, message: str, hint: Any = None) -> HTMLResponse:
-        return HTMLResponse(pages.error_page(status, title, message, hint=hint), status_code=status)
+        return secure(
+            HTMLResponse(pages.error_page(status, title, message, hint=hint), status_code=status)
+        )
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Any) -> Any:
+        if not allowed_host(request.headers.get("host"), names):
+            shown = ", ".join(sorted(names))
+            return error(
+                400,
+                "Unknown host",
+                f"This viewer answers only to {shown}; open it at one of those addresses.",
+            )
+        return secure(await call_next(request))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> HTMLResponse:
@@ -112,6 +135,16 @@ def create_app(store: Any) -> Any:
     @app.exception_handler(InputError)
     async def input_error(request: Request, exc: InputError) -> HTMLResponse:
         return error(400, "Bad request", str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> HTMLResponse:
+        # Outside the middleware: this page adds its own security headers.
+        return error(
+            500,
+            "Something went wrong",
+            f"The viewer could not build this page ({type(exc).__name__}). "
+            "The terminal running `tooleval view` has the details.",
+        )
 
     @app.get("/static/{name}")
     def static(name: str) -> Response:
@@ -143,98 +176,39 @@ def create_app(store: Any) -> Any:
         per_page: int = 50,
     ) -> HTMLResponse:
         info = store.get_run(run_id)
-        metrics = list(info.summaries)
-        checks = [
-            (metric, metrics, "metric"),
-            (result, ["pass", "fail"], "result"),
-            (failure_class, list(FAILURE_CLASSES), "failure_class"),
-            (sort, list(ORDER_BY), "sort"),
-        ]
-        for value, allowed, name in checks:
-            if value and value not in allowed:
-                raise InputError(
-                    f"unknown {name} {value!r}; expected one of {', '.join(allowed) or '(none)'}",
-                    field=name,
-                )
-        if sort.lstrip("-") == "score" and not metric:
-            raise InputError(
-                "sorting by score needs a metric; pick one in the filters", field="sort"
-            )
-        if per_page not in pages.PAGE_SIZES:
-            raise InputError(
-                f"per_page must be one of {', '.join(map(str, pages.PAGE_SIZES))}", field="per_page"
-            )
-        if page < 1:
-            raise InputError("page numbers start at 1", field="page")
-        filters = pages.RunFilters(
-            category=category or None,
-            metric=metric or None,
-            result=result or None,
-            failure_class=failure_class or None,
-            q=q or None,
-            sort=sort,
-            page=page,
-            per_page=per_page,
+        filters, note = routes.run_filters(
+            info, category, metric, result, failure_class, q, sort, page, per_page
         )
-        where = dict(
-            category=filters.category,
-            metric=filters.metric,
-            passed=filters.passed,
-            failure_class=filters.failure_class,
-            search=filters.q,
-        )
-        total = store.count_rows(info.id, **where)
-        last = max(1, -(-total // per_page))
-        if page > last:
+        total = store.count_rows(info.id, **filters.where)
+        last = max(1, -(-total // filters.per_page))
+        if filters.page > last:
             return error(
                 404,
                 "No such page",
                 f"Page {page} is past the end: these filters match {total} rows, {last} page(s).",
-                hint=el("p", el("a", "go to the last page", href=filters.link(info.id, page=last))),
+                hint=el(
+                    "p",
+                    el("a", "go to the last page", href=filters.link(info.id, page=last)),
+                ),
             )
         rows = list(
             store.iter_rows(
-                info.id, **where, offset=(page - 1) * per_page, limit=per_page, order_by=sort
+                info.id,
+                **filters.where,
+                offset=(filters.page - 1) * filters.per_page,
+                limit=filters.per_page,
+                order_by=filters.sort,
             )
         )
-        key = ("overview", info.id, info.row_count)
-        overview = overviews.get(key) if info.status in _FINISHED else None
-        if overview is None:
-            counts = class_counts(store, info.id, list(FAILURE_CLASSES))
-            overview = {
-                "categories": store.categories(info.id),
-                # Row verdicts per category only: per-metric rates cost two queries each.
-                "stats": category_stats(store, info, per_metric=False),
-                "counts": counts,
-                "examples": {
-                    cls: list(store.iter_rows(info.id, failure_class=cls, limit=3))
-                    for cls in counts
-                },
-            }
-            overviews.put(key, overview)
-        html = pages.run_page(
-            info,
-            rows=rows,
-            total=total,
-            filters=filters,
-            categories=overview["categories"],
-            category_stats=overview["stats"],
-            class_counts=overview["counts"],
-            class_examples=overview["examples"],
-            failure_classes=FAILURE_CLASSES,
-        )
-        return HTMLResponse(html)
+        return HTMLResponse(routes.render_run(store, info, filters, rows, total, note))
 
     @app.get("/runs/{run_id}/charts/scores.svg")
     def scores_chart(run_id: str, metric: str) -> Response:
         from tooleval.report.charts import histogram_svg
+        from tooleval.report.summary import run_counts
 
         info = store.get_run(run_id)
-        key = (info.id, info.row_count)
-        bins = charts.get(key) if info.status in _FINISHED else None
-        if bins is None:
-            bins = {b.metric: b for b in score_bins(store, info)}
-            charts.put(key, bins)
+        bins = {b.metric: b for b in run_counts(store, info).bins}
         if metric not in bins:
             raise InputError(f"run {info.id} has no metric {metric!r}", field="metric")
         b = bins[metric]
@@ -243,21 +217,66 @@ def create_app(store: Any) -> Any:
         )
         return Response(str(svg), media_type="image/svg+xml")
 
-    @app.get("/runs/{run_id}/rows/{index}", response_class=HTMLResponse)
-    def row(run_id: str, index: int) -> HTMLResponse:
+    @app.get("/runs/{run_id}/export.{kind}")
+    def export(
+        run_id: str,
+        kind: str,
+        category: str | None = None,
+        metric: str | None = None,
+        result: str | None = None,
+        failure_class: str | None = None,
+        q: str | None = None,
+        sort: str = "index",
+    ) -> Response:
+        from fastapi.responses import StreamingResponse
+
+        from tooleval.web.export import EXPORT_TYPES, export_lines
+
+        if kind not in EXPORT_TYPES:
+            return error(404, "Not found", f"Exports are CSV or JSONL, not {kind!r}.")
         info = store.get_run(run_id)
-        try:
-            record = store.get_row(info.id, index)
-        except StoreError:
+        filters, _ = routes.run_filters(
+            info, category, metric, result, failure_class, q, sort, 1, 50
+        )
+        rows = store.iter_rows(info.id, **filters.where, order_by=filters.sort)
+        name = f"{info.id}-rows.{kind}"
+        return StreamingResponse(
+            export_lines(kind, info, rows),
+            media_type=EXPORT_TYPES[kind],
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    @app.get("/runs/{run_id}/rows/{index}", response_class=HTMLResponse)
+    def row(
+        run_id: str,
+        index: int,
+        category: str | None = None,
+        metric: str | None = None,
+        result: str | None = None,
+        failure_class: str | None = None,
+        q: str | None = None,
+        sort: str = "index",
+        per_page: int = 50,
+        pos: int | None = None,
+    ) -> HTMLResponse:
+        info = store.get_run(run_id)
+        record = None
+        if 0 <= index <= _MAX_INDEX:
+            try:
+                record = store.get_row(info.id, index)
+            except StoreError:
+                record = None
+        if record is None:
             return error(
                 404,
                 "No such row",
                 f"Run {info.id} has no row {index} (it has {info.row_count} rows, numbered from 0).",
                 hint=el("p", el("a", "back to the run", href=href("/runs", info.id))),
             )
-        previous = index - 1 if index > 0 else None
-        following = index + 1 if index + 1 < info.row_count else None
-        return HTMLResponse(pages.row_page(info, record, previous=previous, following=following))
+        filters, _ = routes.run_filters(
+            info, category, metric, result, failure_class, q, sort, 1, per_page
+        )
+        return HTMLResponse(routes.render_row(store, info, record, filters, pos))
 
     @app.get("/compare", response_class=HTMLResponse)
     def compare(
@@ -267,36 +286,10 @@ def create_app(store: Any) -> Any:
         metric: str | None = None,
         page: int = 1,
     ) -> HTMLResponse:
-        from tooleval.runs.compare import CHANGES, compare_runs
+        return HTMLResponse(routes.render_compare(store, a, b, change, metric, page))
 
-        every = store.list_runs()
-        comparison = None
-        if change and change not in CHANGES:
-            raise InputError(
-                f"unknown change {change!r}; expected one of {', '.join(CHANGES)}", field="change"
-            )
-        if page < 1:
-            raise InputError("page numbers start at 1", field="page")
-        if a and b:
-            info_a, info_b = store.get_run(a), store.get_run(b)
-            key = (info_a.id, info_a.row_count, info_b.id, info_b.row_count)
-            done = info_a.status in _FINISHED and info_b.status in _FINISHED
-            comparison = comparisons.get(key) if done else None
-            if comparison is None:
-                comparison = compare_runs(store, info_a.id, info_b.id)
-                comparisons.put(key, comparison)
-            if metric and metric not in comparison.metrics:
-                raise InputError(f"unknown metric {metric!r}", field="metric")
-        return HTMLResponse(
-            pages.compare_page(
-                every,
-                a=a,
-                b=b,
-                comparison=comparison,
-                change=change or None,
-                metric=metric or None,
-                page=page,
-            )
-        )
+    @app.get("/compare/row", response_class=HTMLResponse)
+    def compare_row(a: str, b: str, ia: int | None = None, ib: int | None = None) -> HTMLResponse:
+        return HTMLResponse(routes.render_compare_row(store, a, b, ia, ib))
 
     return app

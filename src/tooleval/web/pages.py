@@ -4,15 +4,19 @@ Pure functions from store records to HTML; :mod:`tooleval.web.app` does the
 routing and the store reads. Links use :func:`tooleval.report.html.href`, so
 run ids, categories and search text only ever appear percent-encoded in a
 same-origin path or query string.
+
+Every view of a run's rows is a deep link: the filters, sort, page size and
+page are in the query string, and each row link carries them too (with the
+row's position in the filtered list), so "next row" walks the filtered rows
+and the breadcrumb leads back to the same page of the same view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.report.compare import comparison_overview, delta_rows_table
 from tooleval.report.components import (
     metric_summary_table,
     pct,
@@ -22,14 +26,14 @@ from tooleval.report.components import (
 )
 from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend, document
-from tooleval.report.static import category_section
+from tooleval.report.static import category_section, charts_caption
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
     "PAGE_SIZES",
     "RunFilters",
-    "compare_page",
     "error_page",
+    "page",
     "row_page",
     "run_page",
     "runs_page",
@@ -43,9 +47,10 @@ SORTS = {
     "category": "category",
     "-latency": "slowest first",
     "latency": "fastest first",
-    "score": "lowest score first (needs metric)",
-    "-score": "highest score first (needs metric)",
+    "score": "lowest score first",
+    "-score": "highest score first",
 }
+KEYS_HELP = "keys: j / k next / previous row, Enter open, / search, Esc leave the field"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,22 @@ class RunFilters:
     def passed(self) -> bool | None:
         return {"pass": True, "fail": False}.get(self.result or "")
 
+    @property
+    def where(self) -> dict[str, Any]:
+        """The store's row filters of this view."""
+        return dict(
+            category=self.category,
+            metric=self.metric,
+            passed=self.passed,
+            failure_class=self.failure_class,
+            search=self.q,
+        )
+
+    @property
+    def active(self) -> bool:
+        """True when a filter or a non-default order narrows or reorders the rows."""
+        return any(self.where.values()) or self.sort != "index"
+
     def query(self, **changes: Any) -> dict[str, Any]:
         """The query string of this view with ``changes`` applied (defaults left out)."""
         values = {
@@ -81,8 +102,18 @@ class RunFilters:
         values.update(changes)
         return values
 
-    def link(self, run_id: str, **changes: Any) -> Href:
-        return href("/runs", run_id, **self.query(**changes))
+    def view_query(self) -> dict[str, Any]:
+        """The filters and order only (no page): what a row link carries."""
+        return self.query(page=None)
+
+    def link(self, run_id: str, *, fragment: str | None = None, **changes: Any) -> Href:
+        return href("/runs", run_id, fragment=fragment, **self.query(**changes))
+
+    def row_link(self, run_id: str, index: int, position: int) -> Href:
+        """A row in this view: the filters and the row's 0-based position in the filtered list."""
+        if not self.active:
+            return href("/runs", run_id, "rows", index)
+        return href("/runs", run_id, "rows", index, pos=position, **self.view_query())
 
 
 def _topbar() -> Safe:
@@ -92,10 +123,12 @@ def _topbar() -> Safe:
         el("a", "runs", href=href("/")),
         el("a", "compare", href=href("/compare")),
         class_="topbar",
+        aria_label="main",
     )
 
 
-def _page(title: str, *body: Safe) -> str:
+def page(title: str, *body: Safe) -> str:
+    """A viewer page: top bar, skip link, the shared stylesheet and the one script."""
     return str(
         document(
             title,
@@ -107,7 +140,8 @@ def _page(title: str, *body: Safe) -> str:
     )
 
 
-def _select(name: str, label: str, options: Sequence[tuple[str, str]], current: str | None) -> Safe:
+def select(name: str, label: str, options: Sequence[tuple[str, str]], current: str | None) -> Safe:
+    """A labelled select that submits its form when changed (viewer.js)."""
     return el(
         "label",
         label,
@@ -137,7 +171,7 @@ def runs_page(
             "search",
             void("input", type="search", name="q", value=q or "", placeholder="name or id"),
         ),
-        _select("tag", "tag", [("", "any tag")] + [(t, t) for t in tags], tag),
+        select("tag", "tag", [("", "any tag")] + [(t, t) for t in tags], tag),
         el("button", "filter", type="submit"),
         method="get",
         action=href("/"),
@@ -204,7 +238,7 @@ def runs_page(
         if len(runs) >= 2
         else None
     )
-    return _page("tooleval runs", el("h1", "Runs"), form, table, compare_hint)
+    return page("tooleval runs", el("h1", "Runs"), form, table, compare_hint)
 
 
 # ---------------------------------------------------------------- run page
@@ -215,75 +249,45 @@ def _pager(run_id: str, filters: RunFilters, total: int) -> Safe:
     first = (filters.page - 1) * filters.per_page + 1 if total else 0
     last = min(filters.page * filters.per_page, total)
 
-    def nav(label: str, page: int, enabled: bool) -> Safe:
+    def nav(label: str, number: int, enabled: bool, rel: str | None = None) -> Safe:
         if not enabled:
             return el("span", label, class_="disabled")
-        return el(
-            "a", label, href=filters.link(run_id, page=None if page == 1 else page), rel="nofollow"
-        )
+        target = filters.link(run_id, page=None if number == 1 else number, fragment="rows")
+        return el("a", label, href=target, rel=rel)
 
     return el(
-        "div",
+        "nav",
         nav("« first", 1, filters.page > 1),
-        nav("‹ prev", filters.page - 1, filters.page > 1),
+        nav("‹ prev", filters.page - 1, filters.page > 1, "prev"),
         el("span", f"page {filters.page} of {pages}", class_="current"),
-        nav("next ›", filters.page + 1, filters.page < pages),
+        nav("next ›", filters.page + 1, filters.page < pages, "next"),
         nav("last »", pages, filters.page < pages),
         el("span", f"rows {first}–{last} of {total}", class_="muted"),
         class_="pager",
+        aria_label="pages of rows",
     )
 
 
-def run_page(
+def _filter_form(
     run: RunInfo,
-    *,
-    rows: Sequence[RowRecord],
-    total: int,
     filters: RunFilters,
     categories: Sequence[str],
-    category_stats: Sequence[Any],
-    class_counts: dict[str, int],
-    class_examples: dict[str, list[RowRecord]],
     failure_classes: dict[str, str],
-) -> str:
-    """One run: header, metrics, charts, categories, failure classes, filtered paged rows."""
+) -> Safe:
     metrics = list(run.summaries)
-
-    def row_link(row: RowRecord) -> Href:
-        return href("/runs", run.id, "rows", row.index)
-
-    charts = el(
-        "div",
-        [
-            el(
-                "div",
-                void(
-                    "img",
-                    src=href("/runs", run.id, "charts", "scores.svg", metric=m),
-                    alt=f"score distribution of {m}",
-                    width=360,
-                    height=170,
-                ),
-                class_="chart-box",
-            )
-            for m in metrics
-        ],
-        class_="charts",
-    )
-    clusters = _class_table(run, class_counts, class_examples, failure_classes, filters)
-    form = el(
+    return el(
         "form",
-        _select(
+        select(
             "category", "category", [("", "all")] + [(c, c) for c in categories], filters.category
         ),
-        _select("metric", "metric", [("", "any")] + [(m, m) for m in metrics], filters.metric),
-        _select(
+        select("metric", "metric", [("", "any")] + [(m, m) for m in metrics], filters.metric),
+        select(
             "result",
             "result",
             [("", "all"), ("fail", "failed"), ("pass", "passed")],
             filters.result,
         ),
-        _select(
+        select(
             "failure_class",
             "failure class",
             [("", "any")] + [(c, c.replace("_", " ")) for c in failure_classes],
@@ -297,38 +301,103 @@ def run_page(
                 type="search",
                 name="q",
                 value=filters.q or "",
-                placeholder="id, input, output, error",
+                placeholder="id, input, output, tool, argument",
+                id="search",
             ),
         ),
-        _select("sort", "sort", list(SORTS.items()), filters.sort),
-        _select(
+        select("sort", "sort", list(SORTS.items()), filters.sort),
+        select(
             "per_page", "per page", [(str(n), str(n)) for n in PAGE_SIZES], str(filters.per_page)
         ),
         el("button", "apply", type="submit"),
-        el("a", "reset", href=href("/runs", run.id)),
+        el("a", "reset", href=href("/runs", run.id, fragment="rows")),
         method="get",
-        action=href("/runs", run.id),
+        # The fragment survives a GET submit: the page opens at the rows, not at the top.
+        action=href("/runs", run.id, fragment="rows"),
         class_="filters",
         id="filters",
     )
-    return _page(
+
+
+def _view_links(run_id: str, filters: RunFilters) -> Safe:
+    query = filters.view_query()
+    return el(
+        "p",
+        el("a", "link to this view", href=filters.link(run_id, fragment="rows"), id="permalink"),
+        " · export these rows: ",
+        el("a", "CSV", href=href("/runs", run_id, "export.csv", **query), download=True),
+        " ",
+        el("a", "JSONL", href=href("/runs", run_id, "export.jsonl", **query), download=True),
+        class_="view-links small",
+    )
+
+
+def run_page(
+    run: RunInfo,
+    *,
+    rows: Sequence[RowRecord],
+    total: int,
+    filters: RunFilters,
+    counts: Any,
+    categories: Sequence[str],
+    failure_classes: dict[str, str],
+    note: str | None = None,
+) -> str:
+    """One run: header, metrics, charts, categories, failure classes, filtered paged rows."""
+    metrics = list(run.summaries)
+    start = (filters.page - 1) * filters.per_page
+    positions = {row.index: start + i for i, row in enumerate(rows)}
+
+    def row_link(row: RowRecord) -> Href:
+        return filters.row_link(run.id, row.index, positions[row.index])
+
+    charts = el(
+        "div",
+        [
+            el(
+                "figure",
+                void(
+                    "img",
+                    src=href("/runs", run.id, "charts", "scores.svg", metric=b.metric),
+                    alt=f"score distribution of {b.metric}: {charts_caption(b)}",
+                    width=360,
+                    height=170,
+                ),
+                el("figcaption", charts_caption(b), class_="caption"),
+                class_="chart-box",
+            )
+            for b in counts.bins
+        ],
+        class_="charts",
+    )
+    return page(
         f"{run.name} · tooleval",
-        el("div", el("a", "Runs", href=href("/")), " › ", run.name, class_="crumbs"),
+        el(
+            "nav",
+            el("a", "Runs", href=href("/")),
+            " › ",
+            el("span", run.name, class_="crumb-name"),
+            class_="crumbs",
+            aria_label="breadcrumb",
+        ),
         run_header(run),
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts,
         el("h2", "Per category"),
         category_section(
-            list(category_stats),
-            [],
-            link=lambda c: href("/runs", run.id, category=c, result="fail"),
+            list(counts.categories),
+            metrics,
+            link=lambda c: href("/runs", run.id, category=c, result="fail", fragment="rows"),
         ),
         el("h2", "Failures by class"),
-        clusters,
+        _class_table(run, counts.classes, counts.examples, failure_classes),
         el("h2", "Rows", id="rows"),
-        form,
+        _filter_form(run, filters, categories, failure_classes),
+        el("p", note, class_="note", role="status") if note else None,
+        _view_links(run.id, filters),
         chip_legend(),
+        el("p", KEYS_HELP, class_="muted small keys-help"),
         _pager(run.id, filters, total),
         rows_table(rows, metrics, row_link)
         if rows
@@ -340,17 +409,16 @@ def run_page(
 def _class_table(
     run: RunInfo,
     counts: dict[str, int],
-    examples: dict[str, list[RowRecord]],
+    examples: dict[str, list[tuple[int, str]]],
     classes: dict[str, str],
-    filters: RunFilters,
 ) -> Safe:
     if not counts:
         return el("p", "No failing rows.", class_="ok")
     body = []
-    for cls, count in sorted(counts.items(), key=lambda kv: -kv[1]):
+    for cls, count in counts.items():
         links = [
-            el("a", r.row_id, href=href("/runs", run.id, "rows", r.index))
-            for r in examples.get(cls, [])
+            el("a", row_id, href=href("/runs", run.id, "rows", index))
+            for index, row_id in examples.get(cls, [])
         ]
         body.append(
             el(
@@ -375,137 +443,79 @@ def _class_table(
 # ---------------------------------------------------------------- row page
 
 
-def row_page(run: RunInfo, row: RowRecord, *, previous: int | None, following: int | None) -> str:
-    """One row in full: the shared row card, with neighbours."""
-    nav = el(
-        "div",
-        el("a", "‹ previous row", href=href("/runs", run.id, "rows", previous))
-        if previous is not None
-        else None,
-        el("a", "next row ›", href=href("/runs", run.id, "rows", following))
-        if following is not None
-        else None,
-        class_="pager",
+def row_page(
+    run: RunInfo,
+    row: RowRecord,
+    *,
+    filters: RunFilters,
+    position: int | None,
+    previous: tuple[int, int] | None,
+    following: tuple[int, int] | None,
+    total: int | None = None,
+) -> str:
+    """One row in full: the shared row card, with its neighbours in the same view.
+
+    ``previous`` / ``following`` are ``(row index, position)`` in the filtered
+    list; ``position`` is this row's (None outside a filtered view).
+    """
+    if position is not None:
+        back = filters.link(
+            run.id, page=position // filters.per_page + 1, fragment=f"row-{row.index}"
+        )
+    else:
+        back = href(
+            "/runs",
+            run.id,
+            page=row.index // 50 + 1 if row.index >= 50 else None,
+            fragment=f"row-{row.index}",
+        )
+
+    def neighbour(label: str, target: tuple[int, int] | None, rel: str) -> Safe:
+        if target is None:
+            return el("span", label, class_="disabled")
+        index, pos = target
+        return el("a", label, href=filters.row_link(run.id, index, pos), rel=rel, id=f"row-{rel}")
+
+    where = (
+        f"row {position + 1} of {total} in this view"
+        if position is not None and total is not None
+        else f"row {row.index + 1} of {run.row_count}"
     )
-    return _page(
+    nav = el(
+        "nav",
+        neighbour("‹ previous row", previous, "prev"),
+        neighbour("next row ›", following, "next"),
+        el("a", "back to the rows", href=back, id="row-up"),
+        el("span", where, class_="muted"),
+        class_="pager",
+        aria_label="rows",
+    )
+    return page(
         f"{row.row_id} · {run.name} · tooleval",
         el(
-            "div",
+            "nav",
             el("a", "Runs", href=href("/")),
             " › ",
-            el("a", run.name, href=href("/runs", run.id)),
+            el("a", run.name, href=back),
             " › ",
-            row.row_id,
+            el("span", row.row_id, class_="crumb-name"),
             class_="crumbs",
+            aria_label="breadcrumb",
         ),
+        el("h1", f"Row {row.row_id}", class_="row-title"),
         nav,
+        el("p", "keys: j / k next / previous row, u back to the rows", class_="muted small"),
         chip_legend(),
-        row_card(row),
+        row_card(row, level=2),
     )
-
-
-# ---------------------------------------------------------------- compare
-
-
-def compare_page(
-    runs: Sequence[RunInfo],
-    *,
-    a: str | None,
-    b: str | None,
-    comparison: Any = None,
-    change: str | None = None,
-    metric: str | None = None,
-    page: int = 1,
-    per_page: int = 100,
-) -> str:
-    """Pick two runs; with both picked, their comparison and per-row deltas."""
-    options = [("", "choose a run")] + [(r.id, f"{r.name} ({r.id})") for r in runs]
-    form = el(
-        "form",
-        _select("a", "A (baseline)", options, a),
-        _select("b", "B (new)", options, b),
-        el("button", "compare", type="submit"),
-        method="get",
-        action=href("/compare"),
-        class_="filters",
-    )
-    body: list[Safe] = [el("h1", "Compare runs"), form]
-    if comparison is not None:
-        metrics = list(comparison.metrics)
-        deltas = [
-            d
-            for d in comparison.rows
-            if (change is None or d.change == change) and (metric is None or d.metric == metric)
-        ]
-        if change is None:
-            # Changed rows first: they are why anyone compares.
-            rank = {"regressed": 0, "fixed": 1}
-            deltas.sort(key=lambda d: rank.get(d.change, 2))
-        total = len(deltas)
-        start = (page - 1) * per_page
-        shown = deltas[start : start + per_page]
-        pages = max(1, -(-total // per_page))
-        filters = el(
-            "form",
-            void("input", type="hidden", name="a", value=a),
-            void("input", type="hidden", name="b", value=b),
-            _select(
-                "change",
-                "change",
-                [("", "all")]
-                + [
-                    (c, c)
-                    for c in ("regressed", "fixed", "unchanged", "new", "missing", "unscored")
-                ],
-                change,
-            ),
-            _select("metric", "metric", [("", "any")] + [(m, m) for m in metrics], metric),
-            el("button", "filter", type="submit"),
-            method="get",
-            action=href("/compare"),
-            class_="filters",
-        )
-
-        def link(d: Any) -> Href | None:
-            if d.index_b is not None:
-                return href("/runs", comparison.run_b.id, "rows", d.index_b)
-            if d.index_a is not None:
-                return href("/runs", comparison.run_a.id, "rows", d.index_a)
-            return None
-
-        def page_link(n: int) -> Href:
-            return href(
-                "/compare", a=a, b=b, change=change, metric=metric, page=None if n == 1 else n
-            )
-
-        pager = el(
-            "div",
-            el("a", "‹ prev", href=page_link(page - 1))
-            if page > 1
-            else el("span", "‹ prev", class_="disabled"),
-            el("span", f"page {page} of {pages}", class_="current"),
-            el("a", "next ›", href=page_link(page + 1))
-            if page < pages
-            else el("span", "next ›", class_="disabled"),
-            el("span", f"{total} row × metric pairs", class_="muted"),
-            class_="pager",
-        )
-        body += [
-            comparison_overview(comparison, run_link=lambda run_id: href("/runs", run_id)),
-            el("h2", "Per-row deltas", id="deltas"),
-            filters,
-            pager,
-            delta_rows_table(shown, row_link=link),
-        ]
-    return _page("compare · tooleval", *body)
 
 
 # ---------------------------------------------------------------- errors
 
 
 def error_page(status: int, title: str, message: str, *, hint: Safe | None = None) -> str:
-    """A helpful error page (unknown run or row, bad filter value)."""
-    return _page(
+    """A helpful error page (unknown run or row, bad filter value, refused host)."""
+    return page(
         f"{status} {title} · tooleval",
         el(
             "section",
@@ -516,7 +526,3 @@ def error_page(status: int, title: str, message: str, *, hint: Safe | None = Non
             class_="error-page",
         ),
     )
-
-
-def with_page(filters: RunFilters, page: int) -> RunFilters:
-    return replace(filters, page=page)

@@ -1,0 +1,213 @@
+"""A run's aggregates, computed once and kept in the store for the report and the viewer.
+
+Two documents per run (see :mod:`tooleval.store.aggregates`):
+
+- ``counts``: score histograms per metric, per-category row verdicts and
+  per-metric pass rates, rows per failure class with the first example rows.
+  Database GROUP BYs only: seconds on a million rows.
+- ``clusters``: the failure clusters (:func:`tooleval.runs.clusters.cluster_failures`
+  over every row that did not pass), with at most ``CLUSTER_EXAMPLES`` row ids each.
+
+A finished run's documents are written once (``tooleval aggregate``, or on
+first use) and read back on every later view; a run still running is
+counted fresh each time and nothing is saved. A document computed from
+another row count (rows added on ``--resume``) is recomputed.
+
+>>> from tooleval.store import open_store
+>>> store = open_store("sqlite:///:memory:")
+>>> run_id = store.create_run("demo", dataset={}, connector={}, metrics=[])
+>>> store.finish_run(run_id)
+>>> run_counts(store, store.get_run(run_id)).categories
+[]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooleval.report.stats import CategoryStats, ScoreBins
+from tooleval.store import aggregates as agg
+from tooleval.store.records import RunInfo
+
+__all__ = [
+    "CLUSTER_EXAMPLES",
+    "FINISHED",
+    "RunCounts",
+    "aggregate_run",
+    "run_clusters",
+    "run_counts",
+]
+
+FINISHED = ("finished", "interrupted", "failed")
+CLUSTER_EXAMPLES = 20
+_COUNTS = "counts/1"
+_CLUSTERS = "clusters/1"
+
+
+@dataclass(frozen=True, slots=True)
+class RunCounts:
+    """What the run page and the report show above the rows, for one run."""
+
+    bins: list[ScoreBins]
+    categories: list[CategoryStats]
+    classes: dict[str, int]
+    examples: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "bins": [
+                {
+                    "metric": b.metric,
+                    "counts": b.counts,
+                    "unscored": b.unscored,
+                    "threshold": b.threshold,
+                }
+                for b in self.bins
+            ],
+            "categories": [
+                {
+                    "category": c.category,
+                    "rows": c.rows,
+                    "passed": c.passed,
+                    "failed": c.failed,
+                    "errors": c.errors,
+                    "pass_rates": c.pass_rates,
+                }
+                for c in self.categories
+            ],
+            "classes": self.classes,
+            "examples": {k: [list(p) for p in v] for k, v in self.examples.items()},
+        }
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> RunCounts:
+        return cls(
+            bins=[ScoreBins(**b) for b in payload["bins"]],
+            categories=[CategoryStats(**c) for c in payload["categories"]],
+            classes={k: int(v) for k, v in payload["classes"].items()},
+            examples={k: [(int(i), str(r)) for i, r in v] for k, v in payload["examples"].items()},
+        )
+
+
+def _count(store: Any, run: RunInfo, *, bins: int = 10) -> RunCounts:
+    from tooleval.runs.clusters import FAILURE_CLASSES
+
+    thresholds = {m.name: m.threshold for m in run.metrics}
+    histograms = agg.score_histograms(store, run.id, bins=bins)
+    score_bins = [
+        ScoreBins(
+            metric,
+            histograms.get(metric, {}).get("counts", [0] * (bins + 1)),
+            histograms.get(metric, {}).get("unscored", 0),
+            thresholds.get(metric),
+        )
+        for metric in run.summaries
+    ]
+    per_metric = agg.category_metric_counts(store, run.id)
+    categories = []
+    for category, counts in agg.category_counts(store, run.id).items():
+        rates: dict[str, float | None] = {}
+        for metric in run.summaries:
+            ok, bad = per_metric.get(category, {}).get(metric, [0, 0])
+            rates[metric] = ok / (ok + bad) if ok + bad else None
+        categories.append(CategoryStats(category=category, pass_rates=rates, **counts))
+    order = list(FAILURE_CLASSES)
+    classes = dict(
+        sorted(
+            agg.class_counts(store, run.id).items(),
+            key=lambda kv: (-kv[1], order.index(kv[0]) if kv[0] in order else len(order)),
+        )
+    )
+    examples = {
+        cls: [(i, r) for i, r in pairs]
+        for cls, pairs in agg.class_examples(store, run.id, list(classes)).items()
+    }
+    return RunCounts(score_bins, categories, classes, examples)
+
+
+def run_counts(store: Any, run: RunInfo, *, refresh: bool = False) -> RunCounts:
+    """The run's counts: stored ones when fresh, else counted (and stored if finished)."""
+    if not refresh:
+        payload = agg.load_aggregate(store, run.id, _COUNTS, row_count=run.row_count)
+        if payload is not None:
+            try:
+                return RunCounts.from_payload(payload)
+            except (KeyError, TypeError, ValueError):
+                pass  # written by another version: count again
+    counts = _count(store, run)
+    if run.status in FINISHED:
+        agg.save_aggregate(store, run.id, _COUNTS, counts.to_payload(), row_count=run.row_count)
+    return counts
+
+
+def _cluster(store: Any, run: RunInfo) -> tuple[list[Any], int]:
+    from tooleval.runs.clusters import cluster_failures
+
+    failing = list(agg.iter_unpassed_rows(store, run.id))
+    clusters = cluster_failures(failing, total_rows=run.row_count)
+    return clusters, len(failing)
+
+
+def run_clusters(store: Any, run: RunInfo, *, refresh: bool = False) -> tuple[list[Any], int]:
+    """The run's failure clusters (examples capped) and how many rows did not pass."""
+    from tooleval.runs.clusters import FailureCluster
+
+    if not refresh:
+        payload = agg.load_aggregate(store, run.id, _CLUSTERS, row_count=run.row_count)
+        if payload is not None:
+            try:
+                clusters = [
+                    FailureCluster(
+                        failure_class=c["failure_class"],
+                        count=int(c["count"]),
+                        categories=dict(c["categories"]),
+                        row_ids=tuple(c["row_ids"]),
+                        detail=c["detail"],
+                        indexes=tuple(c["indexes"]),
+                    )
+                    for c in payload["clusters"]
+                ]
+                return clusters, int(payload["failures"])
+            except (KeyError, TypeError, ValueError):
+                pass
+    clusters, failures = _cluster(store, run)
+    if run.status in FINISHED:
+        stored = [
+            {
+                "failure_class": c.failure_class,
+                "count": c.count,
+                "categories": c.categories,
+                "row_ids": list(c.row_ids[:CLUSTER_EXAMPLES]),
+                "indexes": list(c.indexes[:CLUSTER_EXAMPLES]),
+                "detail": c.detail,
+            }
+            for c in clusters
+        ]
+        agg.save_aggregate(
+            store,
+            run.id,
+            _CLUSTERS,
+            {"clusters": stored, "failures": failures},
+            row_count=run.row_count,
+        )
+    return clusters, failures
+
+
+def aggregate_run(store: Any, run_id: str) -> RunInfo:
+    """Recompute and store both documents of a finished run (``tooleval aggregate``).
+
+    Raises :class:`~tooleval.errors.InputError` for a run still running:
+    its aggregates would be stale at once.
+    """
+    from tooleval.errors import InputError
+
+    run = store.get_run(run_id)
+    if run.status not in FINISHED:
+        raise InputError(
+            f"run {run.id} is still {run.status}; aggregates are written once a run has stopped",
+            field="run",
+        )
+    run_counts(store, run, refresh=True)
+    run_clusters(store, run, refresh=True)
+    return run

@@ -1,0 +1,226 @@
+"""What the viewer's routes do between the request and the page: checks and store reads.
+
+Each page reads the run's stored aggregates (:mod:`tooleval.report.summary`)
+and one page of rows; nothing here reads every row of a run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooleval.errors import InputError
+from tooleval.store.records import RowRecord, RunInfo
+from tooleval.web.pages import PAGE_SIZES, RunFilters
+
+__all__ = [
+    "render_compare",
+    "render_compare_row",
+    "render_row",
+    "render_run",
+    "run_filters",
+]
+
+_COMPARE_PAGE = 50
+
+
+def run_filters(
+    info: RunInfo,
+    category: str | None,
+    metric: str | None,
+    result: str | None,
+    failure_class: str | None,
+    q: str | None,
+    sort: str,
+    page: int,
+    per_page: int,
+) -> tuple[RunFilters, str | None]:
+    """The checked filters of a run view, and a note when one was completed for the user.
+
+    A score order without a metric uses the run's first metric (and says so)
+    instead of refusing the request.
+    """
+    from tooleval.runs.clusters import FAILURE_CLASSES
+    from tooleval.store.queries import ORDER_BY
+
+    metrics = list(info.summaries)
+    checks = [
+        (metric, metrics, "metric"),
+        (result, ["pass", "fail"], "result"),
+        (failure_class, list(FAILURE_CLASSES), "failure_class"),
+        (sort, list(ORDER_BY), "sort"),
+    ]
+    for value, allowed, name in checks:
+        if value and value not in allowed:
+            raise InputError(
+                f"unknown {name} {value!r}; expected one of {', '.join(allowed) or '(none)'}",
+                field=name,
+            )
+    if per_page not in PAGE_SIZES:
+        raise InputError(
+            f"per_page must be one of {', '.join(map(str, PAGE_SIZES))}", field="per_page"
+        )
+    if page < 1:
+        raise InputError("page numbers start at 1", field="page")
+    note = None
+    sort = sort or "index"
+    if sort.lstrip("-") == "score" and not metric:
+        if not metrics:
+            raise InputError("this run has no metric to sort scores by", field="sort")
+        metric = metrics[0]
+        note = f"Scores are ordered by {metric}, the run's first metric; pick another under metric."
+    return (
+        RunFilters(
+            category=category or None,
+            metric=metric or None,
+            result=result or None,
+            failure_class=failure_class or None,
+            q=q or None,
+            sort=sort,
+            page=page,
+            per_page=per_page,
+        ),
+        note,
+    )
+
+
+def render_run(
+    store: Any,
+    info: RunInfo,
+    filters: RunFilters,
+    rows: list[RowRecord],
+    total: int,
+    note: str | None,
+) -> str:
+    """The run page: stored aggregates above one page of rows."""
+    from tooleval.report.summary import run_counts
+    from tooleval.runs.clusters import FAILURE_CLASSES
+    from tooleval.web import pages
+
+    counts = run_counts(store, info)
+    return pages.run_page(
+        info,
+        rows=rows,
+        total=total,
+        filters=filters,
+        counts=counts,
+        categories=[c.category for c in counts.categories],
+        failure_classes=FAILURE_CLASSES,
+        note=note,
+    )
+
+
+def render_row(
+    store: Any, info: RunInfo, record: RowRecord, filters: RunFilters, pos: int | None
+) -> str:
+    """A row page whose previous / next rows are those of the view it was opened from."""
+    from tooleval.web import pages
+
+    if pos is not None and pos < 0:
+        raise InputError("pos (the row's place in the view) starts at 0", field="pos")
+    if not filters.active or pos is None:
+        previous = (record.index - 1, record.index - 1) if record.index > 0 else None
+        following = (
+            (record.index + 1, record.index + 1) if record.index + 1 < info.row_count else None
+        )
+        return pages.row_page(
+            info,
+            record,
+            filters=RunFilters(),
+            position=None,
+            previous=previous,
+            following=following,
+        )
+    start = max(pos - 1, 0)
+    window = list(
+        store.iter_rows(info.id, **filters.where, offset=start, limit=3, order_by=filters.sort)
+    )
+    at = pos - start
+    if at >= len(window) or window[at].index != record.index:
+        # The view changed since the link was made: fall back to the row's own neighbours.
+        return render_row(store, info, record, RunFilters(), None)
+    previous = (window[at - 1].index, pos - 1) if at > 0 else None
+    following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
+    total = store.count_rows(info.id, **filters.where)
+    return pages.row_page(
+        info,
+        record,
+        filters=filters,
+        position=pos,
+        previous=previous,
+        following=following,
+        total=total,
+    )
+
+
+def render_compare(
+    store: Any,
+    a: str | None,
+    b: str | None,
+    change: str | None,
+    metric: str | None,
+    page: int,
+) -> str:
+    """The compare page: the stored comparison and one page of deltas with both rows' calls."""
+    from tooleval.report.comparison import stored_comparison
+    from tooleval.runs.compare import CHANGES
+    from tooleval.web.compare_pages import compare_page
+
+    every = store.list_runs()
+    if change and change not in CHANGES:
+        raise InputError(
+            f"unknown change {change!r}; expected one of {', '.join(CHANGES)}", field="change"
+        )
+    if page < 1:
+        raise InputError("page numbers start at 1", field="page")
+    if not (a and b):
+        return compare_page(every, a=a, b=b)
+    info_a, info_b = store.get_run(a), store.get_run(b)
+    comparison = stored_comparison(store, info_a.id, info_b.id)
+    if metric and metric not in comparison.metrics:
+        raise InputError(f"unknown metric {metric!r}", field="metric")
+    deltas = [
+        d
+        for d in comparison.rows
+        if (change is None or d.change == change) and (metric is None or d.metric == metric)
+    ]
+    if change is None:
+        rank = {"regressed": 0, "fixed": 1}
+        deltas.sort(key=lambda d: rank.get(d.change, 2))
+    shown = deltas[(page - 1) * _COMPARE_PAGE : page * _COMPARE_PAGE]
+    rows: dict[tuple[str, int | None], RowRecord | None] = {}
+    for d in shown:
+        for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
+            if index is not None and (side, index) not in rows:
+                rows[(side, index)] = store.get_row(run_id, index)
+    return compare_page(
+        every,
+        a=info_a.id,
+        b=info_b.id,
+        comparison=comparison,
+        deltas=shown,
+        total=len(deltas),
+        rows=rows,
+        change=change or None,
+        metric=metric or None,
+        page_number=page,
+        per_page=_COMPARE_PAGE,
+    )
+
+
+def render_compare_row(store: Any, a: str, b: str, index_a: int | None, index_b: int | None) -> str:
+    """One row of both runs side by side (either side may be absent)."""
+    from tooleval.errors import StoreError
+    from tooleval.web.compare_pages import compare_row_page
+
+    info_a, info_b = store.get_run(a), store.get_run(b)
+    if index_a is None and index_b is None:
+        raise InputError("give the row of run A (ia) or of run B (ib)", field="ia")
+
+    def fetch(info: RunInfo, index: int | None) -> RowRecord | None:
+        if index is None:
+            return None
+        if not 0 <= index < 2**63:
+            raise StoreError(f"run {info.id} has no row {index}", row=None)
+        return store.get_row(info.id, index)
+
+    return compare_row_page(info_a, info_b, fetch(info_a, index_a), fetch(info_b, index_b))
