@@ -54,14 +54,17 @@ class SearchBudgetExceeded(ToolEvalError):
 
 
 def max_weight_partial_order_bounded(
-    weights: Weights, before: Iterable[tuple[int, int]], *, budget: int = SEARCH_BUDGET
+    weights: Weights, before: Iterable[tuple[int, int]], *, budget: int | None = None
 ) -> list[tuple[int, int]]:
     """Heaviest pairing whose columns respect the rows' ordering constraints.
 
     Same answer (and same tie-breaking) as
     :func:`tooleval.matching.assignment.max_weight_partial_order`, or
-    :class:`SearchBudgetExceeded` after ``budget`` search steps.
+    :class:`SearchBudgetExceeded` after ``budget`` search steps (default
+    :data:`SEARCH_BUDGET`).
     """
+    if budget is None:
+        budget = SEARCH_BUDGET
     before = list(before)
     rows = len(weights)
     cols = len(weights[0]) if rows else 0
