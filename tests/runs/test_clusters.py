@@ -109,9 +109,9 @@ def test_plumbing_when_every_row_errors_with_its_own_row_named():
     ]
     (cluster,) = cluster_failures(rows)
     assert cluster.failure_class == "plumbing"
-    assert (
-        cluster.detail
-        == "every row failed to reach the agent: connector error: status 200: path matched nothing"
+    assert cluster.detail == (
+        "every row failed to reach the agent: "
+        "connector error: response path matched nothing, HTTP 200"
     )
 
 

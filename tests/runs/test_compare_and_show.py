@@ -129,7 +129,8 @@ def test_runs_show_names_plumbing(tmp_path, agent_stub, capsys):
     plan.write_text(text)
     script_correct(agent_stub)
     db = tmp_path / "r.db"
-    assert main(["run", str(plan), "--store", str(db), "--quiet"]) == 0
+    # Every row is an error (the path matches nothing): the default gate fails.
+    assert main(["run", str(plan), "--store", str(db), "--quiet"]) == 1
     with open_store(db) as store:
         (run,) = store.list_runs()
         assert store.count_rows(run.id, failure_class="plumbing") == len(CASES)

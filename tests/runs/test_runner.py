@@ -29,7 +29,8 @@ def test_a_run_stores_every_row_with_results(tmp_path, agent_stub, capsys):
     db = tmp_path / "runs.db"
     assert _run(str(plan), "--store", str(db)) == 0
     out = capsys.readouterr().out
-    assert "tool_correctness" in out and "gate: none configured" in out
+    assert "tool_correctness" in out and "no pass-rate floor configured" in out
+    assert "errors: 0/6 rows" in out
     with open_store(db) as store:
         (run,) = store.list_runs()
         assert run.status == "finished" and run.row_count == 6 and run.error_count == 0
@@ -55,7 +56,8 @@ def test_connector_failure_is_a_row_error_not_a_zero(tmp_path, agent_stub):
     plan = write_plan(tmp_path, agent_stub)
     db = tmp_path / "runs.db"
     junit = tmp_path / "out" / "junit.xml"
-    assert _run(str(plan), "--store", str(db), "--junit", str(junit)) == 0
+    # An error row fails the gate by default (--max-error-rate 0) ...
+    assert _run(str(plan), "--store", str(db), "--junit", str(junit)) == 1
     with open_store(db) as store:
         (run,) = store.list_runs()
         assert (run.row_count, run.error_count) == (6, 1)
@@ -163,7 +165,7 @@ def test_unreadable_cell_is_kept_as_an_unscored_row(tmp_path, agent_stub):
     script_correct(agent_stub)
     plan = write_plan(tmp_path, agent_stub)
     db = tmp_path / "r.db"
-    assert _run(str(plan), "--store", str(db)) == 0
+    assert _run(str(plan), "--store", str(db)) == 1  # an error row fails the default gate
     with open_store(db) as store:
         (run,) = store.list_runs()
         row = store.get_row(run.id, 6)

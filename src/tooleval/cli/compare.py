@@ -41,15 +41,22 @@ def compare(args: argparse.Namespace) -> int:
     from tooleval.runs.compare import compare_runs
     from tooleval.runs.render import make_console, print_comparison
 
+    if args.json:
+        from tooleval.io_atomic import check_output_path
+
+        check_output_path(args.json, option="--json")
     with open_cli_store(args) as store:
         comparison = compare_runs(
             store, store.resolve_run_id(args.run_a), store.resolve_run_id(args.run_b)
         )
     print_comparison(make_console(sys.stdout), comparison, limit=max(args.rows, 0))
     if args.json:
-        Path(args.json).write_bytes(
-            orjson.dumps(comparison.to_dict(), default=str, option=orjson.OPT_INDENT_2)
-        )
+        from tooleval.io_atomic import atomic_write
+
+        with atomic_write(Path(args.json)) as handle:
+            handle.write(
+                orjson.dumps(comparison.to_dict(), default=str, option=orjson.OPT_INDENT_2)
+            )
     if args.fail_on_regression and comparison.changed("regressed"):
         return 1
     return 0

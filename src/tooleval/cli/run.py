@@ -1,8 +1,11 @@
 """``tooleval run PLAN``: run a plan against the live agent, store it, gate it.
 
-Exit codes: 0 the gate passed (or none is configured), 1 the gate failed,
-2 a usage or input error (bad plan, unbound expected_tools, unreachable
-store), 130 interrupted (resume with ``--resume RUN_ID``).
+Exit codes: 0 the gate passed, 1 the gate failed (a pass rate under its
+floor, or more error rows than ``--max-error-rate`` allows: by default any),
+2 a usage or input error (bad plan, failed preflight, unbound
+expected_tools, unreachable store, a run another live process works),
+130 interrupted by SIGINT, 143 stopped by SIGTERM (both leave the run
+resumable with ``--resume RUN_ID``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 STORE_HELP = (
@@ -35,14 +39,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "run",
         help="run an evaluation plan against the agent and store every result",
         description="Run every dataset row through the agent, score it, store it row by row, "
-        "and check the gate (exit 0 pass, 1 gate failed, 2 input error).",
+        "and check the gate (exit 0 pass, 1 gate failed, 2 input error, 130/143 interrupted).",
     )
     parser.add_argument("plan", help="plan file (YAML; see docs/runs.md)")
     parser.add_argument("--concurrency", type=int, help="rows in flight at once (default: plan, 8)")
     add_store_option(parser)
     parser.add_argument("--resume", metavar="RUN_ID", help="finish a stopped run of this plan")
     parser.add_argument(
-        "--min-pass-rate", type=float, metavar="X", help="gate: every metric's pass rate >= X (0-1)"
+        "--min-pass-rate",
+        type=float,
+        metavar="X",
+        help="gate: every metric's pass rate >= X (0-1); error rows count as not passed",
+    )
+    parser.add_argument(
+        "--max-error-rate",
+        type=float,
+        metavar="X",
+        help="gate: at most this fraction of rows may be errors (0-1; default 0: any error fails)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="run the preflight only (bindings, prompts, ${VAR}s, templates, tool-call source, "
+        "ids); call nothing, store nothing",
     )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML (row × metric testcases)")
     parser.add_argument("--json", metavar="FILE", help="write the full results as JSON")
@@ -71,75 +90,176 @@ class _Tracked:
             self.inner.close()
 
 
-def run(args: argparse.Namespace) -> int:
+class _StopSignals:
+    """SIGINT and SIGTERM both stop the run cleanly, whatever the inherited disposition.
+
+    A shell starts background jobs with SIGINT ignored, so re-raising SIGINT
+    from a SIGTERM handler did nothing there. For the run SIGINT gets
+    Python's own handler back (``asyncio.run`` then replaces it with a clean
+    cancel of the rows in flight) and SIGTERM calls whatever SIGINT handler
+    is in force; SIGTERM is remembered so the exit code is 143 (SIGINT 130).
+    """
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopSignals:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+        self._previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._terminate)
+        return self
+
+    def _terminate(self, signum: int, frame: Any) -> None:
+        if self.received is None:
+            self.received = signum
+        current = signal.getsignal(signal.SIGINT)
+        if callable(current) and current is not self._terminate:
+            current(signal.SIGINT, frame)
+            return
+        raise KeyboardInterrupt
+
+    @property
+    def exit_code(self) -> int:
+        return 143 if self.received == signal.SIGTERM else 130
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+
+
+def _gate_from_args(plan: Any, args: argparse.Namespace) -> Any:
     import dataclasses
 
     from tooleval.errors import ConfigError
-    from tooleval.runs.export import write_json, write_junit
+
+    gate = plan.gate
+    for option, key in (
+        ("--min-pass-rate", "min_pass_rate"),
+        ("--max-error-rate", "max_error_rate"),
+    ):
+        value = getattr(args, key)
+        if value is None:
+            continue
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"expected a number between 0 and 1, got {value}", field=option)
+        gate = dataclasses.replace(gate, **{key: value})
+    return gate
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output path that cannot be written before any agent call."""
+    from tooleval.errors import ConfigError
+    from tooleval.io_atomic import check_output_path
+
+    inputs = [args.plan]
+    for option in ("junit", "json"):
+        value = getattr(args, option)
+        if value is None:
+            continue
+        parent = Path(value).parent
+        if str(value).strip() and not Path(value).is_dir() and not parent.exists():
+            # CI steps name report folders that do not exist yet (reports/junit.xml).
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot create the directory {str(parent)!r}: {exc.strerror}",
+                    field=f"--{option}",
+                ) from None
+        check_output_path(value, option=f"--{option}", inputs=inputs)
+    if args.junit and args.json and os.path.abspath(args.junit) == os.path.abspath(args.json):
+        raise ConfigError("--junit and --json name the same file", field="--json")
+
+
+def _dry_run(plan: Any, args: argparse.Namespace) -> int:
+    from tooleval.runs.runner import check_plan
+    from tooleval.textsafe import visible
+
+    report = check_plan(plan)
+    for line in report.lines():
+        print(visible(line), file=sys.stderr if line.startswith("problem") else sys.stdout)
+    if not report.ok:
+        n = len(report.problems)
+        print(
+            f"tooleval run: preflight failed: {n} problem{'s' if n != 1 else ''}; "
+            "nothing was called",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"preflight OK: {report.rows} rows ready; nothing was called (--dry-run)")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooleval.errors import ConfigError
     from tooleval.runs.plan import load_plan
-    from tooleval.runs.progress import make_progress
-    from tooleval.runs.render import make_console, print_gate, print_summary
-    from tooleval.runs.runner import run_plan
 
     plan = load_plan(args.plan)
-    gate = plan.gate
-    if args.min_pass_rate is not None:
-        if not 0.0 <= args.min_pass_rate <= 1.0:
-            raise ConfigError(
-                f"expected a number between 0 and 1, got {args.min_pass_rate}",
-                field="--min-pass-rate",
-            )
-        gate = dataclasses.replace(gate, min_pass_rate=args.min_pass_rate)
+    gate = _gate_from_args(plan, args)
     if args.concurrency is not None and args.concurrency < 1:
         raise ConfigError(
             f"expected a whole number >= 1, got {args.concurrency}", field="--concurrency"
         )
-    tracked = _Tracked(None if args.quiet else make_progress(sys.stderr))
-    # CI runners stop jobs with SIGTERM: treat it like Ctrl-C, so the run is
-    # marked interrupted and the resume command is printed.
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = (
-        signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
-        if in_main_thread
-        else None
-    )
-    store = open_cli_store(args)
-    try:
+    if args.dry_run:
+        return _dry_run(plan, args)
+    _check_outputs(args)
+    tracked = _Tracked(None)
+    with _StopSignals() as signals:
         try:
-            outcome = run_plan(
-                plan,
-                store=store,
-                concurrency=args.concurrency,
-                resume=args.resume,
-                progress=tracked,
-                gate=gate,
-            )
+            store = open_cli_store(args)
+            try:
+                return _run(plan, gate, args, store, tracked)
+            except KeyboardInterrupt:
+                _interrupted(args, signals, tracked, store)
+                return signals.exit_code
+            finally:
+                store.close()
         except KeyboardInterrupt:
-            if tracked.run_id:
-                stored = store.count_rows(tracked.run_id)
-                print(
-                    f"tooleval run: interrupted; {stored} rows stored. Finish it with:\n"
-                    f"  tooleval run {args.plan} --resume {tracked.run_id}"
-                    + (f" --store {args.store}" if args.store else ""),
-                    file=sys.stderr,
-                )
-            else:
-                print("tooleval run: interrupted", file=sys.stderr)
-            return 130
-        console = make_console(sys.stdout)
-        print_summary(console, outcome.run)
-        resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
-        console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
-        print_gate(console, outcome.gate)
-        failing = store.count_rows(outcome.run_id, passed=False) + outcome.run.error_count
-        if failing:
-            console.print(f"failures by cause: tooleval runs show {outcome.run_id}")
-        if args.junit:
-            write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id))
-        if args.json:
-            write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
-        return 0 if outcome.gate.passed else 1
-    finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
-        store.close()
+            _interrupted(args, signals, tracked, None)
+            return signals.exit_code
+
+
+def _interrupted(args: argparse.Namespace, signals: Any, tracked: _Tracked, store: Any) -> None:
+    how = "stopped by SIGTERM" if signals.exit_code == 143 else "interrupted"
+    if tracked.run_id and store is not None:
+        stored = store.count_rows(tracked.run_id)
+        print(
+            f"tooleval run: {how}; {stored} rows stored. Finish it with:\n"
+            f"  tooleval run {args.plan} --resume {tracked.run_id}"
+            + (f" --store {args.store}" if args.store else ""),
+            file=sys.stderr,
+        )
+    else:
+        print(f"tooleval run: {how}", file=sys.stderr)
+
+
+def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Any, tracked: _Tracked) -> int:
+    from tooleval.runs.export import write_json, write_junit
+    from tooleval.runs.progress import make_progress
+    from tooleval.runs.render import make_console, print_gate, print_summary
+    from tooleval.runs.runner import run_plan
+
+    tracked.inner = None if args.quiet else make_progress(sys.stderr)
+    outcome = run_plan(
+        plan,
+        store=store,
+        concurrency=args.concurrency,
+        resume=args.resume,
+        progress=tracked,
+        gate=gate,
+    )
+    console = make_console(sys.stdout)
+    print_summary(console, outcome.run)
+    resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
+    console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
+    print_gate(console, outcome.gate)
+    failing = store.count_rows(outcome.run_id, passed=False) + outcome.run.error_count
+    if failing:
+        console.print(f"failures by cause: tooleval runs show {outcome.run_id}")
+    if args.junit:
+        write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id))
+    if args.json:
+        write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
+    return 0 if outcome.gate.passed else 1

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.parse
@@ -22,7 +23,7 @@ from tooleval.connectors.template import BodyTemplate, resolve_env
 from tooleval.errors import ConfigError, ConnectorError
 from tooleval.model import Sample
 
-__all__ = ["HttpConnector", "safe_url"]
+__all__ = ["HttpConnector", "UnreadableBody", "safe_url"]
 
 _METHODS = {"GET", "POST", "PUT", "PATCH"}
 
@@ -38,6 +39,41 @@ def safe_url(url: str) -> str:
         return url
     netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+class UnreadableBody(ConnectorError):
+    """A 2xx reply whose body cannot be read (retried when ``retry.invalid_body``)."""
+
+    def after(self, tally: _Tally) -> ConnectorError:
+        """The final error, saying how many attempts were made and why they were retried."""
+        noun = "attempt" if tally.attempts == 1 else "attempts"
+        why = []
+        if tally.http:
+            why.append(f"{tally.http} retried for HTTP errors")
+        if tally.body:
+            why.append(f"{tally.body} retried for an unreadable body")
+        detail = f" ({'; '.join(why)})" if why else ""
+        err = ConnectorError(
+            f"{self.message} [after {tally.attempts} {noun}{detail}]", **self.context
+        )
+        err.retries = tally.counts()  # type: ignore[attr-defined]
+        return err
+
+
+class _Tally:
+    """Attempts of one row: HTTP retries and unreadable-body retries counted apart."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.http = 0
+        self.body = 0
+
+    def sent(self, attempts: int) -> None:
+        self.attempts += attempts
+        self.http += attempts - 1
+
+    def counts(self) -> dict[str, int]:
+        return {k: v for k, v in (("http", self.http), ("invalid_body", self.body)) if v}
 
 
 class HttpConnector(HttpClients):
@@ -144,11 +180,18 @@ class HttpConnector(HttpClients):
     ) -> AgentResponse:
         latency = (time.perf_counter() - started) * 1000.0
         text = http_response.text
+        if self.mapping.configured and not text.strip():
+            raise UnreadableBody(
+                f"{self.method} {safe_url(self.url)} returned an empty body, so the response "
+                "paths cannot be applied",
+                status=http_response.status_code,
+                row=sample.id,
+            )
         try:
             document: Any = http_response.json() if text.strip() else None
         except ValueError:
             if self.mapping.configured:
-                raise ConnectorError(
+                raise UnreadableBody(
                     f"{self.method} {safe_url(self.url)} returned a body that is not JSON, so the "
                     f"response paths cannot be applied: {' '.join(text.split())[:200]}",
                     status=http_response.status_code,
@@ -194,11 +237,41 @@ class HttpConnector(HttpClients):
         )
         return response, attempts, started
 
+    def _parse_or_retry(
+        self, response: Any, tally: _Tally, *, started: float, sample: Sample
+    ) -> AgentResponse | float:
+        """The parsed reply, or the seconds to wait before sending again (unreadable body)."""
+        try:
+            parsed = self._parse(response, started=started, attempts=tally.attempts, sample=sample)
+        except UnreadableBody as exc:
+            if not self.retry.invalid_body or tally.body >= self.retry.retries:
+                raise exc.after(tally) from None
+            tally.body += 1
+            return self.retry.delay(tally.body)
+        parsed.retries = tally.counts()
+        return parsed
+
     def call(self, sample: Sample | str) -> AgentResponse:
         """Send one row (sync)."""
         sample = as_sample(sample)
-        response, attempts, started = self.send_raw(sample)
-        return self._parse(response, started=started, attempts=attempts, sample=sample)
+        url, request = self._request(sample)
+        client = self._sync_client()
+        started = time.perf_counter()
+        tally = _Tally()
+        while True:
+            response, attempts = send(
+                client,
+                self.method,
+                url,
+                policy=self.retry,
+                display_url=safe_url(self.url),
+                **request,
+            )
+            tally.sent(attempts)
+            outcome = self._parse_or_retry(response, tally, started=started, sample=sample)
+            if isinstance(outcome, AgentResponse):
+                return outcome
+            time.sleep(outcome)
 
     async def acall(self, sample: Sample | str) -> AgentResponse:
         """Send one row (async)."""
@@ -206,15 +279,21 @@ class HttpConnector(HttpClients):
         url, request = self._request(sample)
         client = self._async_http_client()
         started = time.perf_counter()
-        response, attempts = await asend(
-            client,
-            self.method,
-            url,
-            policy=self.retry,
-            display_url=safe_url(self.url),
-            **request,
-        )
-        return self._parse(response, started=started, attempts=attempts, sample=sample)
+        tally = _Tally()
+        while True:
+            response, attempts = await asend(
+                client,
+                self.method,
+                url,
+                policy=self.retry,
+                display_url=safe_url(self.url),
+                **request,
+            )
+            tally.sent(attempts)
+            outcome = self._parse_or_retry(response, tally, started=started, sample=sample)
+            if isinstance(outcome, AgentResponse):
+                return outcome
+            await asyncio.sleep(outcome)
 
     def __enter__(self) -> HttpConnector:
         return self

@@ -24,7 +24,9 @@ class AgentResponse:
     ``tools_called`` is ``None`` when the connector has no way to know (no
     path configured), which differs from ``[]`` ("called no tool").
     ``latency_ms`` covers every attempt, retries and back-off included;
-    ``attempts`` counts them. ``warnings`` carries non-fatal findings (e.g.
+    ``attempts`` counts them and ``retries`` says why they were retried
+    (``http``: a retryable status or network error; ``invalid_body``: a 2xx
+    reply that could not be read). ``warnings`` carries non-fatal findings (e.g.
     the output path matched nothing).
     """
 
@@ -36,6 +38,8 @@ class AgentResponse:
     attempts: int = 1
     messages: list[Message] | None = None
     warnings: tuple[str, ...] = ()
+    #: Retries by cause: ``{"http": n, "invalid_body": m}`` (only causes that happened).
+    retries: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def apply_to(self, sample: Sample) -> Sample:
         """A copy of ``sample`` with what the agent did filled in."""
@@ -58,6 +62,7 @@ class AgentResponse:
             "latency_ms": self.latency_ms,
             "status": self.status,
             "attempts": self.attempts,
+            "retries": dict(self.retries),
             "warnings": list(self.warnings),
         }
 

@@ -1,8 +1,11 @@
 """Retries with exponential back-off, shared by the HTTP-based connectors.
 
 Connect errors, timeouts, 429 (honouring ``Retry-After``) and 5xx are retried;
-any other 4xx is the caller's mistake and fails at once. The decision and the
-delay are pure functions; the two send loops (sync and async) only sleep.
+any other 4xx is the caller's mistake and fails at once. A 2xx reply whose
+body cannot be read (not JSON when response paths are configured: a proxy's
+HTML page, a truncated reply) is retried too when ``invalid_body`` is on (the
+default); those retries are counted apart from the HTTP ones. The decision
+and the delay are pure functions; the send loops (sync and async) only sleep.
 
 >>> policy = RetryPolicy(retries=3, backoff=0.5, max_delay=4.0, jitter=0.0)
 >>> [policy.delay(n) for n in (1, 2, 3, 4)]
@@ -64,8 +67,14 @@ class RetryPolicy:
     backoff: float = 0.5
     max_delay: float = 30.0
     jitter: float = 0.1
+    invalid_body: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.invalid_body, bool):
+            raise ConfigError(
+                f"expected true or false, got {self.invalid_body!r}",
+                field="connector.retry.invalid_body",
+            )
         for name in ("retries", "backoff", "max_delay", "jitter"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
@@ -81,10 +90,11 @@ class RetryPolicy:
             return cls(retries=config)
         if not isinstance(config, Mapping):
             raise ConfigError(
-                "expected a number of retries or a mapping {retries, backoff, max_delay, jitter}",
+                "expected a number of retries or a mapping "
+                "{retries, backoff, max_delay, jitter, invalid_body}",
                 field=field,
             )
-        allowed = {"retries", "backoff", "max_delay", "jitter"}
+        allowed = {"retries", "backoff", "max_delay", "jitter", "invalid_body"}
         unknown = sorted(set(config) - allowed)
         if unknown:
             raise ConfigError(
@@ -114,6 +124,7 @@ class RetryPolicy:
             "backoff": self.backoff,
             "max_delay": self.max_delay,
             "jitter": self.jitter,
+            "invalid_body": self.invalid_body,
         }
 
 

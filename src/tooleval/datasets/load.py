@@ -26,10 +26,34 @@ from tooleval.datasets.readers import RawRow, RawTable, read_rows
 from tooleval.errors import DatasetError, ToolEvalError
 from tooleval.model import Sample
 
-__all__ = ["Dataset", "DatasetRow", "load_dataset", "sample_from_cells"]
+__all__ = [
+    "NULL_MARKERS",
+    "Dataset",
+    "DatasetRow",
+    "is_null_marker",
+    "load_dataset",
+    "sample_from_cells",
+]
 
 # Ragas-shaped rows carry these fields under their own column names.
 _IMPLIED = {"expected_tools": "reference_tool_calls", "input": "user_input"}
+
+#: Cells that spreadsheets and pandas write for "no value". In a tool column a
+#: whole cell like this means the row has no reference (it is not scored, with
+#: that reason); inside a list of calls it is an error naming row and column.
+NULL_MARKERS = frozenset({"nan", "none", "null", "na", "n/a", "<na>", "nat"})
+_CALL_FIELDS = ("expected_tools", "tools_called")
+
+
+def is_null_marker(value: Any) -> bool:
+    """Is ``value`` a "no value" cell (NaN, ``None``, ``"NULL"``, ``"nan"``, ...)?
+
+    >>> is_null_marker(float("nan")), is_null_marker(" NULL "), is_null_marker("lookup")
+    (True, True, False)
+    """
+    if isinstance(value, float):
+        return value != value
+    return isinstance(value, str) and value.strip().lower() in NULL_MARKERS
 
 
 @dataclass(slots=True)
@@ -46,6 +70,8 @@ class DatasetRow:
     error: str | None = None
     errors: tuple[DatasetError, ...] = ()
     number: int = 0
+    #: field -> why its cell counts as empty (e.g. "column gold holds 'nan'").
+    empty_cells: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -64,6 +90,8 @@ class Dataset:
     sha256: str = ""
     warnings: list[str] = field(default_factory=list)
     _raw: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: id -> the row numbers using it, for every id used more than once.
+    duplicate_ids: dict[str, list[int]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -142,8 +170,14 @@ def _root(field_path: Any) -> str | None:
     return re.split(r"[.\[]", field_path, maxsplit=1)[0]
 
 
-def _canonical_row(raw: RawRow, bindings: Mapping[str, str], text_cells: bool) -> tuple[dict, dict]:
-    """The row as sample_from_row reads it, and the shadowed columns kept aside."""
+def _canonical_row(
+    raw: RawRow, bindings: Mapping[str, str], text_cells: bool, empty: dict[str, str]
+) -> tuple[dict, dict]:
+    """The row as sample_from_row reads it, and the shadowed columns kept aside.
+
+    A tool-call cell holding a "no value" marker becomes None and ``empty``
+    records why, so the row's unscored reason can say so.
+    """
 
     def cell(value: Any) -> Any:
         if text_cells and isinstance(value, str) and not value.strip():
@@ -153,7 +187,12 @@ def _canonical_row(raw: RawRow, bindings: Mapping[str, str], text_cells: bool) -
     row: dict[str, Any] = {}
     bound_columns = set(bindings.values())
     for name, column in bindings.items():
-        row[name] = cell(raw.values.get(column))
+        value = cell(raw.values.get(column))
+        if name in _CALL_FIELDS and is_null_marker(value):
+            shown = "NaN" if isinstance(value, float) else repr(value)
+            empty[name] = f"column {column} holds {shown}, read as no value"
+            value = None
+        row[name] = value
     aside: dict[str, Any] = {}
     for column, value in raw.values.items():
         if column in bound_columns:
@@ -205,8 +244,10 @@ def _finish(raw: RawRow, index: int, table: RawTable, bindings: Mapping[str, str
     if raw.error is not None and not raw.values:
         err = DatasetError(raw.error, row=raw.number, column=raw.error_column)
         return DatasetRow(index, f"row-{raw.number}", Sample(), str(err), (err,), raw.number)
-    row, aside = _canonical_row(raw, bindings, table.text_cells)
+    empty: dict[str, str] = {}
+    row, aside = _canonical_row(raw, bindings, table.text_cells, empty)
     sample, errors = sample_from_cells(row, number=raw.number, column_of=bindings)
+    errors.extend(_null_calls(sample, raw.number, bindings))
     for column, value in aside.items():
         if value is not None:
             sample.metadata.setdefault(column, value)
@@ -216,7 +257,43 @@ def _finish(raw: RawRow, index: int, table: RawTable, bindings: Mapping[str, str
     if sample.id is None:
         sample.id = row_id
     error = "; ".join(str(e) for e in errors) if errors else None
-    return DatasetRow(index, row_id, sample, error, tuple(errors), raw.number)
+    return DatasetRow(index, row_id, sample, error, tuple(errors), raw.number, empty)
+
+
+def _null_calls(sample: Sample, number: int, bindings: Mapping[str, str]) -> list[DatasetError]:
+    """Errors for "no value" markers read as tool names inside a list of calls.
+
+    The field is cleared, so the marker is never scored as a tool the agent
+    should have called.
+    """
+    errors = []
+    expected = sample.expected_tools
+    if expected is not None:
+        bad = [c.name for c in expected.calls if is_null_marker(c.name)]
+        if bad:
+            column = bindings.get("expected_tools", "expected_tools")
+            errors.append(
+                DatasetError(
+                    f"{bad[0]!r} is not a tool name (an empty cell written as text?); "
+                    "write the list without it, or leave the whole cell empty for no reference",
+                    row=number,
+                    column=column,
+                )
+            )
+            sample.expected_tools = None
+    if sample.tools_called:
+        bad = [c.name for c in sample.tools_called if is_null_marker(c.name)]
+        if bad:
+            column = bindings.get("tools_called", "tools_called")
+            errors.append(
+                DatasetError(
+                    f"{bad[0]!r} is not a tool name (an empty cell written as text?)",
+                    row=number,
+                    column=column,
+                )
+            )
+            sample.tools_called = None
+    return errors
 
 
 def load_dataset(
@@ -249,9 +326,17 @@ def load_dataset(
     seen: dict[str, int] = {}
     for row in rows:
         if row.row_id in seen:
+            dataset.duplicate_ids.setdefault(row.row_id, [seen[row.row_id]]).append(row.number)
             dataset.warnings.append(
                 f"row {row.number}: id {row.row_id!r} is also used by row {seen[row.row_id]}"
             )
         else:
             seen[row.row_id] = row.number
+    nulls = [(r.number, why) for r in rows for why in r.empty_cells.values()]
+    if nulls:
+        number, why = nulls[0]
+        dataset.warnings.append(
+            f"{len(nulls)} tool-call cell{'s' if len(nulls) != 1 else ''} hold a no-value marker "
+            f"(first: row {number}, {why}); those rows have no reference and are not scored"
+        )
     return dataset

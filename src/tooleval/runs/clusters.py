@@ -11,6 +11,11 @@ A failed row is put in one class, the first that applies:
 - ``below_threshold``: scored under threshold with nothing structural to show
   (a judged or output metric).
 
+Cluster keys are structural: the class and the tool (``missing X``,
+``extra Y``, ``wrong X.key``, ``called X instead of Y``) or, for errors, the
+kind of connector failure and its HTTP status (:func:`error_key`). The free
+text of an agent's reply never splits a cluster.
+
 Then, across the run, ``plumbing``: every row failed and either no row called
 any tool or all failed identically. That uniform shape is the connector or its
 ``tools_called`` path, not the agent.
@@ -41,6 +46,7 @@ __all__ = [
     "FailureCluster",
     "classify_failure",
     "cluster_failures",
+    "error_key",
     "failure_detail",
 ]
 
@@ -74,10 +80,16 @@ class FailureCluster:
     def hint(self) -> str:
         return FAILURE_CLASSES.get(self.failure_class, "")
 
+    @property
+    def example(self) -> str | None:
+        """One row of the cluster to look at first."""
+        return self.row_ids[0] if self.row_ids else None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "failure_class": self.failure_class,
             "count": self.count,
+            "example_row": self.example,
             "categories": dict(self.categories),
             "row_ids": list(self.row_ids),
             "indexes": list(self.indexes),
@@ -153,6 +165,74 @@ def classify_failure(row: RowRecord) -> str | None:
     return "below_threshold"
 
 
+_HTTP_STATUS = re.compile(r"\b(?:HTTP|status) (\d{3})\b")
+# Where an HTTP failure message hands over to the agent's body text.
+_BODY_AFTER = re.compile(r"\bHTTP \d{3}: ")
+_EXCEPTION = re.compile(r"^connector error: ([A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)):")
+_COLUMN = re.compile(r"\bcolumn ([^,:;]+)")
+_FIELD = re.compile(r"\bfield ([^,:;]+)")
+_ENV = re.compile(r"environment variable ([A-Za-z_][A-Za-z0-9_]*)")
+# What a connector error says, in order: the first that applies names the class.
+_ERROR_KINDS = (
+    ("not JSON", "body is not JSON"),
+    ("environment variable", "environment variable not set"),
+    ("placeholder", "request template"),
+    ("matched nothing", "response path matched nothing"),
+    ("path", "response path"),
+    ("Timeout", "timeout"),
+    ("timed out", "timeout"),
+    ("ConnectError", "connection failed"),
+    ("Connection refused", "connection failed"),
+    ("RemoteProtocolError", "connection dropped"),
+)
+
+
+def error_key(error: str) -> str:
+    """The cluster key of an error row: its class and HTTP status, never the body text.
+
+    Agents put anything in an error body (ids, timestamps, stack traces), so
+    two rows failing for one cause would never share a text; they share the
+    kind of failure and the status.
+
+    >>> error_key("connector error: POST http://x/agent failed after 3 attempts: HTTP 503: "
+    ...           "upstream 7f3a busy at 12:01")
+    'connector error: HTTP 503'
+    >>> error_key("row could not be read: row 4, column expected_tools: invalid JSON")
+    'row could not be read: column expected_tools'
+    """
+    first = error.strip().splitlines()[0] if error.strip() else ""
+    if first.startswith("row could not be read"):
+        column = _COLUMN.search(first)
+        field = _FIELD.search(first)
+        where = (
+            f"column {column.group(1)}" if column else f"field {field.group(1)}" if field else ""
+        )
+        return "row could not be read" + (f": {where.strip()}" if where else "")
+    if first.startswith("connector error"):
+        # The agent's reply text starts after the status: judge only what tooleval wrote.
+        body_starts = _BODY_AFTER.search(first)
+        head = first[: body_starts.end()] if body_starts else first
+        status = _HTTP_STATUS.search(head)
+        kind = next((name for marker, name in _ERROR_KINDS if marker in head), None)
+        if kind == "environment variable not set":
+            env = _ENV.search(head)
+            kind = f"environment variable {env.group(1)} not set" if env else kind
+        if kind is None and status is None:
+            exc = _EXCEPTION.match(first)
+            kind = exc.group(1) if exc else "other"
+        parts = [p for p in (kind, f"HTTP {status.group(1)}" if status else None) if p]
+        return "connector error: " + ", ".join(parts)
+    return _clip(_ROW_CONTEXT.sub("", first) or "error", 80)
+
+
+def _reason_key(reason: str) -> str:
+    """An unscored reason without what varies per row (quoted values, numbers)."""
+    text = reason.split("\n", 1)[0]
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    text = re.sub(r"\brow \d+", "row N", text)
+    return _clip(text, 160)
+
+
 def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -163,10 +243,9 @@ def failure_detail(row: RowRecord, failure_class: str | None = None) -> str:
     if failure_class is None:
         return ""
     if failure_class == "error":
-        # Drop the row's own id from the message so identical causes group together.
-        return _clip(_ROW_CONTEXT.sub("", (row.error or "error").strip().splitlines()[0]))
+        return error_key(row.error or "")
     if failure_class == "unscored":
-        reasons = sorted({r.reason for r in row.results if r.passed is None})
+        reasons = sorted({_reason_key(r.reason) for r in row.results if r.passed is None})
         return _clip("; ".join(reasons))
     diagnosis = _merged(_failing(row))
     missing, extra = _names(diagnosis.missing), _names(diagnosis.extra)

@@ -2,7 +2,9 @@
 
 Rows are matched by ``row_id`` (the dataset's ``id`` column). Each (row,
 metric) pair is ``fixed`` (failed in A, passes in B), ``regressed``,
-``unchanged`` (same verdict), ``new`` (only in B), ``missing`` (only in A)
+``score_down`` / ``score_up`` (same verdict, but the score moved: a row that
+drops from 1.0 to 0.5 and still passes is not "unchanged"), ``unchanged``
+(same verdict and same score), ``new`` (only in B), ``missing`` (only in A)
 or ``unscored`` (not scored on one side). Configuration differences
 (dataset, connector, metric parameters, judge) come first: a comparison is
 only meaningful when one thing changed.
@@ -26,12 +28,25 @@ __all__ = [
     "ConfigDifference",
     "DeltaCounts",
     "RowDelta",
+    "change_of",
     "compare_runs",
     "config_differences",
     "flatten",
 ]
 
-CHANGES = ("fixed", "regressed", "unchanged", "new", "missing", "unscored")
+CHANGES = (
+    "fixed",
+    "regressed",
+    "score_down",
+    "score_up",
+    "unchanged",
+    "new",
+    "missing",
+    "unscored",
+)
+
+#: Scores closer than this are the same score (float noise is not a change).
+SCORE_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +86,8 @@ class DeltaCounts:
 
     fixed: int = 0
     regressed: int = 0
+    score_down: int = 0
+    score_up: int = 0
     unchanged: int = 0
     new: int = 0
     missing: int = 0
@@ -172,16 +189,35 @@ def _keyed(rows: list[RowRecord]) -> dict[str, RowRecord]:
     return keyed
 
 
-def _change(passed_a: bool | None, passed_b: bool | None, in_a: bool, in_b: bool) -> str:
+def change_of(
+    passed_a: bool | None,
+    passed_b: bool | None,
+    in_a: bool = True,
+    in_b: bool = True,
+    score_a: float | None = None,
+    score_b: float | None = None,
+) -> str:
+    """How one row × metric moved from A to B (one of :data:`CHANGES`).
+
+    >>> change_of(True, True, score_a=1.0, score_b=0.5)
+    'score_down'
+    >>> change_of(True, False), change_of(True, True, score_a=1.0, score_b=1.0)
+    ('regressed', 'unchanged')
+    """
     if not in_a:
         return "new"
     if not in_b:
         return "missing"
     if passed_a is None or passed_b is None:
         return "unscored"
-    if passed_a == passed_b:
-        return "unchanged"
-    return "fixed" if passed_b else "regressed"
+    if passed_a != passed_b:
+        return "fixed" if passed_b else "regressed"
+    if score_a is not None and score_b is not None:
+        if score_b < score_a - SCORE_TOLERANCE:
+            return "score_down"
+        if score_b > score_a + SCORE_TOLERANCE:
+            return "score_up"
+    return "unchanged"
 
 
 class _Tally:
@@ -238,11 +274,13 @@ def compare_runs(store: Any, run_a: str, run_b: str) -> Comparison:
                 RowDelta(
                     row_id=(a or b).row_id,
                     metric=metric,
-                    change=_change(
+                    change=change_of(
                         result_a.passed if result_a else None,
                         result_b.passed if result_b else None,
                         result_a is not None,
                         result_b is not None,
+                        result_a.score if result_a else None,
+                        result_b.score if result_b else None,
                     ),
                     category=(b or a).category,
                     index_a=a.index if a else None,

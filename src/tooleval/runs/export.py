@@ -4,6 +4,12 @@ JUnit mapping: a passed result is a plain testcase; a failed one carries a
 ``<failure>`` with the reason and the diagnosis (missing / extra / order /
 arguments, expected vs actual); an unscored one is ``<skipped>`` with the
 reason; a row whose agent call failed is an ``<error>`` with the cause.
+
+Every text from the agent or the dataset goes through
+:func:`tooleval.textsafe.xml_safe`: ANSI escapes removed, XML-illegal
+characters and bidi overrides shown as visible escapes, so ElementTree,
+junitparser, GitLab and Jenkins read the file. Files are written atomically
+(a temporary file renamed into place): a failed export leaves nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 from tooleval.model import Result
 from tooleval.runs.gate import GateResult
 from tooleval.store.records import RowRecord, RunInfo
+from tooleval.textsafe import xml_safe as _x
 
 __all__ = ["describe_diagnosis", "junit_tree", "row_to_dict", "write_json", "write_junit"]
 
@@ -54,19 +61,19 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
     """The JUnit XML document for a run: one ``<testsuite>`` per metric."""
     suites: dict[str, ET.Element] = {}
     counts: dict[str, dict[str, float]] = {}
-    root = ET.Element("testsuites", name=f"tooleval {run.name}")
+    root = ET.Element("testsuites", name=_x(f"tooleval {run.name}"))
     for spec in run.metrics:
         suite = ET.SubElement(
             root,
             "testsuite",
-            name=f"{run.name}.{spec.name}",
+            name=_x(f"{run.name}.{spec.name}"),
             # The JUnit schema's timestamp has no zone; stored times are UTC.
             timestamp=run.created_at[:19],
             hostname="localhost",
         )
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="run_id", value=run.id)
-        ET.SubElement(props, "property", name="metric", value=spec.name)
+        ET.SubElement(props, "property", name="metric", value=_x(spec.name))
         if spec.threshold is not None:
             ET.SubElement(props, "property", name="threshold", value=str(spec.threshold))
         suites[spec.name] = suite
@@ -81,25 +88,26 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
             case = ET.SubElement(
                 suite,
                 "testcase",
-                classname=f"{run.name}.{result.metric}",
-                name=f"{row.row_id}" + (f" [{row.category}]" if row.category else ""),
+                classname=_x(f"{run.name}.{result.metric}"),
+                name=_x(f"{row.row_id}" + (f" [{row.category}]" if row.category else "")),
                 time=f"{seconds:.3f}",
             )
             tally["tests"] += 1
             tally["time"] += seconds
             if row.error:
-                element = ET.SubElement(case, "error", message=row.error, type="connector_error")
-                element.text = row.error
+                message = _x(row.error)
+                element = ET.SubElement(case, "error", message=message, type="connector_error")
+                element.text = message
                 tally["errors"] += 1
             elif result.passed is None:
-                ET.SubElement(case, "skipped", message=result.reason or "not scored")
+                ET.SubElement(case, "skipped", message=_x(result.reason or "not scored"))
                 tally["skipped"] += 1
             elif not result.passed:
                 element = ET.SubElement(
                     case,
                     "failure",
-                    message=result.reason or "below threshold",
-                    type=row.failure_class or "failed",
+                    message=_x(result.reason or "below threshold"),
+                    type=_x(row.failure_class or "failed"),
                 )
                 threshold = "1.0" if result.threshold is None else f"{result.threshold:g}"
                 lines = [
@@ -108,7 +116,7 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
                     f"actual:   {_names(row, expected=False)}",
                     *describe_diagnosis(result),
                 ]
-                element.text = "\n".join(lines)
+                element.text = _x("\n".join(lines))
                 tally["failures"] += 1
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for name, suite in suites.items():
@@ -133,9 +141,12 @@ def _names(row: RowRecord, *, expected: bool) -> str:
 
 def write_junit(path: str | Path, run: RunInfo, rows: Iterable[RowRecord]) -> Path:
     """Write the run as JUnit XML to ``path``; return the path."""
+    from tooleval.io_atomic import atomic_write
+
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    junit_tree(run, rows).write(target, encoding="utf-8", xml_declaration=True)
+    tree = junit_tree(run, rows)
+    with atomic_write(target) as handle:
+        tree.write(handle, encoding="utf-8", xml_declaration=True)
     return target
 
 
@@ -210,7 +221,10 @@ def write_json(
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "rows": [row_to_dict(r) for r in rows],
     }
+    from tooleval.io_atomic import atomic_write
+
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(orjson.dumps(document, default=str, option=orjson.OPT_INDENT_2))
+    data = orjson.dumps(document, default=str, option=orjson.OPT_INDENT_2)
+    with atomic_write(target) as handle:
+        handle.write(data)
     return target

@@ -1,14 +1,21 @@
 """The CI gate: does a stored run reach the floors the plan (or the CLI) set?
 
-Pass rates count scored rows only (unscored rows and connector errors are
-not failures of the agent's choices); the error budget ``max_error_rate``
-is how a gate catches a run where the agent could not be reached.
+Errors count. A row the agent could not be called for (or whose cells could
+not be read) is an error row: the gate's pass rate counts it as not passed
+(``passed / (scored + error rows)``), and the error budget
+``max_error_rate`` (default 0: any error row fails the gate, with a line
+saying so) is always checked. Rows that are unscored for another reason
+(no reference in that row) are left out of the rate and shown apart.
 
 >>> from tooleval.store.records import MetricSummary, RunInfo
 >>> run = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=10,
 ...               summaries={"m": MetricSummary("m", scored=10, passed=8, failed=2)})
 >>> evaluate_gate(run, GateSpec(min_pass_rate=0.9)).passed
 False
+>>> errored = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=10,
+...                   error_count=4, summaries={"m": MetricSummary("m", scored=6, passed=6)})
+>>> [c.message for c in evaluate_gate(errored, GateSpec(min_pass_rate=0.5)).checks]
+['m: pass rate 60.0% (6 of 10 rows; 4 errors count as not passed) >= 50.0%', 'errors: 4/10 rows (40.0%) > 0.0% allowed (--max-error-rate, default 0)']
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import Any
 from tooleval.runs.plan import GateSpec
 from tooleval.store.records import RunInfo
 
-__all__ = ["GateCheck", "GateResult", "evaluate_gate"]
+__all__ = ["GateCheck", "GateResult", "evaluate_gate", "gate_pass_rate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,41 +72,60 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def gate_pass_rate(run: RunInfo, metric: str) -> tuple[float | None, int, int]:
+    """``(rate, passed, counted)`` for one metric, error rows counted as not passed."""
+    summary = run.summaries.get(metric)
+    scored = summary.scored if summary else 0
+    passed = summary.passed if summary else 0
+    counted = scored + run.error_count
+    return (passed / counted if counted else None), passed, counted
+
+
 def evaluate_gate(run: RunInfo, gate: GateSpec) -> GateResult:
     """Check every floor of ``gate`` against the run's per-metric summaries."""
     checks: list[GateCheck] = []
 
-    def floor(name: str, value: float | None, required: float, what: str) -> None:
+    def floor(name: str, value: float | None, required: float, what: str, how: str = "") -> None:
         ok = value is not None and value >= required
         if value is None:
             message = f"{name}: no scored rows, so {what} cannot reach {_pct(required)}"
         else:
             verdict = ">=" if ok else "<"
-            message = f"{name}: {what} {_pct(value)} {verdict} {_pct(required)}"
+            message = f"{name}: {what} {_pct(value)}{how} {verdict} {_pct(required)}"
         checks.append(GateCheck(name, value, required, ok, message))
 
+    def rate(metric: str) -> tuple[float | None, str]:
+        value, passed, counted = gate_pass_rate(run, metric)
+        if not run.error_count or value is None:
+            return value, ""
+        errors = run.error_count
+        noun = "error counts" if errors == 1 else "errors count"
+        return value, f" ({passed} of {counted} rows; {errors} {noun} as not passed)"
+
     if gate.min_pass_rate is not None:
-        for metric, summary in run.summaries.items():
-            floor(metric, summary.pass_rate, gate.min_pass_rate, "pass rate")
+        for metric in run.summaries:
+            value, how = rate(metric)
+            floor(metric, value, gate.min_pass_rate, "pass rate", how)
     for metric, metric_gate in gate.metrics.items():
         summary = run.summaries.get(metric)
         if metric_gate.min_pass_rate is not None:
-            value = summary.pass_rate if summary else None
-            floor(metric, value, metric_gate.min_pass_rate, "pass rate")
+            value, how = rate(metric)
+            floor(metric, value, metric_gate.min_pass_rate, "pass rate", how)
         if metric_gate.min_mean_score is not None:
             value = summary.mean_score if summary else None
             floor(metric, value, metric_gate.min_mean_score, "mean score")
-    if gate.max_error_rate is not None:
-        rate = run.error_count / run.row_count if run.row_count else 0.0
-        ok = rate <= gate.max_error_rate
-        checks.append(
-            GateCheck(
-                "errors",
-                rate,
-                gate.max_error_rate,
-                ok,
-                f"errors: {run.error_count}/{run.row_count} rows ({_pct(rate)}) "
-                f"{'<=' if ok else '>'} {_pct(gate.max_error_rate)}",
-            )
+    allowed = 0.0 if gate.max_error_rate is None else gate.max_error_rate
+    error_rate = run.error_count / run.row_count if run.row_count else 0.0
+    ok = error_rate <= allowed
+    default = " (--max-error-rate, default 0)" if gate.max_error_rate is None else ""
+    checks.append(
+        GateCheck(
+            "errors",
+            error_rate,
+            allowed,
+            ok,
+            f"errors: {run.error_count}/{run.row_count} rows ({_pct(error_rate)}) "
+            f"{'<=' if ok else '>'} {_pct(allowed)} allowed{default}",
         )
+    )
     return GateResult(tuple(checks), configured=not gate.is_empty)

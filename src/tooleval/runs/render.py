@@ -38,6 +38,15 @@ def make_console(stream: Any = None) -> Any:
     return Console(file=stream, width=160, no_color=True, highlight=False)
 
 
+def _text(value: Any) -> str:
+    """User or agent text for the console: controls shown, rich markup escaped."""
+    from rich.markup import escape
+
+    from tooleval.textsafe import visible
+
+    return escape(visible("" if value is None else str(value)))
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
@@ -76,13 +85,13 @@ def print_run_list(console: Any, runs: Sequence[RunInfo]) -> None:
         )
         table.add_row(
             run.id,
-            run.name,
+            _text(run.name),
             run.status,
             run.created_at[:19].replace("T", " "),
             str(run.row_count),
             str(run.error_count),
-            rates or "-",
-            ", ".join(run.tags),
+            _text(rates) or "-",
+            _text(", ".join(run.tags)),
         )
     console.print(table)
 
@@ -90,25 +99,28 @@ def print_run_list(console: Any, runs: Sequence[RunInfo]) -> None:
 def print_run_header(console: Any, run: RunInfo) -> None:
     connector = run.connector
     where = connector.get("url") or connector.get("target") or connector.get("type") or "-"
-    console.print(f"[bold]run {run.id}[/bold]  {run.name}  ({run.status})")
+    console.print(f"[bold]run {run.id}[/bold]  {_text(run.name)}  ({run.status})")
     console.print(
-        f"dataset {run.dataset.get('path', '-')}  ·  connector {where}  ·  "
+        f"dataset {_text(run.dataset.get('path', '-'))}  ·  connector {_text(where)}  ·  "
         f"{run.row_count} rows, {run.error_count} errors  ·  started {run.created_at[:19]}"
     )
     if run.tags:
-        console.print("tags: " + ", ".join(run.tags))
+        console.print("tags: " + _text(", ".join(run.tags)))
 
 
 def print_summary(console: Any, run: RunInfo) -> None:
+    """Per-metric table: errors beside passes; the pass rate counts error rows as not passed."""
     from rich.table import Table
 
-    table = Table(title="per metric")
+    from tooleval.runs.gate import gate_pass_rate
+
+    table = Table(title=f"per metric ({run.row_count} rows, {run.error_count} errors)")
     for column in (
         "metric",
         "threshold",
-        "scored",
         "passed",
         "failed",
+        "errors",
         "unscored",
         "pass rate",
         "mean",
@@ -117,17 +129,23 @@ def print_summary(console: Any, run: RunInfo) -> None:
     thresholds = {m.name: m.threshold for m in run.metrics}
     for name, s in run.summaries.items():
         threshold = thresholds.get(name)
+        rate, _, _ = gate_pass_rate(run, name)
         table.add_row(
-            name,
+            _text(name),
             "-" if threshold is None else f"{threshold:g}",
-            str(s.scored),
             str(s.passed),
             str(s.failed),
-            str(s.unscored),
-            _pct(s.pass_rate),
+            str(run.error_count),
+            str(max(0, s.unscored - run.error_count)),
+            _pct(rate),
             _num(s.mean_score),
         )
     console.print(table)
+    if run.error_count:
+        console.print(
+            f"{run.error_count} of {run.row_count} rows are errors (the agent could not be "
+            "called or the row not read): they count as not passed"
+        )
 
 
 def print_judge_usage(console: Any, store: Any, run: RunInfo) -> None:
@@ -164,7 +182,7 @@ def print_categories(console: Any, store: Any, run: RunInfo) -> None:
         table.add_column(f"{name} pass", justify="right")
     for category in categories:
         cells = [
-            category,
+            _text(category),
             str(store.count_rows(run.id, category=category)),
             str(store.count_rows(run.id, category=category, passed=False)),
             str(store.count_rows(run.id, category=category, error=True)),
@@ -193,9 +211,9 @@ def print_clusters(console: Any, clusters: Sequence[Any], failures: int) -> None
         table.add_row(
             cluster.failure_class,
             str(cluster.count),
-            cluster.detail,
-            categories,
-            examples,
+            _text(cluster.detail),
+            _text(categories),
+            _text(examples),
             FAILURE_CLASSES.get(cluster.failure_class, ""),
         )
     console.print(table)
@@ -216,7 +234,7 @@ def print_class_by_category(console: Any, clusters: Sequence[Any]) -> None:
     table = Table(title="failing rows by class and category")
     table.add_column("class")
     for category in categories:
-        table.add_column(category, justify="right")
+        table.add_column(_text(category), justify="right")
     for cls, per in counts.items():
         table.add_row(cls, *(str(per.get(c, "")) for c in categories))
     console.print(table)
@@ -241,23 +259,24 @@ def print_failing_rows(console: Any, rows: Sequence[RowRecord], *, total: int) -
                 if r.passed is False or r.passed is None
             )
         table.add_row(
-            row.row_id,
-            row.category or "-",
+            _text(row.row_id),
+            _text(row.category or "-"),
             row.failure_class or "-",
-            _calls(expected_names(row), unbound="(not bound)"),
-            _calls(actual_names(row)),
-            why,
+            _text(_calls(expected_names(row), unbound="(not bound)")),
+            _text(_calls(actual_names(row))),
+            _text(why),
         )
     console.print(table)
 
 
 def print_gate(console: Any, gate: GateResult) -> None:
-    if not gate.configured:
-        console.print("gate: none configured (add gate: to the plan or --min-pass-rate)")
-        return
     for check in gate.checks:
         mark = "[green]pass[/green]" if check.passed else "[red]FAIL[/red]"
-        console.print(f"gate {mark}  {check.message}")
+        console.print(f"gate {mark}  {_text(check.message)}")
+    if not gate.configured:
+        console.print(
+            "gate: no pass-rate floor configured (add gate: to the plan or --min-pass-rate)"
+        )
     verdict = "[green]passed[/green]" if gate.passed else "[red]failed[/red]"
     console.print(f"gate {verdict}")
 
@@ -291,6 +310,8 @@ def _counts_cells(counts: DeltaCounts) -> list[str]:
         f"{_pct(counts.pass_rate_a)} → {_pct(counts.pass_rate_b)}",
         str(counts.fixed),
         str(counts.regressed),
+        str(counts.score_down),
+        str(counts.score_up),
         str(counts.unchanged),
         str(counts.new),
         str(counts.missing),
@@ -302,14 +323,14 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
     from rich.table import Table
 
     a, b = comparison.run_a, comparison.run_b
-    console.print(f"[bold]A[/bold] {a.id} {a.name} ({a.row_count} rows)")
-    console.print(f"[bold]B[/bold] {b.id} {b.name} ({b.row_count} rows)")
+    console.print(f"[bold]A[/bold] {a.id} {_text(a.name)} ({a.row_count} rows)")
+    console.print(f"[bold]B[/bold] {b.id} {_text(b.name)} ({b.row_count} rows)")
     if comparison.differences:
         diff = Table(title="configuration differences (only one thing should change)")
         for column in ("setting", "A", "B"):
             diff.add_column(column, overflow="fold")
         for d in comparison.differences:
-            diff.add_row(d.path, _value(d.a), _value(d.b))
+            diff.add_row(_text(d.path), _text(_value(d.a)), _text(_value(d.b)))
         console.print(diff)
         if len({d.path.split(".")[0] for d in comparison.differences}) > 1:
             console.print(
@@ -317,13 +338,23 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
             )
     else:
         console.print("same dataset, connector and metric parameters")
-    headers = ("pass rate A → B", "fixed", "regressed", "unchanged", "new", "missing", "unscored")
+    headers = (
+        "pass rate A → B",
+        "fixed",
+        "regressed",
+        "score down",
+        "score up",
+        "unchanged",
+        "new",
+        "missing",
+        "unscored",
+    )
     table = Table(title="per metric")
     table.add_column("metric")
     for column in headers:
         table.add_column(column, justify="right")
     for metric, counts in comparison.metrics.items():
-        table.add_row(metric, *_counts_cells(counts))
+        table.add_row(_text(metric), *_counts_cells(counts))
     console.print(table)
     if comparison.categories:
         table = Table(title="per category")
@@ -333,18 +364,27 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
             table.add_column(column, justify="right")
         for category, per_metric in comparison.categories.items():
             for metric, counts in per_metric.items():
-                table.add_row(category, metric, *_counts_cells(counts))
+                table.add_row(_text(category), _text(metric), *_counts_cells(counts))
         console.print(table)
-    for change in ("regressed", "fixed"):
+    titles = {
+        "regressed": "regressed",
+        "fixed": "fixed",
+        "score_down": "score down (same verdict)",
+        "score_up": "score up (same verdict)",
+    }
+    for change, title in titles.items():
         deltas = comparison.changed(change)
         if not deltas:
             continue
-        table = Table(title=f"{change} ({len(deltas)})")
+        table = Table(title=f"{title} ({len(deltas)})")
         for column in ("row", "category", "metric", "score A → B"):
             table.add_column(column)
         for d in deltas[:limit]:
             table.add_row(
-                d.row_id, d.category or "-", d.metric, f"{_num(d.score_a)} → {_num(d.score_b)}"
+                _text(d.row_id),
+                _text(d.category or "-"),
+                _text(d.metric),
+                f"{_num(d.score_a)} → {_num(d.score_b)}",
             )
         console.print(table)
 

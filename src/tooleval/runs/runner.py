@@ -7,8 +7,15 @@ run, none is lost or scored twice. A connector failure is that row's error
 (every metric unscored with the cause), never a score of 0.
 
 Everything that can be checked before calling the agent is: metric names
-and parameters, the judge for judged metrics, and that the dataset binds
-every field the metrics need (``expected_tools`` above all).
+and parameters, the judge for judged metrics, that the dataset binds every
+field the metrics need (``expected_tools`` above all), and the preflight of
+:mod:`tooleval.runs.preflight` (prompts, ``${VAR}``, templates, a source of
+tool calls, unique ids). :func:`check_plan` runs only those checks.
+
+One process works a run at a time: the runner holds the run's lease in the
+store (renewed every few seconds) and a second process asked to work the
+same run (``resume=``) is refused while the holder lives; a dead holder's
+run is taken over.
 """
 
 from __future__ import annotations
@@ -25,11 +32,15 @@ from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
 from tooleval.runs.clusters import classify_failure, cluster_failures
 from tooleval.runs.gate import GateResult, evaluate_gate
+from tooleval.runs.heartbeat import Heartbeat
 from tooleval.runs.plan import GateSpec, Plan
+from tooleval.runs.preflight import PreflightReport, preflight
 from tooleval.runs.progress import Progress
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
 
-__all__ = ["RunOutcome", "arun_plan", "run_plan"]
+__all__ = ["RunOutcome", "arun_plan", "check_plan", "run_plan"]
+
+_UNBOUND = "no expected_tools bound for this row"
 
 _WORKERS_PER_CONNECTOR = 8
 
@@ -96,10 +107,18 @@ async def arun_plan(
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
     metrics = _resolve_metrics(plan)
-    judge = _make_judge(plan, metrics)
     dataset = _load_dataset(plan, metrics)
-    dataset_info = _describe_dataset(plan, dataset)
     own_connector = connector is None
+    if own_connector:
+        probe_connector = _make_connector(plan)
+        try:
+            preflight(plan, dataset, metrics, probe_connector).raise_if_failed()
+        finally:
+            await _aclose(probe_connector)
+    else:
+        preflight(plan, dataset, metrics, connector).raise_if_failed()
+    judge = _make_judge(plan, metrics)
+    dataset_info = _describe_dataset(plan, dataset)
     # httpcore's pool walks every connection on each request, so one pool shared
     # by 64 workers spends its time in bookkeeping (measured: ~4x fewer rows/s);
     # with a connector per few workers every pool stays small.
@@ -115,10 +134,14 @@ async def arun_plan(
         "judge": _describe(judge) if judge is not None else None,
         "plan": str(plan.path) if plan.path else None,
     }
+    lease = None
+    heartbeat: Heartbeat | None = None
     try:
         if resume:
             run_id = store.resolve_run_id(resume)
             _check_resumable(plan, store.get_run(run_id), dataset_info, metrics)
+            # The lease first: rows stored by a live holder would otherwise be run twice.
+            lease = store.acquire_lease(run_id)
             done = store.row_indexes(run_id)
             store.reopen_run(run_id)
         else:
@@ -130,9 +153,12 @@ async def arun_plan(
                 tags=plan.tags,
                 config=config,
             )
+            lease = store.acquire_lease(run_id)
             done = set()
+        heartbeat = Heartbeat(store, lease)
+        heartbeat.start()
         todo = [row for row in dataset.rows if row.index not in done]
-        runner = _Runner(run_id, store, connectors, judge, metrics, progress)
+        runner = _Runner(run_id, store, connectors, judge, metrics, progress, dataset, heartbeat)
         if progress is not None:
             progress.start(
                 total=len(dataset.rows), done=len(dataset.rows) - len(todo), run_id=run_id
@@ -151,6 +177,10 @@ async def arun_plan(
         _mark_plumbing(store, run_id)
         store.finish_run(run_id, "finished")
     finally:
+        if heartbeat is not None:
+            heartbeat.stop()
+        if lease is not None:
+            store.release_lease(lease)
         if own_connector:
             for each in connectors:
                 await _aclose(each)
@@ -166,6 +196,29 @@ async def arun_plan(
     )
 
 
+def check_plan(plan: Plan, *, connector: Any = None) -> PreflightReport:
+    """Every check a run makes before its first agent call, without calling it.
+
+    What ``tooleval run PLAN --dry-run`` prints. Metric names and parameters,
+    the judge and the dataset's bindings raise at once (as a run would);
+    the preflight's findings come back in the report.
+    """
+    metrics = _resolve_metrics(plan)
+    dataset = _load_dataset(plan, metrics)
+    own = connector is None
+    connector = _make_connector(plan) if own else connector
+    try:
+        report = preflight(plan, dataset, metrics, connector)
+    finally:
+        if own:
+            close = getattr(connector, "close", None)
+            if close is not None:
+                close()
+    if not report.problems:
+        _make_judge(plan, metrics)  # a judged metric without a judge is a problem too
+    return report
+
+
 class _Runner:
     def __init__(
         self,
@@ -175,6 +228,8 @@ class _Runner:
         judge: Any,
         metrics: Sequence[_Metric],
         progress: Progress | None,
+        dataset: Any = None,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
         self.run_id = run_id
         self.store = store
@@ -182,6 +237,9 @@ class _Runner:
         self.judge = judge
         self.metrics = metrics
         self.progress = progress
+        self.heartbeat = heartbeat
+        bindings = getattr(dataset, "bindings", {}) or {}
+        self.expected_column = bindings.get("expected_tools")
 
     async def run(self, rows: list[Any], concurrency: int) -> None:
         # One writer thread: commits stay serial (no SQLite lock contention) and
@@ -194,6 +252,8 @@ class _Runner:
             # Each worker calls the agent for its next row while its last row commits.
             committing: tuple[asyncio.Future, RowRecord] | None = None
             for row in pending:
+                if self.heartbeat is not None:
+                    self.heartbeat.check()
                 record = await self.run_row(row, connector)
                 if committing is not None:
                     await self._committed(*committing)
@@ -229,6 +289,7 @@ class _Runner:
         error: str | None = None
         raw: Any = None
         latency: float | None = None
+        no_calls = False
         if getattr(row, "error", None):
             error = f"row could not be read: {row.error}"
         else:
@@ -240,14 +301,22 @@ class _Runner:
             except Exception as exc:  # an agent failure must not stop the other rows
                 error = f"connector error: {type(exc).__name__}: {exc}"
             else:
+                no_calls = (
+                    response.tools_called is None
+                    and response.messages is None
+                    and sample.tools_called is None
+                )
                 sample = response.apply_to(sample)
                 raw = response.raw
                 latency = response.latency_ms
+                extra: dict[str, Any] = {}
                 if response.warnings:
-                    sample.metadata = {
-                        **sample.metadata,
-                        "connector_warnings": list(response.warnings),
-                    }
+                    extra["connector_warnings"] = list(response.warnings)
+                retries = _retry_counts(response)
+                if retries:
+                    extra["connector_retries"] = retries
+                if extra:
+                    sample.metadata = {**sample.metadata, **extra}
             if latency is None:
                 latency = (time.perf_counter() - started) * 1000.0
         if error is not None:
@@ -258,7 +327,14 @@ class _Runner:
                 for m in self.metrics
             )
         else:
-            results = tuple([await self.score(m, sample) for m in self.metrics])
+            results = tuple(
+                [
+                    self._no_calls(m)
+                    if no_calls and "tools_called" in (m.info.requires or ())
+                    else self._explain(await self.score(m, sample), row)
+                    for m in self.metrics
+                ]
+            )
         record = RowRecord(
             run_id=self.run_id,
             index=row.index,
@@ -270,6 +346,28 @@ class _Runner:
             raw_response=raw,
         )
         return dataclasses.replace(record, failure_class=classify_failure(record))
+
+    def _no_calls(self, metric: _Metric) -> Result:
+        return Result.unscored(
+            metric.spec.name,
+            "not scored: the connector reported no tool calls for this row (the agent's reply "
+            "has no tools_called/tool_calls, or the function returned only text)",
+            params=metric.params,
+            threshold=metric.spec.threshold,
+        )
+
+    def _explain(self, result: Result, row: Any) -> Result:
+        """Say why a row has no reference, instead of asking to bind a bound column."""
+        if result.score is not None or not result.reason.startswith(_UNBOUND):
+            return result
+        why = (getattr(row, "empty_cells", None) or {}).get("expected_tools")
+        if why is None and self.expected_column is not None:
+            why = f"column {self.expected_column} is empty in this row"
+        if why is None:
+            return result
+        return dataclasses.replace(
+            result, reason=f"no expected_tools for this row: {why}; the row is not scored"
+        )
 
     async def score(self, metric: _Metric, sample: Sample) -> Result:
         from tooleval.metrics.registry import ascore_sample, bind
@@ -296,6 +394,12 @@ class _Runner:
                 threshold=threshold,
             )
         return apply_threshold(result, threshold)
+
+
+def _retry_counts(response: Any) -> dict[str, int]:
+    """Retries the connector needed, by cause (HTTP status vs unreadable body)."""
+    counts = getattr(response, "retries", None) or {}
+    return {k: int(v) for k, v in counts.items() if v}
 
 
 def apply_threshold(result: Result, threshold: float | None) -> Result:

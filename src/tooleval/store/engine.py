@@ -1,7 +1,9 @@
 """Where the run store lives: store URLs, SQLAlchemy engines and open errors.
 
 SQLite files get WAL journaling and a busy timeout so a viewer can read while
-a run writes; PostgreSQL gets pre-pinged pooled connections.
+a run writes, and write transactions start with ``BEGIN IMMEDIATE`` so
+concurrent writers (two runs on one store) wait their turn instead of failing
+with "database is locked"; PostgreSQL gets pre-pinged pooled connections.
 
 >>> resolve_url("sqlite:///:memory:")
 'sqlite:///:memory:'
@@ -17,9 +19,11 @@ import sqlalchemy as sa
 
 from tooleval.errors import StoreError
 
-__all__ = ["DEFAULT_PATH", "create_engine", "open_error", "resolve_url"]
+__all__ = ["DEFAULT_PATH", "WRITE_OPTION", "create_engine", "open_error", "resolve_url"]
 
 DEFAULT_PATH = Path(".tooleval") / "runs.db"
+#: Execution option marking a connection that writes (SQLite: BEGIN IMMEDIATE).
+WRITE_OPTION = "tooleval_write"
 
 
 def resolve_url(url: str | os.PathLike[str] | None) -> str:
@@ -147,4 +151,10 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _sqlite_on_begin(conn: sa.Connection) -> None:
-    conn.exec_driver_sql("BEGIN")
+    # Writes take the write lock up front (BEGIN IMMEDIATE), so the busy timeout
+    # applies: a deferred transaction that reads, then writes after another
+    # process committed, fails at once with "database is locked" instead.
+    if conn.get_execution_options().get(WRITE_OPTION):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        conn.exec_driver_sql("BEGIN")

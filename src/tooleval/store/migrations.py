@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2, 3]
+[1, 2, 3, 4]
 """
 
 from __future__ import annotations
@@ -127,10 +127,30 @@ def _v3_run_aggregates(op: Any) -> None:
     create_aggregates_table(op)
 
 
+def _v4_run_leases(op: Any) -> None:
+    import sqlalchemy as sa
+
+    op.create_table(
+        "run_leases",
+        sa.Column(
+            "run_id",
+            sa.String(64),
+            sa.ForeignKey("runs.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("holder", sa.String(64), nullable=False),
+        sa.Column("pid", sa.Integer, nullable=False),
+        sa.Column("host", sa.String(255), nullable=False),
+        sa.Column("acquired_at", sa.Float, nullable=False),
+        sa.Column("heartbeat_at", sa.Float, nullable=False),
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
     Migration(3, "run_aggregates: per-run histograms and counts", _v3_run_aggregates),
+    Migration(4, "run leases: one live process works a run", _v4_run_leases),
 )
 
 

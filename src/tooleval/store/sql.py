@@ -16,9 +16,15 @@ from typing import Any
 import sqlalchemy as sa
 
 from tooleval.errors import StoreError
-from tooleval.store import codec
+from tooleval.store import codec, leases
 from tooleval.store import schema as t
-from tooleval.store.engine import DEFAULT_PATH, create_engine, open_error, resolve_url
+from tooleval.store.engine import (
+    DEFAULT_PATH,
+    WRITE_OPTION,
+    create_engine,
+    open_error,
+    resolve_url,
+)
 from tooleval.store.queries import (
     ORDER_BY,
     RowFilters,
@@ -45,7 +51,8 @@ class Store:
     """A run store. Open it with :func:`tooleval.store.open_store`.
 
     Write API: :meth:`create_run`, :meth:`add_row` (one committed transaction
-    per row), :meth:`finish_run`. Read API: :meth:`list_runs`,
+    per row), :meth:`finish_run`; :meth:`acquire_lease` / :meth:`renew_lease` /
+    :meth:`release_lease` so one live process works a run at a time. Read API: :meth:`list_runs`,
     :meth:`get_run`, :meth:`iter_rows`, :meth:`count_rows`, :meth:`get_row`,
     :meth:`categories`. Use it as a context manager or call :meth:`close`.
     """
@@ -57,8 +64,10 @@ class Store:
         self.url = self._url.render_as_string(hide_password=True)
         self.dialect = self._url.get_backend_name()
         self._engine = create_engine(self._url)
+        # Same pool; on SQLite its transactions start with BEGIN IMMEDIATE.
+        self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
         try:
-            with self._engine.begin() as conn:
+            with self._writer.begin() as conn:
                 self.applied_migrations = upgrade(conn)
         except StoreError:
             self._engine.dispose()
@@ -84,7 +93,7 @@ class Store:
     def _write(self) -> Iterator[sa.Connection]:
         """A write transaction; database failures become StoreError (never a traceback)."""
         try:
-            with self._engine.begin() as conn:
+            with self._writer.begin() as conn:
                 yield conn
         except (StoreError, sa.exc.IntegrityError):
             raise
@@ -225,9 +234,51 @@ class Store:
         """Remove a run and everything stored under it."""
         with self._write() as conn:
             self._require_run(conn, run_id)
-            for table in (t.results, t.rows, t.run_metrics, t.run_tags):
+            for table in (t.results, t.rows, t.run_metrics, t.run_tags, t.run_leases):
                 conn.execute(table.delete().where(table.c.run_id == run_id))
             conn.execute(t.runs.delete().where(t.runs.c.id == run_id))
+
+    # ------------------------------------------------------------ leases
+    def acquire_lease(self, run_id: str, *, ttl: float = leases.LEASE_TTL_SECONDS) -> leases.Lease:
+        """Hold the run for this process (see :mod:`tooleval.store.leases`).
+
+        Raises :class:`~tooleval.store.leases.RunBusyError` (a StoreError) when
+        a live process holds it; a dead holder's lease is taken over.
+        """
+        for attempt in range(3):
+            try:
+                with self._write() as conn:
+                    self._require_run(conn, run_id)
+                    return leases.acquire(conn, run_id, ttl=ttl, dialect=self.dialect)
+            except sa.exc.IntegrityError:
+                # PostgreSQL: another process inserted the lease row first; read it again.
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def renew_lease(self, lease: leases.Lease) -> bool:
+        """Refresh the lease's heartbeat; False when another process took the run over."""
+        with self._write() as conn:
+            return leases.renew(conn, lease)
+
+    def release_lease(self, lease: leases.Lease) -> None:
+        """Give the run up (nothing happens if another process took it over)."""
+        with self._write() as conn:
+            leases.release(conn, lease)
+
+    def lease_holder(self, run_id: str) -> dict[str, Any] | None:
+        """Who holds the run now: ``{pid, host, heartbeat_at, alive}``, or None."""
+        with self._read() as conn:
+            holder = leases.read(conn, run_id)
+        if holder is None:
+            return None
+        return {
+            "pid": holder["pid"],
+            "host": holder["host"],
+            "acquired_at": holder["acquired_at"],
+            "heartbeat_at": holder["heartbeat_at"],
+            "alive": leases.holder_alive(holder),
+        }
 
     # ------------------------------------------------------------ read API
     def list_runs(
