@@ -120,3 +120,82 @@ def test_rows_round_trip(sample):
 def test_expected_tools_to_dict_parses_back(expected):
     encoded = json.dumps(expected.to_dict())
     assert parse_expected_tools(encoded) == expected
+
+
+# ---------------------------------------------------------------- detect() vs the importers
+# Messages built from the pieces every supported format uses (roles, content
+# shapes, call shapes, extra keys), mixed freely: whatever detect() names, that
+# format's importer must read (never "detected as X, then refused by X").
+
+_call_shapes = st.sampled_from(
+    [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "c1", "function": {"name": "f", "arguments": '{"a": 1}'}},
+        {"name": "f", "args": {"a": 1}},
+        {"name": "f", "arguments": {"a": 1}},
+        {"name": "f", "id": "c1", "args": {}},
+        {"name": "f"},
+    ]
+)
+_contents = st.one_of(
+    st.none(),
+    texts,
+    st.just([{"type": "text", "text": "hi"}]),
+    st.just([{"type": "input_text", "text": "hi"}]),
+    st.just([{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]),
+    st.just([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+    st.just({"k": 1}),
+    st.integers(),
+)
+_extra = st.dictionaries(
+    st.sampled_from(
+        ["turn_idx", "name", "tool_call_id", "is_error", "id", "timestamp", "function_call"]
+    ),
+    st.one_of(st.integers(), texts, st.booleans(), st.none()),
+    max_size=2,
+)
+
+
+@st.composite
+def _foreign_message(draw):
+    msg = {"role": draw(st.sampled_from(["system", "user", "assistant", "tool", "developer"]))}
+    content = draw(_contents)
+    if draw(st.booleans()):
+        msg["content"] = content
+    if msg["role"] == "assistant" and draw(st.booleans()):
+        msg["tool_calls"] = draw(st.lists(_call_shapes, min_size=1, max_size=2))
+    msg.update(draw(_extra))
+    return msg
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_foreign_message(), min_size=1, max_size=4))
+def test_detect_never_names_a_format_its_importer_refuses(msgs):
+    from tooleval.errors import FormatError
+    from tooleval.formats.detect import candidates
+
+    try:
+        name = detect(msgs)
+    except FormatError:
+        return  # refusing to guess is allowed
+    try:
+        import_messages(msgs, name)
+    except FormatError:
+        # Only allowed when no format the messages fit reads the value: the named
+        # reader then explains why.
+        agreed = set.intersection(*(candidates(m) for m in msgs))
+        for other in sorted(agreed):
+            try:
+                import_messages(msgs, other)
+            except FormatError:
+                continue
+            raise AssertionError(
+                f"detect() named {name}, which refuses it; {other} reads it"
+            ) from None
+
+
+def test_detect_regression_extra_key_is_not_canonical():
+    msgs = [{"role": "user", "content": "hi", "turn_idx": 0}]
+    name = detect(msgs)
+    assert name != "canonical"
+    assert import_messages(msgs, name)[0].content == "hi"

@@ -110,6 +110,15 @@ def _content_formats(content: Any, role: Any) -> set[str]:
     return {"canonical"} if role == "tool" else set()
 
 
+# The keys tooleval's canonical reader accepts per role (it refuses any other).
+_CANONICAL_KEYS = {
+    "system": frozenset({"role", "content"}),
+    "user": frozenset({"role", "content"}),
+    "assistant": frozenset({"role", "content", "tool_calls"}),
+    "tool": frozenset({"role", "content", "tool_call_id", "name", "is_error"}),
+}
+
+
 def _role_message(msg: Mapping) -> set[str]:
     role = msg.get("role")
     if msg.get("type") == "message":
@@ -138,6 +147,9 @@ def _role_message(msg: Mapping) -> set[str]:
         found &= {"canonical", "openai_chat"}
     if "tool_call_id" in msg:
         found &= {"canonical", "openai_chat"}
+    allowed = _CANONICAL_KEYS.get(role) if isinstance(role, str) else None
+    if "canonical" in found and (allowed is None or not allowed.issuperset(msg)):
+        found.discard("canonical")  # the canonical reader refuses keys it does not know
     return found
 
 
@@ -198,7 +210,29 @@ def _from_list(values: Sequence[Any], where: str) -> str:
             )
         agreed &= found
         seen.append(f"[{index}] {sorted(found)}")
-    return _pick(agreed)
+    return _readable(values, agreed)
+
+
+def _readable(values: Sequence[Any], agreed: set[str]) -> str:
+    """The first agreed format (in :data:`FORMATS` order) whose reader accepts ``values``.
+
+    The per-message checks above cannot see every rule a reader enforces (a
+    required field, a value type), so the pick is confirmed by reading:
+    ``detect()`` never names a format its reader refuses while another
+    candidate's reader accepts the value. When none accepts it, the first
+    candidate is named and its reader reports the precise error.
+    """
+    from tooleval.formats.convert import get_format  # convert imports this module
+
+    ordered = [name for name in FORMATS if name in agreed]
+    if len(ordered) > 1:
+        for name in ordered:
+            try:
+                get_format(name).read(values)
+            except FormatError:
+                continue
+            return name
+    return ordered[0]
 
 
 def detect(data: Any) -> str:
