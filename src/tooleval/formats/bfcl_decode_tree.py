@@ -1,0 +1,198 @@
+"""BFCL's default prompt-style decoders for Java and JavaScript calls (tree-sitter).
+
+BFCL (``bfcl-eval`` 2026.3.23) parses a Java or JavaScript answer with
+tree-sitter (``tree-sitter`` 0.21, ``tree-sitter-java`` 0.21.0,
+``tree-sitter-javascript`` 0.21.4) after removing the first and last
+character of the bracket-wrapped text (see
+:func:`~tooleval.formats.bfcl_decode_python.prompt_text`). Any ``ERROR``
+node fails the decode; a parse with only *missing* tokens (such as the
+``;`` after ``f(a=1)``) is accepted. Then:
+
+* Java: the first method invocation in depth-first order is the one call
+  (``Obj.method`` when it has an object); each ``name=value`` argument keeps
+  its value as source text rebuilt from the syntax tree (a string or char
+  literal loses its quotes at the top level only; ``new int[]{1, 2}`` becomes
+  ``new int[]{1,2}``; an object creation keeps only its type and arguments);
+  bare identifiers and class literals go under :data:`POSITIONAL`.
+* JavaScript: the first statement that *is* a call is the one call (a
+  sequence ``f(), g()`` is not one); ``name=value`` arguments keep their
+  source text with one pair of quotes removed; bare identifiers and
+  ``true`` go under :data:`POSITIONAL`; other positional values are dropped.
+
+Either way a name given twice fails, and text without a call decodes to
+"not a list of calls" (``None`` here), which BFCL reports as
+``ast_decoder:decoder_wrong_output_format``.
+
+tree-sitter is an optional dependency (``pip install 'tooleval[bfcl]'``),
+imported on first use.
+
+>>> decode_java('[Db.connect(url="jdbc:x", opts=new int[]{1, 2}, verbose)]')
+[{'Db.connect': {'url': 'jdbc:x', 'opts': 'new int[]{1,2}', '<positional>': 'verbose'}}]
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError, prompt_text
+
+__all__ = ["decode_java", "decode_javascript", "tree_sitter_available"]
+
+_INSTALL = "decoding BFCL Java/JavaScript prompt-style answers needs tree-sitter: pip install 'tooleval[bfcl]'"
+
+
+def tree_sitter_available() -> bool:
+    """True when the tree-sitter packages BFCL's decoders use can be imported."""
+    try:
+        _parser("java")
+        _parser("javascript")
+    except ConfigError:
+        return False
+    return True
+
+
+@cache
+def _parser(language: str) -> Any:
+    try:
+        import tree_sitter
+
+        if language == "java":
+            import tree_sitter_java as grammar
+        else:
+            import tree_sitter_javascript as grammar
+    except ImportError:
+        raise ConfigError(_INSTALL) from None
+    try:  # tree-sitter 0.21 (BFCL's pin)
+        lang = tree_sitter.Language(grammar.language(), language)
+        parser = tree_sitter.Parser()
+        parser.set_language(lang)
+    except TypeError:  # tree-sitter 0.22 and later
+        parser = tree_sitter.Parser(tree_sitter.Language(grammar.language()))
+    return parser
+
+
+def _has_error_node(root: Any) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _parse(language: str, result: Any) -> tuple[Any, str, bytes]:
+    source = prompt_text(result)[1:-1]
+    data = source.encode("utf-8")
+    tree = _parser(language).parse(data)
+    if _has_error_node(tree.root_node):
+        raise BfclDecodeError(f"not {language}: the parser found a syntax error")
+    return tree.root_node, source, data
+
+
+def _add(args: dict[str, Any], name: str, value: Any) -> None:
+    if name in args:
+        raise BfclDecodeError(f"argument {name!r} given more than once")
+    args[name] = value
+
+
+# ---------------------------------------------------------------- Java
+
+
+def decode_java(result: Any) -> list[dict[str, dict[str, Any]]] | None:
+    """BFCL's decoded call for a Java answer, or None when it holds no method call."""
+    root, source, _ = _parse("java", result)
+
+    def text(node: Any) -> str:
+        # BFCL slices the *text* with byte offsets; kept for identical results.
+        return source[node.start_byte : node.end_byte]
+
+    def value(node: Any, nested: bool = False) -> str:
+        kind = node.type
+        if kind in ("string_literal", "character_literal"):
+            return text(node) if nested else text(node)[1:-1]
+        if kind in ("identifier", "class_literal", "type_identifier", "method_invocation"):
+            return text(node)
+        if kind == "array_creation_expression":
+            type_node = node.child_by_field_name("type")
+            value_node = node.child_by_field_name("value")
+            if type_node is None or value_node is None:
+                raise BfclDecodeError("array creation without an initializer")
+            return f"new {value(type_node, True)}[]{value(value_node, True)}"
+        if kind == "object_creation_expression":
+            type_node = node.child_by_field_name("type")
+            if type_node is None:
+                raise BfclDecodeError("object creation without a type")
+            arguments = node.child_by_field_name("arguments")
+            if arguments is None:
+                return f"new {value(type_node, True)}()"
+            parts = [value(c, True) for c in arguments.children if c.type not in (",", "(", ")")]
+            return f"new {value(type_node, True)}({', '.join(parts)})"
+        if kind == "set":
+            items = [value(c, True) for c in node.children if c.type not in (",", "set")]
+            return "{" + ", ".join(items) + "}"
+        if node.child_count > 0:
+            return "".join(value(c, True) for c in node.children)
+        return text(node)
+
+    def call(node: Any) -> list[dict[str, dict[str, Any]]] | None:
+        if node.type == "method_invocation":
+            name = text(node.child_by_field_name("name"))
+            obj = node.child_by_field_name("object")
+            if obj is not None:
+                name = f"{text(obj)}.{name}"
+            arguments = node.child_by_field_name("arguments")
+            if arguments is None:
+                return None
+            args: dict[str, Any] = {}
+            for child in arguments.children:
+                if child.type == "assignment_expression":
+                    _add(args, text(child.children[0]), value(child.children[2]))
+                elif child.type in ("identifier", "class_literal", "set"):
+                    _add(args, POSITIONAL, value(child))
+            return [{name: args}]
+        for child in node.children:
+            found = call(child)
+            if found:
+                return found
+        return None
+
+    try:
+        return call(root)
+    except RecursionError:
+        raise BfclDecodeError("Java text nested too deeply") from None
+    except (AttributeError, IndexError, TypeError) as exc:  # BFCL fails on these too
+        raise BfclDecodeError(f"unexpected Java syntax tree: {exc}") from None
+
+
+# ---------------------------------------------------------------- JavaScript
+
+
+def decode_javascript(result: Any) -> list[dict[str, dict[str, Any]]] | None:
+    """BFCL's decoded call for a JavaScript answer, or None when no statement is a call."""
+    root, _, data = _parse("javascript", result)
+
+    def text(node: Any) -> str:
+        return data[node.start_byte : node.end_byte].decode("utf-8")
+
+    for statement in root.children:
+        if statement.type != "expression_statement":
+            continue
+        for expr in statement.children:
+            if expr.type != "call_expression":
+                continue
+            if expr.child_count < 2:
+                raise BfclDecodeError("a call without arguments node")
+            args: dict[str, Any] = {}
+            for child in expr.children[1].children:
+                if child.type == "assignment_expression":
+                    raw = text(child.children[2])
+                    if len(raw) >= 1 and raw[0] in "'\"" and raw.endswith(raw[0]):
+                        raw = raw[1:-1]
+                    _add(args, text(child.children[0]), raw)
+                elif child.type in ("identifier", "true"):
+                    _add(args, POSITIONAL, text(child))
+            return [{text(expr.children[0]): args}]
+    return None
