@@ -1,16 +1,20 @@
 """Assertions for regression tests of an agent's tool calls.
 
->>> assert_tool_calls([{"name": "lookup_order", "args": {"order_id": "4471"}}],
-...                   ["lookup_order"]).score
+Truth first, like every metric: ``assert_tool_calls(expected, actual)``.
+The default threshold is 1.0, so a wrong call fails; a row without a
+reference (``expected=None``) is skipped, not failed.
+
+>>> assert_tool_calls(["lookup_order"],
+...                   [{"name": "lookup_order", "args": {"order_id": "4471"}}]).score
 1.0
->>> assert_tool_calls(["search_orders"], ["lookup_order"])
+>>> assert_tool_calls(["lookup_order", "cancel_order"], ["lookup_order", "delete_account"])
 Traceback (most recent call last):
 ...
-AssertionError: tool calls do not match (tool_correctness: score 0.00, needs 0.5)
-  expected: lookup_order
-  actual:   search_orders()
-  missing:  lookup_order
-  extra:    search_orders()
+AssertionError: tool calls do not match (tool_correctness: score 0.50, needs 1)
+  expected: lookup_order, cancel_order
+  actual:   lookup_order(), delete_account()
+  missing:  cancel_order
+  extra:    delete_account()
 """
 
 from __future__ import annotations
@@ -57,25 +61,52 @@ def format_failure(result: Result, expected: ExpectedTools, actual: list[ToolCal
     return "\n".join(lines)
 
 
+def _skip(reason: str) -> None:
+    try:
+        import pytest
+    except ImportError:  # pragma: no cover - unittest users
+        import unittest
+
+        raise unittest.SkipTest(reason) from None
+    pytest.skip(reason)
+
+
 def assert_tool_calls(
-    actual: Any, expected: Any, *, metric: str = "tool_correctness", **options: Any
+    expected: Any,
+    actual: Any,
+    *,
+    metric: str = "tool_correctness",
+    threshold: float | None = 1.0,
+    **options: Any,
 ) -> Result:
     """Fail with a readable message unless ``actual`` calls pass ``metric`` against ``expected``.
 
-    ``actual`` and ``expected`` take every shape a dataset cell can hold:
-    names, ``{"name", "args"}`` dicts, :class:`ToolCall` objects, OpenAI
-    tool calls, or an :class:`ExpectedTools`. ``options`` are the metric's
-    parameters (``threshold=1.0``, ``order="strict"``, ...). Returns the
-    passing :class:`Result`; an unscorable pair fails too, never silently.
+    Truth first, like every metric (``expected`` then ``actual``; both may be
+    given by keyword). Each takes every shape a dataset cell can hold: names,
+    ``{"name", "args"}`` dicts, :class:`ToolCall` objects, OpenAI tool calls,
+    or an :class:`ExpectedTools`. ``threshold`` defaults to 1.0 (every
+    expected call, nothing wrong); ``threshold=None`` keeps the metric's own.
+    ``options`` are the metric's other parameters (``order="strict"``, ...).
+    ``expected=None`` (a row without a reference) skips the test. Returns the
+    passing :class:`Result`; a pair that cannot be scored fails, never silently.
     """
     from tooleval.formats import parse_expected_tools, parse_tool_calls
-    from tooleval.metrics.registry import score_sample
+    from tooleval.metrics.registry import get_metric, score_sample
 
-    expected_tools = (
-        parse_expected_tools(expected if expected is not None else [], field="expected")
-        or ExpectedTools()
-    )
+    if isinstance(actual, ExpectedTools) and not isinstance(expected, ExpectedTools):
+        raise TypeError(
+            "assert_tool_calls takes the expected calls first and the agent's calls second "
+            "(truth first, like every metric): assert_tool_calls(case.expected_tools, calls), "
+            "or by keyword: assert_tool_calls(expected=..., actual=...)"
+        )
+    if expected is None:
+        _skip("no expected tool calls for this row (no reference): not scored")
+    expected_tools = parse_expected_tools(expected, field="expected") or ExpectedTools()
     actual_calls = parse_tool_calls(actual if actual is not None else [], field="actual") or []
+    if threshold is not None:
+        # Metrics without a threshold parameter keep their own pass rule.
+        if "threshold" in (getattr(get_metric(metric), "params", {}) or {}):
+            options["threshold"] = threshold
     sample = Sample(tools_called=actual_calls, expected_tools=expected_tools)
     result = score_sample(metric, sample, **options)
     if not result.passed:

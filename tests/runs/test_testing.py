@@ -14,14 +14,14 @@ from tooleval.testing import assert_tool_calls
 
 def _message(actual, expected, **options) -> str:
     with pytest.raises(AssertionError) as info:
-        assert_tool_calls(actual, expected, **options)
+        assert_tool_calls(expected, actual, **options)
     return str(info.value)
 
 
 def test_passing_calls_return_the_result():
     result = assert_tool_calls(
-        [{"name": "lookup_order", "args": {"order_id": "4471"}}, "cancel_order"],
         ["lookup_order", "cancel_order"],
+        [{"name": "lookup_order", "args": {"order_id": "4471"}}, "cancel_order"],
     )
     assert result.passed and result.metric == "tool_correctness"
 
@@ -57,7 +57,7 @@ def test_wrong_order_with_ordering_on():
 
 
 def test_other_metric_and_options():
-    assert_tool_calls(["b", "a"], ["a", "b"], metric="tool_call_f1")
+    assert_tool_calls(["a", "b"], ["b", "a"], metric="tool_call_f1")
     with pytest.raises(ConfigError, match="no parameter 'colour'"):
         assert_tool_calls(["a"], ["a"], colour="red")
     with pytest.raises(ConfigError, match="unknown metric"):
@@ -83,12 +83,11 @@ def test_pytest_plugin_parametrizes_over_a_dataset(tmp_path):
 
             @pytest.mark.parametrize("case", tooleval_cases("cases.jsonl"))
             def test_by_helper(case):
-                assert_tool_calls(agent(case.user_input()), case.expected_tools)
+                assert_tool_calls(case.expected_tools, agent(case.user_input()), threshold=0.5)
 
             @pytest.mark.tooleval_dataset("cases.jsonl")
             def test_by_marker(tooleval_case):
-                assert_tool_calls(agent(tooleval_case.user_input()), tooleval_case.expected_tools,
-                                  threshold=1.0)
+                assert_tool_calls(tooleval_case.expected_tools, agent(tooleval_case.user_input()))
             """
         )
     )
@@ -115,3 +114,27 @@ def test_pytest_plugin_parametrizes_over_a_dataset(tmp_path):
     assert "test_by_helper[broken] SKIPPED" in out
     assert "missing:  issue_refund" in out and "extra:    cancel_order()" in out
     assert "unreadable row" in out and "expected_tools" in out
+
+
+def test_a_wrong_call_fails_by_default_truth_first():
+    # Item 21: half the expected calls is not a pass (the old default threshold was 0.5).
+    message = _message(["lookup_order", "delete_account"], ["lookup_order", "cancel_order"])
+    assert "needs 1" in message and "extra:    delete_account()" in message
+    assert "missing:  cancel_order" in message
+    # Keywords name the sides whatever their order.
+    result = assert_tool_calls(actual=["lookup_order"], expected=["lookup_order"])
+    assert result.passed and result.threshold == 1.0
+    # The metric's own threshold on request.
+    assert assert_tool_calls(["a", "b"], ["a", "x"], threshold=None).score == 0.5
+
+
+def test_the_old_argument_order_is_a_clear_error():
+    from tooleval.model import ExpectedTools
+
+    with pytest.raises(TypeError, match="expected calls first"):
+        assert_tool_calls(["lookup_order"], ExpectedTools.of(["lookup_order"]))
+
+
+def test_a_row_without_reference_is_skipped():
+    with pytest.raises(pytest.skip.Exception, match="no reference"):
+        assert_tool_calls(None, ["lookup_order"])

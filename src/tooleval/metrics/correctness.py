@@ -106,6 +106,15 @@ def tool_correctness(
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold, hint="bind an expected_tools column")
+    if actual is None:
+        # No record of the agent's calls is not "called nothing" (that is []).
+        return Result.unscored(
+            NAME,
+            "no tool calls to score: actual is None (the agent's calls were not captured); "
+            "pass [] for an agent that called no tool",
+            params=params,
+            threshold=threshold,
+        )
     before = None
     if check_ordering:
         cycle = has_cycle(exp)
