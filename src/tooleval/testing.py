@@ -103,10 +103,9 @@ def assert_tool_calls(
         _skip("no expected tool calls for this row (no reference): not scored")
     expected_tools = parse_expected_tools(expected, field="expected") or ExpectedTools()
     actual_calls = parse_tool_calls(actual if actual is not None else [], field="actual") or []
-    if threshold is not None:
-        # Metrics without a threshold parameter keep their own pass rule.
-        if "threshold" in (getattr(get_metric(metric), "params", {}) or {}):
-            options["threshold"] = threshold
+    # Metrics without a threshold parameter keep their own pass rule.
+    if threshold is not None and "threshold" in (getattr(get_metric(metric), "params", {}) or {}):
+        options["threshold"] = threshold
     sample = Sample(tools_called=actual_calls, expected_tools=expected_tools)
     result = score_sample(metric, sample, **options)
     if not result.passed:
