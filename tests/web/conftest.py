@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.web.seed import seed_support_runs, seed_xss_run
+from tests.web.seed import seed_names_run, seed_support_runs, seed_xss_run
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -26,13 +26,14 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory) -> Iterator[dict]:
-    """A store with a baseline run, a new run and a run full of script injections."""
+    """A store with a baseline run, a new run, a run full of script injections and odd names."""
     from tooleval.store import open_store
 
     store = open_store(tmp_path_factory.mktemp("viewer") / "runs.db")
     a, b = seed_support_runs(store)
     xss = seed_xss_run(store)
-    yield {"store": store, "a": a, "b": b, "xss": xss}
+    names = seed_names_run(store)
+    yield {"store": store, "a": a, "b": b, "xss": xss, "names": names}
     store.close()
 
 

@@ -207,3 +207,56 @@ def seed_many(store: Any, rows: int, *, name: str = "big run", chunk: int = 5000
         store.add_rows(run_id, batch)
     store.finish_run(run_id)
     return run_id
+
+
+LONG_NAME = "refund_" + "x" * 3000
+LOOKALIKE = "issue_r\u0435fund"  # Cyrillic е
+HIDDEN = "lookup\u200b_order"  # zero width space
+BIDI = "refund\u202egnp.exe"  # right-to-left override
+
+
+def seed_names_run(store: Any) -> str:
+    """A run whose tool names try to mislead: very long, look-alike, hidden and bidi characters."""
+    cases = [
+        {
+            "id": "long-name",
+            "category": "names",
+            "input": "Refund order 1200 " + "please " * 200,
+            "expected": [call("issue_refund", order_id="1200")],
+            "actual": [call(LONG_NAME, order_id="1200", note="y" * 2000)],
+            "output": "done " + "z" * 3000,
+        },
+        {
+            "id": "lookalike",
+            "category": "names",
+            "input": "Refund order 1201",
+            "expected": [call("issue_refund", order_id="1201")],
+            "actual": [call(LOOKALIKE, order_id="1201")],
+            "output": "done",
+        },
+        {
+            "id": "hidden",
+            "category": "names",
+            "input": "Look up order 1202",
+            "expected": [call("lookup_order", order_id="1202")],
+            "actual": [call(HIDDEN, order_id="1202")],
+            "output": "done",
+        },
+        {
+            "id": "bidi",
+            "category": "names",
+            "input": "Open the receipt",
+            "expected": [call("open_file", path="receipt.png")],
+            "actual": [call(BIDI, path="receipt.png")],
+            "output": "opened",
+        },
+    ]
+    run_id = store.create_run(
+        "names that mislead",
+        dataset={"path": "names.jsonl"},
+        connector={"type": "python"},
+        metrics=METRICS,
+    )
+    store.add_rows(run_id, [_record(i, c) for i, c in enumerate(cases)])
+    store.finish_run(run_id)
+    return run_id

@@ -26,8 +26,12 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def create_app(store: Any) -> Any:
-    """The viewer as a FastAPI app over ``store`` (see :mod:`tooleval.web.app`)."""
+def create_app(store: Any, *, host: str | None = None) -> Any:
+    """The viewer as a FastAPI app over ``store`` (see :mod:`tooleval.web.app`).
+
+    ``host`` is the address it listens on: requests must name it, or
+    127.0.0.1, localhost or [::1], in their ``Host`` header.
+    """
     from tooleval.web.app import create_app as build
 
-    return build(store)
+    return build(store, host=host)

@@ -85,7 +85,7 @@ class RunFilters:
     @property
     def active(self) -> bool:
         """True when a filter or a non-default order narrows or reorders the rows."""
-        return any(self.where.values()) or self.sort != "index"
+        return any(v is not None for v in self.where.values()) or self.sort != "index"
 
     def query(self, **changes: Any) -> dict[str, Any]:
         """The query string of this view with ``changes`` applied (defaults left out)."""
