@@ -75,7 +75,11 @@ class FakeOpenAI:
             "created": 1_700_000_000,
             "model": body.get("model", "fake-model"),
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 20 + number, "completion_tokens": 7, "total_tokens": 27 + number},
+            "usage": {
+                "prompt_tokens": 20 + number,
+                "completion_tokens": 7,
+                "total_tokens": 27 + number,
+            },
         }
 
     def __enter__(self) -> FakeOpenAI:

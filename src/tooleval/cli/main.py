@@ -67,6 +67,8 @@ def one_line(text: object, limit: int = 500) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["monitor", "serve"]:  # the OTLP receiver lives in cli/monitor_serve.py
+        argv = ["collect", *argv[2:]]
     debug = DEBUG_FLAG in argv
     if debug:  # accepted anywhere, not only before the command
         argv = [DEBUG_FLAG] + [a for a in argv if a != DEBUG_FLAG]

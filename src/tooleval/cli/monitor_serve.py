@@ -1,0 +1,254 @@
+"""``tooleval monitor serve`` (also ``tooleval collect``): monitor what an OTLP exporter sends.
+
+Point an OpenTelemetry exporter at ``http://127.0.0.1:4318`` (OTLP/HTTP,
+protobuf or JSON, ``/v1/traces`` and ``/v1/logs``). Sessions are monitored
+once idle for ``--idle-timeout`` seconds; findings go to the run store and, as
+``gen_ai.evaluation.result`` events, to ``--export`` (an OTLP/HTTP logs URL)
+and/or ``--emit`` (a file). SIGTERM or SIGINT stops accepting, monitors every
+buffered session, finishes the run and flushes events, then exits 0.
+
+Also here: the options ``tooleval monitor TRACES`` shares with the server
+(``--prices``, ``--judge``, ``--judge-metric``, ``--sample``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+STORE_ENV = "TOOLEVAL_STORE"
+
+
+def add_shared_options(parser: argparse.ArgumentParser) -> None:
+    """Price table and sampled judging options (for ``monitor`` and ``monitor serve``)."""
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="price table (JSON/YAML: model -> {input, output} per million tokens) for cost",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="FILE",
+        help="judge config (JSON/YAML, as a plan's judge: section) to run judged metrics on a sample",
+    )
+    parser.add_argument(
+        "--judge-metric",
+        dest="judge_metrics",
+        metavar="NAME",
+        action="append",
+        help="judged metric run with --judge (repeatable; task_success, goal_accuracy, tools_error; "
+        "default task_success)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=float,
+        default=0.05,
+        metavar="RATE",
+        help="share of sessions judged with --judge, picked by a hash of the session id (0.05)",
+    )
+
+
+def prices_from_args(args: argparse.Namespace) -> Any:
+    if not getattr(args, "prices", None):
+        return None
+    from tooleval.monitor.usage import PriceTable
+
+    return PriceTable.load(args.prices)
+
+
+def judging_from_args(args: argparse.Namespace) -> Any:
+    from tooleval.errors import ConfigError
+
+    if not getattr(args, "judge", None):
+        if getattr(args, "judge_metrics", None):
+            raise ConfigError("--judge-metric needs --judge FILE", field="--judge-metric")
+        return None
+    from tooleval.monitor.judging import SampledJudging, load_judge_config
+
+    return SampledJudging.from_config(
+        load_judge_config(args.judge),
+        metrics=args.judge_metrics or ["task_success"],
+        rate=args.sample,
+    )
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "collect",
+        help="OTLP/HTTP receiver that monitors live traces (alias: tooleval monitor serve)",
+        description=(
+            "Receive OTLP/HTTP traces and logs (protobuf or JSON, gzip) on /v1/traces and "
+            "/v1/logs, group spans into sessions, and run the detectors on each session once "
+            "it has been idle; store findings and export them as OTel evaluation events."
+        ),
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=4318, help="port (4318; 0 picks a free one)")
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a session is monitored once no span arrived for it for this long (30)",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=int,
+        default=16 * 1024 * 1024,
+        metavar="BYTES",
+        help="largest request body accepted, compressed and decompressed (16 MiB)",
+    )
+    parser.add_argument(
+        "--max-pending",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="buffered span records before the longest-idle sessions are monitored early (200000)",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        help=f"store findings as a run in this run store (default: ${STORE_ENV} when set)",
+    )
+    parser.add_argument("--no-store", action="store_true", help=f"ignore ${STORE_ENV}")
+    parser.add_argument(
+        "--export",
+        metavar="URL",
+        help="OTLP/HTTP logs endpoint for evaluation events (e.g. http://127.0.0.1:4319/v1/logs)",
+    )
+    parser.add_argument(
+        "--export-header",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="HTTP header sent with --export (repeatable)",
+    )
+    parser.add_argument("--emit", metavar="FILE", help="also write evaluation events to FILE")
+    parser.add_argument(
+        "--emit-passes",
+        action="store_true",
+        help="events for clean verdicts too, not only findings",
+    )
+    parser.add_argument(
+        "--detector",
+        dest="detectors",
+        metavar="NAME",
+        action="append",
+        help="run only this detector (repeatable; default: all)",
+    )
+    parser.add_argument("--min-run", type=int, default=3, help="retry_loop: identical calls (3)")
+    parser.add_argument(
+        "--max-calls", type=int, default=25, help="excessive_calls: calls per session (25)"
+    )
+    parser.add_argument(
+        "--z-threshold", type=float, default=3.5, help="excessive_calls: robust z-score (3.5)"
+    )
+    parser.add_argument(
+        "--min-sessions", type=int, default=5, help="excessive_calls: sessions per tool (5)"
+    )
+    parser.add_argument(
+        "--after-error", action="store_true", help="redundancy: also count repeats of failed calls"
+    )
+    add_shared_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    from tooleval.errors import ConfigError
+
+    out = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"--export-header {value!r}: expected KEY=VALUE", field="--export-header"
+            )
+        out[key.strip()] = text
+    return out
+
+
+def handle(args: argparse.Namespace) -> int:
+    from tooleval.cli.monitor import detector_options
+    from tooleval.errors import ConfigError
+    from tooleval.monitor.emit import EvaluationEventWriter
+    from tooleval.monitor.live import LiveMonitor
+    from tooleval.monitor.serve import OtlpReceiver
+
+    if args.idle_timeout <= 0 or args.max_body < 1024 or args.max_pending < 1:
+        raise ConfigError("--idle-timeout must be > 0, --max-body >= 1024, --max-pending >= 1")
+    if args.export and not args.export.startswith(("http://", "https://")):
+        raise ConfigError(f"--export must be an http(s) URL, got {args.export!r}", field="--export")
+    options = detector_options(args)
+    if args.detectors is not None:
+        options = {k: v for k, v in options.items() if k in args.detectors}
+    judging = judging_from_args(args)
+    prices = prices_from_args(args)
+    writer = None
+    if args.export or args.emit:
+        writer = EvaluationEventWriter(
+            args.emit,
+            include_passes=args.emit_passes,
+            endpoint=args.export,
+            headers=_headers(args.export_header),
+        )
+    store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
+    monitor = LiveMonitor(
+        detectors=args.detectors,
+        options=options,
+        store=store,
+        writer=writer,
+        judging=judging,
+        prices=prices,
+    )
+
+    def report(sessions: list[Any], findings: list[Any]) -> None:
+        print(f"monitored {len(sessions)} session(s): {len(findings)} finding(s)", flush=True)
+        for finding in findings[:20]:
+            print(
+                f"  {finding.detector} session {finding.session_id}: {finding.message}", flush=True
+            )
+
+    try:
+        receiver = OtlpReceiver(
+            monitor,
+            host=args.host,
+            port=args.port,
+            idle_timeout=args.idle_timeout,
+            max_body=args.max_body,
+            max_pending=args.max_pending,
+            on_findings=report,
+        )
+    except OSError as exc:
+        if writer is not None:
+            writer.close()
+        raise ConfigError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    receiver.start()
+    print(f"listening on {receiver.url} (POST /v1/traces, /v1/logs)", flush=True)
+    while not stop.wait(0.5):
+        pass
+    print("stopping: monitoring buffered sessions", flush=True)
+    receiver.stop()
+    summary = monitor.summary()
+    counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items())
+    print(
+        f"{summary['sessions']} sessions, {summary['tool_calls']} tool calls ({counts}); "
+        f"{receiver.requests} requests, {receiver.rejected} rejected",
+        flush=True,
+    )
+    for reason, count in summary["unreadable_tool_use"].items():
+        print(f"unreadable tool use in {count} span(s): {reason}", file=sys.stderr)
+    if summary["run_id"]:
+        print(f"stored as run {summary['run_id']}", flush=True)
+    if writer is not None and writer.export_errors:
+        print(
+            f"{writer.export_errors} event export(s) failed: {writer.last_export_error}",
+            file=sys.stderr,
+        )
+    return 0

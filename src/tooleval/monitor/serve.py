@@ -1,0 +1,317 @@
+"""An OTLP/HTTP receiver that monitors what exporters send it.
+
+``POST /v1/traces`` and ``POST /v1/logs`` take OTLP requests as protobuf
+(``Content-Type: application/x-protobuf``, what the OTel SDK exporters send)
+or JSON (``application/json``), optionally ``Content-Encoding: gzip``. A
+request larger than ``max_body`` bytes (compressed, and again after
+decompression) is refused with 413 before it is decoded. Decoded facts go
+to :class:`~tooleval.monitor.live.LiveSessions`; a worker thread releases
+idle sessions to :class:`~tooleval.monitor.live.LiveMonitor` every
+``tick`` seconds. ``GET /health`` answers ``ok``.
+
+Responses follow OTLP/HTTP: 200 with an empty ``Export*ServiceResponse`` in
+the request's encoding; 400 with a message for a body that cannot be decoded,
+404 for other paths, 413 for a body too large, 415 for an unknown content
+type. :meth:`OtlpReceiver.stop` (SIGTERM / SIGINT in the CLI) stops accepting,
+releases every buffered session, finishes the store run and flushes events.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tooleval.formats.otel import IngestReport, loads
+from tooleval.formats.otel_genai import SpanFacts, span_facts
+from tooleval.monitor.live import LiveMonitor, LiveSessions
+
+__all__ = ["DEFAULT_MAX_BODY", "OtlpReceiver", "decode_otlp_body"]
+
+DEFAULT_MAX_BODY = 16 * 1024 * 1024
+
+
+class BodyError(Exception):
+    """A request body that is refused, with its HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = decompressor.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise BodyError(400, f"body is not valid gzip: {exc}") from exc
+    if len(out) > limit or decompressor.unconsumed_tail:
+        raise BodyError(413, f"decompressed body larger than {limit} bytes")
+    return out
+
+
+def decode_otlp_body(
+    body: bytes,
+    *,
+    signal: str,
+    content_type: str,
+    encoding: str = "",
+    max_body: int = DEFAULT_MAX_BODY,
+) -> tuple[list[SpanFacts], IngestReport]:
+    """The span facts of one OTLP/HTTP request body (``signal``: ``traces`` or ``logs``).
+
+    >>> facts, report = decode_otlp_body(b'{"resourceSpans": []}', signal="traces",
+    ...                                  content_type="application/json")
+    >>> facts, report.spans
+    ([], 0)
+    """
+    from tooleval.formats.otel_files import request_records
+
+    if encoding.lower() == "gzip":
+        body = _gunzip(body, max_body)
+    elif encoding and encoding.lower() != "identity":
+        raise BodyError(415, f"unsupported Content-Encoding {encoding!r} (gzip or none)")
+    report = IngestReport()
+    kind = content_type.split(";")[0].strip().lower()
+    if kind in ("application/x-protobuf", "application/protobuf"):
+        records = list(_protobuf_records(body, signal, report))
+    elif kind == "application/json":
+        try:
+            data = loads(body)
+        except ValueError as exc:
+            raise BodyError(400, f"body is not valid JSON: {exc}") from exc
+        expected = "resourceSpans" if signal == "traces" else "resourceLogs"
+        if not isinstance(data, dict) or (
+            expected not in data
+            and expected.replace("resource", "resource_").lower() not in data
+            and data
+        ):
+            raise BodyError(400, f"expected an OTLP {signal} request with {expected}")
+        records = list(request_records(data, report=report, line=None))
+    else:
+        raise BodyError(
+            415,
+            f"unsupported Content-Type {content_type!r} (application/x-protobuf or application/json)",
+        )
+    facts = []
+    for record in records:
+        if isinstance(record, SpanFacts):
+            facts.append(record)
+        else:
+            fact = span_facts(record)
+            for problem in fact.problems:
+                report.problem(problem, trace_id=record.trace_id, span_id=record.span_id)
+            fact.problems = []
+            facts.append(fact)
+    return facts, report
+
+
+def _protobuf_records(body: bytes, signal: str, report: IngestReport) -> Any:
+    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    from tooleval.formats.otel_files import decode_protobuf
+
+    try:
+        yield from decode_protobuf(
+            body,
+            report=report,
+            line=None,
+            traces=ExportTraceServiceRequest,
+            logs=ExportLogsServiceRequest,
+            to_dict=MessageToDict,
+            kind=signal,
+        )
+    except DecodeError as exc:
+        raise BodyError(400, f"body is not a valid OTLP {signal} protobuf message: {exc}") from exc
+
+
+class OtlpReceiver:
+    """The HTTP server, the session buffer and the worker that monitors released sessions."""
+
+    def __init__(
+        self,
+        monitor: LiveMonitor,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 4318,
+        idle_timeout: float = 30.0,
+        max_body: int = DEFAULT_MAX_BODY,
+        max_pending: int = 200_000,
+        tick: float | None = None,
+        on_findings: Any = None,
+    ) -> None:
+        self.monitor = monitor
+        self.sessions = LiveSessions(idle_timeout=idle_timeout, max_pending=max_pending)
+        self.max_body = max_body
+        self.tick = tick if tick is not None else max(0.05, min(1.0, idle_timeout / 4))
+        self.on_findings = on_findings
+        self.requests = 0
+        self.rejected = 0
+        self.problems = IngestReport()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+        self._server_thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer((host, port), self._handler())
+        self.server.daemon_threads = True
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self.server.server_address[:2]
+        return str(host), int(port)
+
+    @property
+    def url(self) -> str:
+        host, port = self.address
+        return f"http://{host}:{port}"
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: bytes, content_type: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _error(self, status: int, message: str, protobuf: bool) -> None:
+                if protobuf:
+                    try:
+                        from google.rpc.status_pb2 import Status
+                    except ImportError:  # pragma: no cover - googleapis-common-protos absent
+                        protobuf = False
+                if protobuf:
+                    body = Status(code=3, message=message).SerializeToString()
+                    self._send(status, body, "application/x-protobuf")
+                else:
+                    body = json.dumps({"code": 3, "message": message}).encode()
+                    self._send(status, body, "application/json")
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") in ("/health", "/healthz"):
+                    self._send(200, b"ok\n", "text/plain")
+                else:
+                    self._send(404, b"not found\n", "text/plain")
+
+            def do_POST(self) -> None:
+                content_type = self.headers.get("Content-Type", "")
+                protobuf = "protobuf" in content_type
+                path = self.path.split("?")[0].rstrip("/")
+                signal = {"/v1/traces": "traces", "/v1/logs": "logs"}.get(path)
+                if signal is None:
+                    self._drain()
+                    self._error(
+                        404, f"unknown path {path!r}: POST /v1/traces or /v1/logs", protobuf
+                    )
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length") or -1)
+                except ValueError:
+                    length = -1
+                if length < 0:
+                    self.close_connection = True
+                    self._error(411, "Content-Length required", protobuf)
+                    return
+                if length > receiver.max_body:
+                    receiver.rejected += 1
+                    self.close_connection = True  # the body is not read
+                    self._error(
+                        413,
+                        f"body of {length} bytes over the limit of {receiver.max_body}",
+                        protobuf,
+                    )
+                    return
+                body = self.rfile.read(length)
+                try:
+                    facts, report = decode_otlp_body(
+                        body,
+                        signal=signal,
+                        content_type=content_type,
+                        encoding=self.headers.get("Content-Encoding", ""),
+                        max_body=receiver.max_body,
+                    )
+                except BodyError as exc:
+                    receiver.rejected += 1
+                    self._error(exc.status, str(exc), protobuf)
+                    return
+                receiver.accept(facts, report)
+                if protobuf:
+                    self._send(200, b"", "application/x-protobuf")
+                else:
+                    self._send(200, b"{}", "application/json")
+
+            def _drain(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if 0 < length <= receiver.max_body:
+                    self.rfile.read(length)
+                else:
+                    self.close_connection = True
+
+        return Handler
+
+    def accept(self, facts: list[SpanFacts], report: IngestReport) -> None:
+        with self._lock:
+            self.requests += 1
+            self.problems.spans += report.spans
+            self.problems.spans_skipped += report.spans_skipped
+            self.problems.log_records += report.log_records
+            for problem in report.problems:
+                self.problems.problem(
+                    problem.message, trace_id=problem.trace_id, span_id=problem.span_id
+                )
+        self.sessions.add(facts, now=time.monotonic())
+
+    def _work(self) -> None:
+        self.monitor.start()
+        status = "finished"
+        try:
+            while not self._stop.wait(self.tick):
+                self._release(self.sessions.pop_idle(now=time.monotonic()))
+            self._release(self.sessions.pop_all())
+        except BaseException:
+            status = "failed"
+            raise
+        finally:
+            self.monitor.close(status)
+
+    def _release(self, sessions: list[Any]) -> None:
+        findings = self.monitor.process(sessions)
+        if self.on_findings is not None and sessions:
+            self.on_findings(sessions, findings)
+
+    def start(self) -> OtlpReceiver:
+        """Serve in background threads; returns self."""
+        self._worker = threading.Thread(target=self._work, name="tooleval-monitor", daemon=True)
+        self._worker.start()
+        self._server_thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True
+        )
+        self._server_thread.start()
+        return self
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop accepting, monitor every buffered session, finish the run and flush events."""
+        self.server.shutdown()
+        self.server.server_close()
+        self._stop.set()
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    def __enter__(self) -> OtlpReceiver:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

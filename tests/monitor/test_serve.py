@@ -1,0 +1,283 @@
+"""The OTLP/HTTP receiver, fed by the real OpenTelemetry SDK exporters on 127.0.0.1."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+
+from opentelemetry.exporter.otlp.proto.http import Compression  # noqa: E402
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
+from opentelemetry.sdk.resources import Resource  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: E402
+from opentelemetry.trace import Status, StatusCode  # noqa: E402
+
+from tooleval.monitor.emit import EvaluationEventWriter  # noqa: E402
+from tooleval.monitor.live import LiveMonitor  # noqa: E402
+from tooleval.monitor.serve import OtlpReceiver  # noqa: E402
+from tooleval.store import open_store  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class LogSink:
+    """A tiny OTLP/HTTP logs endpoint that keeps what it is sent (the --export target)."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict] = []
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                sink.bodies.append(json.loads(body))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1/logs"
+
+    def records(self) -> list[dict]:
+        return [
+            r
+            for body in self.bodies
+            for rl in body["resourceLogs"]
+            for sl in rl["scopeLogs"]
+            for r in sl["logRecords"]
+        ]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _agent_spans(tracer, conversation: str, *, refund_fails: bool, retries: int = 1) -> None:
+    with tracer.start_as_current_span(
+        "invoke_agent shop",
+        attributes={
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.conversation.id": conversation,
+        },
+    ):
+        for attempt in range(retries):
+            with tracer.start_as_current_span(
+                "execute_tool issue_refund",
+                attributes={
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "issue_refund",
+                    "gen_ai.tool.call.id": f"{conversation}-{attempt}",
+                    "gen_ai.tool.call.arguments": json.dumps({"order": "A1"}),
+                },
+            ) as span:
+                if refund_fails:
+                    span.set_status(Status(StatusCode.ERROR, "card network declined the refund"))
+        with tracer.start_as_current_span(
+            "chat m",
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "m",
+                "gen_ai.usage.input_tokens": 100,
+                "gen_ai.usage.output_tokens": 20,
+                "gen_ai.output.messages": json.dumps(
+                    [
+                        {
+                            "role": "assistant",
+                            "parts": [
+                                {
+                                    "type": "text",
+                                    "content": "No problem! Your refund is on its way.",
+                                }
+                            ],
+                        }
+                    ]
+                ),
+            },
+        ):
+            pass
+
+
+def _provider(endpoint: str, compression=Compression.NoCompression):
+    exporter = OTLPSpanExporter(endpoint=endpoint, compression=compression)
+    provider = TracerProvider(resource=Resource.create({"service.name": "shop"}))
+    provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=50))
+    return provider
+
+
+@pytest.mark.parametrize("compression", [Compression.NoCompression, Compression.Gzip])
+def test_real_exporter_to_receiver_stores_and_exports_findings(tmp_path, compression):
+    sink = LogSink()
+    store_url = f"sqlite:///{tmp_path / 'runs.db'}"
+    writer = EvaluationEventWriter(tmp_path / "events.jsonl", endpoint=sink.url)
+    monitor = LiveMonitor(store=store_url, writer=writer)
+    receiver = OtlpReceiver(monitor, port=0, idle_timeout=0.3).start()
+    try:
+        provider = _provider(f"{receiver.url}/v1/traces", compression)
+        tracer = provider.get_tracer("shop-agent")
+        _agent_spans(tracer, "conv-bad", refund_fails=True)
+        _agent_spans(tracer, "conv-ok", refund_fails=False)
+        _agent_spans(tracer, "conv-loop", refund_fails=True, retries=3)
+        assert provider.force_flush(10_000)
+        deadline = time.monotonic() + 10
+        while monitor.sessions < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        provider.shutdown()
+    finally:
+        receiver.stop()
+        sink.close()
+    summary = monitor.summary()
+    assert summary["sessions"] == 3
+    assert summary["counts"]["error_ignored"] == 2  # conv-bad and conv-loop claim the refund
+    assert summary["counts"]["retry_loop"] == 1
+    # the store holds one run, one row per session, with token usage
+    store = open_store(store_url)
+    try:
+        run = store.get_run(summary["run_id"])
+        assert run.status == "finished"
+        rows = {r.row_id: r for r in store.iter_rows(summary["run_id"])}
+        assert set(rows) == {"conv-bad", "conv-ok", "conv-loop"}
+        assert rows["conv-ok"].sample.metadata["usage"]["input_tokens"] == 100
+    finally:
+        store.close()
+    # evaluation events reached the OTLP endpoint, on the failing span, with the error text
+    records = sink.records()
+    names = [
+        next(
+            a["value"]["stringValue"]
+            for a in r["attributes"]
+            if a["key"] == "gen_ai.evaluation.name"
+        )
+        for r in records
+    ]
+    assert sorted(names) == ["error_ignored", "error_ignored", "retry_loop"]
+    finding = next(
+        json.loads(a["value"]["stringValue"])
+        for r in records
+        for a in r["attributes"]
+        if a["key"] == "tooleval.finding"
+    )
+    assert "declined" in json.dumps(finding["evidence"]["result"])
+    assert len((tmp_path / "events.jsonl").read_text().splitlines()) >= 1
+
+
+def test_receiver_refuses_bad_bodies_and_unknown_paths():
+    monitor = LiveMonitor()
+    receiver = OtlpReceiver(monitor, port=0, idle_timeout=5, max_body=4096).start()
+    try:
+        base = receiver.url
+        big = httpx.post(
+            f"{base}/v1/traces", content=b"{" * 5000, headers={"content-type": "application/json"}
+        )
+        assert big.status_code == 413
+        bomb = gzip.compress(b" " * 100_000)  # small on the wire, over the limit inflated
+        inflated = httpx.post(
+            f"{base}/v1/traces",
+            content=bomb,
+            headers={"content-type": "application/json", "content-encoding": "gzip"},
+        )
+        assert inflated.status_code == 413
+        bad_json = httpx.post(
+            f"{base}/v1/traces", content=b"{not json", headers={"content-type": "application/json"}
+        )
+        assert bad_json.status_code == 400 and "JSON" in bad_json.json()["message"]
+        bad_proto = httpx.post(
+            f"{base}/v1/traces",
+            content=b"\xff\xff\xff",
+            headers={"content-type": "application/x-protobuf"},
+        )
+        assert bad_proto.status_code == 400
+        assert (
+            httpx.post(
+                f"{base}/v1/metrics", content=b"{}", headers={"content-type": "application/json"}
+            ).status_code
+            == 404
+        )
+        assert (
+            httpx.post(
+                f"{base}/v1/traces", content=b"x", headers={"content-type": "text/plain"}
+            ).status_code
+            == 415
+        )
+        assert httpx.get(f"{base}/health").text == "ok\n"
+        ok = httpx.post(
+            f"{base}/v1/traces",
+            content=b'{"resourceSpans": []}',
+            headers={"content-type": "application/json"},
+        )
+        assert ok.status_code == 200 and ok.json() == {}
+    finally:
+        receiver.stop()
+    assert receiver.rejected == 5
+
+
+def test_cli_serve_graceful_shutdown_on_sigterm(tmp_path):
+    store_url = f"sqlite:///{tmp_path / 'runs.db'}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("TOOLEVAL_STORE", None)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tooleval.cli.main",
+            "monitor",
+            "serve",
+            "--port",
+            "0",
+            "--idle-timeout",
+            "60",
+            "--store",
+            store_url,
+            "--emit",
+            str(tmp_path / "ev.jsonl"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on http://127.0.0.1:"), line + proc.stderr.read()
+        url = line.split()[2]
+        provider = _provider(f"{url}/v1/traces")
+        _agent_spans(provider.get_tracer("t"), "conv-term", refund_fails=True)
+        assert provider.force_flush(10_000)
+        provider.shutdown()
+        # the idle timeout (60 s) has not passed: only shutdown monitors the session
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "1 sessions" in out and "error_ignored 1" in out
+    events = (tmp_path / "ev.jsonl").read_text()
+    assert "conv-term" in events
+    store = open_store(store_url)
+    try:
+        (run,) = store.list_runs()
+        assert run.status == "finished"
+    finally:
+        store.close()
