@@ -5,7 +5,6 @@ real local model (``tooleval judge serve``). No mocks: this is the client's end-
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -111,39 +110,83 @@ def test_client_falls_back_when_json_schema_is_refused(served_judge):
 def test_check_command_against_the_server(served_judge, capsys):
     with Server(served_judge) as server:
         code = main(["judge", "check", "--base-url", server.base_url, "--model", "smollm2"])
+        assert server.app.state.requests == 2  # two probes with opposite answers
     report = json.loads(capsys.readouterr().out)
-    assert code == (0 if report["parsed"] is not None else 1)
     assert report["judge"]["base_url"] == server.base_url
-    assert report["reply"].startswith("{")
+    assert [p["probe"] for p in report["probes"]] == ["failed_call", "successful_call"]
+    assert [p["expected_tool_failed"] for p in report["probes"]] == [True, False]
+    for probe in report["probes"]:
+        assert probe["reply"].startswith("{")
+        assert probe["status"] in ("correct", "wrong verdict", "repeats the example", "unparsable")
+    assert code == (0 if report["passed"] else 1)
     assert report["structured_output"] is True
 
 
-def test_serve_command_runs_as_a_process():
+def test_serve_command_loads_the_model_before_answering():
     port = free_port()
     exe = Path(sys.executable).with_name("tooleval")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     proc = subprocess.Popen(
-        [str(exe), "judge", "serve", "--port", str(port)],
+        [str(exe), "judge", "serve", "--port", str(port), "--max-new-tokens", "8"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env,
     )
     try:
-        models = None
-        for _ in range(300):
+        health = None
+        for _ in range(600):
             try:
-                models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1).json()
+                health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
                 break
             except httpx.TransportError:
+                if proc.poll() is not None:
+                    break
                 time.sleep(0.1)
-        assert models is not None, proc.stderr.read1().decode() if proc.poll() else "no answer"
+        assert health is not None, proc.stderr.read().decode() if proc.poll() else "no answer"
+        # The port opens only once the model is loaded: the first answer is already "ready".
+        assert health.status_code == 200, health.text
+        assert health.json()["status"] == "ready"
+        assert health.json()["model"].startswith("local:SmolLM2")
+        models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=5).json()
         assert models["data"][0]["id"].startswith("local:SmolLM2")
         bad = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={"x": 1})
         assert bad.status_code == 400
         assert "messages" in bad.json()["error"]["message"]
+        reply = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            json={"messages": MESSAGES, "max_tokens": 3},
+            timeout=60,
+        ).json()
+        assert reply["usage"]["completion_tokens"] <= 3
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        out, _ = proc.communicate(timeout=20)
+    lines = out.decode()
+    assert "plumbing only" in lines and "loaded in" in lines and "GET /health" in lines
+
+
+def test_serve_command_refuses_a_gguf_without_chat_template(tmp_path, capsys):
+    from tests.judge.tiny_gguf import write_tiny_llama
+
+    path = write_tiny_llama(tmp_path / "base.gguf", chat_template=None)
+    assert main(["judge", "serve", "--model-path", str(path), "--port", str(free_port())]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no chat template" in err[0] and "gguf-new-metadata" in err[0]
+
+
+def test_request_max_tokens_caps_the_reply_and_reports_length(served_judge):
+    with Server(served_judge) as server:
+        url = f"{server.base_url}/chat/completions"
+        short = httpx.post(url, json={"messages": MESSAGES, "max_tokens": 2}, timeout=60).json()
+        assert short["usage"]["completion_tokens"] == 2
+        assert short["choices"][0]["finish_reason"] == "length"
+        newer = {"messages": MESSAGES, "max_completion_tokens": 1}
+        assert httpx.post(url, json=newer, timeout=60).json()["usage"]["completion_tokens"] == 1
+        # Never above the server's own cap (12 for this judge).
+        big = httpx.post(url, json={"messages": MESSAGES, "max_tokens": 500}, timeout=60).json()
+        assert big["usage"]["completion_tokens"] <= 12
+        for bad in (0, -1, "5", 2.5, True):
+            answer = httpx.post(url, json={"messages": MESSAGES, "max_tokens": bad}, timeout=10)
+            assert answer.status_code == 400
+            assert "max_tokens must be a positive integer" in answer.json()["error"]["message"]
 
 
 def test_judge_command_without_action_is_usage_error(capsys):
@@ -154,8 +197,13 @@ def test_judge_command_without_action_is_usage_error(capsys):
 
 def test_check_command_with_the_local_judge(served_judge, capsys):
     code = main(["judge", "check", "--local", "--max-new-tokens", "16"])
-    report = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
     assert report["judge"]["type"] == "local"
-    assert report["reply"].startswith("{")
-    assert 0 < report["tokens_out"] <= 16
-    assert code == (0 if report["parsed"] is not None else 1)
+    assert "plumbing only" in report["judge"]["note"]
+    for probe in report["probes"]:
+        assert probe["reply"].startswith("{")
+        assert 0 < probe["tokens_out"] <= 16
+    # SmolLM2-135M does not answer both probes right: the check says so and exits 1.
+    assert report["passed"] is False and code == 1
+    assert "did not answer both probes correctly" in captured.err

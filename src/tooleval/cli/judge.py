@@ -1,5 +1,8 @@
 """``tooleval judge``: serve the local judge, or check a judge endpoint before trusting it.
 
+The bundled SmolLM2-135M local judge is for plumbing only: it parrots prompt
+examples; ``judge check`` shows it.
+
 tooleval judge serve [--host 127.0.0.1] [--port 8765] [--max-new-tokens 256]
 tooleval judge check --local
 tooleval judge check --base-url http://127.0.0.1:11434/v1 --model qwen2.5:7b
@@ -22,11 +25,23 @@ PROBE_SCHEMA = {
     "required": ["tool_failed", "reason"],
     "additionalProperties": False,
 }
-PROBE_PROMPT = (
-    "An agent called cancel_order(order_id=4471) and the tool returned "
-    '"ERROR: order not found". Did the tool call fail? Reply with JSON only: '
-    '{"tool_failed": true or false, "reason": "one sentence"}'
+# The example shows the shape only: a judge that copies it has not answered.
+PROBE_EXAMPLE = '{"tool_failed": <true or false>, "reason": "<one sentence>"}'
+
+
+def _probe(result: str) -> str:
+    return (
+        f"An agent called cancel_order(order_id=4471) and the tool returned {result!r}. "
+        "Did the tool call fail? Reply with JSON only, in this shape: " + PROBE_EXAMPLE
+    )
+
+
+# Two probes with opposite answers: a judge that says the same thing to both is not judging.
+PROBES = (
+    ("failed_call", _probe("ERROR: order not found"), True),
+    ("successful_call", _probe("order 4471 cancelled"), False),
 )
+PROBE_PROMPT = PROBES[0][1]
 
 
 def register(subparsers: Any) -> None:
@@ -34,13 +49,16 @@ def register(subparsers: Any) -> None:
         subparsers,
         "judge",
         help="serve the local judge model or check a judge endpoint",
-        description="Serve the local SmolLM2 judge over an OpenAI-compatible API, or send a "
-        "probe question to a judge and show its reply, tokens and latency.",
+        description="Serve the local judge over an OpenAI-compatible API, or send two probe "
+        "questions to a judge and show its replies, tokens and latency. The bundled "
+        "SmolLM2-135M is for plumbing only (it parrots prompt examples).",
         metavar="ACTION",
     )
 
     serve = verbs.add_parser(
-        "serve", help="serve the local judge as an OpenAI-compatible endpoint (127.0.0.1)"
+        "serve",
+        help="serve the local judge as an OpenAI-compatible endpoint (127.0.0.1); "
+        "the bundled SmolLM2-135M is for plumbing only",
     )
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
@@ -53,9 +71,15 @@ def register(subparsers: Any) -> None:
     )
     serve.set_defaults(handler=_serve)
 
-    check = verbs.add_parser("check", help="ask a judge one probe question and show the reply")
+    check = verbs.add_parser(
+        "check",
+        help="ask a judge two probe questions with opposite answers; exit 1 unless both are "
+        "answered correctly (a copied example or the same verdict twice fails)",
+    )
     where = check.add_mutually_exclusive_group(required=True)
-    where.add_argument("--local", action="store_true", help="the local SmolLM2 judge")
+    where.add_argument(
+        "--local", action="store_true", help="the local SmolLM2 judge (plumbing only)"
+    )
     where.add_argument("--base-url", help="an OpenAI-compatible endpoint, e.g. .../v1")
     check.add_argument("--model", help="model name at --base-url")
     check.add_argument("--api-key-env", help="environment variable holding the API key")
@@ -64,16 +88,42 @@ def register(subparsers: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from tooleval.judge.local import LocalJudge
+    from tooleval.judge.local import PLUMBING_ONLY, LocalJudge, load_local_model
     from tooleval.judge.serve import serve
 
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: serving the judge on {args.host}, reachable from other machines")
     judge = LocalJudge(args.model_path, max_new_tokens=args.max_new_tokens, cache=False)
-    print(f"serving {judge.model} at http://{args.host}:{args.port}/v1 (model loads on first call)")
+    if args.model_path is None:
+        print(f"note: {PLUMBING_ONLY}")
+    print(f"loading {judge.model} ...")
+    sys.stdout.flush()
+    # Loaded before the port opens: a bad file is one line and exit 2, and no request
+    # ever waits for the load. GET /health answers {"status": "ready"} from the start.
+    loaded = load_local_model(args.model_path)
+    print(
+        f"serving {judge.model} at http://{args.host}:{args.port}/v1 "
+        f"(loaded in {loaded.load_seconds:.1f} s; readiness: GET /health)"
+    )
     sys.stdout.flush()
     serve(judge, host=args.host, port=args.port, structured_output=not args.no_structured_output)
     return 0
+
+
+def probe_status(reply: Any, expected: bool) -> str:
+    """``correct``, ``wrong verdict``, ``repeats the example`` or ``unparsable``.
+
+    >>> from tooleval.judge.reply import JudgeReply
+    >>> probe_status(JudgeReply(text=PROBE_EXAMPLE), True)
+    'repeats the example'
+    """
+    from tooleval.judged.prompts import repeats_example
+
+    if repeats_example(reply.text, PROBE_EXAMPLE):
+        return "repeats the example"
+    if reply.parsed is None:
+        return "unparsable"
+    return "correct" if reply.parsed["tool_failed"] is expected else "wrong verdict"
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -92,20 +142,32 @@ def _check(args: argparse.Namespace) -> int:
         if args.api_key_env:
             config["api_key_env"] = args.api_key_env
     judge = judge_from_config(config, field="--judge")
-    messages = [{"role": "user", "content": PROBE_PROMPT}]
-    reply = judge.complete(messages, schema=PROBE_SCHEMA)
+    probes = []
+    for name, prompt, expected in PROBES:
+        reply = judge.complete([{"role": "user", "content": prompt}], schema=PROBE_SCHEMA)
+        probes.append(
+            {
+                "probe": name,
+                "expected_tool_failed": expected,
+                "status": probe_status(reply, expected),
+                "reply": reply.text,
+                "parsed": reply.parsed,
+                "parse_error": reply.parse_error,
+                "tokens_in": reply.tokens_in,
+                "tokens_out": reply.tokens_out,
+                "latency_ms": round(reply.latency_ms, 1),
+            }
+        )
+    passed = all(p["status"] == "correct" for p in probes)
     report = {
         "judge": judge.describe(),
-        "reply": reply.text,
-        "parsed": reply.parsed,
-        "parse_error": reply.parse_error,
-        "tokens_in": reply.tokens_in,
-        "tokens_out": reply.tokens_out,
-        "latency_ms": round(reply.latency_ms, 1),
+        "passed": passed,
+        "probes": probes,
         "structured_output": getattr(judge, "structured_supported", None),
     }
     print(json.dumps(report, indent=2, ensure_ascii=False))
-    if reply.parsed is None:
-        print("the judge's reply could not be parsed as the requested JSON", file=sys.stderr)
+    if not passed:
+        problems = "; ".join(f"{p['probe']}: {p['status']}" for p in probes)
+        print(f"the judge did not answer both probes correctly ({problems})", file=sys.stderr)
         return 1
     return 0

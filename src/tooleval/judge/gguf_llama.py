@@ -84,9 +84,24 @@ def _config(metadata: dict[str, Any], path: str) -> LlamaConfig:
         return value
 
     heads = int(need("attention.head_count"))
+    scaling = metadata.get(f"{arch}.rope.scaling.type")
+    if scaling not in (None, "none"):
+        raise JudgeError(
+            f"rope scaling {scaling!r} is not supported by the local judge's runtime; "
+            "serve this model with llama.cpp or Ollama and use an openai judge",
+            path=path,
+        )
+    rope_dims = metadata.get(f"{arch}.rope.dimension_count")
+    hidden = int(need("embedding_length"))
+    if rope_dims is not None and int(rope_dims) != hidden // heads:
+        raise JudgeError(
+            f"partial rotary embedding ({rope_dims} of {hidden // heads} dimensions) is not "
+            "supported by the local judge's runtime",
+            path=path,
+        )
     return LlamaConfig(
         layers=int(need("block_count")),
-        hidden=int(need("embedding_length")),
+        hidden=hidden,
         heads=heads,
         kv_heads=int(metadata.get(f"{arch}.attention.head_count_kv", heads)),
         vocab=len(metadata.get("tokenizer.ggml.tokens") or ()) or int(need("vocab_size")),
@@ -153,6 +168,12 @@ class LlamaModel:
         self.config = _config(metadata, self.path)
         tensors = {tensor.name: tensor for tensor in reader.tensors}
         cfg = self.config
+        if "rope_freqs.weight" in tensors:
+            raise JudgeError(
+                "this GGUF scales its rotary frequencies (rope_freqs, llama 3.1 style), which "
+                "the local judge's runtime does not do; serve it with llama.cpp or Ollama",
+                path=self.path,
+            )
 
         def weight(name: str) -> np.ndarray:
             tensor = tensors.get(name)

@@ -63,7 +63,8 @@ class GGUFTokenizer:
             raise JudgeError(
                 "this GGUF file has no chat template (tokenizer.chat_template), so the judge "
                 "cannot turn messages into a prompt; use an instruct/chat model's GGUF, or add "
-                "the template with llama.cpp's gguf_new_metadata.py --chat-template-config",
+                "one: gguf-new-metadata --chat-template-file chat_template.jinja IN.gguf OUT.gguf "
+                "(from the gguf package)",
                 path=path,
             )
         self.chat_template = template
@@ -118,7 +119,10 @@ def _build(tokens: list[str], merges: list[str], kinds: list[int], pre: str) -> 
         raise JudgeError("the local judge needs the tokenizers package") from exc
     vocab = {token: index for index, token in enumerate(tokens)}
     pairs = [tuple(merge.split(" ", 1)) for merge in merges]
-    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=pairs, fuse_unk=False))
+    try:
+        tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=pairs, fuse_unk=False))
+    except Exception as exc:  # tokenizers raises a bare Exception for a bad vocabulary
+        raise JudgeError(f"the GGUF's vocabulary does not make a BPE tokenizer: {exc}") from exc
     byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     if pre in _DIGITS_FIRST:
         tokenizer.pre_tokenizer = pre_tokenizers.Sequence(

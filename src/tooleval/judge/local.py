@@ -166,8 +166,12 @@ class LocalJudge(BaseJudge):
         schema: Mapping[str, Any] | None = None,
         *,
         max_new_tokens: int | None = None,
+        cancel: threading.Event | None = None,
     ) -> JudgeReply:
-        """One uncached reply to ``messages`` (at most ``max_new_tokens``, default the judge's)."""
+        """One uncached reply to ``messages`` (at most ``max_new_tokens``, default the judge's).
+
+        Generation stops early once ``cancel`` is set (a served client hung up).
+        """
         limit = self.max_new_tokens if max_new_tokens is None else int(max_new_tokens)
         if limit < 1:
             raise JudgeError("max_new_tokens must be at least 1", field="max_new_tokens")
@@ -178,9 +182,11 @@ class LocalJudge(BaseJudge):
         if prefill:
             prompt += tokenizer.encode(prefill)
 
-        def closed(generated: list[int]) -> bool:
+        def done(generated: list[int]) -> bool:
+            if cancel is not None and cancel.is_set():
+                return True
             # Stop once the reply holds a whole JSON object: a small model keeps talking.
-            return json_object_closed(prefill + tokenizer.decode(generated))
+            return schema is not None and json_object_closed(prefill + tokenizer.decode(generated))
 
         started = time.perf_counter()
         with loaded.lock, _blas_threads(self.threads):
@@ -188,7 +194,7 @@ class LocalJudge(BaseJudge):
                 prompt,
                 max_new_tokens=limit,
                 stop_ids=tokenizer.stop_ids,
-                should_stop=closed if schema is not None else None,
+                should_stop=done,
             )
         latency = (time.perf_counter() - started) * 1000
         return JudgeReply(

@@ -12,6 +12,11 @@ tokens) in ``diagnosis.details["exchanges"]`` and the row's judge usage in
 ``diagnosis.details["judge"]``. A reply that still cannot be used after one
 re-ask ends the flow with ``Result.unscored(metric, "judge reply unparsable
 ...")``: never 0, never NaN.
+
+A reply that copies the prompt's example (``{"achieved": <true or false>, ...}``,
+see :func:`~tooleval.judged.prompts.repeats_example`) is not a verdict: it is
+re-asked like any unusable reply, and a second copy leaves the row unscored
+with ``"judge reply repeats the prompt's example after one re-ask ..."``.
 """
 
 from __future__ import annotations
@@ -23,13 +28,26 @@ from typing import Any
 from tooleval.errors import JudgeError
 from tooleval.judge.base import Judge
 from tooleval.judge.reply import JudgeReply
+from tooleval.judged.prompts import example_in, repeats_example
 from tooleval.model import Diagnosis, Result
 
-__all__ = ["Ask", "Flow", "arun_flow", "reask_messages", "require_judge", "run_flow"]
+__all__ = [
+    "REPEATS_EXAMPLE",
+    "Ask",
+    "Flow",
+    "arun_flow",
+    "reask_messages",
+    "require_judge",
+    "run_flow",
+]
 
 REASK_TEMPLATE = (
     "Your previous reply could not be used: {error}. "
     "Reply again with only the JSON object described above, with no other text."
+)
+REPEATS_EXAMPLE = (
+    "the reply repeats the prompt's example instead of a verdict; "
+    "replace every <placeholder> with your own judgement of this transcript"
 )
 
 
@@ -90,6 +108,9 @@ class _Transcript:
     def outcome(self, ask: Ask, attempt: int, messages: list, reply: JudgeReply) -> Any:
         """Record one reply; return the usable object or raise/return a problem."""
         parsed, error = reply.parsed, reply.parse_error
+        example = example_in(ask.messages)
+        if example is not None and repeats_example(reply.text, example):
+            parsed, error = None, REPEATS_EXAMPLE
         if error is None and parsed is None:
             error = "no JSON object found in the reply"
         if error is None and ask.check is not None:
@@ -132,9 +153,10 @@ def _finish(
     threshold: float | None,
 ) -> Result:
     if failure is not None:
+        what = "repeats the prompt's example" if failure.error == REPEATS_EXAMPLE else "unparsable"
         result = Result.unscored(
             metric,
-            f"judge reply unparsable after one re-ask (step {failure.step}: {failure.error})",
+            f"judge reply {what} after one re-ask (step {failure.step}: {failure.error})",
             params=params,
             threshold=threshold,
             diagnosis=Diagnosis(),

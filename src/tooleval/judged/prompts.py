@@ -5,13 +5,31 @@ spells out the JSON it wants, so endpoints without structured output (and the
 local model) get the same instructions the schema enforces elsewhere. Changing
 a template changes the judge cache key, so stored replies never leak across
 prompt versions.
+
+Examples show the *shape* of a reply, never a verdict: every value is a
+``<placeholder>``, so a model that copies the example has not judged anything.
+:func:`repeats_example` recognises such a reply (the judged metrics re-ask
+once, then leave the row unscored with that reason).
+
+>>> example = example_in(messages_for(GOAL_COMPARE_TEMPLATE))
+>>> example
+'{"achieved": <true or false>, "reason": "<why, citing the transcript>"}'
+>>> repeats_example('{"achieved": <true or false>, "reason": "<why>"}', example)
+True
+>>> repeats_example('{"achieved": true, "reason": "why, citing the transcript"}', example)
+True
+>>> repeats_example('{"achieved": false, "reason": "the refund tool failed"}', example)
+False
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "EXAMPLES",
     "GOAL_COMPARE_TEMPLATE",
     "GOAL_COMPARE_SCHEMA",
     "GOAL_EXTRACT_SCHEMA",
@@ -29,7 +47,9 @@ __all__ = [
     "TOPIC_VERDICT_SCHEMA",
     "TOPIC_VERDICT_TEMPLATE",
     "TRANSCRIPT_LEGEND",
+    "example_in",
     "messages_for",
+    "repeats_example",
 ]
 
 SYSTEM_PROMPT = (
@@ -51,6 +71,11 @@ def messages_for(prompt: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
 
 
+def _braces(example: str) -> str:
+    """An example as it appears in a ``str.format`` template (braces doubled)."""
+    return example.replace("{", "{{").replace("}", "}}")
+
+
 def _object(properties: dict[str, Any], title: str) -> dict[str, Any]:
     return {
         "title": title,
@@ -66,6 +91,7 @@ _FLAG = {"type": "boolean"}
 
 # ------------------------------------------------------------------ topic adherence
 
+TOPIC_EXTRACT_EXAMPLE = '{"topics": ["<subject>", "<subject>"]}'
 TOPIC_EXTRACT_TEMPLATE = """\
 List the distinct subjects the USER asked the agent about in the transcript below.
 Name each subject with a short noun phrase (for example "order cancellation" or \
@@ -78,10 +104,14 @@ Transcript:
 {conversation}
 
 Reply with JSON only, in this shape:
-{{"topics": ["first subject", "second subject"]}}"""
+""" + _braces(TOPIC_EXTRACT_EXAMPLE)
 
 TOPIC_EXTRACT_SCHEMA = _object({"topics": {"type": "array", "items": _TEXT}}, "topics")
 
+TOPIC_VERDICT_EXAMPLE = (
+    '{"verdicts": [{"subject": <subject number>, '
+    '"answered": <true or false>, "on_topic": <true or false>}]}'
+)
 TOPIC_VERDICT_TEMPLATE = """\
 The user raised the subjects numbered below. For each subject decide two things:
 - "answered": true if the agent engaged with it (answered, acted on it or looked it up); \
@@ -98,7 +128,7 @@ Transcript:
 {conversation}
 
 Reply with JSON only, one entry per subject, in the same order, in this shape:
-{{"verdicts": [{{"subject": 1, "answered": true, "on_topic": false}}]}}"""
+""" + _braces(TOPIC_VERDICT_EXAMPLE)
 
 TOPIC_VERDICT_SCHEMA = _object(
     {
@@ -114,6 +144,10 @@ TOPIC_VERDICT_SCHEMA = _object(
 
 # ------------------------------------------------------------------ goal accuracy
 
+GOAL_WITH_REFERENCE_EXAMPLE = (
+    '{"end_state": "<what was actually done>", '
+    '"achieved": <true or false>, "reason": "<why, citing the transcript>"}'
+)
 GOAL_WITH_REFERENCE_TEMPLATE = """\
 Decide whether the conversation below ended with the outcome the reference describes.
 First write the end state: what had actually been done by the end, judged from the \
@@ -128,12 +162,15 @@ Transcript:
 {conversation}
 
 Reply with JSON only, in this shape:
-{{"end_state": "what was actually done", "achieved": true, "reason": "why"}}"""
+""" + _braces(GOAL_WITH_REFERENCE_EXAMPLE)
 
 GOAL_WITH_REFERENCE_SCHEMA = _object(
     {"end_state": _TEXT, "achieved": _FLAG, "reason": _TEXT}, "goal_with_reference"
 )
 
+GOAL_EXTRACT_EXAMPLE = (
+    '{"user_goal": "<what the user wanted>", "end_state": "<what was actually done>"}'
+)
 GOAL_EXTRACT_TEMPLATE = """\
 Read the transcript below and write two short statements:
 - "user_goal": what the user wanted to have done by the end of the conversation;
@@ -146,10 +183,11 @@ Transcript:
 {conversation}
 
 Reply with JSON only, in this shape:
-{{"user_goal": "what the user wanted", "end_state": "what was actually done"}}"""
+""" + _braces(GOAL_EXTRACT_EXAMPLE)
 
 GOAL_EXTRACT_SCHEMA = _object({"user_goal": _TEXT, "end_state": _TEXT}, "goal_summary")
 
+GOAL_COMPARE_EXAMPLE = '{"achieved": <true or false>, "reason": "<why, citing the transcript>"}'
 GOAL_COMPARE_TEMPLATE = """\
 Decide whether the user's goal was achieved in the conversation below. Two summaries \
 are given as a guide; check them against the transcript itself, and where they \
@@ -164,7 +202,7 @@ Transcript:
 {conversation}
 
 Reply with JSON only, in this shape:
-{{"achieved": true, "reason": "why"}}"""
+""" + _braces(GOAL_COMPARE_EXAMPLE)
 
 GOAL_COMPARE_SCHEMA = _object({"achieved": _FLAG, "reason": _TEXT}, "goal_verdict")
 
@@ -191,6 +229,10 @@ TOOL_ERROR_CATEGORIES: dict[str, str] = {
     ),
 }
 
+TOOLS_ERROR_EXAMPLE = (
+    '{"calls": [{"call": <call number>, "errors": [{"category": '
+    '"<one of the categories>", "evidence": "<quote from the transcript>"}]}]}'
+)
 TOOLS_ERROR_TEMPLATE = """\
 Review each tool call in the transcript below and flag its errors, using only these \
 categories:
@@ -206,9 +248,9 @@ Tool calls to review ({count}):
 Transcript:
 {conversation}
 
-Reply with JSON only, exactly one entry per tool call, in order, in this shape:
-{{"calls": [{{"call": 1, "errors": [{{"category": "parameter_error", \
-"evidence": "asked for 4471, called with 4417"}}]}}, {{"call": 2, "errors": []}}]}}"""
+Reply with JSON only, exactly one entry per tool call, in order, in this shape \
+("errors" is [] for a call without problems):
+""" + _braces(TOOLS_ERROR_EXAMPLE)
 
 TOOLS_ERROR_SCHEMA = _object(
     {
@@ -237,6 +279,10 @@ TOOLS_ERROR_SCHEMA = _object(
 
 # ------------------------------------------------------------------ task success
 
+TASK_SUCCESS_EXAMPLE = (
+    '{"evidence": "<what the tool results show>", '
+    '"accomplished": <true or false>, "reason": "<why, citing the transcript>"}'
+)
 TASK_SUCCESS_TEMPLATE = """\
 Decide whether the user's task was accomplished by the end of the conversation below. \
 Read the tool results: if a tool failed, or returned something showing the task was \
@@ -249,7 +295,7 @@ Transcript:
 {conversation}
 
 Reply with JSON only, in this shape:
-{{"evidence": "what the tool results show", "accomplished": true, "reason": "why"}}"""
+""" + _braces(TASK_SUCCESS_EXAMPLE)
 
 TASK_SUCCESS_REFERENCE_CLAUSE = (
     "\n\nExpected outcome, written by a person who knows the task: {reference}"
@@ -258,3 +304,63 @@ TASK_SUCCESS_REFERENCE_CLAUSE = (
 TASK_SUCCESS_SCHEMA = _object(
     {"evidence": _TEXT, "accomplished": _FLAG, "reason": _TEXT}, "task_success"
 )
+
+EXAMPLES: tuple[str, ...] = (
+    TOPIC_EXTRACT_EXAMPLE,
+    TOPIC_VERDICT_EXAMPLE,
+    GOAL_WITH_REFERENCE_EXAMPLE,
+    GOAL_EXTRACT_EXAMPLE,
+    GOAL_COMPARE_EXAMPLE,
+    TOOLS_ERROR_EXAMPLE,
+    TASK_SUCCESS_EXAMPLE,
+)
+
+_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
+
+
+def example_in(
+    messages: Sequence[Mapping[str, Any]], examples: Sequence[str] = EXAMPLES
+) -> str | None:
+    """The reply example shown in ``messages`` (one of ``examples``), or None."""
+    for message in reversed(messages):
+        content = message.get("content")
+        if isinstance(content, str):
+            for example in examples:
+                if example in content:
+                    return example
+    return None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().strip(" .<>").split())
+
+
+def repeats_example(reply: str, example: str) -> bool:
+    """True when ``reply`` copies ``example`` instead of answering.
+
+    That is: it contains one of the example's ``<placeholders>`` (``<true or
+    false>``), or one of its strings is a placeholder's words (``"why, citing
+    the transcript"``).
+    """
+    placeholders = _PLACEHOLDER.findall(example)
+    lowered = reply.lower()
+    if any(p.lower() in lowered for p in placeholders):
+        return True
+    words = {_plain(p) for p in placeholders}
+    from tooleval.judge.reply import extract_json_object
+
+    try:
+        parsed = extract_json_object(reply)
+    except (ValueError, RecursionError):
+        parsed = None
+    return any(_plain(text) in words for text in _strings(parsed) if text.strip())

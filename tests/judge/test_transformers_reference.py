@@ -1,0 +1,33 @@
+"""The numpy runtime reproduces, token for token, what transformers + torch generated
+from the same SmolLM2 GGUF before the runtime was replaced (recorded in
+``data/smollm2_transformers_reference.json``: prompts, prompt ids, greedy ids, text)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tooleval.judge.local import load_local_model
+
+pytestmark = pytest.mark.llm
+
+CASES = json.loads(
+    (Path(__file__).parent / "data" / "smollm2_transformers_reference.json").read_text()
+)
+
+
+@pytest.mark.parametrize(
+    "case", CASES["cases"], ids=lambda c: f"{c['prompt_ids'][-3]}-{len(c['gen_ids'])}"
+)
+def test_same_prompt_ids_and_greedy_tokens_as_transformers(case):
+    loaded = load_local_model()
+    tokenizer = loaded.tokenizer
+    prompt = tokenizer.chat_ids(case["messages"])
+    if case["prefill"]:
+        prompt += tokenizer.encode(case["prefill"])
+    assert prompt == case["prompt_ids"]
+    generated = loaded.model.generate(prompt, max_new_tokens=40, stop_ids=tokenizer.stop_ids)
+    assert generated == case["gen_ids"]
+    assert case["prefill"] + tokenizer.decode(generated) == case["text"]
