@@ -102,6 +102,12 @@ register_metric(
                 "nothing expected and nothing called: perfect (1.0), zero (0.0) or unscored",
                 choices=EMPTY_CHOICES,
             ),
+            "extra_keys": Param(
+                "ignore",
+                "an actual argument the expected call lacks: ignore (tooleval) or mismatch "
+                "(ragas: the call fails)",
+                choices=EXTRA_KEYS,
+            ),
             "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
         },
         requires=_CALLS,

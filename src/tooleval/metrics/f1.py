@@ -35,6 +35,7 @@ from tooleval.metrics._analysis import (
     threshold_value,
     unbound,
 )
+from tooleval.metrics.correctness import EXTRA_KEYS
 from tooleval.metrics.reasons import explain
 from tooleval.model import Result, ToolCall
 
@@ -50,9 +51,14 @@ def tool_call_f1(
     *,
     args: Any = "exact",
     empty: str = "perfect",
+    extra_keys: str = "ignore",
     threshold: float | None = None,
 ) -> Result:
     """F1 of ``actual`` calls against ``expected`` ones; order ignored.
+
+    An argument the actual call has but the expected call lacks does not
+    stop a match (``extra_keys="ignore"``, the default); ragas' F1 fails
+    such a call, which ``extra_keys="mismatch"`` reproduces.
 
     precision = matched / len(actual), recall = matched / len(expected), both
     reported in ``diagnosis.details`` (``None`` where the denominator is 0).
@@ -73,16 +79,17 @@ def tool_call_f1(
     0.0
     """
     empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
+    extra_keys = choice(extra_keys, "extra_keys", EXTRA_KEYS, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)
-    params = {"args": cmp.spec(), "empty": empty, "threshold": threshold}
+    params = {"args": cmp.spec(), "empty": empty, "extra_keys": extra_keys, "threshold": threshold}
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
     actual_list = actual_calls(actual, metric=NAME)
     ne, na = len(expected_list), len(actual_list)
-    analysis = analyse(expected_list, actual_list, cmp)
+    analysis = analyse(expected_list, actual_list, cmp, extra_keys=extra_keys)
     matched = len(analysis.counted)
     precision = matched / na if na else None
     recall = matched / ne if ne else None
