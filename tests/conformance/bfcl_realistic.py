@@ -238,6 +238,9 @@ def realistic_cases(bfcl_dir: Path, *, seed: int = 11) -> dict[str, list[dict[st
             if info.kind in ("irrelevance", "relevance"):
                 texts += ["I cannot help with that.", "[]", "None of the functions apply."]
             for n, text in enumerate(dict.fromkeys(texts)):
+                names = "dots"
+                if info.kind not in ("irrelevance", "relevance") and n % 3 == 2:
+                    names = "underscores"  # every third answer from an underscore_to_dot model
                 cases.append(
                     {
                         "name": f"{qid}#{n}",
@@ -246,7 +249,7 @@ def realistic_cases(bfcl_dir: Path, *, seed: int = 11) -> dict[str, list[dict[st
                         "ground_truth": answers.get(qid),
                         "result": text,
                         "mode": "prompt",
-                        "names": "dots",
+                        "names": names,
                     }
                 )
         out[category] = cases

@@ -7,6 +7,15 @@ accuracy. ``--output`` writes one JSON object per result id: ``id``,
 ``category``, ``passed``, ``error`` (short code, null when passed),
 ``bfcl_error_type`` and ``reason``. Exit 0 after scoring, 2 on unreadable
 input.
+
+``--mode`` says how results are decoded: ``fc`` (function calling: lists of
+``{name: arguments}``), ``prompt`` (text such as ``[f(a=1)]``, decoded per
+language as BFCL's default decoders do) or ``auto``. ``--underscore-names``
+says whether calls write dots in function names as underscores: ``yes``,
+``no``, ``either`` or ``auto``. ``auto`` (the default for both) takes the
+setting from BFCL's model list when RESULTS_DIR is named after a known model,
+else decodes text as prompting and lists as function calling, and accepts
+either spelling of a name.
 """
 
 from __future__ import annotations
@@ -44,6 +53,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score only this category (repeatable); default: every result file found",
     )
     parser.add_argument(
+        "--mode",
+        choices=("auto", "fc", "prompt"),
+        default="auto",
+        help="decode results as function calling (fc) or prompt-style text (prompt); "
+        "auto: BFCL's model list for a known model folder, else by the result's type",
+    )
+    parser.add_argument(
+        "--underscore-names",
+        choices=("auto", "yes", "no", "either"),
+        default="auto",
+        help="function names with dots written as underscores: yes, no, either; "
+        "auto: BFCL's model list for a known model folder, else either",
+    )
+    parser.add_argument(
         "--assignment",
         choices=("greedy", "optimal"),
         default="greedy",
@@ -54,10 +77,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tooleval.errors import DatasetError
-    from tooleval.formats.bfcl import load_bfcl
+    from tooleval.formats.bfcl import load_bfcl, resolve_settings
+    from tooleval.formats.bfcl_models import SOURCE_VERSION
     from tooleval.metrics.profiles import bfcl_ast
 
-    by_category = load_bfcl(args.results_dir, args.data, categories=args.category)
+    names = _NAME_RULES[args.underscore_names]
+    settings = resolve_settings(args.results_dir, mode=args.mode, names=names)
+    by_category = load_bfcl(
+        args.results_dir,
+        args.data,
+        categories=args.category,
+        mode=settings.mode,
+        names=settings.names,
+    )
     if not by_category:
         raise DatasetError(
             "no BFCL_v*_<category>_result.json files for AST or relevance categories found",
@@ -85,8 +117,17 @@ def run(args: argparse.Namespace) -> int:
         summary.append((category, passed, len(samples)))
     if args.output:
         _write_jsonl(Path(args.output), rows)
+    known = f"{settings.model} in BFCL's model list ({SOURCE_VERSION})" if settings.model else None
+    mode = "by result type" if settings.mode == "auto" else settings.mode
+    sys.stdout.write(
+        f"model: {known or 'not in BFCL model list'}; mode: {mode}; names: {settings.names}\n"
+    )
     _print_table(summary)
     return 0
+
+
+# --underscore-names value -> the name rule of tooleval.formats.bfcl
+_NAME_RULES = {"auto": "auto", "yes": "underscores", "no": "dots", "either": "either"}
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

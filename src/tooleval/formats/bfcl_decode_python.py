@@ -90,7 +90,7 @@ def decode_python(result: Any) -> list[dict[str, dict[str, Any]]]:
     try:
         tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise BfclDecodeError(f"not Python: {exc}") from None
+        raise BfclDecodeError(f"not Python: {exc or type(exc).__name__}") from None
     body = tree.body
     if isinstance(body, ast.Call):
         return [_call(body)]
