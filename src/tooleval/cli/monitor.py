@@ -90,6 +90,9 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="findings printed per detector and tool (5)",
     )
+    from tooleval.cli.monitor_serve import add_shared_options
+
+    add_shared_options(parser)  # --prices, --judge, --judge-metric, --sample
     parser.set_defaults(handler=handle)
 
 
@@ -132,6 +135,8 @@ def handle(args: argparse.Namespace) -> int:
                 "--json and --emit name the same file; give two paths", field="--emit"
             )
     store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
+    from tooleval.cli.monitor_serve import judging_from_args, prices_from_args, print_usage
+
     report = monitor(
         args.traces,
         detectors=detectors,
@@ -139,6 +144,8 @@ def handle(args: argparse.Namespace) -> int:
         store=store,
         emit=args.emit,
         emit_passes=args.emit_passes,
+        prices=prices_from_args(args),
+        judging=judging_from_args(args),
     )
     _check_something_read(report, args.traces)
     if args.json:
@@ -146,6 +153,16 @@ def handle(args: argparse.Namespace) -> int:
             json.dump(report.to_dict(), handle, indent=2, default=str)
             handle.write("\n")
     _print(report, show=args.show, emitted=args.emit)
+    if print_usage(report):  # tool use it could not read: a gate cannot pass on it
+        from tooleval.cli.monitor_serve import unreadable_line
+
+        if args.fail_on:
+            print(
+                f"monitor: cannot gate: tool use not readable: {unreadable_line(report)}",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"warning: tool use not readable: {unreadable_line(report)}", file=sys.stderr)
     failed = [name for name in args.fail_on if report.counts().get(name)]
     if failed:
         print(f"monitor: failing because {', '.join(failed)} found something", file=sys.stderr)

@@ -252,3 +252,53 @@ def handle(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def print_usage(report: Any) -> bool:
+    """Print token/cost totals and judged results; True when some tool use was unreadable."""
+    totals = report.usage_totals()
+    if totals.get("llm_calls"):
+        cost = (
+            f", cost {totals['cost']:.6f} {totals.get('currency', '')}".rstrip()
+            if "cost" in totals
+            else ""
+        )
+        print(
+            f"\nmodel calls: {totals['llm_calls']}, tokens in {totals['input_tokens']}, "
+            f"out {totals['output_tokens']}{cost}"
+        )
+    if report.judged:
+        scored = [j for j in report.judged if j["score"] is not None]
+        passed = sum(1 for j in scored if j["passed"])
+        print(
+            f"judged {len({j['session_id'] for j in report.judged})} sampled session(s): "
+            f"{passed}/{len(scored)} passed, {len(report.judged) - len(scored)} unscored"
+        )
+    return bool(report.ingest.unreadable)
+
+
+def unreadable_line(report: Any) -> str:
+    """All unreadable-tool-use reasons on one line."""
+    return "; ".join(
+        f"{count} span(s): {reason}" for reason, count in report.ingest.unreadable.items()
+    )
+
+
+def usage_columns(session: Any, prices: Any = None) -> str:
+    """Tab-separated model calls, tokens, latency and cost of a session (for trace sessions)."""
+    usage = session.usage or {}
+    if not usage.get("llm_calls") and not usage.get("tool_spans"):
+        return ""
+    columns = [
+        f"{usage.get('llm_calls', 0)} llm calls",
+        f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens",
+        f"llm {usage.get('llm_latency_ms') or 0:g} ms",
+        f"tools {usage.get('tool_latency_ms') or 0:g} ms",
+    ]
+    if prices is not None:
+        cost = prices.cost(usage)
+        unpriced = (
+            f" (no price: {','.join(cost['unpriced_models'])})" if cost["unpriced_models"] else ""
+        )
+        columns.append(f"cost {cost['cost']:.6f} {cost['currency']}{unpriced}")
+    return "\t" + "\t".join(columns)

@@ -26,6 +26,11 @@ def register(subparsers: Any) -> None:
 
     sessions = verbs.add_parser("sessions", help="list the sessions of a traces file")
     sessions.add_argument("traces", metavar="TRACES")
+    sessions.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="price table (JSON/YAML: model -> {input, output} per million tokens) for a cost column",
+    )
     sessions.set_defaults(handler=handle_sessions)
 
     to_case = verbs.add_parser(
@@ -42,13 +47,18 @@ def register(subparsers: Any) -> None:
 
 
 def handle_sessions(args: argparse.Namespace) -> int:
+    from tooleval.cli.monitor_serve import prices_from_args, usage_columns
     from tooleval.monitor.ingest import read_sessions
 
+    prices = prices_from_args(args)
     with read_sessions(args.traces) as sessions:
         for session in sessions:
             tools = ",".join(dict.fromkeys(c.name for c in session.calls)) or "-"
             errors = sum(1 for c in session.calls if c.is_error)
-            print(f"{session.id}\t{len(session.calls)} calls\t{errors} errors\t{tools}")
+            usage = usage_columns(session, prices)
+            print(f"{session.id}\t{len(session.calls)} calls\t{errors} errors\t{tools}{usage}")
+            for reason in session.unreadable:
+                print(f"unreadable in session {session.id}: {reason}", file=sys.stderr)
         for problem in sessions.report.problems:
             print(f"skipped: {problem}", file=sys.stderr)
     return 0

@@ -374,7 +374,7 @@ def _unreadable(
     ordered: Sequence[tuple[int, SpanFacts]], timed: Sequence[tuple[int, int, TracedCall]]
 ) -> list[str]:
     """Why tool use in this session could not be read (one line per reason, with counts)."""
-    read_spans = {t.span_id for _, _, t in timed if not t.arguments_missing}
+    read_spans = {t.span_id for _, _, t in timed}  # calls whose names at least were read
     reasons: dict[str, int] = {}
     for _, fact in ordered:
         if fact.unreadable and fact.span_id not in read_spans:
