@@ -37,6 +37,10 @@ Behaviour(...)``; inputs without a script get ``stub.default``):
 - ``fail_times`` / ``fail_status``: the first N requests for this input get
   ``fail_status`` (default 500) with body ``{"error": "..."}``; then it succeeds.
 - ``retry_after``: sent as a ``Retry-After`` header (seconds) on failures.
+- ``fail_body``: a text body for those failures instead of the JSON error
+  (ANSI escapes, HTML pages, per-request ids: ``{attempt}`` is filled in).
+- ``garbage_times`` / ``garbage``: after the failures, the next N requests get
+  200 OK with the text ``garbage`` (default a truncated JSON object).
 - ``delay``: seconds to sleep before answering (every request; use it for
   timeouts and throughput benchmarks).
 - ``body``: a JSON value returned as is instead of the generated response
@@ -102,6 +106,9 @@ class Behaviour:
     body: Any = None
     raw: str | None = None
     chat_turns: list[int] | None = None
+    fail_body: str | None = None
+    garbage_times: int = 0
+    garbage: str = '{"output": "trunc'
 
     def calls(self) -> list[dict[str, Any]]:
         """The scripted calls as ``{"name", "args"}`` dicts."""
@@ -272,11 +279,13 @@ class _Handler(BaseHTTPRequestHandler):
             extra = {}
             if behaviour.retry_after is not None:
                 extra["Retry-After"] = f"{behaviour.retry_after:g}"
-            self._send(
-                behaviour.fail_status,
-                {"error": f"scripted failure {attempt} of {behaviour.fail_times}"},
-                extra,
-            )
+            body: Any = {"error": f"scripted failure {attempt} of {behaviour.fail_times}"}
+            if behaviour.fail_body is not None:
+                body = behaviour.fail_body.replace("{attempt}", str(attempt))
+            self._send(behaviour.fail_status, body, extra)
+            return
+        if attempt <= behaviour.fail_times + behaviour.garbage_times:
+            self._send(200, behaviour.garbage)
             return
         if behaviour.raw is not None:
             self._send(behaviour.status, behaviour.raw)

@@ -23,7 +23,14 @@ from typing import Any
 from tooleval.datasets.binding import suggest_column
 from tooleval.datasets.load import Dataset
 
-__all__ = ["ColumnFinding", "DatasetCheck", "check_dataset", "format_check", "shape_of"]
+__all__ = [
+    "ColumnFinding",
+    "DatasetCheck",
+    "check_dataset",
+    "format_check",
+    "run_problems",
+    "shape_of",
+]
 
 
 @dataclass(slots=True)
@@ -42,6 +49,8 @@ class DatasetCheck:
     columns: list[ColumnFinding]
     row_errors: list[tuple[int, str]]
     notes: list[str]
+    #: What would stop ``tooleval run`` (the same findings as its preflight).
+    problems: list[str] = field(default_factory=list)
 
     @property
     def error_rows(self) -> int:
@@ -49,7 +58,7 @@ class DatasetCheck:
 
     @property
     def ok(self) -> bool:
-        return self.error_rows == 0
+        return self.error_rows == 0 and not self.problems
 
     def column(self, name: str) -> ColumnFinding:
         return next(c for c in self.columns if c.column == name)
@@ -70,6 +79,7 @@ class DatasetCheck:
             ],
             "row_errors": [{"row": r, "message": m} for r, m in self.row_errors],
             "notes": self.notes,
+            "problems": self.problems,
             "ok": self.ok,
         }
 
@@ -157,7 +167,8 @@ def check_dataset(dataset: Dataset) -> DatasetCheck:
                 findings[column].errors.append((row.number, message))
             else:
                 row_errors.append((row.number, message))
-    notes = list(dataset.warnings)
+    notes = [w for w in dataset.warnings if " is also used by row " not in w]
+    problems = run_problems(dataset, raw_rows)
     if not dataset.is_bound("expected_tools"):
         guess = suggest_column(
             "expected_tools", dataset.columns, raw_rows[:50], exclude=set(dataset.bindings.values())
@@ -167,7 +178,56 @@ def check_dataset(dataset: Dataset) -> DatasetCheck:
             "this file"
             + (f"; the likely column is {guess!r} (--bind expected_tools={guess})" if guess else "")
         )
-    return DatasetCheck(dataset, list(findings.values()), row_errors, notes)
+    return DatasetCheck(dataset, list(findings.values()), row_errors, notes, problems)
+
+
+def _rows_text(numbers: list[int], limit: int = 5) -> str:
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    more = f" and {len(numbers) - limit} more" if len(numbers) > limit else ""
+    return f"row{'s' if len(numbers) != 1 else ''} {shown}{more}"
+
+
+def run_problems(dataset: Dataset, raw_rows: list[dict[str, Any]] | None = None) -> list[str]:
+    """What would stop ``tooleval run`` on this file: no prompt, repeated ids.
+
+    A file without a ``tools_called`` column is meant for a live run, so
+    every row needs a prompt; a file that holds the calls is scored offline
+    and needs none.
+    """
+    problems: list[str] = []
+    raw_rows = dataset.raw_values() if raw_rows is None else raw_rows
+    live = not dataset.is_bound("tools_called")
+    if live and not dataset.is_bound("input"):
+        guess = suggest_column(
+            "input", dataset.columns, raw_rows[:50], exclude=set(dataset.bindings.values())
+        )
+        problems.append(
+            "no column is bound to input, so a run would send empty prompts; bind the prompt "
+            "column with --bind input=COLUMN (plan: dataset: {bind: {input: COLUMN}})"
+            + (f"; the likely one is {guess!r} (--bind input={guess})" if guess else "")
+        )
+    elif live:
+        empty = [
+            row.number
+            for row in dataset.rows
+            if not row.error
+            and not (isinstance(row.sample.input, str) and row.sample.input.strip())
+            and not row.sample.messages
+        ]
+        if empty:
+            column = dataset.bindings.get("input") or dataset.bindings.get("messages")
+            problems.append(
+                f"column {column}: the prompt is empty in {_rows_text(empty)} "
+                "(a run would send an empty prompt)"
+            )
+    for row_id, numbers in list(dataset.duplicate_ids.items())[:5]:
+        problems.append(
+            f"column {dataset.bindings.get('id', 'id')}: id {row_id!r} is used by "
+            f"{_rows_text(numbers)}; give every row its own id (runs are compared by id)"
+        )
+    if len(dataset.duplicate_ids) > 5:
+        problems.append(f"... and {len(dataset.duplicate_ids) - 5} more repeated ids")
+    return problems
 
 
 def _shapes_text(shapes: dict[str, int]) -> str:
@@ -203,12 +263,19 @@ def format_check(report: DatasetCheck, *, max_errors: int = 20) -> str:
     if report.notes:
         lines.append("")
         lines += [f"note: {n}" for n in report.notes]
+    if report.problems:
+        lines.append("")
+        lines += [f"problem: {p}" for p in report.problems]
     lines.append("")
     if report.ok:
         lines.append(f"OK: {len(ds.rows)} rows, no parse errors")
     else:
-        lines.append(
-            f"{report.error_rows} of {len(ds.rows)} rows have errors "
-            "(they would be kept as unscored rows with the reason)"
-        )
+        if report.error_rows:
+            lines.append(
+                f"{report.error_rows} of {len(ds.rows)} rows have errors "
+                "(a run keeps them as error rows with the reason; they fail its gate)"
+            )
+        if report.problems:
+            n = len(report.problems)
+            lines.append(f"{n} problem{'s' if n != 1 else ''} would stop `tooleval run`")
     return "\n".join(lines)

@@ -269,7 +269,7 @@ def preflight(
     problems += _check_templates(connector, dataset)
     problems += _check_tool_source(connector, dataset, metrics)
     problems += _check_ids(dataset)
-    notes = list(dataset.warnings)
+    notes = [w for w in dataset.warnings if " is also used by row " not in w]
     unreadable = [row.number for row in dataset.rows if row.error]
     if unreadable:
         notes.append(
