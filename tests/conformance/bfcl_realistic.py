@@ -254,3 +254,44 @@ def realistic_cases(bfcl_dir: Path, *, seed: int = 11) -> dict[str, list[dict[st
                 )
         out[category] = cases
     return out
+
+
+def agreement_table(bfcl_dir: Path) -> str:
+    """The markdown table of docs/conformance.md: per category, BFCL vs tooleval.
+
+    Run ``.venv/bin/python -m tests.conformance.bfcl_realistic`` (needs bfcl-eval).
+    """
+    from tests.conformance.bfcl_reference import load_bfcl, ours, theirs
+
+    bfcl = load_bfcl()
+    if bfcl is None:
+        raise SystemExit("bfcl_eval is not importable: pip install --no-deps bfcl-eval==2026.3.23")
+    lines = [
+        "| category | answers | BFCL pass | agreement (pass/fail) | same label, both failed |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    totals = [0, 0, 0, 0]
+    for category, cases in realistic_cases(bfcl_dir).items():
+        agree = passed = failed = same = 0
+        for case in cases:
+            reference, mine = theirs(bfcl, case), ours(case)
+            passed += reference["valid"]
+            agree += reference["valid"] == mine["valid"]
+            if not reference["valid"] and not mine["valid"]:
+                failed += 1
+                same += reference["error_type"] == mine["error_type"]
+        lines.append(
+            f"| {category} | {len(cases)} | {passed} | {agree}/{len(cases)} "
+            f"({agree / len(cases):.2%}) | {same}/{failed} |"
+        )
+        for i, n in enumerate((len(cases), agree, failed, same)):
+            totals[i] += n
+    lines.append(
+        f"| **all** | {totals[0]} | | {totals[1]}/{totals[0]} ({totals[1] / totals[0]:.2%}) "
+        f"| {totals[3]}/{totals[2]} |"
+    )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(agreement_table(Path(__file__).resolve().parents[3] / "shared" / "data" / "bfcl"), end="")
