@@ -268,7 +268,13 @@ def _judge_block(result: Result) -> Safe:
         label = f"step {exchange.get('step', '?')}, attempt {exchange.get('attempt', 1)}"
         if exchange.get("error"):
             label += f": {exchange['error']}"
-        items.append(el("li", el("span", label, class_="muted"), el("pre", exchange.get("reply"))))
+        items.append(
+            el(
+                "li",
+                el("span", label, class_="muted"),
+                el("pre", exchange.get("reply"), tabindex="0"),
+            )
+        )
     return el(
         "details",
         el("summary", f"judge replies ({judge.get('model', 'judge')})"),
@@ -315,7 +321,7 @@ def _text_block(title: str, text: Any, *, css: str = "", level: int = 4) -> Safe
     return el(
         "div",
         el(f"h{level}", title, class_="sub"),
-        el("pre", body, class_=css or None),
+        el("pre", body, class_=css or None, tabindex="0"),
         class_="text-block",
     )
 

@@ -145,8 +145,8 @@ def side_by_side(
         el(
             "tr",
             el("th", "agent output", scope="row"),
-            el("td", el("pre", out_a or "–"), class_="differs" if differs else None),
-            el("td", el("pre", out_b or "–"), class_="differs" if differs else None),
+            el("td", el("pre", out_a or "–", tabindex="0"), class_="differs" if differs else None),
+            el("td", el("pre", out_b or "–", tabindex="0"), class_="differs" if differs else None),
         )
     )
     errors = (row_a.error if row_a else None, row_b.error if row_b else None)
@@ -156,7 +156,7 @@ def side_by_side(
                 "tr",
                 el("th", "error", scope="row"),
                 *(
-                    el("td", el("pre", e or "–", class_="error-text" if e else None))
+                    el("td", el("pre", e or "–", class_="error-text" if e else None, tabindex="0"))
                     for e in errors
                 ),
             )

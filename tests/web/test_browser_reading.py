@@ -1,0 +1,202 @@
+"""Reading runs in real Chromium: axe-core, keyboard, phone width, dark mode, filters that keep
+the user at the rows, next row in a filtered view, exports, compare side by side."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from tests.web.conftest import artifact
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _pages(seeded) -> list[str]:
+    store, a, b = seeded["store"], seeded["a"], seeded["b"]
+    index = next(r.index for r in store.iter_rows(b) if r.row_id == "cancel-4")
+    return [
+        "/",
+        f"/runs/{a}",
+        f"/runs/{a}?result=fail&sort=-latency",
+        f"/runs/{b}/rows/{index}",
+        f"/runs/{seeded['names']}",
+        f"/runs/{seeded['names']}/rows/0",
+        f"/runs/{seeded['names']}/rows/1",
+        f"/compare?a={a}&b={b}",
+        f"/compare/row?a={a}&b={b}&ia={index}&ib={index}",
+        f"/runs/{a}/rows/99999999999999999999999",
+    ]
+
+
+@pytest.fixture
+def context_for(browser):
+    made = []
+
+    def make(**options):
+        context = browser.new_context(**options)
+        made.append(context)
+        return context.new_page()
+
+    yield make
+    for context in made:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_serious(context_for, viewer_url, seeded, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    page = context_for(
+        viewport={"width": 1280, "height": 900}, color_scheme=scheme, bypass_csp=True
+    )
+    problems = []
+    for path in _pages(seeded):
+        page.goto(viewer_url + path)
+        results = axe.run(page)
+        for violation in results.response["violations"]:
+            if violation["impact"] in ("serious", "critical"):
+                targets = [n["target"] for n in violation["nodes"][:3]]
+                problems.append((path, violation["id"], violation["impact"], targets))
+    assert not problems, problems
+
+
+def test_dark_mode_follows_the_system(context_for, viewer_url, seeded):
+    page = context_for(color_scheme="dark")
+    page.goto(viewer_url + f"/runs/{seeded['a']}")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(18, 22, 29)"
+    page.screenshot(path=artifact("viewer-run-dark.png"), full_page=False)
+    light = context_for(color_scheme="light")
+    light.goto(viewer_url + f"/runs/{seeded['a']}")
+    assert light.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(247, 248, 250)"
+
+
+def test_no_page_is_wider_than_a_phone(context_for, viewer_url, seeded):
+    page = context_for(viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+    wide = []
+    for path in _pages(seeded):
+        page.goto(viewer_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > PHONE["width"]:
+            wide.append((path, width))
+    assert not wide, wide
+    page.goto(viewer_url + f"/runs/{seeded['names']}/rows/0")
+    page.screenshot(path=artifact("viewer-phone-long-name.png"), full_page=False)
+
+
+def test_a_3000_character_name_wraps_and_keeps_its_full_text_on_hover(page, viewer_url, seeded):
+    page.goto(viewer_url + f"/runs/{seeded['names']}/rows/0")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    chip = page.locator("article.row-card .chip-col").nth(1).locator("li.chip").first
+    assert chip.get_attribute("title").startswith("refund_" + "x" * 3000)
+    assert len(chip.inner_text()) < 400
+
+
+def test_look_alike_names_are_marked_visibly(page, viewer_url, seeded):
+    page.goto(viewer_url + f"/runs/{seeded['names']}/rows/1")
+    note = page.locator("article.row-card .chip-lookalike")
+    assert note.count() == 1 and note.is_visible() and "LOOK-ALIKE" in note.inner_text().upper()
+    page.goto(viewer_url + f"/runs/{seeded['names']}/rows/3")
+    assert "refund⟨U+202E⟩gnp.exe" in page.inner_text("article.row-card")
+
+
+def test_choosing_a_filter_keeps_the_rows_in_view(page, viewer_url, seeded):
+    page.goto(viewer_url + f"/runs/{seeded['a']}")
+    with page.expect_navigation():
+        page.select_option("select[name=result]", "fail")
+    assert page.url.endswith("#rows") and "result=fail" in page.url
+    assert page.evaluate("window.scrollY") > 300
+    heading = page.locator("#rows").bounding_box()
+    assert -2 <= heading["y"] < 900
+    # Score order with no metric chosen: a page, not a 400.
+    with page.expect_navigation():
+        page.select_option("select[name=sort]", "score")
+    assert page.locator("table.rows").count() == 1
+    assert "ordered by tool_correctness" in page.inner_text("main")
+
+
+def test_keyboard_through_a_filtered_view(page, viewer_url, seeded):
+    store, run = seeded["store"], seeded["a"]
+    failing = [r.row_id for r in store.iter_rows(run, passed=False)]
+    page.goto(viewer_url + f"/runs/{run}?result=fail")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search"
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.id") != "search"
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    current = page.locator("table.rows tbody tr.current")
+    assert current.count() == 1 and failing[1] in current.inner_text()
+    page.keyboard.press("k")
+    assert failing[0] in page.locator("table.rows tbody tr.current").inner_text()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.locator("h1").inner_text() == f"Row {failing[0]}"
+    with page.expect_navigation():
+        page.keyboard.press("j")
+    assert page.locator("h1").inner_text() == f"Row {failing[1]}"
+    assert "row 2 of" in page.inner_text("nav.pager")
+    with page.expect_navigation():
+        page.keyboard.press("u")
+    assert "result=fail" in page.url and page.url.endswith(f"#row-{page.url.split('-')[-1]}")
+    assert page.locator("table.rows tbody tr.current").count() == 1
+    page.keyboard.press("Escape")
+    assert page.locator("table.rows tbody tr.current").count() == 0
+
+
+def test_next_row_and_breadcrumb_keep_the_filter(page, viewer_url, seeded):
+    store, run = seeded["store"], seeded["a"]
+    refunds = [r.row_id for r in store.iter_rows(run, category="refund", passed=False)]
+    page.goto(viewer_url + f"/runs/{run}?category=refund&result=fail")
+    page.locator("table.rows").get_by_role("link", name=refunds[0], exact=True).click()
+    seen = [page.locator("h1").inner_text()]
+    while page.locator("#row-next").count():
+        with page.expect_navigation():
+            page.click("#row-next")
+        seen.append(page.locator("h1").inner_text())
+    assert seen == [f"Row {r}" for r in refunds]
+    with page.expect_navigation():
+        page.locator("nav.crumbs a").nth(1).click()
+    assert "category=refund" in page.url and "result=fail" in page.url
+
+
+def test_export_downloads_the_filtered_rows(page, viewer_url, seeded):
+    store, run = seeded["store"], seeded["a"]
+    page.goto(viewer_url + f"/runs/{run}?category=refund&result=fail")
+    with page.expect_download() as download:
+        page.get_by_role("link", name="CSV").click()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    ids = [row["row_id"] for row in csv.DictReader(io.StringIO(text))]
+    assert ids == [r.row_id for r in store.iter_rows(run, category="refund", passed=False)]
+    permalink = page.get_by_role("link", name="link to this view").get_attribute("href")
+    assert "category=refund" in permalink and "result=fail" in permalink
+
+
+def test_compare_regressed_only_and_side_by_side(page, viewer_url, seeded):
+    page.goto(viewer_url + f"/compare?a={seeded['a']}&b={seeded['b']}")
+    with page.expect_navigation():
+        page.get_by_role("link", name="regressed only").click()
+    changes = page.locator("table.deltas tbody td:nth-child(4)").all_inner_texts()
+    assert changes and set(changes) == {"regressed"}
+    assert page.locator("table.deltas .arg-diff").count() >= 2
+    with page.expect_navigation():
+        page.locator("table.deltas").get_by_role("link", name="cancel-4").first.click()
+    assert "A vs B" in page.locator("h1").inner_text()
+    highlighted = page.locator("table.side-by-side .arg-diff").all_inner_texts()
+    assert any("4404" in h for h in highlighted) and any("4417" in h for h in highlighted)
+    page.screenshot(path=artifact("viewer-compare-row.png"), full_page=True)
+
+
+def test_skip_link_is_first_and_moves_focus_to_the_content(page, viewer_url, seeded):
+    page.goto(viewer_url + f"/runs/{seeded['a']}")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent")
+    assert focused == "Skip to content"
+    assert page.locator("a.skip-link").is_visible()
+    page.keyboard.press("Enter")
+    assert page.url.endswith("#main")
