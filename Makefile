@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 # Debian packages the test suite drives for real: a PostgreSQL server and a browser.
 APT_PACKAGES := postgresql chromium
 
-.PHONY: demo test lint format bench system-deps clean
+.PHONY: demo test lint format bench system-deps clean kernel
 
 $(VENV)/.core: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -24,6 +24,16 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.core
 	$(PIP) install -q --no-deps 'bfcl-eval==2026.3.23'
 	@touch $@
 
+# The compiled scoring core (kernel/, Rust + PyO3) built by maturin into
+# src/tooleval/_kernel.abi3.so; skipped without cargo (tooleval then runs in pure Python).
+KERNEL_SO := src/tooleval/_kernel.abi3.so
+kernel: $(KERNEL_SO)
+
+$(KERNEL_SO): kernel/Cargo.toml kernel/pyproject.toml $(wildcard kernel/src/*.rs) | $(VENV)/.core
+	@if command -v cargo >/dev/null 2>&1; then \
+	  $(PIP) install -q 'maturin>=1.5,<2' && $(PY) kernel/build.py; \
+	else echo "kernel: cargo not found; tooleval stays pure Python"; fi
+
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
@@ -33,7 +43,7 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-demo: $(VENV)/.core
+demo: $(VENV)/.core kernel
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_correctness \
 	  --option check_ordering=true --option threshold=1.0 \
 	  --option 'argument_keys={"cancel_order": ["order_id"], "issue_refund": ["order_id", "amount"]}' \
@@ -41,7 +51,7 @@ demo: $(VENV)/.core
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_call_accuracy --option order=flexible --table --output demo-accuracy.jsonl
 	@echo "per-row results written to demo-results.jsonl and demo-accuracy.jsonl"
 
-test: system-deps $(VENV)/.dev
+test: system-deps $(VENV)/.dev kernel
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/pytest -q

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -121,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         benchmark_samples,
         resolve_score_format,
     )
+    from tooleval.metrics.engine import fastest_engine
     from tooleval.metrics.registry import bind, get_metric
 
     options = parse_options(args.option)
@@ -158,7 +160,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
             try:
-                if workers > 1 and table_rows is None:
+                engine = fastest_engine(metric)  # the compiled kernel when it can take it
+                if table_rows is None and (engine.compiled or workers == 1):
+                    count = 0
+                    score_line = functools.partial(_score_line, metric)
+                    for part in engine.score_lines(source, score_line, threads=workers):
+                        out.write(part)
+                        count += part.count(b"\n")
+                elif workers > 1 and table_rows is None:
                     count = _score_in_processes(source, out, args.metric, options, workers)
                 else:
                     count = 0
@@ -194,6 +203,13 @@ def _load_hot() -> list[Any]:
 
     _hot[:] = [sample_from_row, orjson.dumps, orjson.OPT_APPEND_NEWLINE]
     return _hot
+
+
+def _score_line(metric: Any, number: int, line: bytes) -> bytes:
+    """One output line for one raw JSONL line (a row the compiled kernel hands back)."""
+    for found, row in iter_rows([line], start=number):
+        return _score_row(metric, found, row, None)
+    return b""
 
 
 def _score_row(metric: Any, number: int, row: dict[str, Any], table_rows: list | None) -> bytes:

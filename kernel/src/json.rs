@@ -1,0 +1,485 @@
+//! JSON values as orjson reads and writes them, and Python's `repr` of them.
+//!
+//! The reader accepts exactly what `orjson.loads` turns into the same Python
+//! objects and refuses (returns `None`) anything it is unsure about: integers
+//! outside the 64-bit range (orjson makes them floats), lone surrogates,
+//! invalid UTF-8, nesting deeper than `MAX_DEPTH`. A refused line is scored by
+//! the Python reference, which also reports any error in it.
+
+pub const MAX_DEPTH: usize = 48;
+
+#[derive(Debug, Clone)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer above `i64::MAX` (orjson keeps it an `int` up to `u64::MAX`).
+    UInt(u64),
+    Float(f64),
+    Str(String),
+    Arr(Vec<Value>),
+    /// Keys in first-seen order; a repeated key keeps its first position and its last value.
+    Obj(Vec<(String, Value)>),
+}
+
+pub type Obj = Vec<(String, Value)>;
+
+pub fn get<'a>(obj: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
+    obj.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+// ---------------------------------------------------------------- reading
+
+struct Reader<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+pub fn parse(line: &[u8]) -> Option<Value> {
+    let mut r = Reader { s: line, i: 0 };
+    r.ws();
+    let v = r.value(0)?;
+    r.ws();
+    if r.i != r.s.len() {
+        return None;
+    }
+    Some(v)
+}
+
+impl<'a> Reader<'a> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        match *self.s.get(self.i)? {
+            b'{' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.i += 1;
+                let mut out: Obj = Vec::new();
+                self.ws();
+                if self.s.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Some(Value::Obj(out));
+                }
+                loop {
+                    self.ws();
+                    if self.s.get(self.i) != Some(&b'"') {
+                        return None;
+                    }
+                    let key = self.string()?;
+                    self.ws();
+                    if self.s.get(self.i) != Some(&b':') {
+                        return None;
+                    }
+                    self.i += 1;
+                    self.ws();
+                    let v = self.value(depth + 1)?;
+                    match out.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = v,
+                        None => out.push((key, v)),
+                    }
+                    self.ws();
+                    match *self.s.get(self.i)? {
+                        b',' => self.i += 1,
+                        b'}' => {
+                            self.i += 1;
+                            return Some(Value::Obj(out));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                if depth >= MAX_DEPTH {
+                    return None;
+                }
+                self.i += 1;
+                let mut out = Vec::new();
+                self.ws();
+                if self.s.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Some(Value::Arr(out));
+                }
+                loop {
+                    self.ws();
+                    out.push(self.value(depth + 1)?);
+                    self.ws();
+                    match *self.s.get(self.i)? {
+                        b',' => self.i += 1,
+                        b']' => {
+                            self.i += 1;
+                            return Some(Value::Arr(out));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'"' => Some(Value::Str(self.string()?)),
+            b't' => self.word(b"true", Value::Bool(true)),
+            b'f' => self.word(b"false", Value::Bool(false)),
+            b'n' => self.word(b"null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn word(&mut self, w: &[u8], v: Value) -> Option<Value> {
+        if self.s[self.i..].starts_with(w) {
+            self.i += w.len();
+            Some(v)
+        } else {
+            None
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    fn number(&mut self) -> Option<Value> {
+        let start = self.i;
+        if self.s[self.i] == b'-' {
+            self.i += 1;
+        }
+        let int_start = self.i;
+        let n = self.digits();
+        if n == 0 || (n > 1 && self.s[int_start] == b'0') {
+            return None;
+        }
+        let mut float = false;
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+            float = true;
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+            float = true;
+        }
+        let text = std::str::from_utf8(&self.s[start..self.i]).ok()?;
+        if !float {
+            if let Ok(v) = text.parse::<i64>() {
+                return Some(Value::Int(v));
+            }
+            if let Ok(v) = text.parse::<u64>() {
+                return Some(Value::UInt(v));
+            }
+            return None; // orjson makes it a float: left to Python
+        }
+        let v: f64 = text.parse().ok()?;
+        if !v.is_finite() {
+            return None;
+        }
+        Some(Value::Float(v))
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let h = self.s.get(self.i..self.i + 4)?;
+        let mut v = 0u32;
+        for &c in h {
+            v = v * 16 + (c as char).to_digit(16)?;
+        }
+        self.i += 4;
+        Some(v)
+    }
+
+    fn string(&mut self) -> Option<String> {
+        self.i += 1; // opening quote
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            let start = self.i;
+            while self.i < self.s.len() {
+                let c = self.s[self.i];
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            out.extend_from_slice(&self.s[start..self.i]);
+            match *self.s.get(self.i)? {
+                b'"' => {
+                    self.i += 1;
+                    return String::from_utf8(out).ok();
+                }
+                b'\\' => {
+                    self.i += 1;
+                    let c = *self.s.get(self.i)?;
+                    self.i += 1;
+                    let ch = match c {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&hi) {
+                                if self.s.get(self.i..self.i + 2)? != b"\\u" {
+                                    return None;
+                                }
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return None;
+                                }
+                                char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                            } else {
+                                char::from_u32(hi)? // a lone low surrogate is refused here
+                            }
+                        }
+                        _ => return None,
+                    };
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+                _ => return None, // a raw control character
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- writing (orjson)
+
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&b[start..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(c >> 4) as usize]);
+            out.push(HEX[(c & 15) as usize]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&b[start..]);
+    out.push(b'"');
+}
+
+/// Shortest round-trip digits and decimal exponent: `x = d.ddd × 10^exp`.
+fn shortest(x: f64) -> (bool, String, i32) {
+    let text = format!("{:e}", x);
+    let (mant, exp) = text.split_once('e').unwrap();
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    (neg, digits, exp.parse().unwrap())
+}
+
+fn fixed(out: &mut String, digits: &str, exp: i32) {
+    if exp >= 0 {
+        let int_len = exp as usize + 1;
+        if digits.len() <= int_len {
+            out.push_str(digits);
+            for _ in digits.len()..int_len {
+                out.push('0');
+            }
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..int_len]);
+            out.push('.');
+            out.push_str(&digits[int_len..]);
+        }
+    } else {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(digits);
+    }
+}
+
+fn float_text(x: f64, python: bool) -> String {
+    let (neg, digits, exp) = shortest(x);
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    let sci = if python {
+        !(-4..16).contains(&exp)
+    } else {
+        !(-5..16).contains(&exp)
+    };
+    if !sci {
+        fixed(&mut out, &digits, exp);
+        return out;
+    }
+    out.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        out.push('.');
+        out.push_str(&digits[1..]);
+    }
+    out.push('e');
+    out.push(if exp < 0 { '-' } else { '+' });
+    if python && exp.abs() < 10 {
+        out.push('0');
+    }
+    out.push_str(&exp.abs().to_string());
+    out
+}
+
+pub fn write_float(out: &mut Vec<u8>, x: f64) {
+    out.extend_from_slice(float_text(x, false).as_bytes());
+}
+
+pub fn write_int(out: &mut Vec<u8>, v: i64) {
+    out.extend_from_slice(v.to_string().as_bytes());
+}
+
+pub fn write(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Int(i) => write_int(out, *i),
+        Value::UInt(u) => out.extend_from_slice(u.to_string().as_bytes()),
+        Value::Float(f) => write_float(out, *f),
+        Value::Str(s) => write_str(out, s),
+        Value::Arr(items) => {
+            out.push(b'[');
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                write(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Obj(items) => write_obj(out, items),
+    }
+}
+
+pub fn write_obj(out: &mut Vec<u8>, items: &[(String, Value)]) {
+    out.push(b'{');
+    for (n, (k, item)) in items.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        write(out, item);
+    }
+    out.push(b'}');
+}
+
+// ---------------------------------------------------------------- Python repr
+
+/// `repr(x)` of a float, as Python writes it.
+pub fn py_float(x: f64) -> String {
+    float_text(x, true)
+}
+
+/// `repr(s)` of an ASCII string; `None` for other text (left to Python, whose
+/// repr keeps printable non-ASCII characters by Unicode category).
+pub fn py_str(s: &str, out: &mut String) -> Option<()> {
+    if !s.is_ascii() {
+        return None;
+    }
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    Some(())
+}
+
+pub fn py_repr(v: &Value, out: &mut String) -> Option<()> {
+    match v {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::UInt(u) => out.push_str(&u.to_string()),
+        Value::Float(f) => out.push_str(&py_float(*f)),
+        Value::Str(s) => py_str(s, out)?,
+        Value::Arr(items) => {
+            out.push('[');
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                py_repr(item, out)?;
+            }
+            out.push(']');
+        }
+        Value::Obj(items) => {
+            out.push('{');
+            for (n, (k, item)) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                py_str(k, out)?;
+                out.push_str(": ");
+                py_repr(item, out)?;
+            }
+            out.push('}');
+        }
+    }
+    Some(())
+}
+
+/// `reasons.short(value)`: the repr cut to 40 characters.
+pub fn short(v: Option<&Value>) -> Option<String> {
+    let mut text = String::new();
+    match v {
+        None => text.push_str("None"),
+        Some(v) => py_repr(v, &mut text)?,
+    }
+    if text.len() > 40 {
+        text.truncate(37);
+        text.push_str("...");
+    }
+    Some(text)
+}

@@ -1,0 +1,284 @@
+//! `tooleval._kernel`: the compiled scoring core of tooleval.
+//!
+//! A faster engine for the deterministic metrics, not a second definition of
+//! them: bytes of a JSONL row in, bytes of the result line out, equal byte for
+//! byte to what the Python reference writes. A row the kernel cannot take is
+//! handed back (`None`) and scored by Python.
+
+mod alignment;
+mod assignment;
+mod json;
+mod matching;
+mod metrics;
+mod rows;
+
+use alignment::KeysFor;
+use json::{get, Value};
+use matching::{Comparator, Matcher};
+use metrics::{Config, Empty, Metric, Mode};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+fn bad(what: &str) -> PyErr {
+    PyValueError::new_err(format!("kernel config: {what}"))
+}
+
+fn matcher(v: &Value) -> PyResult<Matcher> {
+    let Value::Arr(parts) = v else {
+        return Err(bad("a matcher is a list"));
+    };
+    let float = |k: usize| match parts.get(k) {
+        Some(Value::Float(f)) => Ok(*f),
+        Some(Value::Int(i)) => Ok(*i as f64),
+        _ => Err(bad("numeric tolerance")),
+    };
+    let flag = |k: usize| match parts.get(k) {
+        Some(Value::Bool(b)) => Ok(*b),
+        _ => Err(bad("matcher flag")),
+    };
+    match parts.first() {
+        Some(Value::Str(s)) if s == "exact" => Ok(Matcher::Exact),
+        Some(Value::Str(s)) if s == "ignore" => Ok(Matcher::Ignore),
+        Some(Value::Str(s)) if s == "normalized" => Ok(Matcher::Normalized { fold: flag(1)? }),
+        Some(Value::Str(s)) if s == "numeric" => Ok(Matcher::Numeric {
+            abs_tol: float(1)?,
+            rel_tol: float(2)?,
+            int_float_equal: flag(3)?,
+        }),
+        _ => Err(bad("unknown matcher")),
+    }
+}
+
+fn pairs_of<T>(
+    v: Option<&Value>,
+    each: impl Fn(&Value) -> PyResult<T>,
+) -> PyResult<Vec<(String, T)>> {
+    let mut out = Vec::new();
+    if let Some(Value::Obj(items)) = v {
+        for (k, item) in items {
+            out.push((k.clone(), each(item)?));
+        }
+    }
+    Ok(out)
+}
+
+fn strings(v: &Value) -> PyResult<Vec<String>> {
+    let Value::Arr(items) = v else {
+        return Err(bad("a key list"));
+    };
+    items
+        .iter()
+        .map(|s| match s {
+            Value::Str(s) => Ok(s.clone()),
+            _ => Err(bad("a key")),
+        })
+        .collect()
+}
+
+fn text<'a>(cfg: &'a [(String, Value)], key: &str) -> PyResult<&'a str> {
+    match get(cfg, key) {
+        Some(Value::Str(s)) => Ok(s),
+        _ => Err(bad(key)),
+    }
+}
+
+fn flag(cfg: &[(String, Value)], key: &str) -> PyResult<bool> {
+    match get(cfg, key) {
+        Some(Value::Bool(b)) => Ok(*b),
+        _ => Err(bad(key)),
+    }
+}
+
+fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
+    let Some(Value::Obj(cfg)) = json::parse(config) else {
+        return Err(bad("not a JSON object"));
+    };
+    let Some(Value::Obj(args)) = get(&cfg, "args") else {
+        return Err(bad("args"));
+    };
+    let cmp = Comparator {
+        default: matcher(get(args, "default").ok_or_else(|| bad("args.default"))?)?,
+        keys: pairs_of(get(args, "keys"), matcher)?,
+        tools: pairs_of(get(args, "tools"), |per| pairs_of(Some(per), matcher))?,
+    };
+    let name = text(&cfg, "metric")?.to_string();
+    let metric = match name.as_str() {
+        "tool_call_accuracy" => Metric::Accuracy {
+            strict: text(&cfg, "order")? == "strict",
+        },
+        "tool_call_f1" => Metric::F1 {
+            empty: match text(&cfg, "empty")? {
+                "perfect" => Empty::Perfect,
+                "zero" => Empty::Zero,
+                "unscored" => Empty::Unscored,
+                _ => return Err(bad("empty")),
+            },
+            mismatch_keys: text(&cfg, "extra_keys")? == "mismatch",
+        },
+        "tool_correctness" => Metric::Correctness {
+            keys: match get(&cfg, "argument_keys") {
+                None | Some(Value::Null) => KeysFor::All,
+                Some(Value::Arr(_)) => KeysFor::Same(strings(get(&cfg, "argument_keys").unwrap())?),
+                Some(v @ Value::Obj(_)) => KeysFor::PerTool(pairs_of(Some(v), strings)?),
+                _ => return Err(bad("argument_keys")),
+            },
+            exact_match: flag(&cfg, "exact_match")?,
+            check_ordering: flag(&cfg, "check_ordering")?,
+            ignore_extra: text(&cfg, "extra_calls")? == "ignore",
+            mismatch_keys: text(&cfg, "extra_keys")? == "mismatch",
+        },
+        "trajectory_match" => Metric::Trajectory {
+            mode: match text(&cfg, "mode")? {
+                "strict" => Mode::Strict,
+                "unordered" => Mode::Unordered,
+                "subset" => Mode::Subset,
+                "superset" => Mode::Superset,
+                _ => return Err(bad("mode")),
+            },
+        },
+        _ => return Err(bad("unsupported metric")),
+    };
+    let threshold_value = match get(&cfg, "threshold") {
+        None | Some(Value::Null) => None,
+        Some(Value::Float(f)) => Some(*f),
+        Some(Value::Int(i)) => Some(*i as f64),
+        _ => return Err(bad("threshold")),
+    };
+    Ok(Config {
+        name,
+        params: params.to_vec(),
+        threshold: threshold_value,
+        threshold_json: threshold.to_vec(),
+        metric,
+        cmp,
+    })
+}
+
+/// One line scored, or `None` when Python must score it.
+fn score_bytes(cfg: &Config, line: &[u8], number: u64) -> Option<Vec<u8>> {
+    let value = json::parse(line)?;
+    let row = rows::read_row(value, number)?;
+    let mut out = Vec::with_capacity(1024);
+    metrics::score_row(cfg, &row, &mut out).ok()?;
+    Some(out)
+}
+
+fn blank(line: &[u8]) -> bool {
+    line.iter()
+        .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
+}
+
+/// A bound metric the kernel scores.
+#[pyclass(frozen, module = "tooleval._kernel")]
+struct Kernel {
+    cfg: Config,
+}
+
+#[pymethods]
+impl Kernel {
+    /// `Kernel(config_json, params_json, threshold_json)`; ValueError for a config it cannot take.
+    #[new]
+    fn new(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Self> {
+        Ok(Kernel {
+            cfg: build(config, params, threshold)?,
+        })
+    }
+
+    /// The result line of one JSONL line (newline included), or None for Python to score.
+    fn score_line<'py>(
+        &self,
+        py: Python<'py>,
+        line: &[u8],
+        number: u64,
+    ) -> Option<Bound<'py, PyBytes>> {
+        let out = score_bytes(&self.cfg, line, number)?;
+        Some(PyBytes::new(py, &out))
+    }
+
+    /// Score a block of whole lines numbered from `start` on `threads` threads, GIL released.
+    ///
+    /// Returns a list in input order of `bytes` (result lines of consecutive
+    /// rows the kernel scored) and `(number, line)` tuples (rows for Python).
+    /// Blank lines are skipped but counted, as `tooleval score` counts them.
+    #[pyo3(signature = (data, start, threads=1))]
+    fn score_block<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+        start: u64,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let mut lines: Vec<(u64, &[u8])> = Vec::new();
+        let mut number = start;
+        for line in data.split_inclusive(|&c| c == b'\n') {
+            if !blank(line) {
+                lines.push((number, line));
+            }
+            number += 1;
+        }
+        let cfg = &self.cfg;
+        let results: Vec<Option<Vec<u8>>> = py.allow_threads(|| {
+            let threads = threads.clamp(1, 64).min(lines.len().max(1));
+            if threads == 1 {
+                return lines.iter().map(|&(n, l)| score_bytes(cfg, l, n)).collect();
+            }
+            let size = lines.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = lines
+                    .chunks(size)
+                    .map(|part| {
+                        scope.spawn(move || {
+                            part.iter()
+                                .map(|&(n, l)| score_bytes(cfg, l, n))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("kernel thread panicked"))
+                    .collect()
+            })
+        });
+        let out = PyList::empty(py);
+        let mut run: Vec<u8> = Vec::new();
+        for ((n, line), result) in lines.iter().zip(results) {
+            match result {
+                Some(bytes) => run.extend_from_slice(&bytes),
+                None => {
+                    if !run.is_empty() {
+                        out.append(PyBytes::new(py, &run))?;
+                        run.clear();
+                    }
+                    out.append(PyTuple::new(
+                        py,
+                        [
+                            n.into_pyobject(py)?.into_any(),
+                            PyBytes::new(py, line).into_any(),
+                        ],
+                    )?)?;
+                }
+            }
+        }
+        if !run.is_empty() {
+            out.append(PyBytes::new(py, &run))?;
+        }
+        Ok(out)
+    }
+}
+
+#[pymodule]
+fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Kernel>()?;
+    m.add(
+        "METRICS",
+        (
+            "tool_call_accuracy",
+            "tool_call_f1",
+            "tool_correctness",
+            "trajectory_match",
+        ),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,467 @@
+//! Argument matchers and the argument comparison of two calls
+//! (`tooleval.matching.values` and `tooleval.matching.config`).
+
+use crate::json::{get, Obj, Value};
+
+pub struct Call {
+    pub name: String,
+    /// `None`: an expected call given by name only (arguments not compared).
+    pub args: Option<Obj>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Matcher {
+    Exact,
+    Ignore,
+    Normalized {
+        fold: bool,
+    },
+    Numeric {
+        abs_tol: f64,
+        rel_tol: f64,
+        int_float_equal: bool,
+    },
+}
+
+impl Matcher {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Matcher::Exact => "exact",
+            Matcher::Ignore => "ignore",
+            Matcher::Normalized { .. } => "normalized",
+            Matcher::Numeric { .. } => "numeric",
+        }
+    }
+
+    /// The score of one argument; `Err` when only Python can say (non-ASCII text to normalise).
+    fn call(&self, expected: &Value, actual: Option<&Value>) -> Result<f64, ()> {
+        let ok = match self {
+            Matcher::Ignore => true,
+            Matcher::Exact => actual.is_some_and(|a| deep_equal(expected, a)),
+            Matcher::Normalized { fold } => match actual {
+                None => false,
+                Some(a) => deep_equal(&normalize(expected, *fold)?, &normalize(a, *fold)?),
+            },
+            Matcher::Numeric {
+                abs_tol,
+                rel_tol,
+                int_float_equal,
+            } => match actual {
+                None => false,
+                Some(a) => numeric_equal(expected, a, *abs_tol, *rel_tol, *int_float_equal),
+            },
+        };
+        Ok(if ok { 1.0 } else { 0.0 })
+    }
+}
+
+/// `deep_equal`: JSON types kept apart (`1 != 1.0`, `true != 1`), objects by key set.
+pub fn deep_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::UInt(x), Value::UInt(y)) => x == y,
+        (Value::Int(_), Value::UInt(_)) | (Value::UInt(_), Value::Int(_)) => false,
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Arr(x), Value::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(e, a)| deep_equal(e, a))
+        }
+        (Value::Obj(x), Value::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| get(y, k).is_some_and(|w| deep_equal(v, w)))
+        }
+        _ => false,
+    }
+}
+
+fn py_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
+}
+
+fn normalize_text(s: &str, fold: bool) -> Result<String, ()> {
+    if !s.is_ascii() {
+        return Err(());
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut in_space = false;
+    for &c in s.as_bytes() {
+        if py_space(c) {
+            in_space = true;
+            continue;
+        }
+        if in_space && !out.is_empty() {
+            out.push(' ');
+        }
+        in_space = false;
+        out.push(if fold { c.to_ascii_lowercase() } else { c } as char);
+    }
+    Ok(out)
+}
+
+fn normalize(v: &Value, fold: bool) -> Result<Value, ()> {
+    Ok(match v {
+        Value::Str(s) => Value::Str(normalize_text(s, fold)?),
+        Value::Obj(items) => Value::Obj(
+            items
+                .iter()
+                .map(|(k, x)| Ok((k.clone(), normalize(x, fold)?)))
+                .collect::<Result<_, ()>>()?,
+        ),
+        Value::Arr(items) => Value::Arr(
+            items
+                .iter()
+                .map(|x| normalize(x, fold))
+                .collect::<Result<_, ()>>()?,
+        ),
+        other => other.clone(),
+    })
+}
+
+fn number(v: &Value) -> Option<(f64, bool)> {
+    match v {
+        Value::Int(i) => Some((*i as f64, true)),
+        Value::UInt(u) => Some((*u as f64, true)),
+        Value::Float(f) => Some((*f, false)),
+        _ => None,
+    }
+}
+
+/// `math.isclose` as CPython computes it.
+fn isclose(a: f64, b: f64, rel_tol: f64, abs_tol: f64) -> bool {
+    if a == b {
+        return true;
+    }
+    if a.is_infinite() || b.is_infinite() {
+        return false;
+    }
+    let diff = (b - a).abs();
+    diff <= (rel_tol * b).abs() || diff <= (rel_tol * a).abs() || diff <= abs_tol
+}
+
+fn numeric_equal(e: &Value, a: &Value, abs_tol: f64, rel_tol: f64, ife: bool) -> bool {
+    if let (Some((x, xi)), Some((y, yi))) = (number(e), number(a)) {
+        if !ife && xi != yi {
+            return false;
+        }
+        return isclose(x, y, rel_tol, abs_tol);
+    }
+    match (e, a) {
+        (Value::Obj(x), Value::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    get(y, k).is_some_and(|w| numeric_equal(v, w, abs_tol, rel_tol, ife))
+                })
+        }
+        (Value::Arr(x), Value::Arr(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(v, w)| numeric_equal(v, w, abs_tol, rel_tol, ife))
+        }
+        _ => deep_equal(e, a),
+    }
+}
+
+// ---------------------------------------------------------------- the comparator
+
+pub struct Check {
+    pub tool: String,
+    pub key: String,
+    pub expected: Option<Value>,
+    pub actual: Option<Value>,
+    pub score: f64,
+    pub expected_index: usize,
+    pub actual_index: usize,
+    pub matcher: &'static str,
+    pub missing: bool,
+}
+
+pub struct Comparison {
+    pub score: f64,
+    pub matches: bool,
+    pub checks: Vec<Check>,
+}
+
+pub struct Comparator {
+    pub default: Matcher,
+    pub keys: Vec<(String, Matcher)>,
+    pub tools: Vec<(String, Vec<(String, Matcher)>)>,
+}
+
+fn lookup<'a>(items: &'a [(String, Matcher)], key: &str) -> Option<&'a Matcher> {
+    items.iter().find(|(k, _)| k == key).map(|(_, m)| m)
+}
+
+impl Comparator {
+    fn per_tool(&self, tool: &str) -> &[(String, Matcher)] {
+        self.tools
+            .iter()
+            .find(|(t, _)| t == tool)
+            .map(|(_, m)| m.as_slice())
+            .unwrap_or(&[])
+    }
+
+    fn explicit(&self, tool: &str, path: &str) -> Option<&Matcher> {
+        lookup(self.per_tool(tool), path).or_else(|| lookup(&self.keys, path))
+    }
+
+    fn matcher_for(&self, tool: &str, path: &str) -> &Matcher {
+        self.explicit(tool, path)
+            .or_else(|| lookup(self.per_tool(tool), "*"))
+            .unwrap_or(&self.default)
+    }
+
+    fn configured_below(&self, tool: &str, path: &str) -> bool {
+        let prefix = format!("{path}.");
+        self.per_tool(tool)
+            .iter()
+            .any(|(k, _)| k.starts_with(&prefix))
+            || self.keys.iter().any(|(k, _)| k.starts_with(&prefix))
+    }
+
+    /// `ArgumentComparator.compare` (checks recorded when `record`).
+    pub fn compare(
+        &self,
+        expected: &Call,
+        actual: &Call,
+        keys: Option<&[String]>,
+        mismatch_extra: bool,
+        indices: (usize, usize),
+        record: bool,
+    ) -> Result<Comparison, ()> {
+        let Some(exp_args) = &expected.args else {
+            return Ok(Comparison {
+                score: 1.0,
+                matches: true,
+                checks: Vec::new(),
+            });
+        };
+        let empty: Obj = Vec::new();
+        let act_args = actual.args.as_ref().unwrap_or(&empty);
+        let mut walk = Walk {
+            cmp: self,
+            tool: &expected.name,
+            selected: keys.filter(|k| !k.is_empty()),
+            mismatch_extra,
+            indices,
+            record,
+            checks: Vec::new(),
+        };
+        let scores = walk.compare_object("", exp_args, act_args, true)?;
+        if scores.is_empty() {
+            return Ok(Comparison {
+                score: 1.0,
+                matches: true,
+                checks: walk.checks,
+            });
+        }
+        Ok(Comparison {
+            score: mean(scores.iter().map(|s| s.0)),
+            matches: scores.iter().all(|s| s.1),
+            checks: walk.checks,
+        })
+    }
+}
+
+/// `math.fsum(values) / len(values)`, as the Python reference averages.
+pub fn mean(values: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = values.len();
+    fsum(values) / n as f64
+}
+
+/// CPython's `math.fsum` (Shewchuk's exact partials, correctly rounded) for finite values.
+pub fn fsum(values: impl Iterator<Item = f64>) -> f64 {
+    let mut partials: Vec<f64> = Vec::new();
+    for mut x in values {
+        let mut i = 0;
+        for k in 0..partials.len() {
+            let mut y = partials[k];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        partials.truncate(i);
+        partials.push(x);
+    }
+    let mut n = partials.len();
+    let mut hi = 0.0;
+    if n > 0 {
+        n -= 1;
+        hi = partials[n];
+        let mut lo = 0.0;
+        while n > 0 {
+            let x = hi;
+            n -= 1;
+            let y = partials[n];
+            hi = x + y;
+            let yr = hi - x;
+            lo = y - yr;
+            if lo != 0.0 {
+                break;
+            }
+        }
+        if n > 0 && ((lo < 0.0 && partials[n - 1] < 0.0) || (lo > 0.0 && partials[n - 1] > 0.0)) {
+            let y = lo * 2.0;
+            let x = hi + y;
+            let yr = x - hi;
+            if y == yr {
+                hi = x;
+            }
+        }
+    }
+    hi
+}
+
+struct Walk<'a> {
+    cmp: &'a Comparator,
+    tool: &'a str,
+    selected: Option<&'a [String]>,
+    mismatch_extra: bool,
+    indices: (usize, usize),
+    record: bool,
+    checks: Vec<Check>,
+}
+
+impl<'a> Walk<'a> {
+    fn prefixes_selected(&self, path: &str, sel: &[String]) -> bool {
+        let mut end = 0;
+        let bytes = path.as_bytes();
+        loop {
+            while end < bytes.len() && bytes[end] != b'.' {
+                end += 1;
+            }
+            if sel.iter().any(|k| k == &path[..end]) {
+                return true;
+            }
+            if end >= bytes.len() {
+                return false;
+            }
+            end += 1;
+        }
+    }
+
+    fn wanted(&self, path: &str) -> bool {
+        let Some(sel) = self.selected else {
+            return true;
+        };
+        if self.prefixes_selected(path, sel) {
+            return true;
+        }
+        let prefix = format!("{path}.");
+        sel.iter().any(|k| k.starts_with(&prefix))
+    }
+
+    fn fully_selected(&self, path: &str) -> bool {
+        match self.selected {
+            None => true,
+            Some(sel) => self.prefixes_selected(path, sel),
+        }
+    }
+
+    fn compare_object(
+        &mut self,
+        prefix: &str,
+        expected: &Obj,
+        actual_map: &Obj,
+        top: bool,
+    ) -> Result<Vec<(f64, bool)>, ()> {
+        let mut scores = Vec::new();
+        for (key, value) in expected {
+            let path = format!("{prefix}{key}");
+            if !self.wanted(&path) {
+                continue;
+            }
+            let got = get(actual_map, key);
+            scores.extend(self.compare_value(&path, value, got)?);
+        }
+        let strict_extra = self.mismatch_extra || (top && expected.is_empty());
+        if strict_extra && (self.selected.is_none() || !top) {
+            for (key, value) in actual_map {
+                let path = format!("{prefix}{key}");
+                if get(expected, key).is_some() || !self.wanted(&path) {
+                    continue;
+                }
+                if matches!(self.cmp.matcher_for(self.tool, &path), Matcher::Ignore) {
+                    continue;
+                }
+                scores.push(self.record(path, None, Some(value), 0.0, false, "unexpected_key"));
+            }
+        }
+        Ok(scores)
+    }
+
+    fn compare_value(
+        &mut self,
+        path: &str,
+        expected: &Value,
+        actual: Option<&Value>,
+    ) -> Result<Vec<(f64, bool)>, ()> {
+        let explicit = self.cmp.explicit(self.tool, path);
+        if let Value::Obj(inner) = expected {
+            let descend = (explicit.is_none() && self.cmp.configured_below(self.tool, path))
+                || !self.fully_selected(path);
+            if descend {
+                let empty: Obj = Vec::new();
+                let actual_map = match actual {
+                    Some(Value::Obj(m)) => m,
+                    _ => &empty,
+                };
+                let child = self.compare_object(&format!("{path}."), inner, actual_map, false)?;
+                if child.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let score = mean(child.iter().map(|s| s.0));
+                return Ok(vec![(score, child.iter().all(|s| s.1))]);
+            }
+        }
+        let matcher = explicit.unwrap_or_else(|| self.cmp.matcher_for(self.tool, path));
+        if matches!(matcher, Matcher::Ignore) {
+            return Ok(Vec::new());
+        }
+        let score = matcher.call(expected, actual)?;
+        let ok = score >= 1.0;
+        Ok(vec![self.record(
+            path.to_string(),
+            Some(expected),
+            actual,
+            score,
+            ok,
+            matcher.name(),
+        )])
+    }
+
+    fn record(
+        &mut self,
+        path: String,
+        expected: Option<&Value>,
+        actual: Option<&Value>,
+        score: f64,
+        ok: bool,
+        matcher: &'static str,
+    ) -> (f64, bool) {
+        if self.record {
+            self.checks.push(Check {
+                tool: self.tool.to_string(),
+                key: path,
+                expected: expected.cloned(),
+                actual: actual.cloned(),
+                score,
+                expected_index: self.indices.0,
+                actual_index: self.indices.1,
+                matcher,
+                missing: actual.is_none(),
+            });
+        }
+        (score, ok)
+    }
+}

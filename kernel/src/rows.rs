@@ -1,0 +1,133 @@
+//! Plain canonical rows (`tooleval.formats.rows._simple_row`): the rows the kernel reads itself.
+//! Anything else (messages, metadata, other formats, unusual values) is left to Python.
+
+use crate::json::{get, Value};
+use crate::matching::Call;
+use crate::metrics::Row;
+
+const SIMPLE_KEYS: [&str; 9] = [
+    "id",
+    "input",
+    "tools_called",
+    "expected_tools",
+    "reference",
+    "expected_output",
+    "category",
+    "test_type",
+    "output",
+];
+
+fn py_space(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}'..='\u{1f}'
+    )
+}
+
+/// `name.strip()` when Python would give the same; `None` when the ends are non-ASCII.
+fn strip(name: &str) -> Option<&str> {
+    let t = name.trim_matches(py_space);
+    let ascii_ends = t.chars().next().is_none_or(|c| c.is_ascii())
+        && t.chars().last().is_none_or(|c| c.is_ascii());
+    ascii_ends.then_some(t)
+}
+
+fn calls(value: &Value, expected: bool) -> Option<Vec<Call>> {
+    let Value::Arr(items) = value else {
+        return None;
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for entry in items {
+        match entry {
+            Value::Obj(fields) => {
+                if fields.len() != 2 {
+                    return None;
+                }
+                let Some(Value::Str(name)) = get(fields, "name") else {
+                    return None;
+                };
+                if name.is_empty() {
+                    return None;
+                }
+                let args = match get(fields, "args")? {
+                    Value::Obj(args) => Some(args.clone()),
+                    Value::Null => {
+                        if expected {
+                            None
+                        } else {
+                            Some(Vec::new())
+                        }
+                    }
+                    _ => return None,
+                };
+                out.push(Call {
+                    name: name.clone(),
+                    args,
+                });
+            }
+            Value::Str(name) => {
+                let name = strip(name)?;
+                if name.is_empty() {
+                    return None;
+                }
+                out.push(Call {
+                    name: name.to_string(),
+                    args: if expected { None } else { Some(Vec::new()) },
+                });
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+pub fn read_row(value: Value, number: u64) -> Option<Row> {
+    let Value::Obj(fields) = value else {
+        return None;
+    };
+    if !fields
+        .iter()
+        .all(|(k, _)| SIMPLE_KEYS.contains(&k.as_str()))
+    {
+        return None;
+    }
+    for key in [
+        "input",
+        "reference",
+        "expected_output",
+        "output",
+        "category",
+        "test_type",
+    ] {
+        match get(&fields, key) {
+            None | Some(Value::Null) | Some(Value::Str(_)) => {}
+            _ => return None,
+        }
+    }
+    let present = |k| !matches!(get(&fields, k), None | Some(Value::Null));
+    if present("reference") && present("expected_output") {
+        return None;
+    }
+    let id = match get(&fields, "id") {
+        None | Some(Value::Null) => number.to_string(),
+        Some(Value::Str(s)) => s.clone(),
+        Some(Value::Int(i)) => i.to_string(),
+        Some(Value::UInt(u)) => u.to_string(),
+        _ => return None,
+    };
+    let expected = match get(&fields, "expected_tools") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(calls(v, true)?),
+    };
+    let actual = match get(&fields, "tools_called") {
+        // no tools_called at all: `tooleval score` stops with an error (Python says which)
+        None => return None,
+        Some(Value::Null) => Vec::new(),
+        Some(v) => calls(v, false)?,
+    };
+    Some(Row {
+        id,
+        expected,
+        actual,
+    })
+}

@@ -1,0 +1,261 @@
+"""The fastest engine for a bound metric: the compiled kernel, or the Python reference.
+
+``tooleval._kernel`` (a Rust extension built from ``kernel/`` by ``make``) scores
+the deterministic call metrics from the bytes of a JSONL row to the bytes of
+the result line, equal byte for byte to what the Python metrics give. It is a
+faster engine, not a second definition: whatever it cannot take (a callable
+or non-built-in matcher, options it does not know, a row that is not a plain
+canonical row, text whose ``repr`` depends on Unicode tables) is scored by
+the Python reference, row by row, in the same output order.
+
+:func:`fastest_engine` is the one place that knows the kernel exists;
+``tooleval score`` asks it for an engine and feeds it lines. Set
+``TOOLEVAL_NO_KERNEL=1`` to always use Python.
+
+>>> from tooleval.metrics import bind
+>>> engine = fastest_engine(bind("tool_call_accuracy"))
+>>> engine.metric
+'tool_call_accuracy'
+>>> lines = [b'{"id": "a", "tools_called": ["f"], "expected_tools": ["f"]}\\n']
+>>> out = b"".join(engine.score_lines(lines, lambda number, line: b"python\\n"))
+>>> out.startswith(b'{"id":"a","metric":"tool_call_accuracy"') or out == b"python\\n"
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from tooleval.metrics.registry import BoundMetric
+
+__all__ = ["ENV_DISABLE", "Engine", "fastest_engine", "kernel_status"]
+
+#: Environment variable that disables the compiled kernel when set to a non-empty value.
+ENV_DISABLE = "TOOLEVAL_NO_KERNEL"
+
+_BLOCK_BYTES = 1 << 20  # lines handed to the kernel at once (memory stays flat)
+_NOTICE_ROWS = 10_000  # rows scored in Python before saying the kernel would have helped
+_BUILTIN_PROVIDER = "tooleval.metrics.builtin"
+
+# The parameters each metric the kernel scores takes; a metric with any other
+# parameter (a newer option the kernel does not know) stays in Python.
+_KERNEL_PARAMS = {
+    "tool_call_accuracy": {"order", "args", "threshold"},
+    "tool_call_f1": {"args", "empty", "extra_keys", "threshold"},
+    "tool_correctness": {
+        "argument_keys",
+        "exact_match",
+        "check_ordering",
+        "extra_calls",
+        "extra_keys",
+        "args",
+        "threshold",
+    },
+    "trajectory_match": {"mode", "args", "threshold"},
+}
+
+_loaded: list[Any] = []  # [module or None], imported on first use
+_noticed: list[bool] = []
+
+
+def _kernel_module() -> Any:
+    if not _loaded:
+        try:
+            from tooleval import _kernel  # type: ignore[attr-defined]
+        except ImportError:
+            _kernel = None
+        _loaded.append(_kernel)
+    if os.environ.get(ENV_DISABLE):
+        return None
+    return _loaded[0]
+
+
+def kernel_status() -> str:
+    """``"compiled"``, ``"disabled"`` (by ``TOOLEVAL_NO_KERNEL``) or ``"absent"`` (not built).
+
+    >>> kernel_status() in ("compiled", "disabled", "absent")
+    True
+    """
+    if os.environ.get(ENV_DISABLE):
+        return "disabled"
+    return "compiled" if _kernel_module() is not None else "absent"
+
+
+def _field_names(obj: Any) -> set[str]:
+    return {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
+
+
+def _matcher_config(matcher: Any) -> list[Any] | None:
+    """The kernel's form of a built-in matcher; None for anything else."""
+    from tooleval.matching.values import Exact, Ignore, Normalized, Numeric
+
+    kind = type(matcher)
+    fields = _field_names(matcher)
+    if float(getattr(matcher, "pass_score", 1.0)) != 1.0:
+        return None
+    if kind is Exact and fields == {"name", "pass_score"}:
+        return ["exact"]
+    if kind is Ignore and fields == {"name", "pass_score"}:
+        return ["ignore"]
+    if kind is Normalized and fields <= {"name", "pass_score", "case_sensitive", "numeric_text"}:
+        if getattr(matcher, "numeric_text", False) is not False:
+            return None
+        return ["normalized", not getattr(matcher, "case_sensitive", False)]
+    if kind is Numeric and fields == {
+        "name",
+        "pass_score",
+        "abs_tol",
+        "rel_tol",
+        "int_float_equal",
+    }:
+        tolerances = (matcher.abs_tol, matcher.rel_tol)
+        if not all(type(t) in (int, float) for t in tolerances):
+            return None
+        return ["numeric", float(matcher.abs_tol), float(matcher.rel_tol), matcher.int_float_equal]
+    return None
+
+
+def _comparator_config(spec: Any) -> dict[str, Any] | None:
+    from tooleval.matching.config import ArgumentComparator, resolve_comparator
+
+    try:
+        cmp = spec if type(spec) is ArgumentComparator else resolve_comparator(spec)
+    except Exception:
+        return None  # the Python reference reports the bad spec, row by row
+    if type(cmp) is not ArgumentComparator:
+        return None
+    default = _matcher_config(cmp.default)
+    keys = {k: _matcher_config(m) for k, m in cmp.keys.items()}
+    tools = {t: {k: _matcher_config(m) for k, m in per.items()} for t, per in cmp.tools.items()}
+    known = [default, *keys.values(), *(m for per in tools.values() for m in per.values())]
+    if any(m is None for m in known):
+        return None
+    return {"default": default, "keys": keys, "tools": tools}
+
+
+def _kernel_for(metric: BoundMetric, module: Any) -> Any:
+    """A ``_kernel.Kernel`` bound like ``metric``, or None when Python must score it."""
+    import orjson
+
+    from tooleval.model import ExpectedTools, Sample
+
+    info = metric.info
+    if info.needs_judge or info.provider != _BUILTIN_PROVIDER:
+        return None
+    if set(info.params) != _KERNEL_PARAMS.get(info.name) or set(metric.params) != set(info.params):
+        return None
+    arguments = metric.params if metric.arguments is None else metric.arguments
+    args = _comparator_config(arguments["args"])
+    if args is None:
+        return None
+    try:
+        # What the reference records for these options: params and threshold
+        # are the same on every row, so they are taken from one probe row.
+        probe = metric.score(Sample(tools_called=[], expected_tools=ExpectedTools(())))
+    except Exception:
+        return None  # invalid options: the reference raises them per row
+    params = probe.params
+    config: dict[str, Any] = {"metric": info.name, "threshold": probe.threshold, "args": args}
+    for name in info.params:
+        if name not in ("args", "threshold"):
+            config[name] = params.get(name)
+    try:
+        return module.Kernel(
+            orjson.dumps(config), orjson.dumps(params), orjson.dumps(probe.threshold)
+        )
+    except ValueError:
+        return None
+
+
+@dataclasses.dataclass
+class Engine:
+    """Scores JSONL lines with one bound metric (see :func:`fastest_engine`).
+
+    ``compiled`` tells whether the kernel takes part; rows it hands back, and
+    every row when it does not, go to the ``fallback`` given to
+    :meth:`score_lines`.
+    """
+
+    metric: str
+    kernel: Any = None
+    eligible: bool = False  # the kernel would have taken this metric had it been built
+
+    @property
+    def compiled(self) -> bool:
+        return self.kernel is not None
+
+    def score_lines(
+        self,
+        lines: Iterable[bytes],
+        fallback: Callable[[int, bytes], bytes],
+        *,
+        threads: int = 1,
+    ) -> Iterator[bytes]:
+        """Result bytes for every non-blank line, in input order (lines numbered from 1).
+
+        ``fallback(number, line)`` scores one line in Python (and raises the
+        error of a bad line); ``threads`` > 1 scores each block of lines on
+        that many threads with the GIL released.
+        """
+        if self.kernel is None:
+            yield from self._python_lines(lines, fallback)
+            return
+        score_block = self.kernel.score_block
+        for start, block in _blocks(lines):
+            for part in score_block(block, start, threads):
+                if type(part) is bytes:
+                    yield part
+                else:
+                    yield fallback(part[0], part[1])
+
+    def _python_lines(
+        self, lines: Iterable[bytes], fallback: Callable[[int, bytes], bytes]
+    ) -> Iterator[bytes]:
+        count = 0
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            yield fallback(number, line)
+            count += 1
+            if count == _NOTICE_ROWS and self.eligible and not _noticed:
+                _noticed.append(True)
+                print(
+                    "tooleval: scoring in pure Python; build the compiled kernel "
+                    "(`make demo` with cargo installed) for several times the speed",
+                    file=sys.stderr,
+                )
+
+
+def _blocks(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(number of the first line, whole lines joined)`` of about ``_BLOCK_BYTES`` each."""
+    parts: list[bytes] = []
+    size = 0
+    start = number = 1
+    for line in lines:
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        parts.append(line)
+        size += len(line)
+        number += 1
+        if size >= _BLOCK_BYTES:
+            yield start, b"".join(parts)
+            parts, size, start = [], 0, number
+    if parts:
+        yield start, b"".join(parts)
+
+
+def fastest_engine(metric: BoundMetric) -> Engine:
+    """The fastest engine for this bound metric and its options.
+
+    The compiled kernel when it is built, not disabled by ``TOOLEVAL_NO_KERNEL``
+    and able to take the metric with these options; else the Python reference.
+    """
+    module = _kernel_module()
+    if module is None:
+        eligible = kernel_status() == "absent" and metric.info.name in _KERNEL_PARAMS
+        return Engine(metric.info.name, None, eligible)
+    return Engine(metric.info.name, _kernel_for(metric, module))
