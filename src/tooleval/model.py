@@ -34,6 +34,21 @@ __all__ = [
 ]
 
 
+def _kind(value: Any) -> str:
+    """The JSON name of a value's type, as parse errors say it."""
+    if isinstance(value, list | tuple):
+        return "list"
+    return type(value).__name__
+
+
+def _as_text(value: Any) -> str:
+    """JSON text of a value when it has one, else its repr."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call: a name and its arguments.
@@ -58,6 +73,23 @@ class ToolCall:
     parse_error: str | None = None
     result: Any = None
     is_error: bool = False
+
+    def __post_init__(self) -> None:
+        # One rule for arguments that are not an object, however they arrive
+        # (a JSON array given as a list or as the text "[1, 2]"): the call is
+        # kept as a call with invalid arguments (``args={}``, the value in
+        # ``raw_arguments``, the reason in ``parse_error``), which matches no
+        # argument when it is the agent's and no call when it is expected.
+        args = self.args
+        if args is None or type(args) is dict or isinstance(args, Mapping):
+            return
+        object.__setattr__(self, "args", {})
+        if self.raw_arguments is None:
+            object.__setattr__(self, "raw_arguments", _as_text(args))
+        if self.parse_error is None:
+            object.__setattr__(
+                self, "parse_error", f"arguments must be a JSON object, got {_kind(args)}"
+            )
 
     @classmethod
     def parse(
@@ -97,8 +129,8 @@ class ToolCall:
             name=name,
             args={},
             id=id,
-            raw_arguments=repr(arguments),
-            parse_error=f"arguments must be an object or JSON string, got {type(arguments).__name__}",
+            raw_arguments=_as_text(arguments),
+            parse_error=f"arguments must be a JSON object, got {_kind(arguments)}",
             **extra,
         )
 

@@ -111,6 +111,10 @@ def _arguments(
             # The reference is its parsed value; how it was spelled does not matter.
             return replace(call, raw_arguments=None)
         return call
+    if not expected:
+        # The agent's arguments as a JSON array (or number...) are read like the same
+        # value given as JSON text: one call with invalid arguments, scored, not an error.
+        return ToolCall.parse(name, value, **extra)
     raise FormatError(
         f"expected the arguments of {name!r} as an object, got {describe(value)}",
         field=at(path, key),

@@ -210,6 +210,8 @@ class ArgumentComparator:
         """:meth:`compare`; ``matched=True`` promises :meth:`score` gave ``(1.0, True)``."""
         if expected.args is None:
             return Comparison(1.0, True)
+        if expected.parse_error is not None:
+            return _invalid_expected(expected, actual, expected_index, actual_index)
         if not keys and not self.keys and not self.tools and type(self.default) is Exact:
             checks: list[ArgumentCheck] = []
             indices = (expected_index, actual_index)
@@ -238,6 +240,8 @@ class ArgumentComparator:
         """
         if expected.args is None:
             return 1.0, True
+        if expected.parse_error is not None:
+            return 0.0, False  # an expected call with invalid arguments matches nothing
         if not keys and not self.keys and not self.tools and type(self.default) is Exact:
             fast = _exact_score(expected.args, actual, extra_keys)
             if fast is not None:
@@ -267,6 +271,23 @@ class ArgumentComparator:
             return Comparison(1.0, True, tuple(walk.checks))
         score = math.fsum(s for s, _ in scores) / len(scores)
         return Comparison(score, all(ok for _, ok in scores), tuple(walk.checks))
+
+
+def _invalid_expected(
+    expected: ToolCall, actual: ToolCall, expected_index: int | None, actual_index: int | None
+) -> Comparison:
+    """An expected call whose arguments are not an object matches no call (one failed check)."""
+    check = ArgumentCheck(
+        tool=expected.name,
+        key="*",
+        expected=expected.raw_arguments,
+        actual=actual.raw_arguments if actual.parse_error is not None else actual.args,
+        score=0.0,
+        expected_index=expected_index,
+        actual_index=actual_index,
+        matcher="parse_error",
+    )
+    return Comparison(0.0, False, (check,))
 
 
 # Values the exact matcher compares as they are (anything else, such as an
