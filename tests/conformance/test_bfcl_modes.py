@@ -10,7 +10,8 @@ import pytest
 from tooleval.cli.main import main
 from tooleval.errors import ConfigError
 from tooleval.formats import bfcl_decode_tree
-from tooleval.formats.bfcl import BfclSettings, resolve_settings, sample_from_entry
+from tooleval.formats.bfcl import BfclSettings, decode_bfcl, resolve_settings, sample_from_entry
+from tooleval.formats.bfcl_decode_python import BfclDecodeError
 from tooleval.formats.bfcl_models import KNOWN_MODELS, SOURCE_VERSION, model_settings
 from tooleval.metrics.profiles import bfcl_ast
 
@@ -135,3 +136,56 @@ def test_missing_tree_sitter_is_one_clear_line(shared_data, tmp_path, capsys, mo
         bfcl_decode_tree._parser.cache_clear()
     err = capsys.readouterr().err.strip()
     assert "pip install 'tooleval[bfcl]'" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("decoder", "result", "decoded"),
+    [
+        ("gemini_prompt", "```tool_code\n[f(a=1)]\n```", [{"f": {"a": 1}}]),
+        ("phi_prompt", "  ```python[f(a=1)]```", [{"f": {"a": 1}}]),
+        ("phi_prompt", "```json\nf(a=1)", [{"f": {"a": 1}}]),
+        ("openai", [{"f": '{"a": 1}'}], [{"f": {"a": 1}}]),
+        ("gemini_fc", {"f": {"a": 1}}, [{"f": {"a": 1}}]),
+        ("list", [{"f": {"a": 1}}], [{"f": {"a": 1}}]),
+        ("list_of_dicts", [{"f": {"a": 1}}], [{"f": {"a": 1}}]),
+        ("name_arguments", [{"name": "f", "arguments": {"a": 1}}], [{"f": {"a": 1}}]),
+        ("cohere", [{"tool_name": "f", "parameters": {"a": 1}}], [{"f": {"a": 1}}]),
+        ("cohere", "no call here", []),
+    ],
+)
+def test_handler_decoders(decoder, result, decoded):
+    assert decode_bfcl(result, mode=decoder) == decoded
+
+
+@pytest.mark.parametrize(
+    ("decoder", "result", "label"),
+    [
+        ("openai", [{"f": {"a": 1}}], "decoder_failed"),  # json.loads of an object
+        ("gemini_prompt", [{"f": "{}"}], "decoder_failed"),
+        ("gemini_fc", [{"f": '{"a": 1}'}], "wrong_output_format"),
+        ("list", {"f": {}}, "decoder_failed"),
+        ("list_of_dicts", [["f"]], "decoder_failed"),
+        ("name_arguments", [{"name": "f"}], "decoder_failed"),
+        ("cohere", [{"tool_name": "f", "parameters": "a=1"}], "wrong_output_format"),
+    ],
+)
+def test_handler_decoders_fail_where_bfcl_does(decoder, result, label):
+    with pytest.raises(BfclDecodeError) as info:
+        decode_bfcl(result, mode=decoder)
+    assert info.value.error_type.endswith(label)
+
+
+def test_known_models_use_their_handlers_decoder_and_custom_ones_warn(
+    shared_data, tmp_path, capsys
+):
+    assert resolve_settings("r/gemini-2.5-flash").mode == "gemini_prompt"
+    assert resolve_settings("r/command-a-03-2025-FC").mode == "cohere"
+    assert resolve_settings("r/meta-llama_Llama-3.2-1B-Instruct-FC").mode == "prompt"
+    qwen = resolve_settings("r/Qwen_Qwen3-8B-FC")
+    assert qwen.mode == "auto" and "QwenFCHandler" in qwen.note
+    folder = tmp_path / "Qwen_Qwen3-8B-FC"
+    _write(folder, "irrelevance", [{"id": "irrelevance_0", "result": "<tool_call>{}</tool_call>"}])
+    assert main(["bfcl", str(folder), "--data", str(shared_data / "bfcl")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith("warning: BFCL decodes Qwen/Qwen3-8B-FC with QwenFCHandler")
+    assert "irrelevance" in captured.out

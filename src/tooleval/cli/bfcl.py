@@ -15,7 +15,10 @@ says whether calls write dots in function names as underscores: ``yes``,
 ``no``, ``either`` or ``auto``. ``auto`` (the default for both) takes the
 setting from BFCL's model list when RESULTS_DIR is named after a known model,
 else decodes text as prompting and lists as function calling, and accepts
-either spelling of a name.
+either spelling of a name. For a known model ``auto`` also uses the decoder
+of its BFCL handler (Gemini's fence removal, Cohere's call objects, ...; see
+:mod:`tooleval.formats.bfcl_decode_handlers`); a handler that parses its own
+chat template is reported with a warning.
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
 
     names = _NAME_RULES[args.underscore_names]
     settings = resolve_settings(args.results_dir, mode=args.mode, names=names)
+    if settings.note:
+        sys.stderr.write(f"warning: {settings.note}\n")
     by_category = load_bfcl(
         args.results_dir,
         args.data,

@@ -50,12 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError, DatasetError, FormatError
-from tooleval.formats.bfcl_decode_python import (
-    WRONG_OUTPUT_FORMAT,
-    BfclDecodeError,
-    decode_python,
-)
-from tooleval.formats.bfcl_decode_tree import decode_java, decode_javascript
+from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
+from tooleval.formats.bfcl_decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
 from tooleval.formats.bfcl_models import model_settings
 from tooleval.matching.any_of import AnyOf
 from tooleval.model import ExpectedTools, Sample, ToolCall
@@ -79,7 +75,8 @@ __all__ = [
     "sample_from_entry",
 ]
 
-#: How results are decoded: function calling, prompting, or decided per result.
+#: How results are decoded: function calling, prompting, or decided per result
+#: (a known model's own decoder is one of ``bfcl_decode_handlers.DECODERS``).
 MODES = ("auto", "fc", "prompt")
 #: How expected function names are written in a model's calls.
 NAME_RULES = ("auto", "dots", "underscores", "either")
@@ -213,9 +210,10 @@ def expected_from_ground_truth(ground_truth: Any, *, field: str = "ground_truth"
 class BfclSettings:
     """How one model's results are decoded and checked, and why."""
 
-    mode: str  # auto | fc | prompt
+    mode: str  # auto | fc | prompt | a BFCL handler's decoder (bfcl_decode_handlers)
     names: str  # dots | underscores | either
     model: str | None = None  # the BFCL model-list entry the folder names, if any
+    note: str | None = None  # why a known model's own decoder is not used, if so
 
 
 def resolve_settings(
@@ -224,22 +222,34 @@ def resolve_settings(
     """Mode and name rule for a results folder; ``auto`` asks BFCL's model list.
 
     >>> resolve_settings("results/gpt-4.1-2025-04-14")
-    BfclSettings(mode='prompt', names='dots', model='gpt-4.1-2025-04-14')
+    BfclSettings(mode='prompt', names='dots', model='gpt-4.1-2025-04-14', note=None)
+    >>> resolve_settings("results/gemini-2.5-flash-FC").mode
+    'gemini_fc'
     >>> resolve_settings("results/my-model", names="underscores")
-    BfclSettings(mode='auto', names='underscores', model=None)
+    BfclSettings(mode='auto', names='underscores', model=None, note=None)
     """
-    if mode not in MODES:
-        raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    if mode != "auto" and mode not in DECODERS:
+        raise ConfigError(
+            f"mode must be one of {', '.join(('auto', *DECODERS))}, got {mode!r}", field="mode"
+        )
     if names not in NAME_RULES:
         raise ConfigError(
             f"names must be one of {', '.join(NAME_RULES)}, got {names!r}", field="names"
         )
     known = model_settings(Path(results_dir).name)
+    note = None
     if mode == "auto" and known is not None:
-        mode = known.mode
+        if known.decoder.startswith("custom:"):
+            handler = known.decoder.partition(":")[2]
+            note = (
+                f"BFCL decodes {known.name} with {handler}'s own parser, which tooleval does "
+                "not reproduce; results in that model's raw chat template will not decode"
+            )
+        else:
+            mode = known.decoder
     if names == "auto":
         names = "either" if known is None else ("underscores" if known.underscore_names else "dots")
-    return BfclSettings(mode, names, known.name if known else None)
+    return BfclSettings(mode, names, known.name if known else None, note)
 
 
 def sample_from_entry(
@@ -426,61 +436,29 @@ def decode_bfcl(
 
     ``mode`` is ``"fc"`` (function calling: a list of ``{name: JSON text or
     object}``), ``"prompt"`` (text decoded per ``language`` by BFCL's default
-    prompting decoders) or ``"auto"`` (text is prompting, anything else is
-    function calling). Raises :class:`BfclDecodeError` when BFCL's decoder
-    would fail or its output is not a list of ``{name: {params}}``.
+    prompting decoders), ``"auto"`` (text is prompting, anything else is
+    function calling) or the name of one BFCL handler's decoder
+    (:data:`~tooleval.formats.bfcl_decode_handlers.DECODERS`). Raises
+    :class:`BfclDecodeError` when BFCL's decoder would fail or its output is
+    not a list of ``{name: {params}}``.
 
     >>> decode_bfcl("[f(a=true)]", mode="prompt")
     [{'f': {'a': 'true'}}]
     >>> decode_bfcl([{"f": '{"a": true}'}], mode="fc")
     [{'f': {'a': True}}]
     """
-    if mode not in MODES:
-        raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    if mode != "auto" and mode not in DECODERS:
+        raise ConfigError(
+            f"mode must be one of {', '.join(('auto', *DECODERS))}, got {mode!r}", field="mode"
+        )
     if mode == "auto":
         mode = "prompt" if isinstance(result, str) else "fc"
-    if mode == "fc":
-        decoded: Any = _decode_fc(result)
-    elif language == "java":
-        decoded = decode_java(result)
-    elif language == "javascript":
-        decoded = decode_javascript(result)
-    else:
-        decoded = decode_python(result)
+    decoded = decode_with(mode, result, language)
     if not _is_call_list(decoded):
         raise BfclDecodeError(
             f"decoded output is not a list of {{name: {{params}}}}: {_short(decoded)}",
             WRONG_OUTPUT_FORMAT,
         )
-    return decoded
-
-
-def _decode_fc(result: Any) -> list[dict[str, Any]]:
-    # BFCL's function-calling decoders iterate the result: text and dicts
-    # fail unless empty (iterating them yields nothing).
-    if isinstance(result, str | dict) and not result:
-        return []
-    if not isinstance(result, list | tuple):
-        raise BfclDecodeError(
-            f"a function-calling result must be a list of {{name: arguments}}, got {_short(result)}"
-        )
-    decoded = []
-    for index, item in enumerate(result):
-        if not isinstance(item, Mapping) or not item:
-            raise BfclDecodeError(f"call {index}: expected {{name: arguments}}, got {_short(item)}")
-        name = next(iter(item))  # BFCL reads the first name only
-        arguments = item[name]
-        if isinstance(arguments, str | bytes | bytearray):
-            try:
-                arguments = json.loads(arguments)
-            except ValueError as exc:
-                raise BfclDecodeError(f"call {index} {name}: invalid JSON: {exc}") from None
-        elif not isinstance(arguments, Mapping):
-            raise BfclDecodeError(
-                f"call {index} {name}: arguments must be JSON text or an object, "
-                f"got {type(arguments).__name__}"
-            )
-        decoded.append({name: arguments})
     return decoded
 
 
