@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.values import Exact
 
 __all__ = ["NumericText", "Unordered", "number_from_text"]
 
@@ -176,7 +178,8 @@ class Unordered:
         both_lists = isinstance(expected, list | tuple) and isinstance(actual, list | tuple)
         if both_lists:
             same = self._same if self.recursive else self._element
-            return _perfect_matching(expected, actual, same)
+            exact = type(self._resolved) is Exact
+            return _perfect_matching(expected, actual, same, exact, self.recursive)
         if self.recursive and isinstance(expected, Mapping) and isinstance(actual, Mapping):
             return expected.keys() == actual.keys() and all(
                 self._same(expected[k], actual[k]) for k in expected
@@ -190,23 +193,83 @@ class Unordered:
         return {"unordered": {"matcher": inner, "recursive": self.recursive}}
 
 
-def _perfect_matching(expected: Any, actual: Any, same: Any) -> bool:
-    """Can every expected element pair with its own actual element (and none left over)?"""
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class _Unfreezable(Exception):
+    """A value :func:`_freeze` cannot key the way the exact matcher compares it."""
+
+
+def _freeze(value: Any, recursive: bool) -> Any:
+    """A hashable key equal for two values exactly when the exact matcher says equal.
+
+    JSON types only (``True``, ``1`` and ``1.0`` stay apart as in
+    :func:`~tooleval.matching.values.deep_equal`; lists and tuples alike);
+    with ``recursive`` nested lists are keyed as multisets.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return (kind, value)
+    if kind is dict:
+        return ("dict", frozenset((k, _freeze(v, recursive)) for k, v in value.items()))
+    if kind is list or kind is tuple:
+        parts = [_freeze(v, recursive) for v in value]
+        if recursive:
+            return ("multiset", frozenset(Counter(parts).items()))
+        return ("list", tuple(parts))
+    raise _Unfreezable
+
+
+def _perfect_matching(
+    expected: Any, actual: Any, same: Any, exact: bool = False, recursive: bool = False
+) -> bool:
+    """Can every expected element pair with its own actual element (and none left over)?
+
+    ``exact`` (the inner matcher is :class:`Exact`) with JSON values: counting
+    keys from :func:`_freeze` decides, in linear time, with the answer the
+    pairing would give. Otherwise augmenting paths
+    (Kuhn's algorithm), searched iteratively so long lists cannot overflow the
+    stack.
+    """
     if len(expected) != len(actual):
         return False
+    if exact:
+        try:
+            return Counter(_freeze(v, recursive) for v in expected) == Counter(
+                _freeze(v, recursive) for v in actual
+            )
+        except _Unfreezable:
+            pass  # a value the exact matcher compares some other way: pair them one by one
     n = len(expected)
     edges = [[j for j in range(n) if same(expected[i], actual[j])] for i in range(n)]
     owner: list[int | None] = [None] * n
-
-    def augment(i: int, seen: list[bool]) -> bool:
-        for j in edges[i]:
-            if seen[j]:
+    for start in range(n):
+        if not edges[start]:
+            return False
+        seen = [False] * n
+        # stack of (row, next edge position); parent column per row to flip the path
+        stack: list[list[int]] = [[start, 0]]
+        via: dict[int, int] = {}  # row -> column it takes on the path
+        found = False
+        while stack and not found:
+            frame = stack[-1]
+            row, position = frame
+            if position >= len(edges[row]):
+                stack.pop()
                 continue
-            seen[j] = True
-            holder = owner[j]
-            if holder is None or augment(holder, seen):
-                owner[j] = i
-                return True
-        return False
-
-    return all(augment(i, [False] * n) for i in range(n))
+            frame[1] += 1
+            col = edges[row][position]
+            if seen[col]:
+                continue
+            seen[col] = True
+            via[row] = col
+            holder = owner[col]
+            if holder is None:
+                found = True
+            else:
+                stack.append([holder, 0])
+        if not found:
+            return False
+        for row, _ in stack:  # flip: every row on the path takes the column it reached
+            owner[via[row]] = row
+    return True
