@@ -123,7 +123,7 @@ class SampledJudging:
     ) -> None:
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"--sample must be between 0 and 1, got {rate}", field="--sample")
-        self.judge = judge
+        self.client = judge
         self.rate = rate
         self.metrics = {name: _metric(name) for name in dict.fromkeys(metrics)}
         self.judged_sessions = 0
@@ -148,7 +148,7 @@ class SampledJudging:
         out = []
         for name, metric in self.metrics.items():
             try:
-                result = metric(sample, judge=self.judge)
+                result = metric(sample, judge=self.client)
                 score, passed, reason = result.score, result.passed, result.reason or ""
             except ToolEvalError as exc:
                 score, passed, reason = None, None, f"judge failed: {exc}"
