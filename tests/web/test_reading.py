@@ -79,6 +79,9 @@ def test_an_unexpected_failure_is_a_500_page_with_headers(seeded):
     from tooleval.web import create_app
 
     class Broken:
+        def _read(self):
+            raise RuntimeError("disk on fire")
+
         def list_runs(self, **_):
             raise RuntimeError("disk on fire")
 

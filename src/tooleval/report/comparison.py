@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tooleval.model import Result, Sample
-from tooleval.report.summary import FINISHED
+from tooleval.report.summary import FINISHED, cached_run, stamp
 from tooleval.store import aggregates as agg
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -105,12 +105,17 @@ def stored_comparison(store: Any, run_a: str, run_b: str, *, refresh: bool = Fal
     """
     from tooleval.runs.compare import compare_runs
 
-    info_a, info_b = store.get_run(run_a), store.get_run(run_b)
+    info_a, info_b = cached_run(store, run_a), cached_run(store, run_b)
     name = _NAME + info_a.id
+    stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]
     stopped = info_a.status in FINISHED and info_b.status in FINISHED
     if stopped and not refresh:
         payload = agg.load_aggregate(store, info_b.id, name, row_count=info_b.row_count)
-        if payload is not None and payload.get("rows_a") == info_a.row_count:
+        if (
+            payload is not None
+            and payload.get("rows_a") == info_a.row_count
+            and payload.get("stamps") == stamps
+        ):
             try:
                 return _from_payload(payload, info_a, info_b)
             except (KeyError, TypeError, ValueError):
@@ -122,7 +127,7 @@ def stored_comparison(store: Any, run_a: str, run_b: str, *, refresh: bool = Fal
             store,
             info_b.id,
             name,
-            _payload(comparison, info_a.row_count),
+            _payload(comparison, info_a.row_count) | {"stamps": stamps},
             row_count=info_b.row_count,
         )
     return comparison

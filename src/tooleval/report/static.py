@@ -119,14 +119,14 @@ def build_report(
     first use for a stopped run); rows are read only for the cards shown.
     """
     from tooleval.report.comparison import stored_comparison
-    from tooleval.report.summary import run_clusters, run_counts
+    from tooleval.report.summary import cached_run, run_clusters, run_counts
     from tooleval.store.aggregates import iter_unpassed_rows
 
     if not isinstance(max_rows, int) or isinstance(max_rows, bool) or max_rows < 0:
         raise InputError(
             f"max_rows must be a whole number >= 0, got {max_rows!r}", field="max_rows"
         )
-    run: RunInfo = store.get_run(run_id)
+    run: RunInfo = cached_run(store, run_id)
     counts = run_counts(store, run)
     clusters, failures = run_clusters(store, run)
     fail_cards = list(iter_unpassed_rows(store, run.id, limit=max_rows))

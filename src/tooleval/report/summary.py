@@ -35,14 +35,102 @@ __all__ = [
     "FINISHED",
     "RunCounts",
     "aggregate_run",
+    "cached_run",
+    "cached_runs",
     "run_clusters",
     "run_counts",
+    "stamp",
 ]
 
 FINISHED = ("finished", "interrupted", "failed")
 CLUSTER_EXAMPLES = 20
 _COUNTS = "counts/1"
 _CLUSTERS = "clusters/1"
+_RUN = "run/1"
+
+
+def stamp(status: str, finished_at: str | None) -> str:
+    """What identifies one stopped state of a run (a resumed run finishes with a new one)."""
+    return f"{status}|{finished_at}"
+
+
+def _run_payload(run: RunInfo) -> dict[str, Any]:
+    return {
+        "stamp": stamp(run.status, run.finished_at),
+        "id": run.id,
+        "name": run.name,
+        "created_at": run.created_at,
+        "status": run.status,
+        "finished_at": run.finished_at,
+        "dataset": run.dataset,
+        "connector": run.connector,
+        "metrics": [m.to_dict() for m in run.metrics],
+        "tags": list(run.tags),
+        "row_count": run.row_count,
+        "error_count": run.error_count,
+        "summaries": {
+            name: {
+                f: getattr(m, f) for f in ("scored", "passed", "failed", "unscored", "mean_score")
+            }
+            for name, m in run.summaries.items()
+        },
+        "config": run.config,
+    }
+
+
+def _run_from_payload(p: dict[str, Any]) -> RunInfo:
+    from tooleval.store.records import MetricSpec, MetricSummary
+
+    return RunInfo(
+        id=p["id"],
+        name=p["name"],
+        created_at=p["created_at"],
+        status=p["status"],
+        finished_at=p["finished_at"],
+        dataset=dict(p["dataset"]),
+        connector=dict(p["connector"]),
+        metrics=tuple(
+            MetricSpec(m["name"], dict(m["params"]), m["threshold"]) for m in p["metrics"]
+        ),
+        tags=tuple(p["tags"]),
+        row_count=int(p["row_count"]),
+        error_count=int(p["error_count"]),
+        summaries={n: MetricSummary(metric=n, **m) for n, m in p["summaries"].items()},
+        config=dict(p["config"]),
+    )
+
+
+def _cached(store: Any, run_id: str, status: str, finished_at: str | None) -> RunInfo:
+    if status not in FINISHED:
+        return store.get_run(run_id)
+    payload = agg.load_aggregate(store, run_id, _RUN, row_count=None)
+    if payload is not None and payload.get("stamp") == stamp(status, finished_at):
+        try:
+            return _run_from_payload(payload)
+        except (KeyError, TypeError, ValueError):
+            pass  # written by another version
+    run = store.get_run(run_id)
+    if run.status in FINISHED:
+        agg.save_aggregate(store, run.id, _RUN, _run_payload(run), row_count=run.row_count)
+    return run
+
+
+def cached_run(store: Any, run_id: str) -> RunInfo:
+    """``store.get_run(run_id)``, read from its stored copy once the run has stopped.
+
+    ``get_run`` sums every result of the run (about 0.6 s on a million rows);
+    a stopped run's header is stored the first time and checked against the
+    run's status and finish time on every later read.
+    """
+    found = agg.run_stamps(store, run_id=run_id)
+    if not found:
+        return store.get_run(run_id)  # raises the store's "no run" error
+    return _cached(store, *found[0])
+
+
+def cached_runs(store: Any, *, search: str | None = None, tag: str | None = None) -> list[RunInfo]:
+    """``store.list_runs(search=, tag=)`` with stopped runs read from their stored copies."""
+    return [_cached(store, *row) for row in agg.run_stamps(store, search=search, tag=tag)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,14 +218,15 @@ def run_counts(store: Any, run: RunInfo, *, refresh: bool = False) -> RunCounts:
     """The run's counts: stored ones when fresh, else counted (and stored if finished)."""
     if not refresh:
         payload = agg.load_aggregate(store, run.id, _COUNTS, row_count=run.row_count)
-        if payload is not None:
+        if payload is not None and payload.get("stamp") == stamp(run.status, run.finished_at):
             try:
                 return RunCounts.from_payload(payload)
             except (KeyError, TypeError, ValueError):
                 pass  # written by another version: count again
     counts = _count(store, run)
     if run.status in FINISHED:
-        agg.save_aggregate(store, run.id, _COUNTS, counts.to_payload(), row_count=run.row_count)
+        payload = counts.to_payload() | {"stamp": stamp(run.status, run.finished_at)}
+        agg.save_aggregate(store, run.id, _COUNTS, payload, row_count=run.row_count)
     return counts
 
 
@@ -155,7 +244,7 @@ def run_clusters(store: Any, run: RunInfo, *, refresh: bool = False) -> tuple[li
 
     if not refresh:
         payload = agg.load_aggregate(store, run.id, _CLUSTERS, row_count=run.row_count)
-        if payload is not None:
+        if payload is not None and payload.get("stamp") == stamp(run.status, run.finished_at):
             try:
                 clusters = [
                     FailureCluster(
@@ -188,7 +277,11 @@ def run_clusters(store: Any, run: RunInfo, *, refresh: bool = False) -> tuple[li
             store,
             run.id,
             _CLUSTERS,
-            {"clusters": stored, "failures": failures},
+            {
+                "clusters": stored,
+                "failures": failures,
+                "stamp": stamp(run.status, run.finished_at),
+            },
             row_count=run.row_count,
         )
     return clusters, failures
@@ -208,6 +301,7 @@ def aggregate_run(store: Any, run_id: str) -> RunInfo:
             f"run {run.id} is still {run.status}; aggregates are written once a run has stopped",
             field="run",
         )
+    agg.save_aggregate(store, run.id, _RUN, _run_payload(run), row_count=run.row_count)
     run_counts(store, run, refresh=True)
     run_clusters(store, run, refresh=True)
     return run

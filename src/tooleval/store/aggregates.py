@@ -43,6 +43,7 @@ __all__ = [
     "create_aggregates_table",
     "delete_aggregates",
     "iter_unpassed_rows",
+    "run_stamps",
     "load_aggregate",
     "save_aggregate",
     "score_histograms",
@@ -93,8 +94,11 @@ def save_aggregate(store: Any, run_id: str, name: str, payload: Any, *, row_coun
         )
 
 
-def load_aggregate(store: Any, run_id: str, name: str, *, row_count: int) -> Any:
-    """The stored document, or None when absent or computed from another row count."""
+def load_aggregate(store: Any, run_id: str, name: str, *, row_count: int | None) -> Any:
+    """The stored document, or None when absent or computed from another row count.
+
+    ``row_count=None`` skips the row count check (the caller checks a stamp of its own).
+    """
     table = _table()
     with store._read() as conn:
         found = conn.execute(
@@ -102,7 +106,7 @@ def load_aggregate(store: Any, run_id: str, name: str, *, row_count: int) -> Any
                 table.c.run_id == run_id, table.c.name == name
             )
         ).first()
-    if found is None or found.row_count != row_count:
+    if found is None or (row_count is not None and found.row_count != row_count):
         return None
     return found.payload
 
@@ -115,6 +119,35 @@ def delete_aggregates(store: Any, run_id: str, *, prefix: str = "") -> int:
         if prefix:
             query = query.where(table.c.name.startswith(prefix, autoescape=True))
         return int(conn.execute(query).rowcount or 0)
+
+
+def run_stamps(
+    store: Any, *, run_id: str | None = None, search: str | None = None, tag: str | None = None
+) -> list[tuple[str, str, str | None]]:
+    """``(id, status, finished_at)`` of runs, newest first, filtered like ``Store.list_runs``.
+
+    Reads only the ``runs`` table: what tells whether a stored document of a
+    run is still current (a resumed run is ``running`` again, then finishes
+    with a new ``finished_at``).
+    """
+    from tooleval.store.queries import escape_like
+
+    r = t.runs.c
+    query = sa.select(r.id, r.status, r.finished_at).order_by(r.created_at.desc(), r.id.desc())
+    if run_id is not None:
+        query = query.where(r.id == run_id)
+    if search:
+        pattern = f"%{escape_like(search.lower())}%"
+        query = query.where(
+            sa.or_(
+                sa.func.lower(r.name).like(pattern, escape="\\"),
+                sa.func.lower(r.id).like(pattern, escape="\\"),
+            )
+        )
+    if tag:
+        query = query.where(r.id.in_(sa.select(t.run_tags.c.run_id).where(t.run_tags.c.tag == tag)))
+    with store._read() as conn:
+        return [(i, status, finished) for i, status, finished in conn.execute(query)]
 
 
 # ---------------------------------------------------------------- counting queries

@@ -85,6 +85,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     from tooleval.report.html import el, href
+    from tooleval.report.summary import cached_run, cached_runs
     from tooleval.web import pages, routes
 
     names = _host_names(host)
@@ -158,9 +159,9 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
 
     @app.get("/", response_class=HTMLResponse)
     def runs(q: str | None = None, tag: str | None = None) -> HTMLResponse:
-        every = store.list_runs()
+        every = cached_runs(store)
         tags = sorted({t for r in every for t in r.tags})
-        shown = store.list_runs(search=q or None, tag=tag or None) if (q or tag) else every
+        shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
         return HTMLResponse(pages.runs_page(shown, q=q, tag=tag, tags=tags))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
@@ -175,7 +176,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
         page: int = 1,
         per_page: int = 50,
     ) -> HTMLResponse:
-        info = store.get_run(run_id)
+        info = cached_run(store, run_id)
         filters, note = routes.run_filters(
             info, category, metric, result, failure_class, q, sort, page, per_page
         )
@@ -207,7 +208,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
         from tooleval.report.charts import histogram_svg
         from tooleval.report.summary import run_counts
 
-        info = store.get_run(run_id)
+        info = cached_run(store, run_id)
         bins = {b.metric: b for b in run_counts(store, info).bins}
         if metric not in bins:
             raise InputError(f"run {info.id} has no metric {metric!r}", field="metric")
@@ -234,7 +235,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
 
         if kind not in EXPORT_TYPES:
             return error(404, "Not found", f"Exports are CSV or JSONL, not {kind!r}.")
-        info = store.get_run(run_id)
+        info = cached_run(store, run_id)
         filters, _ = routes.run_filters(
             info, category, metric, result, failure_class, q, sort, 1, 50
         )
@@ -259,7 +260,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
         per_page: int = 50,
         pos: int | None = None,
     ) -> HTMLResponse:
-        info = store.get_run(run_id)
+        info = cached_run(store, run_id)
         record = None
         if 0 <= index <= _MAX_INDEX:
             try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tooleval.errors import InputError
+from tooleval.report.summary import cached_run, cached_runs
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import PAGE_SIZES, RunFilters
 
@@ -165,7 +166,7 @@ def render_compare(
     from tooleval.runs.compare import CHANGES
     from tooleval.web.compare_pages import compare_page
 
-    every = store.list_runs()
+    every = cached_runs(store)
     if change and change not in CHANGES:
         raise InputError(
             f"unknown change {change!r}; expected one of {', '.join(CHANGES)}", field="change"
@@ -174,7 +175,7 @@ def render_compare(
         raise InputError("page numbers start at 1", field="page")
     if not (a and b):
         return compare_page(every, a=a, b=b)
-    info_a, info_b = store.get_run(a), store.get_run(b)
+    info_a, info_b = cached_run(store, a), cached_run(store, b)
     comparison = stored_comparison(store, info_a.id, info_b.id)
     if metric and metric not in comparison.metrics:
         raise InputError(f"unknown metric {metric!r}", field="metric")
@@ -212,7 +213,7 @@ def render_compare_row(store: Any, a: str, b: str, index_a: int | None, index_b:
     from tooleval.errors import StoreError
     from tooleval.web.compare_pages import compare_row_page
 
-    info_a, info_b = store.get_run(a), store.get_run(b)
+    info_a, info_b = cached_run(store, a), cached_run(store, b)
     if index_a is None and index_b is None:
         raise InputError("give the row of run A (ia) or of run B (ib)", field="ia")
 

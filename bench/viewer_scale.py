@@ -1,0 +1,218 @@
+"""Time the viewer and the report on runs of a million rows (SQLite), with stored aggregates.
+
+    .venv/bin/python bench/viewer_scale.py [--rows 1000000] [--keep DB] [--no-compare]
+
+Builds two runs (A baseline, B with fixed and regressed rows) through the
+store's bulk write API, then measures, each in a fresh app and store (cold):
+
+- ``tooleval aggregate`` per run (what a finished run pays once);
+- every viewer page through the ASGI app (TestClient; server time to the
+  full HTML), and the first contentful paint in Chromium for the main pages
+  (a real uvicorn on 127.0.0.1, Debian's chromium through Playwright);
+- ``tooleval report`` and ``report --compare`` builds;
+- the first comparison of A and B (computed from lean rows, then stored).
+
+Prints a Markdown table; paste it into docs/performance.md ("Viewer at a
+million rows").
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import resource
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def build_run(store, rows: int, variant: str, name: str) -> str:
+    """A run of ``rows`` rows cycling the seed cases of ``variant`` ("a" or "b")."""
+    from tests.web.seed import METRICS, _cases, _record
+
+    templates = [_record(i, c) for i, c in enumerate(_cases(variant))]
+    run_id = store.create_run(
+        name, dataset={"path": "big.jsonl"}, connector={"type": "python"}, metrics=METRICS
+    )
+    batch = []
+    for index in range(rows):
+        template = templates[index % len(templates)]
+        row_id = f"{template.row_id}-{index}"
+        sample = dataclasses.replace(template.sample, id=row_id)
+        batch.append(dataclasses.replace(template, index=index, row_id=row_id, sample=sample))
+        if len(batch) >= 20_000:
+            store.add_rows(run_id, batch)
+            batch = []
+    if batch:
+        store.add_rows(run_id, batch)
+    store.finish_run(run_id)
+    return run_id
+
+
+def seconds(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# First contentful paint, else (headless may not report paints) the DOMContentLoaded time.
+PAINT = """() => new Promise(resolve => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const fallback = setTimeout(() => resolve(['domcontentloaded', nav.domContentLoadedEventEnd]), 3000);
+  new PerformanceObserver(list => {
+    const entry = list.getEntriesByName('first-contentful-paint')[0];
+    if (entry) { clearTimeout(fallback); resolve(['first contentful paint', entry.startTime]); }
+  }).observe({type: 'paint', buffered: true});
+})"""
+
+
+def paint_times(db: Path, urls: dict[str, str]) -> dict[str, list]:
+    """First contentful paint (ms from navigation start) of each page in Chromium."""
+    if not Path("/usr/bin/chromium").exists():
+        return {}
+    import uvicorn
+    from playwright.sync_api import sync_playwright
+
+    from tooleval.store import open_store
+    from tooleval.web import create_app
+
+    store = open_store(db)
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    found = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+        )
+        page = browser.new_page()
+        for label, url in urls.items():
+            page.goto(f"http://127.0.0.1:{port}{url}", wait_until="load")
+            found[label] = page.evaluate(PAINT)
+        browser.close()
+    server.should_exit = True
+    thread.join(timeout=5)
+    store.close()
+    return found
+
+
+def main() -> int:
+    from fastapi.testclient import TestClient
+
+    from tooleval.report import build_report
+    from tooleval.report.comparison import stored_comparison
+    from tooleval.report.summary import aggregate_run
+    from tooleval.store import open_store
+    from tooleval.web import create_app
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--keep", metavar="DB", help="write the store here and keep it")
+    parser.add_argument("--no-compare", action="store_true", help="one run only")
+    args = parser.parse_args()
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(args.keep) if args.keep else Path(tmp) / "runs.db"
+        store = open_store(db)
+        existing = {r.name: r.id for r in store.list_runs()}
+        names = (f"scale A {args.rows}", f"scale B {args.rows}")
+        build_s = 0.0
+        if names[0] in existing:
+            a = existing[names[0]]
+            b = existing.get(names[1])
+        else:
+            took, a = seconds(lambda: build_run(store, args.rows, "a", names[0]))
+            build_s += took
+            b = None
+        if b is None and not args.no_compare:
+            took, b = seconds(lambda: build_run(store, args.rows, "b", names[1]))
+            build_s += took
+        size_mb = os.path.getsize(db) / 1e6
+        store.close()
+        out.append(
+            f"{args.rows:,} rows per run × 2 metrics; built in {build_s:.0f} s; "
+            f"store file {size_mb:,.0f} MB"
+        )
+        for run_id in [a, b] if b else [a]:
+            store = open_store(db)
+            took, _ = seconds(lambda r=run_id, s=store: aggregate_run(s, r))
+            out.append(f"| `tooleval aggregate` (once per finished run) | {took * 1000:,.0f} |")
+            store.close()
+        last = -(-args.rows // 50)
+        pages = {
+            "runs list": "/",
+            "run page, first page": f"/runs/{a}",
+            "run page, failed rows": f"/runs/{a}?result=fail",
+            "run page, category + metric failed": f"/runs/{a}?category=refund&metric=tool_call_f1&result=fail",
+            "run page, failure class": f"/runs/{a}?failure_class=missing_tool",
+            f"run page, last page ({last:,})": f"/runs/{a}?page={last}",
+            "run page, lowest score first": f"/runs/{a}?sort=score",
+            "run page, search an argument value": f"/runs/{a}?q=5503",
+            "score histogram SVG": f"/runs/{a}/charts/scores.svg?metric=tool_correctness",
+            "row page": f"/runs/{a}/rows/{args.rows // 2}",
+            "row page in a filtered view (next/prev)": f"/runs/{a}/rows/1?result=fail&pos=0",
+        }
+        if b:
+            pages["compare page (stored comparison)"] = f"/compare?a={a}&b={b}"
+            pages["compare, regressed only"] = f"/compare?a={a}&b={b}&change=regressed"
+            pages["compare, one row side by side"] = f"/compare/row?a={a}&b={b}&ia=4&ib=4"
+        if b:
+            store = open_store(db)
+            took, _ = seconds(lambda: stored_comparison(store, a, b, refresh=True))
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            out.append(
+                f"| first comparison of A and B (lean rows; then stored) | {took * 1000:,.0f} |"
+            )
+            store.close()
+        for label, url in pages.items():
+            store = open_store(db)
+            client = TestClient(create_app(store), base_url="http://127.0.0.1")
+            took, response = seconds(lambda u=url, c=client: c.get(u))
+            assert response.status_code == 200, (url, response.status_code, response.text[:300])
+            again, _ = seconds(lambda u=url, c=client: c.get(u))
+            out.append(f"| {label} | {took * 1000:,.0f} | {again * 1000:,.0f} |")
+            store.close()
+        store = open_store(db)
+        took, _ = seconds(lambda: build_report(store, a))
+        out.append(f"| `tooleval report` (200 cards) | {took * 1000:,.0f} |")
+        if b:
+            took, _ = seconds(lambda: build_report(store, b, compare_with=a))
+            out.append(f"| `tooleval report --compare` | {took * 1000:,.0f} |")
+        store.close()
+        paints = paint_times(
+            db,
+            {
+                "run page": f"/runs/{a}",
+                "run page, failed rows": f"/runs/{a}?result=fail",
+                "row page": f"/runs/{a}/rows/{args.rows // 2}",
+                **({"compare page": f"/compare?a={a}&b={b}"} if b else {}),
+            },
+        )
+        for label, (kind, ms) in paints.items():
+            out.append(f"| Chromium {kind}: {label} | {ms:,.0f} |")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        out.append(f"peak memory of the benchmark process: {peak:,.0f} MB")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
