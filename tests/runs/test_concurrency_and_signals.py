@@ -125,6 +125,10 @@ def test_a_dead_holder_is_taken_over_by_resume_and_two_resumes_never_double_call
         holder = store.lease_holder(run_id)
         assert holder is not None and holder["pid"] == first.pid and not holder["alive"]
         before = store.row_indexes(run_id)
+    listing = subprocess.run(
+        [str(TOOLEVAL), "runs", "list", "--store", db], capture_output=True, text=True
+    )
+    assert "stopped (no live process; --resume it)" in listing.stdout
     resumes = [
         _start(str(plan), "--store", db, "--resume", run_id, "--quiet", cwd=tmp_path)
         for _ in range(2)
@@ -187,3 +191,25 @@ def test_a_background_run_stops_on_term_and_int_and_stays_resumable(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     with open_store(db) as store:
         assert store.get_run(run_id).row_count == ROWS
+
+
+def test_a_runner_that_lost_its_lease_stops_before_the_next_row(tmp_path):
+    from tooleval.runs.heartbeat import Heartbeat
+    from tooleval.store import schema as t
+    from tooleval.store.leases import RunBusyError
+
+    with open_store(tmp_path / "s.db") as store:
+        run_id = store.create_run("x", dataset={}, connector={}, metrics=[])
+        lease = store.acquire_lease(run_id)
+        beat = Heartbeat(store, lease, interval=0.02)
+        beat.start()
+        try:
+            with store._write() as conn:  # another process took the run over
+                conn.execute(t.run_leases.update().values(holder="someone-else"))
+            deadline = time.monotonic() + 10
+            while not beat.lost and time.monotonic() < deadline:
+                time.sleep(0.02)
+            with pytest.raises(RunBusyError, match="another process took run"):
+                beat.check()
+        finally:
+            beat.stop()

@@ -38,13 +38,14 @@ def list_runs(args: argparse.Namespace) -> int:
 
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
-    from tooleval.runs.render import make_console, print_run_list
+    from tooleval.runs.render import make_console, print_run_list, run_status
 
     if args.limit < 1:
         raise ConfigError(f"expected a whole number >= 1, got {args.limit}", field="--limit")
     with open_cli_store(args) as store:
         runs = store.list_runs(search=args.search, tag=args.tag, limit=args.limit)
-        print_run_list(make_console(sys.stdout), runs)
+        statuses = {run.id: run_status(store, run) for run in runs}
+        print_run_list(make_console(sys.stdout), runs, statuses)
     return 0
 
 

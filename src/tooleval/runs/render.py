@@ -70,7 +70,23 @@ def actual_names(row: RowRecord) -> list[str]:
     return [str(c) for c in row.sample.actual_calls()]
 
 
-def print_run_list(console: Any, runs: Sequence[RunInfo]) -> None:
+def run_status(store: Any, run: RunInfo) -> str:
+    """The run's status, saying whether a ``running`` run is really being worked.
+
+    A run killed without a chance to mark itself stays ``running`` in the
+    store; its lease tells the truth (see :mod:`tooleval.store.leases`).
+    """
+    if run.status != "running":
+        return run.status
+    holder = store.lease_holder(run.id)
+    if holder is not None and holder["alive"]:
+        return f"running (pid {holder['pid']} on {holder['host']})"
+    return "stopped (no live process; --resume it)"
+
+
+def print_run_list(
+    console: Any, runs: Sequence[RunInfo], statuses: dict[str, str] | None = None
+) -> None:
     from rich.table import Table
 
     if not runs:
@@ -86,7 +102,7 @@ def print_run_list(console: Any, runs: Sequence[RunInfo]) -> None:
         table.add_row(
             run.id,
             _text(run.name),
-            run.status,
+            _text((statuses or {}).get(run.id, run.status)),
             run.created_at[:19].replace("T", " "),
             str(run.row_count),
             str(run.error_count),
@@ -96,10 +112,10 @@ def print_run_list(console: Any, runs: Sequence[RunInfo]) -> None:
     console.print(table)
 
 
-def print_run_header(console: Any, run: RunInfo) -> None:
+def print_run_header(console: Any, run: RunInfo, status: str | None = None) -> None:
     connector = run.connector
     where = connector.get("url") or connector.get("target") or connector.get("type") or "-"
-    console.print(f"[bold]run {run.id}[/bold]  {_text(run.name)}  ({run.status})")
+    console.print(f"[bold]run {run.id}[/bold]  {_text(run.name)}  ({_text(status or run.status)})")
     console.print(
         f"dataset {_text(run.dataset.get('path', '-'))}  ·  connector {_text(where)}  ·  "
         f"{run.row_count} rows, {run.error_count} errors  ·  started {run.created_at[:19]}"
@@ -286,7 +302,7 @@ def show_run(
 ) -> None:
     """Everything ``tooleval runs show`` prints for one run."""
     run = store.get_run(run_id)
-    print_run_header(console, run)
+    print_run_header(console, run, run_status(store, run))
     print_summary(console, run)
     print_judge_usage(console, store, run)
     print_categories(console, store, run)
