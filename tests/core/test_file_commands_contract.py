@@ -94,6 +94,7 @@ def test_13_pool_size_is_at_most_the_number_of_chunks(tmp_path, monkeypatch):
             return self.context.Pool(processes, **kwargs)
 
     monkeypatch.setattr(multiprocessing, "get_context", Recording)
+    monkeypatch.setenv("TOOLEVAL_NO_KERNEL", "1")  # the compiled kernel uses threads, not a pool
     monkeypatch.setattr(score_cli, "_CHUNK_LINES", 2)
     monkeypatch.setattr(score_cli, "cap_workers", lambda n: n)  # as if there were 64 CPUs
     data = write_jsonl(tmp_path / "d.jsonl", [ROW] * 5)  # three chunks
@@ -135,6 +136,7 @@ def test_14_an_unexpected_exception_is_exit_3_one_line_with_a_log(tmp_path, monk
         return b'{"id": "x"}\n'
 
     monkeypatch.setattr(score_cli, "_score_sample", boom)
+    monkeypatch.setenv("TOOLEVAL_NO_KERNEL", "1")  # the bug is simulated in the Python path
     data = write_jsonl(tmp_path / "d.jsonl", [ROW, ROW, ROW])
     out = tmp_path / "out.jsonl"
     assert score(str(data), "-o", str(out)) == 3
