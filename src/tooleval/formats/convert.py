@@ -102,7 +102,24 @@ def import_messages(
     ``path="messages", row=12`` when it is a dataset cell.
     """
     name = format or _detect_at(data, path, row)
-    return get_format(name).read(data, path=path, row=row)
+    return _read(get_format(name).read, name, data, path, row)
+
+
+def _read(reader: Callable[..., Any], name: str, data: Any, path: str, row: int | None) -> Any:
+    """Call a reader; a crash on foreign data becomes a FormatError naming where it was.
+
+    Readers check shapes and raise FormatError themselves; this is the boundary
+    for a shape they missed (a list where a role string was expected, ...), so
+    that one odd value is one row's named error, never a traceback.
+    """
+    try:
+        return reader(data, path=path, row=row)
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+        raise FormatError(
+            f"cannot read this {name} conversation ({type(exc).__name__}: {exc})",
+            field=path or None,
+            row=row,
+        ) from None
 
 
 def import_conversation(
@@ -121,7 +138,7 @@ def import_conversation(
         value = plain(data)
         if isinstance(value, dict) and "user_input" in value:
             return ragas.sample_from_ragas(value, path=path, row=row)
-    messages = get_format(name).read(data, path=path, row=row)
+    messages = _read(get_format(name).read, name, data, path, row)
     return Sample(input=first_user_text(messages), messages=messages)
 
 
@@ -150,3 +167,9 @@ def _detect_at(data: Any, path: str, row: int | None) -> str:
         return detect(data)
     except FormatError as exc:
         raise exc.with_context(field=path or None, row=row) from None
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError) as exc:
+        raise FormatError(
+            f"cannot tell the conversation's format ({type(exc).__name__}: {exc})",
+            field=path or None,
+            row=row,
+        ) from None

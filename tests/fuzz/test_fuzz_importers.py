@@ -1,0 +1,135 @@
+"""Fuzz every importer in tooleval.formats: random JSON and mutated real data.
+
+An importer either returns tooleval's model or raises a ToolEvalError (a
+FormatError naming the field); any other exception is a bug the user would
+see as a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.fuzz.support import (
+    JSON,
+    OTLP_REQUEST,
+    fuzz_settings,
+    mutated,
+    seed_conversations,
+    seed_rows,
+)
+
+from tooleval.errors import ToolEvalError
+from tooleval.formats import (
+    FORMATS,
+    detect,
+    import_conversation,
+    import_messages,
+    parse_expected_tools,
+    parse_tool_calls,
+    sample_from_row,
+)
+from tooleval.formats.json_limits import MAX_DEPTH, json_depth, loads
+from tooleval.model import Sample
+
+
+def _otlp(value: Any) -> Any:
+    from tooleval.formats.otel import IngestReport, spans_from_request
+    from tooleval.formats.otel_genai import span_facts
+
+    report = IngestReport()
+    return [span_facts(span) for span in spans_from_request(value, report=report)]
+
+
+def _tau_bench(value: Any) -> Any:
+    from tooleval.formats.tau import sample_from_tau_bench_run
+
+    return sample_from_tau_bench_run(value) if isinstance(value, dict) else None
+
+
+def _bfcl_result(value: Any) -> Any:
+    from tooleval.formats.bfcl import decode_result
+
+    return decode_result(value)
+
+
+def _bfcl_truth(value: Any) -> Any:
+    from tooleval.formats.bfcl import expected_from_ground_truth
+
+    return expected_from_ground_truth(value)
+
+
+IMPORTERS: dict[str, Callable[[Any], Any]] = {
+    "detect": detect,
+    "import_conversation": import_conversation,
+    "sample_from_row": lambda v: sample_from_row(v, row_number=1),
+    "parse_expected_tools": parse_expected_tools,
+    "parse_tool_calls": parse_tool_calls,
+    "otlp_spans": _otlp,
+    "tau_bench_run": _tau_bench,
+    "bfcl_result": _bfcl_result,
+    "bfcl_ground_truth": _bfcl_truth,
+    **{f"import_messages[{name}]": (lambda v, n=name: import_messages(v, n)) for name in FORMATS},
+}
+
+SEEDS = [*seed_rows(), *seed_conversations(), OTLP_REQUEST]
+
+# Found by this suite, in code another area owns (formats/detect.py, formats/canonical.py):
+# a message whose "role" or "type" is a list raises TypeError (unhashable) instead of a
+# FormatError. Only that exception is expected; anything else still fails these cases.
+_UNHASHABLE_ROLE = pytest.mark.xfail(
+    raises=TypeError,
+    strict=False,
+    reason="formats: a list as a message's role/type raises TypeError (unhashable type)",
+)
+_KNOWN = {"detect", "import_conversation", "import_messages[canonical]", "sample_from_row"}
+
+
+def _names() -> list[Any]:
+    return [
+        pytest.param(name, marks=_UNHASHABLE_ROLE) if name in _KNOWN else name
+        for name in sorted(IMPORTERS)
+    ]
+
+
+def _call(name: str, value: Any) -> None:
+    try:
+        result = IMPORTERS[name](value)
+    except ToolEvalError as exc:
+        assert str(exc)  # a named error says something
+        return
+    except RecursionError:  # pragma: no cover - reported as the failure below
+        pytest.fail(f"{name}: RecursionError on input nested {json_depth(value)} deep")
+    if isinstance(result, Sample):
+        for call in result.actual_calls():
+            assert isinstance(call.name, str)
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTERS))
+@fuzz_settings(60)
+@given(value=JSON)
+def test_random_json_at_every_importer(name, value):
+    _call(name, value)
+
+
+@pytest.mark.parametrize("name", _names())
+@fuzz_settings(60)
+@given(value=mutated(SEEDS))
+def test_mutated_real_data_at_every_importer(name, value):
+    _call(name, value)
+
+
+@fuzz_settings(100)
+@given(raw=st.binary(max_size=300) | JSON.map(lambda v: __import__("json").dumps(v).encode()))
+def test_limited_loads_gives_json_or_a_named_error(raw):
+    try:
+        value = loads(raw, row=1)
+    except ValueError:
+        return  # invalid JSON (orjson.JSONDecodeError), reported with the row by callers
+    except ToolEvalError as exc:
+        assert "nested deeper" in str(exc)
+        return
+    assert json_depth(value) <= MAX_DEPTH
