@@ -18,7 +18,7 @@ from typing import Any
 from tooleval.connectors.clients import HttpClients
 from tooleval.connectors.paths import ResponseMapping
 from tooleval.connectors.response import AgentResponse, as_sample
-from tooleval.connectors.retry import RetryPolicy, asend, send
+from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
 from tooleval.connectors.template import BodyTemplate, resolve_env
 from tooleval.errors import ConfigError, ConnectorError
 from tooleval.model import Sample
@@ -39,41 +39,6 @@ def safe_url(url: str) -> str:
         return url
     netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-
-
-class UnreadableBody(ConnectorError):
-    """A 2xx reply whose body cannot be read (retried when ``retry.invalid_body``)."""
-
-    def after(self, tally: _Tally) -> ConnectorError:
-        """The final error, saying how many attempts were made and why they were retried."""
-        noun = "attempt" if tally.attempts == 1 else "attempts"
-        why = []
-        if tally.http:
-            why.append(f"{tally.http} retried for HTTP errors")
-        if tally.body:
-            why.append(f"{tally.body} retried for an unreadable body")
-        detail = f" ({'; '.join(why)})" if why else ""
-        err = ConnectorError(
-            f"{self.message} [after {tally.attempts} {noun}{detail}]", **self.context
-        )
-        err.retries = tally.counts()  # type: ignore[attr-defined]
-        return err
-
-
-class _Tally:
-    """Attempts of one row: HTTP retries and unreadable-body retries counted apart."""
-
-    def __init__(self) -> None:
-        self.attempts = 0
-        self.http = 0
-        self.body = 0
-
-    def sent(self, attempts: int) -> None:
-        self.attempts += attempts
-        self.http += attempts - 1
-
-    def counts(self) -> dict[str, int]:
-        return {k: v for k, v in (("http", self.http), ("invalid_body", self.body)) if v}
 
 
 class HttpConnector(HttpClients):
@@ -238,7 +203,7 @@ class HttpConnector(HttpClients):
         return response, attempts, started
 
     def _parse_or_retry(
-        self, response: Any, tally: _Tally, *, started: float, sample: Sample
+        self, response: Any, tally: RetryTally, *, started: float, sample: Sample
     ) -> AgentResponse | float:
         """The parsed reply, or the seconds to wait before sending again (unreadable body)."""
         try:
@@ -257,7 +222,7 @@ class HttpConnector(HttpClients):
         url, request = self._request(sample)
         client = self._sync_client()
         started = time.perf_counter()
-        tally = _Tally()
+        tally = RetryTally()
         while True:
             response, attempts = send(
                 client,
@@ -279,7 +244,7 @@ class HttpConnector(HttpClients):
         url, request = self._request(sample)
         client = self._async_http_client()
         started = time.perf_counter()
-        tally = _Tally()
+        tally = RetryTally()
         while True:
             response, attempts = await asend(
                 client,

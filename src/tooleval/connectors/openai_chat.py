@@ -30,7 +30,7 @@ from tooleval.connectors.clients import HttpClients
 from tooleval.connectors.http import safe_url
 from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
-from tooleval.connectors.retry import RetryPolicy, asend, send
+from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
 from tooleval.errors import ConfigError, ConnectorError
 from tooleval.model import (
     AssistantMessage,
@@ -170,10 +170,24 @@ class OpenAIChatConnector(HttpClients):
     def _reply(
         self, response: Any, sample: Sample
     ) -> tuple[dict[str, Any], dict[str, Any], list[ToolCall]]:
+        if not response.text.strip():
+            raise UnreadableBody(
+                f"{safe_url(self.url)} returned an empty body instead of a chat completion",
+                status=response.status_code,
+                row=sample.id,
+            )
         try:
             data = response.json()
+        except ValueError:
+            raise UnreadableBody(
+                f"{safe_url(self.url)} returned a body that is not JSON: "
+                f"{' '.join(response.text.split())[:200]}",
+                status=response.status_code,
+                row=sample.id,
+            ) from None
+        try:
             message = data["choices"][0]["message"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError):
             raise ConnectorError(
                 f"{safe_url(self.url)} did not return a chat completion (choices[0].message): "
                 f"{' '.join(response.text.split())[:200]}",
@@ -198,8 +212,12 @@ class OpenAIChatConnector(HttpClients):
         client = self._sync_client()
         turns = _Turns(self, sample)
         for turn in range(self.max_turns):
-            response, tries = send(client, "POST", self.url, **turns.request())
-            pending = turns.reply(response, tries)
+            while True:
+                response, tries = send(client, "POST", self.url, **turns.request())
+                pending = turns.reply(response, tries)
+                if not isinstance(pending, float):
+                    break
+                time.sleep(pending)  # an unreadable body: ask again
             if not pending:
                 break
             turns.ran(turn, [(c, *_run_sync(self.tool_executor, c)) for c in pending])
@@ -211,8 +229,12 @@ class OpenAIChatConnector(HttpClients):
         client = self._async_http_client()
         turns = _Turns(self, sample)
         for turn in range(self.max_turns):
-            response, tries = await asend(client, "POST", self.url, **turns.request())
-            pending = turns.reply(response, tries)
+            while True:
+                response, tries = await asend(client, "POST", self.url, **turns.request())
+                pending = turns.reply(response, tries)
+                if not isinstance(pending, float):
+                    break
+                await asyncio.sleep(pending)  # an unreadable body: ask again
             if not pending:
                 break
             turns.ran(turn, [(c, *await _run_async(self.tool_executor, c)) for c in pending])
@@ -231,6 +253,7 @@ class _Turns:
         self.calls: list[ToolCall] = []
         self.warnings: list[str] = []
         self.attempts = 0
+        self.tally = RetryTally()
         self.status = 0
         self.output: str | None = None
 
@@ -245,10 +268,22 @@ class _Turns:
             "timeout": c.timeout,
         }
 
-    def reply(self, response: Any, tries: int) -> list[ToolCall]:
-        """Take in a model reply; return the calls to run (none: the conversation is over)."""
+    def reply(self, response: Any, tries: int) -> list[ToolCall] | float:
+        """Take in a model reply; return the calls to run (none: the conversation is over).
+
+        A reply whose body cannot be read returns the seconds to wait before
+        asking again (``retry.invalid_body``), or raises once retries are spent.
+        """
         self.attempts, self.status = self.attempts + tries, response.status_code
-        data, message, new_calls = self.connector._reply(response, self.sample)
+        self.tally.sent(tries)
+        policy = self.connector.retry
+        try:
+            data, message, new_calls = self.connector._reply(response, self.sample)
+        except UnreadableBody as exc:
+            if not policy.invalid_body or self.tally.body >= policy.retries:
+                raise exc.after(self.tally) from None
+            self.tally.body += 1
+            return policy.delay(self.tally.body)
         self.raws.append(data)
         self.output = message.get("content")
         if not new_calls or self.connector.tool_executor is None:
@@ -284,6 +319,7 @@ class _Turns:
             self.attempts,
             messages=self.model,
             warnings=tuple(self.warnings),
+            retries=self.tally.counts(),
         )
 
 

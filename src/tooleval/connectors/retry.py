@@ -26,7 +26,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError, ConnectorError
 
-__all__ = ["RetryPolicy", "parse_retry_after", "send", "asend"]
+__all__ = ["RetryPolicy", "RetryTally", "UnreadableBody", "asend", "parse_retry_after", "send"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504}) | frozenset(range(505, 600))
 
@@ -226,3 +226,38 @@ def _pause_or_raise(
         raise _failure(method, shown, attempt, response, error) from error
     header = response.headers.get("retry-after") if response is not None else None
     return policy.delay(attempt, retry_after=header)
+
+
+class UnreadableBody(ConnectorError):
+    """A 2xx reply whose body cannot be read (retried when ``retry.invalid_body``)."""
+
+    def after(self, tally: RetryTally) -> ConnectorError:
+        """The final error, saying how many attempts were made and why they were retried."""
+        noun = "attempt" if tally.attempts == 1 else "attempts"
+        why = []
+        if tally.http:
+            why.append(f"{tally.http} retried for HTTP errors")
+        if tally.body:
+            why.append(f"{tally.body} retried for an unreadable body")
+        detail = f" ({'; '.join(why)})" if why else ""
+        err = ConnectorError(
+            f"{self.message} [after {tally.attempts} {noun}{detail}]", **self.context
+        )
+        err.retries = tally.counts()  # type: ignore[attr-defined]
+        return err
+
+
+class RetryTally:
+    """Attempts of one row: HTTP retries and unreadable-body retries counted apart."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.http = 0
+        self.body = 0
+
+    def sent(self, attempts: int) -> None:
+        self.attempts += attempts
+        self.http += attempts - 1
+
+    def counts(self) -> dict[str, int]:
+        return {k: v for k, v in (("http", self.http), ("invalid_body", self.body)) if v}
