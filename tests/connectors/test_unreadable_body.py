@@ -54,9 +54,11 @@ def test_spent_retries_say_why(agent_stub):
 
 def test_the_condition_can_be_turned_off(agent_stub):
     agent_stub.script("hi", garbage_times=1)
-    with _http(agent_stub, retries=3, invalid_body=False) as connector:
-        with pytest.raises(ConnectorError, match=r"\[after 1 attempt\]"):
-            connector.call("hi")
+    with (
+        _http(agent_stub, retries=3, invalid_body=False) as connector,
+        pytest.raises(ConnectorError, match=r"\[after 1 attempt\]"),
+    ):
+        connector.call("hi")
     assert agent_stub.attempts("hi") == 1
     with pytest.raises(Exception, match="connector.retry.invalid_body"):
         RetryPolicy(invalid_body="yes")
