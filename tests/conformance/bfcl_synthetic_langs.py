@@ -132,6 +132,22 @@ JAVA_FC = [
     {"Db.connect": '{"id": "5", "name": "db1", "nums": "new int[]{1, 2}"}'},
     {"Db.connect": '{"id": "5", "name": "db1", "flag": true}'},
     {"Db.connect": '{"id": "5", "name": "\\"db1\\""}'},
+    {"Db.connect": '{"id": "5\\n", "name": "db1"}'},
+    {"Db.connect": '{"id": " 5", "name": "db1"}'},
+    {"Db.connect": '{"id": "\\uff15", "name": "db1"}'},
+    {"Db.connect": '{"id": "5", "name": "db1", "big": "100L\\n"}'},
+    {"Db.connect": '{"id": "5", "name": "db1", "ratio": "1.5f\\n"}'},
+    {"Db.connect": '{"id": "5", "name": "db1", "precise": "2.5\\n"}'},
+    {"Db.connect": '{"id": "5", "name": "db1", "flag": "true\\n"}'},
+    {"Db.connect": '{"id": "5", "name": "db1", "nums": "new int[]{1, 2\\n}"}'},
+    {
+        "Db.connect": '{"id": "5", "name": "db1", "longs": "new ArrayList<>(Arrays.asList(1L, 2L\\n))"}'
+    },
+    {
+        "Db.connect": '{"id": "5", "name": "db1", "opts": "new HashMap<String, Object>() {{ put(\\"k\\", \\"v\\"); put(\\"n\\", 1); }}"}'
+    },
+    {"Db.connect": '{"id": "5", "name": "db1", "doubles": "new double[]{0.5, }"}'},
+    {"Db.connect": '{"id": "5", "name": "db1", "letter": "\'a\'"}'},
 ]
 
 JS_FN = _fn(
@@ -242,6 +258,17 @@ JS_FC = [
     {"fetchData": '{"url": "https://x.com", "retries": 3}'},
     {"fetchData": '{"url": "https://x.com", "retries": "3"}'},
     {"fetchData": '{"url": "\'https://x.com\'", "items": "[\\"a\\", \\"b\\"]"}'},
+    {"fetchData": '{"url": "https://x.com", "retries": "3\\n"}'},
+    {"fetchData": '{"url": "https://x.com", "ratio": "0.5\\n"}'},
+    # ("big": "10n\\n" is left out: BFCL's converter raises on it)
+    {"fetchData": '{"url": "https://x.com", "nums": "[1, 2]\\n"}'},
+    {"fetchData": '{"url": "https://x.com", "nums": " [1, 2]"}'},
+    {"fetchData": '{"url": "https://x.com", "grid": "new Array([1, 2], [3, 4])"}'},
+    {"fetchData": '{"url": "https://x.com", "cfg": "{k: \'v\', n: 1}"}'},
+    {"fetchData": '{"url": "https://x.com", "cfg": "{k: v, n: [1, 2]}"}'},
+    {"fetchData": '{"url": "https://x.com", "cfg": " {}"}'},
+    {"fetchData": '{"url": "https://x.com", "items": "[a, \'b\']"}'},
+    {"fetchData": '{"url": "\\"https://x.com"}'},
 ]
 
 

@@ -57,12 +57,16 @@ JS_TYPES: dict[str, type] = {
     "dict": dict,
 }
 
-_INT = re.compile(r"-?\d+")
-_JAVA_FLOAT = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[fF]")
-_JAVA_DOUBLE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_JAVA_LONG = re.compile(r"-?\d+[lL]")
-_JS_FLOAT = re.compile(r"-?\d+(?:\.\d+)?")
-_JS_BIGINT = re.compile(r"-?\d+n")
+# Anchored with ^...$ and used with .match, as BFCL does: "$" also matches
+# before a final newline, so "5\n" reads as an integer.
+_INT = re.compile(r"^-?\d+$")
+_JAVA_FLOAT = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[fF]$")
+_JAVA_DOUBLE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
+_JAVA_LONG = re.compile(r"^-?\d+[lL]$")
+_JS_FLOAT = re.compile(r"^-?\d+(?:\.\d+)?$")
+_JS_BIGINT = re.compile(r"^-?\d+n$")
+_LONG_SUFFIX = re.compile(r"[lL]$")
+_FLOAT_SUFFIX = re.compile(r"[fF]$")
 
 # Java collections, matched anywhere in the text (BFCL searches, it does not anchor).
 _AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
@@ -91,13 +95,13 @@ def java_value(text: str, declared: str, items: str | None = None) -> Any:
     convert either) return the text unchanged.
     """
     if declared in ("byte", "short", "integer"):
-        return int(text) if _INT.fullmatch(text) else text
+        return int(text) if _INT.match(text) else text
     if declared == "long":
-        return int(text[:-1]) if _JAVA_LONG.fullmatch(text) else text
+        return int(_LONG_SUFFIX.sub("", text)) if _JAVA_LONG.match(text) else text
     if declared == "float":
-        return float(text[:-1]) if _JAVA_FLOAT.fullmatch(text) else text
+        return float(_FLOAT_SUFFIX.sub("", text)) if _JAVA_FLOAT.match(text) else text
     if declared == "double":
-        return float(text) if _JAVA_DOUBLE.fullmatch(text) else text
+        return float(text) if _JAVA_DOUBLE.match(text) else text
     if declared == "boolean":
         return {"true": True, "false": False}.get(text, text)
     if declared == "ArrayList":
@@ -152,10 +156,11 @@ def _java_untyped(text: str) -> Any:
         return text == "true"
     if text.startswith('"') and text.endswith('"'):
         return text[1:-1]
-    if _JAVA_LONG.fullmatch(text):
-        return int(text[:-1])
-    if _JAVA_FLOAT.fullmatch(text):
-        return float(text[:-1])
+    if _JAVA_LONG.match(text):
+        # BFCL drops the last character; with a final newline that raises there
+        return _int_or_text(text[:-1])
+    if _JAVA_FLOAT.match(text):
+        return float(_FLOAT_SUFFIX.sub("", text))
     return _number_or_text(text)
 
 
@@ -166,11 +171,12 @@ def js_value(text: str, declared: str, items: str | None = None) -> Any:
             return text[1:-1]
         return text
     if declared == "integer":
-        return int(text) if _INT.fullmatch(text) else text
+        return int(text) if _INT.match(text) else text
     if declared == "float":
-        return float(text) if _JS_FLOAT.fullmatch(text) else text
+        return float(text) if _JS_FLOAT.match(text) else text
     if declared == "Bigint":
-        return int(text[:-1]) if _JS_BIGINT.fullmatch(text) else text
+        # BFCL drops the last character; with a final newline that raises there
+        return _int_or_text(text[:-1]) if _JS_BIGINT.match(text) else text
     if declared == "Boolean":
         return {"true": True, "false": False}.get(text, text)
     if declared == "array":
@@ -238,5 +244,12 @@ def _number_or_text(text: str) -> Any:
         pass
     try:
         return float(text)
+    except ValueError:
+        return text
+
+
+def _int_or_text(text: str) -> Any:
+    try:
+        return int(text)
     except ValueError:
         return text
