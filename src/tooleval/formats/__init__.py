@@ -5,11 +5,19 @@ Formats: ``canonical`` (tooleval's own), ``openai_chat``, ``openai_responses``,
 dataset row is read by :func:`sample_from_row`; ``expected_tools`` cells by
 :func:`parse_expected_tools`.
 
+Benchmark files: tau-bench trajectories (:func:`load_tau_bench`), tau2-bench
+results (:func:`load_tau2_results`), API-Bank graded rows
+(:func:`load_apibank`); :mod:`tooleval.formats.benchmarks` names the format
+of a file and the metric that reproduces its benchmark's verdict
+(``tooleval score FILE --format ...``); BFCL is :mod:`tooleval.formats.bfcl`.
+
 >>> detect({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 ...         "params": {"name": "search", "arguments": {"q": "mcp"}}})
 'mcp'
 """
 
+from tooleval.formats.apibank import load_apibank, sample_from_apibank_row
+from tooleval.formats.benchmarks import BENCHMARK_FORMATS, benchmark_samples, detect_benchmark
 from tooleval.formats.convert import (
     FormatSpec,
     export_messages,
@@ -20,8 +28,17 @@ from tooleval.formats.convert import (
 from tooleval.formats.detect import FORMATS, detect
 from tooleval.formats.expected import call_from_value, parse_expected_tools, parse_tool_calls
 from tooleval.formats.rows import ROW_FIELDS, sample_from_row, sample_to_row
+from tooleval.formats.tau import (
+    load_tau2_results,
+    load_tau_bench,
+    sample_from_tau2_simulation,
+    sample_from_tau_bench_run,
+    samples_from_tau2_results,
+    samples_from_tau_bench_runs,
+)
 
 __all__ = [
+    "BENCHMARK_FORMATS",
     "FORMATS",
     "ROW_FIELDS",
     "FormatSpec",
@@ -31,6 +48,16 @@ __all__ = [
     "get_format",
     "import_conversation",
     "import_messages",
+    "benchmark_samples",
+    "detect_benchmark",
+    "load_apibank",
+    "load_tau2_results",
+    "load_tau_bench",
+    "sample_from_apibank_row",
+    "sample_from_tau2_simulation",
+    "sample_from_tau_bench_run",
+    "samples_from_tau2_results",
+    "samples_from_tau_bench_runs",
     "parse_expected_tools",
     "parse_tool_calls",
     "sample_from_row",

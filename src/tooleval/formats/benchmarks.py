@@ -125,9 +125,11 @@ def detect_benchmark(path: str | Path) -> str | None:
     if text[:1] == b"{":
         first_line = text.split(b"\n", 1)[0]
         try:
-            return detect_benchmark_value(json.loads(first_line))
+            found = detect_benchmark_value(json.loads(first_line))
         except ValueError:
-            pass  # a JSON document over several lines: read it whole below
+            found = None  # a JSON document over several lines: read it whole below
+        if found == "api-bank":  # rows, one per line
+            return found
     if text[:1] in (b"{", b"["):
         try:
             return detect_benchmark_value(_read_json(path))
