@@ -281,3 +281,75 @@ def test_cli_serve_graceful_shutdown_on_sigterm(tmp_path):
         assert run.status == "finished"
     finally:
         store.close()
+
+
+def test_real_log_exporter_genai_events_join_their_spans():
+    from opentelemetry._logs import LogRecord
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+    monitor = LiveMonitor()
+    receiver = OtlpReceiver(monitor, port=0, idle_timeout=0.3).start()
+    try:
+        tracer_provider = _provider(f"{receiver.url}/v1/traces")
+        logger_provider = LoggerProvider()
+        logger_provider.add_log_record_processor(
+            BatchLogRecordProcessor(
+                OTLPLogExporter(endpoint=f"{receiver.url}/v1/logs"), schedule_delay_millis=50
+            )
+        )
+        logger = logger_provider.get_logger("openai-events")
+        tracer = tracer_provider.get_tracer("agent")
+        call = {
+            "id": "call_9",
+            "type": "function",
+            "function": {"name": "cancel_order", "arguments": '{"order": "B2"}'},
+        }
+        with tracer.start_as_current_span(
+            "invoke_agent", attributes={"gen_ai.conversation.id": "conv-logs"}
+        ):
+            with tracer.start_as_current_span(
+                "chat m", attributes={"gen_ai.operation.name": "chat"}
+            ):
+                logger.emit(
+                    LogRecord(event_name="gen_ai.user.message", body={"content": "Cancel B2"})
+                )
+                logger.emit(
+                    LogRecord(
+                        event_name="gen_ai.choice",
+                        body={"index": 0, "message": {"role": "assistant", "tool_calls": [call]}},
+                    )
+                )
+            with tracer.start_as_current_span(
+                "chat m", attributes={"gen_ai.operation.name": "chat"}
+            ):
+                logger.emit(
+                    LogRecord(
+                        event_name="gen_ai.tool.message",
+                        body={"id": "call_9", "content": '{"error": "order already shipped"}'},
+                    )
+                )
+                logger.emit(
+                    LogRecord(
+                        event_name="gen_ai.choice",
+                        body={
+                            "index": 0,
+                            "message": {
+                                "role": "assistant",
+                                "content": "Done, order B2 is cancelled.",
+                            },
+                        },
+                    )
+                )
+        assert tracer_provider.force_flush(10_000) and logger_provider.force_flush(10_000)
+        deadline = time.monotonic() + 10
+        while monitor.sessions < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        tracer_provider.shutdown()
+        logger_provider.shutdown()
+    finally:
+        receiver.stop()
+    assert receiver.problems.log_records == 4
+    summary = monitor.summary()
+    assert summary["sessions"] == 1 and summary["counts"]["error_ignored"] == 1

@@ -32,12 +32,12 @@ yields :class:`~tooleval.formats.otel_genai.SpanFacts` for both.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import re
 import shutil
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -90,6 +90,50 @@ def spool_stdin(directory: str | None = None) -> Path:
     return Path(handle.name)
 
 
+class Gunzip(io.RawIOBase):
+    """Streaming gunzip that keeps what precedes a cut: ``truncated`` tells, no exception.
+
+    Concatenated gzip members (``cat a.gz b.gz``) are read one after the other.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._buffer = b""
+        self.truncated = False
+        self.corrupt: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._buffer:
+            if self._decompressor.eof:
+                rest = self._decompressor.unused_data
+                self._decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                if rest:
+                    self._feed(rest)
+                    continue
+            chunk = self._raw.read(256 * 1024)
+            if not chunk:
+                if not self._decompressor.eof:
+                    self.truncated = True
+                return 0
+            self._feed(chunk)
+            if self.corrupt:
+                return 0
+        size = min(len(buffer), len(self._buffer))
+        buffer[:size] = self._buffer[:size]
+        self._buffer = self._buffer[size:]
+        return size
+
+    def _feed(self, data: bytes) -> None:
+        try:
+            self._buffer += self._decompressor.decompress(data)
+        except zlib.error as exc:
+            self.corrupt = str(exc)
+
+
 @contextlib.contextmanager
 def open_traces(path: str | Path) -> Iterator[io.BufferedReader]:
     """A buffered binary stream of the file's content (gunzipped when gzip)."""
@@ -97,7 +141,7 @@ def open_traces(path: str | Path) -> Iterator[io.BufferedReader]:
         raw: IO[bytes] = sys.stdin.buffer
         stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
         if stream.peek(2)[:2] == _GZIP_MAGIC:
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=stream))  # type: ignore[arg-type]
+            stream = io.BufferedReader(Gunzip(stream), 1024 * 1024)
         yield stream
         return
     try:
@@ -107,7 +151,7 @@ def open_traces(path: str | Path) -> Iterator[io.BufferedReader]:
     try:
         stream = handle
         if handle.peek(2)[:2] == _GZIP_MAGIC:
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=handle), 1024 * 1024)  # type: ignore[arg-type]
+            stream = io.BufferedReader(Gunzip(handle), 1024 * 1024)
         yield stream
     finally:
         handle.close()
@@ -189,6 +233,14 @@ def iter_records(stream: io.BufferedReader, *, report: IngestReport) -> Iterator
 
 def iter_facts(stream: io.BufferedReader, *, report: IngestReport) -> Iterator[SpanFacts]:
     """:func:`iter_records`, with spans read into facts (ingest problems go to ``report``)."""
+    yield from _facts(stream, report)
+    raw = getattr(stream, "raw", None)
+    if isinstance(raw, Gunzip) and (raw.truncated or raw.corrupt):
+        what = f"corrupt ({raw.corrupt})" if raw.corrupt else "cut short"
+        report.problem(f"the gzip stream is {what}; kept what was read before")
+
+
+def _facts(stream: io.BufferedReader, report: IngestReport) -> Iterator[SpanFacts]:
     for record in iter_records(stream, report=report):
         if isinstance(record, OtlpSpan):
             facts = span_facts(record)
