@@ -65,7 +65,13 @@ def _call(call: ToolCall, keys: list[str], paired: bool, side: str) -> Safe:
     return el(
         "li",
         el("code", shown_name(call.name)),
-        el("span", "(", frag(frag(p, " ") for p in parts), ")", class_="call-args")
+        el(
+            "span",
+            "(",
+            frag(frag(", " if i else "", p) for i, p in enumerate(parts)),
+            ")",
+            class_="call-args",
+        )
         if parts
         else None,
         lookalike_note(call.name),
@@ -161,7 +167,12 @@ def side_by_side(
                 ),
             )
         )
-    head = el("tr", el("td", ""), title(row_a, link_a, "A"), title(row_b, link_b, "B"))
+    head = el(
+        "tr",
+        el("td", el("span", "what", class_="sr-only"), class_="corner"),
+        title(row_a, link_a, "A"),
+        title(row_b, link_b, "B"),
+    )
     return el("table", el("thead", head), el("tbody", lines), class_="side-by-side")
 
 

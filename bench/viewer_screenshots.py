@@ -1,0 +1,83 @@
+"""Regenerate the README screenshots of the viewer in Debian's Chromium.
+
+    .venv/bin/python bench/viewer_screenshots.py
+
+Seeds a throwaway SQLite store with the test suite's support-agent runs,
+serves the viewer with uvicorn on a free 127.0.0.1 port and writes
+docs/images/run-page.png (failed rows with the "why" column), row-card.png,
+compare-row.png (one row of two runs side by side) and
+run-page-phone-dark.png (390 px wide, dark scheme).
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+
+
+def main() -> int:
+    import uvicorn
+    from playwright.sync_api import sync_playwright
+    from tests.web.seed import seed_support_runs
+
+    from tooleval.store import open_store
+    from tooleval.web import create_app
+
+    images = ROOT / "docs" / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "runs.db")
+        a, b = seed_support_runs(store)
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+        )
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{port}"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+            )
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/runs/{a}?result=fail#rows")
+            page.locator("table.rows").screenshot(path=str(images / "run-page.png"))
+            written.append("run-page.png")
+            index = next(r.index for r in store.iter_rows(a) if r.row_id == "refund-0")
+            page.goto(f"{base}/runs/{a}/rows/{index}?result=fail&pos=3")
+            page.locator("article.row-card").screenshot(path=str(images / "row-card.png"))
+            written.append("row-card.png")
+            index = next(r.index for r in store.iter_rows(b) if r.row_id == "cancel-4")
+            page.goto(f"{base}/compare/row?a={a}&b={b}&ia={index}&ib={index}")
+            page.locator("main").screenshot(path=str(images / "compare-row.png"))
+            written.append("compare-row.png")
+            phone = browser.new_context(
+                viewport={"width": 390, "height": 844}, color_scheme="dark", is_mobile=True
+            ).new_page()
+            phone.goto(f"{base}/runs/{a}?result=fail")
+            phone.screenshot(path=str(images / "run-page-phone-dark.png"))
+            written.append("run-page-phone-dark.png")
+            browser.close()
+        server.should_exit = True
+        thread.join(timeout=5)
+        store.close()
+    print("wrote " + ", ".join(str(images / name) for name in written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
