@@ -1,15 +1,17 @@
 """Measure a judge model on hand-labelled conversations before trusting it.
 
-    python bench/judges/run.py --local
     python bench/judges/run.py --base-url http://127.0.0.1:11434/v1 --model qwen2.5:7b
+    python bench/judges/run.py --local        # SmolLM2-135M: plumbing only, it parrots
     python bench/judges/run.py --base-url https://api.openai.com/v1 --model gpt-4o-mini \
         --api-key-env OPENAI_API_KEY --metric tools_error --json out.json
 
 For every case in ``cases.jsonl`` (a tooleval dataset whose ``metadata`` holds
 the metric, its options and the expected score) it runs the judged metric and
 reports, per metric: accuracy (score equal to the label, ±0.01), how many rows
-came back unscored (unusable judge replies, counted as wrong), and for
-``tools_error`` the per-call flag accuracy (error / no error per tool call).
+came back unscored (unusable judge replies, counted as wrong), how many of
+those copied the prompt's example instead of judging, and for ``tools_error``
+the per-call flag accuracy (error / no error per tool call). Any
+OpenAI-compatible endpoint can be measured (``--base-url``/``--model``).
 Judge calls go through the cache only with ``--cache PATH``.
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TOLERANCE = 0.01
+PARROT = "repeats the prompt's example"
 
 
 def load_cases(path: Path) -> list[tuple[Any, dict]]:
@@ -95,6 +98,7 @@ def score_case(sample: Any, meta: dict, judge: Any) -> dict[str, Any]:
         "score": result.score,
         "correct": bool(correct),
         "unscored": not result.is_scored,
+        "copied_example": not result.is_scored and PARROT in (result.reason or ""),
         "reason": result.reason,
         "seconds": round(time.perf_counter() - t0, 2),
     }
@@ -119,6 +123,7 @@ def summarise(rows: list[dict], judge: Any, seconds: float) -> dict[str, Any]:
             "cases": len(group),
             "correct": sum(r["correct"] for r in group),
             "unscored": sum(r["unscored"] for r in group),
+            "copied_example": sum(r.get("copied_example", False) for r in group),
         }
         entry["accuracy"] = round(entry["correct"] / len(group), 3)
         flagged = [r for r in group if "flags_expected" in r]
@@ -132,6 +137,7 @@ def summarise(rows: list[dict], judge: Any, seconds: float) -> dict[str, Any]:
         "cases": len(rows),
         "accuracy": round(correct / len(rows), 3) if rows else None,
         "unscored": sum(r["unscored"] for r in rows),
+        "copied_example": sum(r.get("copied_example", False) for r in rows),
         "metrics": metrics,
         "usage": judge.usage.to_dict(),
         "seconds": round(seconds, 1),
@@ -142,20 +148,22 @@ def summarise(rows: list[dict], judge: Any, seconds: float) -> dict[str, Any]:
 def print_table(summary: dict[str, Any]) -> None:
     print(f"judge: {summary['judge']}")
     print(
-        f"{'metric':18} {'cases':>5} {'correct':>7} {'unscored':>8} {'accuracy':>8} {'call flags':>10}"
+        f"{'metric':18} {'cases':>5} {'correct':>7} {'unscored':>8} {'copied':>6} "
+        f"{'accuracy':>8} {'call flags':>10}"
     )
     for name, m in summary["metrics"].items():
         flags = m.get("call_flag_accuracy")
         flags_text = f"{flags:.3f}" if flags is not None else "-"
         print(
             f"{name:18} {m['cases']:>5} {m['correct']:>7} {m['unscored']:>8} "
-            f"{m['accuracy']:>8.3f} {flags_text:>10}"
+            f"{m['copied_example']:>6} {m['accuracy']:>8.3f} {flags_text:>10}"
         )
     accuracy = summary["accuracy"]
     accuracy_text = f"{accuracy:.3f}" if accuracy is not None else "-"
     correct = sum(m["correct"] for m in summary["metrics"].values())
     print(
-        f"{'all':18} {summary['cases']:>5} {correct:>7} {summary['unscored']:>8} {accuracy_text:>8}"
+        f"{'all':18} {summary['cases']:>5} {correct:>7} {summary['unscored']:>8} "
+        f"{summary['copied_example']:>6} {accuracy_text:>8}"
     )
     usage = summary["usage"]
     print(
@@ -167,7 +175,11 @@ def print_table(summary: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--local", action="store_true", help="the local SmolLM2-135M judge")
+    where.add_argument(
+        "--local",
+        action="store_true",
+        help="the local SmolLM2-135M judge (plumbing only: it parrots prompt examples)",
+    )
     where.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
     parser.add_argument("--model", help="model name at --base-url")
     parser.add_argument("--api-key-env", help="environment variable holding the API key")

@@ -62,5 +62,24 @@ def test_bench_runner_scores_a_judge_against_the_labels(repo_root, recorded, cap
     entry = summary["metrics"]["tools_error"]
     assert (entry["cases"], entry["correct"], entry["unscored"]) == (2, 1, 0)
     assert entry["call_flag_accuracy"] == 0.75  # 3 of 4 per-call flags right
+    assert entry["copied_example"] == summary["copied_example"] == 0
     bench.print_table(summary)
     assert "tools_error" in capsys.readouterr().out
+
+
+def test_bench_runner_counts_judges_that_copy_the_example(repo_root, recorded):
+    import importlib.util
+
+    from tooleval.judged.prompts import TASK_SUCCESS_EXAMPLE
+
+    spec = importlib.util.spec_from_file_location(
+        "judge_bench_run", repo_root / "bench/judges/run.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cases = bench.load_cases(repo_root / "bench" / "judges" / "cases.jsonl")
+    sample, meta = next(c for c in cases if c[1]["metric"] == "task_success")
+    judge = recorded(TASK_SUCCESS_EXAMPLE, TASK_SUCCESS_EXAMPLE)
+    summary = bench.summarise([bench.score_case(sample, meta, judge)], judge, 0.0)
+    assert summary["copied_example"] == summary["metrics"]["task_success"]["copied_example"] == 1
+    assert summary["unscored"] == 1 and summary["accuracy"] == 0.0

@@ -8,8 +8,10 @@ No judge is ever created for you: judged metrics take ``judge=`` explicitly.
 >>> isinstance(judge, Judge)
 True
 
-Heavy dependencies (``openai``, ``transformers``, ``torch``, ``fastapi``) are
-imported only when a judge first calls its model.
+Heavy dependencies (``openai``; ``numpy``, ``gguf`` and ``tokenizers`` for the
+local judge; ``fastapi``) are imported only when a judge first calls its model.
+The bundled local SmolLM2-135M judge is for plumbing only: it parrots prompt
+examples.
 """
 
 from tooleval.judge.base import BaseJudge, Judge, JudgeUsage, normalise_messages
