@@ -256,3 +256,17 @@ def test_tau2_unknown_criteria_are_unscored():
         _simulation([]), _task({"actions": [], "nl_assertions": ["x"], "reward_basis": ["DB"]})
     )
     assert tau2_actions(known).passed
+
+
+def test_tau2_unknown_action_keys_are_unscored():
+    odd = {**GOLD, "alternatives": [{"reservation_id": "R2"}]}
+    sample = sample_from_tau2_simulation(
+        _simulation([("cancel_reservation", {"reservation_id": "R1"})]), _task({"actions": [odd]})
+    )
+    result = tau2_actions(sample)
+    assert result.score is None and "actions[0].alternatives" in result.reason
+    plain = {**GOLD, "info": None, "requestor": "assistant"}
+    sample = sample_from_tau2_simulation(
+        _simulation([("cancel_reservation", {"reservation_id": "R1"})]), _task({"actions": [plain]})
+    )
+    assert tau2_actions(sample).passed

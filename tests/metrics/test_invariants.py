@@ -145,3 +145,12 @@ def test_f1_extra_actual_argument_rule():
         ).score
         == 0.0
     )
+
+
+def test_repeated_identical_calls_pair_one_to_one():
+    # DeepEval's unordered mode collapses identical calls (0.5 here); tooleval pairs
+    # each expected call with its own actual call (docs/conformance.md).
+    twice = [C("search", {"q": "x"}), C("search", {"q": "x"})]
+    assert tool_correctness(twice, twice).score == 1.0
+    assert tool_correctness(twice[:1], twice).score == 0.5
+    assert tool_correctness(twice[:1], twice, extra_calls="ignore").score == 1.0

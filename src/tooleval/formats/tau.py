@@ -231,6 +231,10 @@ def sample_from_tau2_simulation(
         for k, v in criteria.items()
         if k not in TAU2_CRITERIA and k != "acceptable_outcomes" and v not in (None, [], {}, "")
     )
+    unknown += _unknown_action_keys(criteria.get("actions"), "actions")
+    for k, outcome in enumerate(criteria.get("acceptable_outcomes") or []):
+        listed = outcome.get("actions") if isinstance(outcome, Mapping) else outcome
+        unknown += _unknown_action_keys(listed, f"acceptable_outcomes[{k}].actions")
     reward_info = simulation.get("reward_info") or {}
     stored = reward_info.get("action_checks")
     return Sample(
@@ -260,6 +264,24 @@ def sample_from_tau2_simulation(
 TAU2_CRITERIA = frozenset(
     {"actions", "env_assertions", "communicate_info", "nl_assertions", "reward_basis"}
 )
+
+
+# The fields of tau2's Action model; any other non-empty key is reported, never ignored.
+TAU2_ACTION_FIELDS = frozenset(
+    {"action_id", "requestor", "name", "arguments", "info", "compare_args"}
+)
+
+
+def _unknown_action_keys(actions: Any, where: str) -> list[str]:
+    if not isinstance(actions, list):
+        return []
+    return [
+        f"{where}[{i}].{key}"
+        for i, action in enumerate(actions)
+        if isinstance(action, Mapping)
+        for key, value in action.items()
+        if key not in TAU2_ACTION_FIELDS and value not in (None, [], {}, "")
+    ]
 
 
 def _tau2_actions(actions: Any, where: str) -> tuple[list[ToolCall], list[list[str] | None]]:
