@@ -42,14 +42,16 @@ def _start(*args: str, cwd: Path) -> subprocess.Popen:
     )
 
 
-def _wait_for_rows(store_url: str, proc: subprocess.Popen, at_least: int) -> str:
+def _wait_for_rows(
+    store_url: str, proc: subprocess.Popen, at_least: int, name: str = "support"
+) -> str:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             pytest.fail(f"the run ended early: {proc.communicate()}")
         try:
             with open_store(store_url) as store:
-                runs = store.list_runs()
+                runs = [r for r in store.list_runs() if r.name == name]
                 if runs and store.count_rows(runs[0].id) >= at_least:
                     return runs[0].id
         except Exception:  # the store may not be created yet
@@ -92,7 +94,7 @@ def test_a_second_process_cannot_work_a_run_a_live_process_holds(
     plan = write_plan(tmp_path, agent_stub, name=f"held-{backend}")
     first = _start(str(plan), "--store", url, "--quiet", cwd=tmp_path)
     try:
-        run_id = _wait_for_rows(url, first, 2)
+        run_id = _wait_for_rows(url, first, 2, name=f"held-{backend}")
         with open_store(url) as store:
             holder = store.lease_holder(run_id)
         assert holder is not None and holder["pid"] == first.pid and holder["alive"]

@@ -63,9 +63,13 @@ def test_a_bad_junit_path_fails_before_the_run(tmp_path, agent_stub, capsys):
     db = tmp_path / "r.db"
     assert _run(str(plan), "--store", str(db), "--junit", str(tmp_path)) == 2
     assert "field --junit:" in capsys.readouterr().err
-    assert _run(str(plan), "--store", str(db), "--json", str(plan)) == 2
-    err = capsys.readouterr().err
-    assert "field --json" in err and "is also an input file" in err
+    dataset = tmp_path / "cases.jsonl"
+    before = dataset.read_bytes()
+    for target in (plan, dataset, db):
+        assert _run(str(plan), "--store", str(db), "--json", str(target)) == 2
+        err = capsys.readouterr().err
+        assert "field --json" in err and "is also an input file" in err
+    assert dataset.read_bytes() == before
     (tmp_path / "file").write_text("x")
     assert _run(str(plan), "--store", str(db), "--junit", str(tmp_path / "file" / "j.xml")) == 2
     assert "field --junit" in capsys.readouterr().err

@@ -148,12 +148,13 @@ def _gate_from_args(plan: Any, args: argparse.Namespace) -> Any:
     return gate
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
+def _check_outputs(args: argparse.Namespace, plan: Any) -> None:
     """Refuse an output path that cannot be written before any agent call."""
     from tooleval.errors import ConfigError
     from tooleval.io_atomic import check_output_path
 
-    inputs = [args.plan]
+    store = args.store or os.environ.get("TOOLEVAL_STORE") or ""
+    inputs = [args.plan, plan.dataset.path, store if "://" not in store else None]
     for option in ("junit", "json"):
         value = getattr(args, option)
         if value is None:
@@ -204,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.dry_run:
         return _dry_run(plan, args)
-    _check_outputs(args)
+    _check_outputs(args, plan)
     tracked = _Tracked(None)
     with _StopSignals() as signals:
         try:

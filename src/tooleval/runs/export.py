@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.model import Result
-from tooleval.runs.gate import GateResult
+from tooleval.runs.gate import GateResult, gate_pass_rate
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.textsafe import xml_safe as _x
 
@@ -187,6 +187,9 @@ def run_to_dict(run: RunInfo) -> dict[str, Any]:
                 "failed": s.failed,
                 "unscored": s.unscored,
                 "pass_rate": s.pass_rate,
+                # what the gate checks: error rows count as not passed
+                "errors": run.error_count,
+                "pass_rate_with_errors": gate_pass_rate(run, name)[0],
                 "mean_score": s.mean_score,
             }
             for name, s in run.summaries.items()

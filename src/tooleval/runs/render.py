@@ -10,7 +10,7 @@ from typing import Any
 
 from tooleval.runs.clusters import FAILURE_CLASSES, cluster_failures
 from tooleval.runs.compare import Comparison, DeltaCounts
-from tooleval.runs.gate import GateResult
+from tooleval.runs.gate import GateResult, gate_pass_rate
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
@@ -96,9 +96,7 @@ def print_run_list(
     for column in ("id", "name", "status", "created", "rows", "errors", "pass rate", "tags"):
         table.add_column(column, overflow="fold")
     for run in runs:
-        rates = ", ".join(
-            f"{name} {_pct(summary.pass_rate)}" for name, summary in run.summaries.items()
-        )
+        rates = ", ".join(f"{name} {_pct(gate_pass_rate(run, name)[0])}" for name in run.summaries)
         table.add_row(
             run.id,
             _text(run.name),
@@ -127,8 +125,6 @@ def print_run_header(console: Any, run: RunInfo, status: str | None = None) -> N
 def print_summary(console: Any, run: RunInfo) -> None:
     """Per-metric table: errors beside passes; the pass rate counts error rows as not passed."""
     from rich.table import Table
-
-    from tooleval.runs.gate import gate_pass_rate
 
     table = Table(title=f"per metric ({run.row_count} rows, {run.error_count} errors)")
     for column in (
@@ -197,16 +193,19 @@ def print_categories(console: Any, store: Any, run: RunInfo) -> None:
     for name in metrics:
         table.add_column(f"{name} pass", justify="right")
     for category in categories:
+        errors = store.count_rows(run.id, category=category, error=True)
         cells = [
             _text(category),
             str(store.count_rows(run.id, category=category)),
             str(store.count_rows(run.id, category=category, passed=False)),
-            str(store.count_rows(run.id, category=category, error=True)),
+            str(errors),
         ]
         for name in metrics:
             ok = store.count_rows(run.id, category=category, metric=name, passed=True)
             bad = store.count_rows(run.id, category=category, metric=name, passed=False)
-            cells.append(_pct(ok / (ok + bad)) if ok + bad else "-")
+            # Error rows count as not passed, as in the gate.
+            counted = ok + bad + errors
+            cells.append(_pct(ok / counted) if counted else "-")
         table.add_row(*cells)
     console.print(table)
 
