@@ -256,6 +256,31 @@ def realistic_cases(bfcl_dir: Path, *, seed: int = 11) -> dict[str, list[dict[st
     return out
 
 
+_NOISE = [
+    *"[](){}=,.'\"`\n -+*/_abcxyz0123456789:;<>!#\\",
+    "true",
+    "null",
+    "new ",
+    "lambda ",
+    "**",
+    "...",
+]
+
+
+def fuzzed(text: str, rng: random.Random) -> str:
+    """``text`` with one to three random insertions, deletions or cut spans."""
+    chars = list(text)
+    for _ in range(rng.randint(1, 3)):
+        op, i = rng.random(), rng.randrange(len(chars) + 1)
+        if op < 0.4 and chars:
+            del chars[min(i, len(chars) - 1)]
+        elif op < 0.8:
+            chars.insert(i, rng.choice(_NOISE))
+        else:
+            chars[i : rng.randrange(len(chars) + 1)] = []
+    return "".join(chars)
+
+
 def agreement_table(bfcl_dir: Path) -> str:
     """The markdown table of docs/conformance.md: per category, BFCL vs tooleval.
 

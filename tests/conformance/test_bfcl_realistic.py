@@ -6,20 +6,30 @@ The numbers are reported in docs/conformance.md ("BFCL prompt-style answers").
 
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
-from tests.conformance.bfcl_realistic import realistic_cases
+from tests.conformance.bfcl_realistic import fuzzed, realistic_cases
 from tests.conformance.bfcl_reference import load_bfcl, ours, theirs
 
 from tooleval.formats.bfcl import CATEGORIES
+from tooleval.formats.bfcl_decode_handlers import decode_with
+from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def agreement(shared_data):
-    bfcl = load_bfcl()
-    if bfcl is None:
+def bfcl():
+    loaded = load_bfcl()
+    if loaded is None:
         pytest.skip("bfcl_eval is not importable; `pip install --no-deps bfcl-eval==2026.3.23`")
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def agreement(shared_data, bfcl):
     out = {}
     for category, cases in realistic_cases(shared_data / "bfcl").items():
         rows = []
@@ -47,3 +57,45 @@ def test_generation_is_deterministic(shared_data):
     assert {k: [c["result"] for c in v] for k, v in first.items()} == {
         k: [c["result"] for c in v] for k, v in again.items()
     }
+
+
+def _same_shape(value):
+    """BFCL's decoded value with None keys as ours and "no call" results as one marker."""
+    if isinstance(value, dict):
+        return {(POSITIONAL if k is None else k): _same_shape(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_same_shape(v) for v in value)
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    return value
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # BFCL's ast.parse on damaged text
+def test_decoded_calls_equal_bfcls_on_fuzzed_text(shared_data, bfcl):
+    """Not only the verdicts: the decoded names and values, on randomly damaged answers."""
+    rng = random.Random(3)
+    formats = {"python": "PYTHON", "java": "JAVA", "javascript": "JAVASCRIPT"}
+    checked, differ = 0, []
+    for category, cases in realistic_cases(shared_data / "bfcl").items():
+        info = CATEGORIES[category]
+        language = "python" if info.kind in ("irrelevance", "relevance") else info.language
+        for case in rng.sample(cases, min(60, len(cases))):
+            for _ in range(3):
+                text = fuzzed(case["result"], rng)
+                try:
+                    reference = bfcl.decode_prompt(
+                        text, getattr(bfcl.ReturnFormat, formats[language])
+                    )
+                    reference = "no call" if reference in ({}, None) else _same_shape(reference)
+                except Exception:  # BFCL: any exception is a decoder failure
+                    reference = "failed"
+                try:
+                    mine = decode_with("prompt", text, language)
+                    mine = "no call" if mine is None else _same_shape(mine)
+                except BfclDecodeError:
+                    mine = "failed"
+                checked += 1
+                if mine != reference:
+                    differ.append((category, text, reference, mine))
+    assert checked > 2000
+    assert not differ, f"{len(differ)} of {checked} differ, e.g. {differ[:3]}"

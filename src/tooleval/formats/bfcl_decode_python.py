@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import warnings
 from typing import Any
 
 __all__ = [
@@ -88,7 +89,9 @@ def decode_python(result: Any) -> list[dict[str, dict[str, Any]]]:
     """BFCL's decoded calls (``[{name: {param: value}}]``) for a Python prompt-style answer."""
     source = prompt_text(result).strip().strip("'")
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():  # "invalid escape sequence" etc.: not the user's concern
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise BfclDecodeError(f"not Python: {exc or type(exc).__name__}") from None
     body = tree.body
