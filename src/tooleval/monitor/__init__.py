@@ -19,6 +19,8 @@ from tooleval.monitor.detectors import (
     run_detectors,
 )
 from tooleval.monitor.ingest import TraceSessions, read_sessions
+from tooleval.monitor.judging import SampledJudging
+from tooleval.monitor.live import LiveMonitor, LiveSessions
 from tooleval.monitor.run import (
     MonitorReport,
     SessionVerdict,
@@ -28,13 +30,18 @@ from tooleval.monitor.run import (
 )
 from tooleval.monitor.session import Session, TracedCall, assemble_session, canonical_arguments
 from tooleval.monitor.to_case import session_to_case
+from tooleval.monitor.usage import PriceTable, session_usage
 
 __all__ = [
     "DETECTORS",
     "Finding",
     "IngestProblem",
     "IngestReport",
+    "LiveMonitor",
+    "LiveSessions",
     "MonitorReport",
+    "PriceTable",
+    "SampledJudging",
     "Session",
     "SessionVerdict",
     "ToolBaseline",
@@ -53,4 +60,5 @@ __all__ = [
     "retry_loop",
     "run_detectors",
     "session_to_case",
+    "session_usage",
 ]
