@@ -22,15 +22,10 @@ from typing import Any
 from tooleval.errors import InputError
 from tooleval.report.charts import bar_chart_svg, histogram_svg
 from tooleval.report.compare import comparison_overview, delta_rows_table
-from tooleval.report.components import (
-    clusters_table,
-    metric_summary_table,
-    pct,
-    row_card,
-    run_header,
-)
+from tooleval.report.components import pct, row_card
 from tooleval.report.html import Safe, el, frag, href
 from tooleval.report.page import chip_legend, document
+from tooleval.report.run_tables import clusters_table, metric_summary_table, run_header
 from tooleval.report.stats import CategoryStats, ScoreBins
 from tooleval.store.records import RunInfo
 

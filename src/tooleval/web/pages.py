@@ -17,15 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.report.components import (
-    metric_summary_table,
-    pct,
-    row_card,
-    rows_table,
-    run_header,
-)
+from tooleval.report.components import pct, row_card, rows_table
 from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend, document
+from tooleval.report.run_tables import metric_summary_table, run_header
 from tooleval.report.static import category_section, charts_caption
 from tooleval.store.records import RowRecord, RunInfo
 

@@ -1,0 +1,153 @@
+"""Tables about a whole run: its header, the per-metric summary and the failure clusters.
+
+Shared by the static report and the viewer, like :mod:`tooleval.report.components`.
+
+>>> from tooleval.store.records import RunInfo
+>>> "<h1>nightly</h1>" in run_header(RunInfo("r1", "nightly", "2026-11-29T10:00:00", "finished"))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tooleval.report.components import pct, score_text, value_text
+from tooleval.report.html import Href, Safe, el, frag
+from tooleval.store.records import RunInfo
+
+__all__ = ["clusters_table", "metric_summary_table", "run_header"]
+
+
+# ---------------------------------------------------------------- run tables
+
+
+def _describe(value: dict[str, Any]) -> Safe:
+    if not value:
+        return el("span", "–", class_="muted")
+    parts = [
+        el(
+            "span",
+            el("span", f"{k}: ", class_="muted"),
+            value_text(v, limit=120) if not isinstance(v, str) else v,
+        )
+        for k, v in value.items()
+    ]
+    return el("span", [frag(p, " ") for p in parts], class_="kv")
+
+
+def run_header(run: RunInfo) -> Safe:
+    """Name, id, status, dataset, connector, tags, row and error counts."""
+    facts = [
+        ("run", el("code", run.id)),
+        ("status", el("span", run.status, class_=f"status status-{run.status}")),
+        ("created", run.created_at[:19].replace("T", " ")),
+        ("dataset", _describe(run.dataset)),
+        ("connector", _describe(run.connector)),
+        ("rows", f"{run.row_count} ({run.error_count} with errors)"),
+        ("tags", frag(el("span", t, class_="tag") for t in run.tags) if run.tags else "–"),
+    ]
+    return el(
+        "section",
+        el("h1", run.name),
+        el("dl", [frag(el("dt", k), el("dd", v)) for k, v in facts], class_="facts"),
+        class_="run-header",
+    )
+
+
+def metric_summary_table(run: RunInfo) -> Safe:
+    """Per metric: parameters, threshold, scored / passed / failed / unscored, pass rate."""
+    specs = {m.name: m for m in run.metrics}
+    head = el(
+        "tr",
+        *(
+            el("th", h, class_=c)
+            for h, c in (
+                ("metric", None),
+                ("parameters", None),
+                ("threshold", "num"),
+                ("scored", "num"),
+                ("passed", "num"),
+                ("failed", "num"),
+                ("unscored", "num"),
+                ("mean score", "num"),
+                ("pass rate", "num"),
+            )
+        ),
+    )
+    body = []
+    for name, summary in run.summaries.items():
+        spec = specs.get(name)
+        params = ", ".join(
+            f"{k}={value_text(v, limit=80)}" for k, v in (spec.params if spec else {}).items()
+        )
+        threshold = spec.threshold if spec else None
+        body.append(
+            el(
+                "tr",
+                el("td", el("strong", name)),
+                el("td", params or "defaults", class_="params"),
+                el("td", "–" if threshold is None else f"{threshold:g}", class_="num"),
+                el("td", summary.scored, class_="num"),
+                el("td", summary.passed, class_="num"),
+                el("td", summary.failed, class_="num"),
+                el("td", summary.unscored, class_="num"),
+                el(
+                    "td",
+                    score_text(summary.mean_score) if summary.mean_score is not None else "–",
+                    class_="num",
+                ),
+                el("td", el("strong", pct(summary.pass_rate)), class_="num"),
+            )
+        )
+    return el("table", el("thead", head), el("tbody", body), class_="summary")
+
+
+def clusters_table(
+    clusters: Sequence[Any],
+    *,
+    failures: int,
+    row_link: Callable[[str, int | None], Href | None],
+    class_link: Callable[[str], Href | None] | None = None,
+    examples: int = 5,
+) -> Safe:
+    """Failure clusters, biggest first: class → count → what → categories → example rows."""
+    if not clusters:
+        return el("p", "No failing rows.", class_="ok")
+    head = el(
+        "tr",
+        *(el("th", h) for h in ("class", "rows", "what", "categories", "example rows")),
+    )
+    body = []
+    for cluster in clusters:
+        target = class_link(cluster.failure_class) if class_link else None
+        name = cluster.failure_class.replace("_", " ")
+        indexes = list(cluster.indexes) or [None] * len(cluster.row_ids)
+        links = []
+        for row_id, index in list(zip(cluster.row_ids, indexes, strict=False))[:examples]:
+            target_row = row_link(row_id, index)
+            links.append(el("a", row_id, href=target_row) if target_row else el("span", row_id))
+        more = cluster.count - len(links)
+        body.append(
+            el(
+                "tr",
+                el(
+                    "td",
+                    el("a", name, href=target) if target else el("strong", name),
+                    el("div", cluster.hint, class_="muted small"),
+                ),
+                el("td", cluster.count, class_="num"),
+                el("td", cluster.detail),
+                el("td", ", ".join(f"{c} {n}" for c, n in cluster.categories.items())),
+                el(
+                    "td",
+                    frag(frag(link, " ") for link in links),
+                    el("span", f"+{more} more", class_="muted") if more > 0 else None,
+                ),
+            )
+        )
+    plural = "" if len(clusters) == 1 else "s"
+    return frag(
+        el("p", f"{failures} failing rows → {len(clusters)} cluster{plural}", class_="lead"),
+        el("table", el("thead", head), el("tbody", body), class_="clusters"),
+    )
