@@ -259,8 +259,32 @@ OPT_TEXTS = [
 ]
 
 
+# a possible answer whose dict field holds a bare string instead of a list
+NEST_FN = _fn("cfg.set", {"cfg": {"type": "dict"}}, ["cfg"])
+NEST_GT = [{"cfg.set": {"cfg": [{"mode": "fast", "n": [1, ""]}]}}]  # (an object there crashes BFCL)
+NEST_TEXTS = [
+    "[cfg.set(cfg={'mode': 'f'})]",
+    "[cfg.set(cfg={'mode': 'fast'})]",
+    "[cfg.set(cfg={'n': 1})]",
+    "[cfg.set(cfg={'mode': 'T', 'n': 1})]",
+    "[cfg.set(cfg={'mode': ''})]",
+]
+
+
 def _python_cases() -> list[dict[str, Any]]:
     cases = []
+    for i, text in enumerate(NEST_TEXTS):
+        cases.append(
+            {
+                "name": f"pynest_{i}",
+                "category": "live_simple",
+                "functions": [NEST_FN],
+                "ground_truth": NEST_GT,
+                "result": text,
+                "mode": "prompt",
+                "names": "dots",
+            }
+        )
     for i, text in enumerate(OPT_TEXTS):
         cases.append(
             {
