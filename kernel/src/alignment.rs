@@ -43,7 +43,7 @@ pub struct Table<'a> {
     tier2: i128,
     tier1_plain: i128,
     scores: Vec<Option<(f64, bool)>>,
-    comparisons: Vec<Option<Comparison>>,
+    comparisons: Vec<Option<Comparison<'a>>>,
     identity: Option<bool>,
 }
 
@@ -103,7 +103,7 @@ impl<'a> Table<'a> {
         Ok(self.scores[c])
     }
 
-    pub fn comparison(&mut self, i: usize, j: usize) -> Result<Option<&Comparison>, ()> {
+    pub fn comparison(&mut self, i: usize, j: usize) -> Result<Option<&Comparison<'a>>, ()> {
         let c = self.cell(i, j);
         if self.comparisons[c].is_none() {
             let (exp, act) = (&self.expected[i], &self.actual[j]);
@@ -126,7 +126,7 @@ impl<'a> Table<'a> {
         Ok(self.comparisons[c].as_ref())
     }
 
-    pub fn known_comparison(&self, i: usize, j: usize) -> Option<&Comparison> {
+    pub fn known_comparison(&self, i: usize, j: usize) -> Option<&Comparison<'a>> {
         self.comparisons[self.cell(i, j)].as_ref()
     }
 

@@ -291,43 +291,51 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Shortest round-trip digits and decimal exponent: `x = d.ddd × 10^exp`.
-fn shortest(x: f64) -> (bool, String, i32) {
-    let text = format!("{:e}", x);
-    let (mant, exp) = text.split_once('e').unwrap();
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    (neg, digits, exp.parse().unwrap())
+struct Stack {
+    buf: [u8; 40],
+    len: usize,
 }
 
-fn fixed(out: &mut String, digits: &str, exp: i32) {
-    if exp >= 0 {
-        let int_len = exp as usize + 1;
-        if digits.len() <= int_len {
-            out.push_str(digits);
-            for _ in digits.len()..int_len {
-                out.push('0');
-            }
-            out.push_str(".0");
-        } else {
-            out.push_str(&digits[..int_len]);
-            out.push('.');
-            out.push_str(&digits[int_len..]);
-        }
-    } else {
-        out.push_str("0.");
-        for _ in 0..(-exp - 1) {
-            out.push('0');
-        }
-        out.push_str(digits);
+impl std::fmt::Write for Stack {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
-fn float_text(x: f64, python: bool) -> String {
-    let (neg, digits, exp) = shortest(x);
-    let mut out = String::new();
-    if neg {
-        out.push('-');
+/// Writes `x` (finite) as orjson does (`python = false`) or as Python's `repr` does.
+///
+/// The shortest round-trip digits come from Rust's `{:e}` (the same digits as
+/// Python's repr and orjson); only the layout differs: orjson writes plain
+/// decimals for exponents -5..=15, repr for -4..=15, and repr pads the exponent
+/// to two digits.
+fn float_into(out: &mut Vec<u8>, x: f64, python: bool) {
+    use std::fmt::Write;
+    let mut text = Stack {
+        buf: [0; 40],
+        len: 0,
+    };
+    write!(text, "{:e}", x).expect("a float fits 40 bytes");
+    let text = &text.buf[..text.len];
+    let e_at = text.iter().position(|&c| c == b'e').unwrap();
+    let (mant, exp_text) = (&text[..e_at], &text[e_at + 1..]);
+    let exp: i32 = std::str::from_utf8(exp_text).unwrap().parse().unwrap();
+    let mut digits = [0u8; 24];
+    let mut n = 0;
+    for &c in mant {
+        if c.is_ascii_digit() {
+            digits[n] = c;
+            n += 1;
+        }
+    }
+    let digits = &digits[..n];
+    if mant.first() == Some(&b'-') {
+        out.push(b'-');
     }
     let sci = if python {
         !(-4..16).contains(&exp)
@@ -335,25 +343,39 @@ fn float_text(x: f64, python: bool) -> String {
         !(-5..16).contains(&exp)
     };
     if !sci {
-        fixed(&mut out, &digits, exp);
-        return out;
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                out.extend_from_slice(digits);
+                out.resize(out.len() + int_len - digits.len(), b'0');
+                out.extend_from_slice(b".0");
+            } else {
+                out.extend_from_slice(&digits[..int_len]);
+                out.push(b'.');
+                out.extend_from_slice(&digits[int_len..]);
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            out.resize(out.len() + (-exp - 1) as usize, b'0');
+            out.extend_from_slice(digits);
+        }
+        return;
     }
-    out.push_str(&digits[..1]);
+    out.push(digits[0]);
     if digits.len() > 1 {
-        out.push('.');
-        out.push_str(&digits[1..]);
+        out.push(b'.');
+        out.extend_from_slice(&digits[1..]);
     }
-    out.push('e');
-    out.push(if exp < 0 { '-' } else { '+' });
+    out.push(b'e');
+    out.push(if exp < 0 { b'-' } else { b'+' });
     if python && exp.abs() < 10 {
-        out.push('0');
+        out.push(b'0');
     }
-    out.push_str(&exp.abs().to_string());
-    out
+    out.extend_from_slice(exp.unsigned_abs().to_string().as_bytes());
 }
 
 pub fn write_float(out: &mut Vec<u8>, x: f64) {
-    out.extend_from_slice(float_text(x, false).as_bytes());
+    float_into(out, x, false);
 }
 
 pub fn write_int(out: &mut Vec<u8>, v: i64) {
@@ -400,7 +422,9 @@ pub fn write_obj(out: &mut Vec<u8>, items: &[(String, Value)]) {
 
 /// `repr(x)` of a float, as Python writes it.
 pub fn py_float(x: f64) -> String {
-    float_text(x, true)
+    let mut out = Vec::new();
+    float_into(&mut out, x, true);
+    String::from_utf8(out).expect("ASCII")
 }
 
 /// `repr(s)` of an ASCII string; `None` for other text (left to Python, whose

@@ -167,11 +167,13 @@ fn numeric_equal(e: &Value, a: &Value, abs_tol: f64, rel_tol: f64, ife: bool) ->
 
 // ---------------------------------------------------------------- the comparator
 
-pub struct Check {
-    pub tool: String,
+/// One compared argument; values are shared with the calls (as the Python
+/// reference keeps plain JSON by reference in its diagnoses).
+pub struct Check<'a> {
+    pub tool: &'a str,
     pub key: String,
-    pub expected: Option<Value>,
-    pub actual: Option<Value>,
+    pub expected: Option<&'a Value>,
+    pub actual: Option<&'a Value>,
     pub score: f64,
     pub expected_index: usize,
     pub actual_index: usize,
@@ -179,10 +181,10 @@ pub struct Check {
     pub missing: bool,
 }
 
-pub struct Comparison {
+pub struct Comparison<'a> {
     pub score: f64,
     pub matches: bool,
-    pub checks: Vec<Check>,
+    pub checks: Vec<Check<'a>>,
 }
 
 pub struct Comparator {
@@ -223,15 +225,15 @@ impl Comparator {
     }
 
     /// `ArgumentComparator.compare` (checks recorded when `record`).
-    pub fn compare(
-        &self,
-        expected: &Call,
-        actual: &Call,
-        keys: Option<&[String]>,
+    pub fn compare<'a>(
+        &'a self,
+        expected: &'a Call,
+        actual: &'a Call,
+        keys: Option<&'a [String]>,
         mismatch_extra: bool,
         indices: (usize, usize),
         record: bool,
-    ) -> Result<Comparison, ()> {
+    ) -> Result<Comparison<'a>, ()> {
         let Some(exp_args) = &expected.args else {
             return Ok(Comparison {
                 score: 1.0,
@@ -239,8 +241,7 @@ impl Comparator {
                 checks: Vec::new(),
             });
         };
-        let empty: Obj = Vec::new();
-        let act_args = actual.args.as_ref().unwrap_or(&empty);
+        let act_args = actual.args.as_ref().unwrap_or(&EMPTY);
         let mut walk = Walk {
             cmp: self,
             tool: &expected.name,
@@ -322,6 +323,8 @@ pub fn fsum(values: impl Iterator<Item = f64>) -> f64 {
     hi
 }
 
+static EMPTY: Obj = Vec::new();
+
 struct Walk<'a> {
     cmp: &'a Comparator,
     tool: &'a str,
@@ -329,7 +332,7 @@ struct Walk<'a> {
     mismatch_extra: bool,
     indices: (usize, usize),
     record: bool,
-    checks: Vec<Check>,
+    checks: Vec<Check<'a>>,
 }
 
 impl<'a> Walk<'a> {
@@ -371,8 +374,8 @@ impl<'a> Walk<'a> {
     fn compare_object(
         &mut self,
         prefix: &str,
-        expected: &Obj,
-        actual_map: &Obj,
+        expected: &'a Obj,
+        actual_map: &'a Obj,
         top: bool,
     ) -> Result<Vec<(f64, bool)>, ()> {
         let mut scores = Vec::new();
@@ -403,18 +406,17 @@ impl<'a> Walk<'a> {
     fn compare_value(
         &mut self,
         path: &str,
-        expected: &Value,
-        actual: Option<&Value>,
+        expected: &'a Value,
+        actual: Option<&'a Value>,
     ) -> Result<Vec<(f64, bool)>, ()> {
         let explicit = self.cmp.explicit(self.tool, path);
         if let Value::Obj(inner) = expected {
             let descend = (explicit.is_none() && self.cmp.configured_below(self.tool, path))
                 || !self.fully_selected(path);
             if descend {
-                let empty: Obj = Vec::new();
                 let actual_map = match actual {
                     Some(Value::Obj(m)) => m,
-                    _ => &empty,
+                    _ => &EMPTY,
                 };
                 let child = self.compare_object(&format!("{path}."), inner, actual_map, false)?;
                 if child.is_empty() {
@@ -443,18 +445,18 @@ impl<'a> Walk<'a> {
     fn record(
         &mut self,
         path: String,
-        expected: Option<&Value>,
-        actual: Option<&Value>,
+        expected: Option<&'a Value>,
+        actual: Option<&'a Value>,
         score: f64,
         ok: bool,
         matcher: &'static str,
     ) -> (f64, bool) {
         if self.record {
             self.checks.push(Check {
-                tool: self.tool.to_string(),
+                tool: self.tool,
                 key: path,
-                expected: expected.cloned(),
-                actual: actual.cloned(),
+                expected,
+                actual,
                 score,
                 expected_index: self.indices.0,
                 actual_index: self.indices.1,

@@ -171,19 +171,19 @@ fn argument(c: &Check) -> R<String> {
     if c.matcher == "unexpected_key" {
         return Ok(format!(
             "{place} not expected, got {}",
-            short(c.actual.as_ref()).ok_or(())?
+            short(c.actual).ok_or(())?
         ));
     }
     if c.missing {
         return Ok(format!(
             "{place} missing (expected {})",
-            short(c.expected.as_ref()).ok_or(())?
+            short(c.expected).ok_or(())?
         ));
     }
     let mut text = format!(
         "{place} expected {}, got {}",
-        short(c.expected.as_ref()).ok_or(())?,
-        short(c.actual.as_ref()).ok_or(())?
+        short(c.expected).ok_or(())?,
+        short(c.actual).ok_or(())?
     );
     if 0.0 < c.score && c.score < 1.0 {
         text.push_str(&format!(" ({} {})", c.matcher, fmt2(c.score)));
@@ -257,22 +257,22 @@ fn call_entry(out: &mut Vec<u8>, call: &Call, index: usize) {
     out.push(b'}');
 }
 
-fn opt_value(out: &mut Vec<u8>, v: &Option<Value>) {
+fn opt_value(out: &mut Vec<u8>, v: Option<&Value>) {
     match v {
         Some(v) => write(out, v),
         None => out.extend_from_slice(b"null"),
     }
 }
 
-fn check_json(out: &mut Vec<u8>, c: &Check) {
+fn check_json(out: &mut Vec<u8>, c: &Check<'_>) {
     out.extend_from_slice(b"{\"tool\":");
-    write_str(out, &c.tool);
+    write_str(out, c.tool);
     out.extend_from_slice(b",\"key\":");
     write_str(out, &c.key);
     out.extend_from_slice(b",\"expected\":");
-    opt_value(out, &c.expected);
+    opt_value(out, c.expected);
     out.extend_from_slice(b",\"actual\":");
-    opt_value(out, &c.actual);
+    opt_value(out, c.actual);
     out.extend_from_slice(b",\"score\":");
     write_float(out, c.score);
     out.extend_from_slice(b",\"expected_index\":");

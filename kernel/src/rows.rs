@@ -32,25 +32,30 @@ fn strip(name: &str) -> Option<&str> {
     ascii_ends.then_some(t)
 }
 
-fn calls(value: &Value, expected: bool) -> Option<Vec<Call>> {
+fn take(fields: &mut [(String, Value)], key: &str) -> Option<Value> {
+    let slot = fields.iter_mut().find(|(k, _)| k == key)?;
+    Some(std::mem::replace(&mut slot.1, Value::Null))
+}
+
+fn calls(value: Value, expected: bool) -> Option<Vec<Call>> {
     let Value::Arr(items) = value else {
         return None;
     };
     let mut out = Vec::with_capacity(items.len());
     for entry in items {
         match entry {
-            Value::Obj(fields) => {
+            Value::Obj(mut fields) => {
                 if fields.len() != 2 {
                     return None;
                 }
-                let Some(Value::Str(name)) = get(fields, "name") else {
+                let Some(Value::Str(name)) = take(&mut fields, "name") else {
                     return None;
                 };
                 if name.is_empty() {
                     return None;
                 }
-                let args = match get(fields, "args")? {
-                    Value::Obj(args) => Some(args.clone()),
+                let args = match take(&mut fields, "args")? {
+                    Value::Obj(args) => Some(args),
                     Value::Null => {
                         if expected {
                             None
@@ -60,13 +65,10 @@ fn calls(value: &Value, expected: bool) -> Option<Vec<Call>> {
                     }
                     _ => return None,
                 };
-                out.push(Call {
-                    name: name.clone(),
-                    args,
-                });
+                out.push(Call { name, args });
             }
             Value::Str(name) => {
-                let name = strip(name)?;
+                let name = strip(&name)?;
                 if name.is_empty() {
                     return None;
                 }
@@ -82,7 +84,7 @@ fn calls(value: &Value, expected: bool) -> Option<Vec<Call>> {
 }
 
 pub fn read_row(value: Value, number: u64) -> Option<Row> {
-    let Value::Obj(fields) = value else {
+    let Value::Obj(mut fields) = value else {
         return None;
     };
     if !fields
@@ -115,11 +117,11 @@ pub fn read_row(value: Value, number: u64) -> Option<Row> {
         Some(Value::UInt(u)) => u.to_string(),
         _ => return None,
     };
-    let expected = match get(&fields, "expected_tools") {
+    let expected = match take(&mut fields, "expected_tools") {
         None | Some(Value::Null) => None,
         Some(v) => Some(calls(v, true)?),
     };
-    let actual = match get(&fields, "tools_called") {
+    let actual = match take(&mut fields, "tools_called") {
         // no tools_called at all: `tooleval score` stops with an error (Python says which)
         None => return None,
         Some(Value::Null) => Vec::new(),

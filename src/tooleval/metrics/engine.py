@@ -232,6 +232,19 @@ class Engine:
 
 def _blocks(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
     """``(number of the first line, whole lines joined)`` of about ``_BLOCK_BYTES`` each."""
+    read = getattr(lines, "read", None)
+    if read is not None:  # a binary file: cut blocks at line ends, no per-line work here
+        start, rest = 1, b""
+        while chunk := read(_BLOCK_BYTES):
+            chunk = rest + chunk if rest else chunk
+            cut = chunk.rfind(b"\n") + 1
+            block, rest = chunk[:cut], chunk[cut:]
+            if block:
+                yield start, block
+                start += block.count(b"\n")
+        if rest:
+            yield start, rest + b"\n"
+        return
     parts: list[bytes] = []
     size = 0
     start = number = 1

@@ -1,0 +1,204 @@
+"""The compiled kernel: `tooleval score` end to end vs a ragas script, vs a bare parse.
+
+Sections (results printed as markdown and saved to bench/out/kernel_score.json):
+
+* ``e2e``: on the same two-call rows (``--rows``, default 100,000), wall time and
+  max RSS of ``tooleval score --metric tool_call_accuracy`` (compiled kernel),
+  the same with ``TOOLEVAL_NO_KERNEL=1`` (pure Python), and
+  ``bench/ragas_script.py`` (a ragas user's end-to-end script); each a fresh process.
+* ``parse``: on a large file (``--big-rows``, default 1,000,000), in one process:
+  a bare ``orjson.loads`` of every line vs the kernel's ``score_block`` (one
+  thread, then ``--threads``), per row; then ``tooleval score --workers 1`` and
+  ``--workers 2`` on that file as processes (wall time, max RSS: flat in rows).
+
+    python bench/kernel_score.py                      # both sections
+    python bench/kernel_score.py --only e2e --rows 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+sys.path.insert(0, str(BENCH))
+
+from gen_rows import write_rows  # noqa: E402
+
+TOOLEVAL = [sys.executable, "-m", "tooleval.cli.main"]
+
+
+def rows_file(n_rows: int) -> Path:
+    path = OUT / f"rows_{n_rows}_2.jsonl"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        write_rows(path, n_rows, [2])
+    return path
+
+
+def run(command: list[str], *, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Wall seconds and max RSS (MB) of one process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, cwd=ROOT
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return {
+        "seconds": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+    }
+
+
+def score_command(path: Path, *extra: str) -> list[str]:
+    out = OUT / "kernel_score_out.jsonl"
+    return [*TOOLEVAL, "score", str(path), "--metric", "tool_call_accuracy", "-o", str(out), *extra]
+
+
+def e2e(n_rows: int) -> list[dict[str, Any]]:
+    path = rows_file(n_rows)
+    ragas_out = OUT / "ragas_script_out.jsonl"
+    variants = [
+        ("tooleval score (compiled kernel)", score_command(path), None),
+        ("tooleval score (pure Python)", score_command(path), {"TOOLEVAL_NO_KERNEL": "1"}),
+        (
+            "ragas end-to-end script",
+            [sys.executable, str(BENCH / "ragas_script.py"), str(path), str(ragas_out)],
+            None,
+        ),
+    ]
+    results = []
+    for label, command, env in variants:
+        found = run(command, env=env)
+        found.update(section="e2e", label=label, rows=n_rows, rows_per_s=n_rows / found["seconds"])
+        results.append(found)
+        print(
+            f"{label}: {found['seconds']:.2f} s, {found['rows_per_s']:,.0f} rows/s, {found['rss_mb']:.0f} MB",
+            flush=True,
+        )
+    return results
+
+
+def _best(fn: Any, tries: int = 3) -> float:
+    times = []
+    for _ in range(tries):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def parse(n_rows: int, threads: int) -> list[dict[str, Any]]:
+    from tooleval.metrics import bind
+    from tooleval.metrics.engine import fastest_engine
+
+    path = rows_file(n_rows)
+    kernel = fastest_engine(bind("tool_call_accuracy")).kernel
+    if kernel is None:
+        raise SystemExit("the compiled kernel is not built (make kernel)")
+    block = 1 << 20
+
+    def blocks() -> Any:
+        with path.open("rb") as file:
+            start, rest = 1, b""
+            while chunk := file.read(block):
+                chunk = rest + chunk
+                cut = chunk.rfind(b"\n") + 1
+                data, rest = chunk[:cut], chunk[cut:]
+                yield start, data
+                start += data.count(b"\n")
+            if rest:
+                yield start, rest
+
+    def bare() -> None:
+        loads = orjson.loads
+        with path.open("rb") as file:
+            for line in file:
+                loads(line)
+
+    def scored(n_threads: int) -> None:
+        for start, data in blocks():
+            kernel.score_block(data, start, n_threads)
+
+    results = []
+    t_parse = _best(bare, 2)
+    for label, fn in [
+        ("bare orjson.loads per line", bare),
+        ("kernel score_block, 1 thread", lambda: scored(1)),
+        (f"kernel score_block, {threads} threads", lambda: scored(threads)),
+    ]:
+        seconds = t_parse if fn is bare else _best(fn, 2)
+        found = {
+            "section": "parse",
+            "label": label,
+            "rows": n_rows,
+            "seconds": seconds,
+            "us_per_row": seconds / n_rows * 1e6,
+            "ratio_to_parse": seconds / t_parse,
+        }
+        results.append(found)
+        print(
+            f"{label}: {found['us_per_row']:.2f} us/row, {found['ratio_to_parse']:.2f}x parse",
+            flush=True,
+        )
+    for workers in ("1", "2"):
+        found = run(score_command(path, "--workers", workers))
+        found.update(
+            section="parse",
+            label=f"tooleval score --workers {workers}",
+            rows=n_rows,
+            rows_per_s=n_rows / found["seconds"],
+            ratio_to_parse=found["seconds"] / t_parse,
+        )
+        results.append(found)
+        print(
+            f"tooleval score --workers {workers}: {found['seconds']:.2f} s, {found['rows_per_s']:,.0f} rows/s, "
+            f"{found['ratio_to_parse']:.2f}x parse, {found['rss_mb']:.0f} MB",
+            flush=True,
+        )
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=["e2e", "parse"])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--big-rows", type=int, default=1_000_000)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    machine = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_before": os.getloadavg(),
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+    print(f"machine: {machine}", flush=True)
+    results: list[dict[str, Any]] = []
+    if args.only in (None, "e2e"):
+        results += e2e(args.rows)
+    if args.only in (None, "parse"):
+        results += parse(args.big_rows, args.threads)
+    machine["load_after"] = os.getloadavg()
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "kernel_score.json").write_text(
+        json.dumps({"machine": machine, "results": results}, indent=1)
+    )
+    print(f"load average after: {machine['load_after']}")
+
+
+if __name__ == "__main__":
+    main()
