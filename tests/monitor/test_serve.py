@@ -353,3 +353,35 @@ def test_real_log_exporter_genai_events_join_their_spans():
     assert receiver.problems.log_records == 4
     summary = monitor.summary()
     assert summary["sessions"] == 1 and summary["counts"]["error_ignored"] == 1
+
+
+def test_receiver_survives_garbage():
+    import random
+
+    rng = random.Random(7)
+    monitor = LiveMonitor()
+    receiver = OtlpReceiver(monitor, port=0, idle_timeout=5, max_body=65536).start()
+    bodies = [
+        b'{"resourceSpans": 5}',
+        b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 1}]}]}]}',
+        b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [7, {"eventName": "gen_ai.choice", "body": 3}]}]}]}',
+        b"[]",
+        b'"x"',
+        *(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 300))) for _ in range(30)),
+    ]
+    try:
+        with httpx.Client() as client:
+            for body in bodies:
+                for kind in ("application/json", "application/x-protobuf"):
+                    for path in ("/v1/traces", "/v1/logs"):
+                        response = client.post(
+                            f"{receiver.url}{path}", content=body, headers={"content-type": kind}
+                        )
+                        assert response.status_code in (200, 400), (
+                            body,
+                            kind,
+                            response.status_code,
+                        )
+            assert client.get(f"{receiver.url}/health").status_code == 200
+    finally:
+        receiver.stop()

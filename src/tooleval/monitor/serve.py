@@ -247,6 +247,14 @@ class OtlpReceiver:
                     receiver.rejected += 1
                     self._error(exc.status, str(exc), protobuf)
                     return
+                except Exception as exc:  # a body no reader expected: refuse it, keep serving
+                    receiver.rejected += 1
+                    self._error(
+                        400,
+                        f"unreadable OTLP {signal} request: {type(exc).__name__}: {exc}",
+                        protobuf,
+                    )
+                    return
                 receiver.accept(facts, report)
                 if protobuf:
                     self._send(200, b"", "application/x-protobuf")
