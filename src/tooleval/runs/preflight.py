@@ -155,7 +155,8 @@ def _uses_input(connector: Any) -> bool:
             placeholders.extend(template.placeholders())
     if body is not None and hasattr(body, "placeholders"):
         return any(p.split(".")[0] in ("input", "messages") for p in placeholders)
-    return True  # python and openai connectors always send the prompt
+    # A python function given the whole sample or row may read its prompt anywhere.
+    return getattr(connector, "argument", "input") == "input"
 
 
 def _prompt(sample: Any) -> str:
