@@ -4,7 +4,7 @@ Two shapes::
 
     judge: {type: openai, model: gpt-4o-mini, api_key_env: OPENAI_API_KEY}
     judge: {type: openai, model: qwen2.5:7b, base_url: "http://127.0.0.1:11434/v1"}
-    judge: {type: local}                       # SmolLM2-135M on CPU (tooleval[local])
+    judge: {type: local}                       # SmolLM2-135M on CPU (tooleval[local]), plumbing only
 
 Every option of :class:`~tooleval.judge.openai_judge.OpenAIJudge` /
 :class:`~tooleval.judge.local.LocalJudge` may be given; ``cache`` is a path,

@@ -69,7 +69,8 @@ def require_judge(judge: Any, metric: str) -> Judge:
     if judge is None:
         raise JudgeError(
             f"{metric} needs an LLM judge and none is configured: pass judge= "
-            "(tooleval.judge.OpenAIJudge(model, base_url=...) or LocalJudge()), "
+            "(tooleval.judge.OpenAIJudge(model, base_url=...), or LocalJudge() for plumbing "
+            "only: SmolLM2-135M parrots prompt examples), "
             "or add a judge to the plan, e.g. judge: {type: openai, model: gpt-4o-mini, "
             "api_key_env: OPENAI_API_KEY} or judge: {type: local}"
         )
