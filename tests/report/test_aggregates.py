@@ -12,7 +12,7 @@ from tests.web.seed import METRICS, seed_many, seed_support_runs
 from tooleval.cli.main import main
 from tooleval.model import Result, Sample
 from tooleval.report.charts import bin_counts, histogram_svg
-from tooleval.report.comparison import stored_comparison
+from tooleval.report.comparison import comparison_page
 from tooleval.report.summary import aggregate_run, run_clusters, run_counts
 from tooleval.runs.clusters import cluster_failures
 from tooleval.runs.compare import compare_runs
@@ -118,15 +118,44 @@ def test_a_running_run_is_counted_but_not_stored(store):
         aggregate_run(store, run_id)
 
 
-def test_stored_comparison_equals_the_full_comparison(store):
+def _listed(full, change=None, metric=None):
+    order = [change] if change else ["regressed", "fixed", "new", "missing", "unscored"]
+    groups = {}
+    for d in full.rows:
+        groups.setdefault((d.change, d.metric), []).append(d)
+    return [
+        d
+        for c in order
+        for (gc, m), items in groups.items()
+        if gc == c and (metric is None or m == metric)
+        for d in items
+    ]
+
+
+@pytest.mark.parametrize("chunk", [1000, 3])
+def test_stored_comparison_pages_equal_the_full_comparison(store, monkeypatch, chunk):
+    import tooleval.report.comparison as comparison
+
+    monkeypatch.setattr(comparison, "CHUNK", chunk)
     a, b = seed_support_runs(store)
     full = compare_runs(store, a, b)
-    first = stored_comparison(store, a, b)
-    again = stored_comparison(store, a, b)
-    assert first.metrics == full.metrics and first.categories == full.categories
-    assert again.metrics == full.metrics
-    assert again.rows == tuple(d for d in full.rows if d.change != "unchanged")
-    assert {d.change for d in again.rows} >= {"fixed", "regressed"}
+    first = comparison_page(store, a, b, limit=1000)  # computed, then stored
+    assert first.comparison.metrics == full.metrics
+    assert first.comparison.categories == full.categories
+    assert first.deltas == _listed(full)
+    for change in (None, "regressed", "fixed", "new"):
+        for metric in (None, "tool_call_f1"):
+            expected = _listed(full, change, metric)
+            for offset, limit in ((0, 50), (1, 2), (2, 5), (len(expected), 5)):
+                page = comparison_page(
+                    store, a, b, change=change, metric=metric, offset=offset, limit=limit
+                )
+                assert page.total == len(expected), (change, metric)
+                assert page.deltas == expected[offset : offset + limit], (change, metric, offset)
+                assert page.comparison.metrics == full.metrics
+    assert {d.change for d in _listed(full)} >= {"fixed", "regressed"}
+    unchanged = comparison_page(store, a, b, change="unchanged")
+    assert unchanged.total == 0 and unchanged.comparison.metrics == full.metrics
 
 
 def test_deleting_a_run_deletes_its_aggregates(store):

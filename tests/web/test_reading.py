@@ -243,4 +243,4 @@ def test_a_finished_runs_aggregates_are_stored_on_first_view(client, seeded):
     assert stored and {b["metric"] for b in stored["bins"]} == set(info.summaries)
     client.get("/compare", params={"a": seeded["a"], "b": seeded["b"]})
     rows_b = store.get_run(seeded["b"]).row_count
-    assert load_aggregate(store, seeded["b"], f"compare/1/{run}", row_count=rows_b) is not None
+    assert load_aggregate(store, seeded["b"], f"compare/2/{run}", row_count=rows_b) is not None

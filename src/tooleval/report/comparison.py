@@ -3,17 +3,21 @@
 :func:`tooleval.runs.compare.compare_runs` decides every row's change; it is
 fed *lean* rows here (row id, index, category and each result's score and
 verdict, read by :func:`tooleval.store.aggregates.verdict_rows` without
-decoding any sample or diagnosis JSON), which is what makes two 100k-row runs
-comparable in seconds. When both runs have stopped, the comparison is saved
-on run B (counts per metric and category, and every row delta except the
-``unchanged`` ones) and read back on later views.
+decoding any sample or diagnosis JSON), which is what makes two big runs
+comparable in seconds.
+
+When both runs have stopped, the comparison is saved on run B: one document
+with the counts per metric and category and the size of each (change,
+metric) group, and the row deltas of each group in chunks of ``CHUNK``
+(``unchanged`` ones are counted, not listed). A page of deltas then reads the
+counts and one or two chunks, however many rows changed.
 
 >>> from tooleval.store import open_store
 >>> store = open_store("sqlite:///:memory:")
 >>> a = store.create_run("a", dataset={}, connector={}, metrics=[])
 >>> b = store.create_run("b", dataset={}, connector={}, metrics=[])
->>> stored_comparison(store, a, b).rows
-()
+>>> comparison_page(store, a, b).total
+0
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from tooleval.report.summary import FINISHED, cached_run, stamp
 from tooleval.store import aggregates as agg
 from tooleval.store.records import RowRecord, RunInfo
 
-__all__ = ["lean_rows", "stored_comparison"]
+__all__ = ["CHUNK", "ComparisonPage", "comparison_page", "lean_rows"]
 
-_NAME = "compare/1/"
+CHUNK = 1000
+LISTED = ("regressed", "fixed", "new", "missing", "unscored")
+_NAME = "compare/2/"
 
 
 def lean_rows(store: Any, run: RunInfo) -> Iterator[RowRecord]:
@@ -67,22 +73,52 @@ class _LeanStore:
         return lean_rows(self._store, self._runs[run_id])
 
 
-def _payload(comparison: Any, rows_a: int) -> dict[str, Any]:
-    def plain(value: Any) -> dict[str, Any]:
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+@dataclasses.dataclass(frozen=True)
+class ComparisonPage:
+    """A comparison's counts (``comparison.rows`` empty) and one page of its row deltas."""
 
-    return {
-        "rows_a": rows_a,
-        "metrics": {m: plain(c) for m, c in comparison.metrics.items()},
+    comparison: Any
+    deltas: list[Any]
+    total: int
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+
+
+def _groups(comparison: Any) -> dict[tuple[str, str], list[Any]]:
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for delta in comparison.rows:
+        if delta.change in LISTED:
+            groups.setdefault((delta.change, delta.metric), []).append(delta)
+    return groups
+
+
+def _save(store: Any, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps: list[str]) -> None:
+    metrics = list(comparison.metrics)
+    groups = _groups(comparison)
+    head = {
+        "rows_a": info_a.row_count,
+        "stamps": stamps,
+        "metrics": {m: _plain(c) for m, c in comparison.metrics.items()},
         "categories": {
-            cat: {m: plain(c) for m, c in per.items()} for cat, per in comparison.categories.items()
+            cat: {m: _plain(c) for m, c in per.items()}
+            for cat, per in comparison.categories.items()
         },
-        "rows": [plain(d) for d in comparison.rows if d.change != "unchanged"],
+        "groups": [[change, metric, len(items)] for (change, metric), items in groups.items()],
     }
+    prefix = _NAME + info_a.id
+    documents = {prefix: head}
+    for (change, metric), items in groups.items():
+        for k in range(0, len(items), CHUNK):
+            name = f"{prefix}/{change}/{metrics.index(metric)}/{k // CHUNK}"
+            documents[name] = [_plain(d) for d in items[k : k + CHUNK]]
+    agg.delete_aggregates(store, info_b.id, prefix=prefix)
+    agg.save_aggregates(store, info_b.id, documents, row_count=info_b.row_count)
 
 
-def _from_payload(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> Any:
-    from tooleval.runs.compare import Comparison, DeltaCounts, RowDelta, config_differences
+def _counts(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> Any:
+    from tooleval.runs.compare import Comparison, DeltaCounts, config_differences
 
     return Comparison(
         run_a=info_a,
@@ -93,41 +129,110 @@ def _from_payload(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> 
             cat: {m: DeltaCounts(**c) for m, c in per.items()}
             for cat, per in payload["categories"].items()
         },
-        rows=tuple(RowDelta(**d) for d in payload["rows"]),
     )
 
 
-def stored_comparison(store: Any, run_a: str, run_b: str, *, refresh: bool = False) -> Any:
-    """Run B against baseline A (a :class:`~tooleval.runs.compare.Comparison`).
+def _wanted(
+    groups: list[tuple[str, str, int]], change: str | None, metric: str | None
+) -> list[tuple[str, str, int]]:
+    order = [change] if change else list(LISTED)
+    return [
+        (c, m, n)
+        for c in order
+        for (gc, m, n) in groups
+        if gc == c and (metric is None or m == metric)
+    ]
 
-    A comparison read back from the store lists every changed row delta but
-    not the ``unchanged`` ones (their counts are kept).
+
+def _stored_page(
+    store: Any,
+    info_a: RunInfo,
+    info_b: RunInfo,
+    payload: dict[str, Any],
+    change: str | None,
+    metric: str | None,
+    offset: int,
+    limit: int,
+) -> ComparisonPage:
+    from tooleval.runs.compare import RowDelta
+
+    comparison = _counts(payload, info_a, info_b)
+    metrics = list(comparison.metrics)
+    groups = _wanted([tuple(g) for g in payload["groups"]], change, metric)
+    total = sum(n for _, _, n in groups)
+    deltas: list[Any] = []
+    start = offset
+    for group_change, group_metric, count in groups:
+        if len(deltas) >= limit:
+            break
+        if start >= count:
+            start -= count
+            continue
+        while start < count and len(deltas) < limit:
+            k = start // CHUNK
+            name = f"{_NAME}{info_a.id}/{group_change}/{metrics.index(group_metric)}/{k}"
+            chunk = agg.load_aggregate(store, info_b.id, name, row_count=info_b.row_count) or []
+            taken = chunk[start - k * CHUNK : start - k * CHUNK + limit - len(deltas)]
+            if not taken:
+                break
+            deltas.extend(RowDelta(**d) for d in taken)
+            start += len(taken)
+        start = 0
+    return ComparisonPage(comparison, deltas, total)
+
+
+def comparison_page(
+    store: Any,
+    run_a: str,
+    run_b: str,
+    *,
+    change: str | None = None,
+    metric: str | None = None,
+    offset: int = 0,
+    limit: int = 50,
+    refresh: bool = False,
+) -> ComparisonPage:
+    """Run B against baseline A: the counts, and deltas ``offset..offset+limit`` of a filter.
+
+    ``change=None`` lists regressed, then fixed, new, missing and unscored
+    deltas (each group in row order); ``unchanged`` pairs are counted in the
+    comparison but listed only while it is computed fresh (a run still going).
     """
     from tooleval.runs.compare import compare_runs
 
     info_a, info_b = cached_run(store, run_a), cached_run(store, run_b)
-    name = _NAME + info_a.id
     stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]
     stopped = info_a.status in FINISHED and info_b.status in FINISHED
     if stopped and not refresh:
-        payload = agg.load_aggregate(store, info_b.id, name, row_count=info_b.row_count)
+        payload = agg.load_aggregate(
+            store, info_b.id, _NAME + info_a.id, row_count=info_b.row_count
+        )
         if (
             payload is not None
             and payload.get("rows_a") == info_a.row_count
             and payload.get("stamps") == stamps
         ):
             try:
-                return _from_payload(payload, info_a, info_b)
+                return _stored_page(store, info_a, info_b, payload, change, metric, offset, limit)
             except (KeyError, TypeError, ValueError):
                 pass  # written by another version: compare again
     lean = _LeanStore(store, {info_a.id: info_a, info_b.id: info_b})
     comparison = compare_runs(lean, info_a.id, info_b.id)
     if stopped:
-        agg.save_aggregate(
-            store,
-            info_b.id,
-            name,
-            _payload(comparison, info_a.row_count) | {"stamps": stamps},
-            row_count=info_b.row_count,
-        )
-    return comparison
+        _save(store, info_a, info_b, comparison, stamps)
+    order = [change] if change else list(LISTED)
+    groups = _groups(comparison) if change != "unchanged" else {}
+    if change == "unchanged" and not stopped:
+        chosen = [d for d in comparison.rows if d.change == "unchanged"]
+    else:
+        chosen = [
+            d
+            for c in order
+            for (gc, m), items in groups.items()
+            if gc == c and (metric is None or m == metric)
+            for d in items
+        ]
+    if metric is not None:
+        chosen = [d for d in chosen if d.metric == metric]
+    counts = dataclasses.replace(comparison, rows=())
+    return ComparisonPage(counts, chosen[offset : offset + limit], len(chosen))

@@ -113,7 +113,7 @@ def build_report(
     stored aggregates (:mod:`tooleval.report.summary`, computed and stored on
     first use for a stopped run); rows are read only for the cards shown.
     """
-    from tooleval.report.comparison import stored_comparison
+    from tooleval.report.comparison import comparison_page
     from tooleval.report.summary import cached_run, run_clusters, run_counts
     from tooleval.store.aggregates import iter_unpassed_rows
 
@@ -145,10 +145,13 @@ def build_report(
         )
         if baseline == run.id:
             raise InputError("compare a run with another run, not with itself", field="--compare")
-        comparison = stored_comparison(store, baseline, run.id)
-        for d in comparison.rows:
-            if d.change in ("fixed", "regressed"):
-                changes.setdefault(d.row_id, []).append(f"{d.metric} {d.change}")
+        regressed_page = comparison_page(
+            store, baseline, run.id, change="regressed", limit=_DELTA_ROWS
+        )
+        fixed_page = comparison_page(store, baseline, run.id, change="fixed", limit=_DELTA_ROWS)
+        comparison = regressed_page.comparison
+        for d in regressed_page.deltas + fixed_page.deltas:
+            changes.setdefault(d.row_id, []).append(f"{d.metric} {d.change}")
 
     metrics = list(run.summaries)
     sections: list[Safe] = [
@@ -166,19 +169,22 @@ def build_report(
         ),
     ]
     if comparison is not None:
-        regressed = comparison.changed("regressed")
-        fixed = comparison.changed("fixed")
         sections += [
             el("h2", "Comparison with the baseline"),
             comparison_overview(comparison, run_link=lambda _id: None, level=3),
-            el("h3", f"Regressed ({len(regressed)})"),
-            delta_rows_table(regressed[:_DELTA_ROWS], row_link=lambda d: anchor(d.index_b)),
-            el("h3", f"Fixed ({len(fixed)})"),
-            delta_rows_table(fixed[:_DELTA_ROWS], row_link=lambda d: anchor(d.index_b)),
+            el("h3", f"Regressed ({regressed_page.total})"),
+            delta_rows_table(regressed_page.deltas, row_link=lambda d: anchor(d.index_b)),
+            el("h3", f"Fixed ({fixed_page.total})"),
+            delta_rows_table(fixed_page.deltas, row_link=lambda d: anchor(d.index_b)),
         ]
-        if len(regressed) > _DELTA_ROWS or len(fixed) > _DELTA_ROWS:
+        if regressed_page.total > _DELTA_ROWS or fixed_page.total > _DELTA_ROWS:
             sections.append(
-                el("p", f"Only the first {_DELTA_ROWS} of each are listed.", class_="muted")
+                el(
+                    "p",
+                    f"Only the first {_DELTA_ROWS} of each are listed (and tagged on the cards); "
+                    "`tooleval view` lists them all.",
+                    class_="muted",
+                )
             )
     left_out = total - len(cards)
     failing_left_out = failures - len(fail_cards)

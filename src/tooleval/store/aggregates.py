@@ -46,6 +46,7 @@ __all__ = [
     "run_stamps",
     "load_aggregate",
     "save_aggregate",
+    "save_aggregates",
     "score_histograms",
     "verdict_rows",
 ]
@@ -92,6 +93,33 @@ def save_aggregate(store: Any, run_id: str, name: str, payload: Any, *, row_coun
                 payload=payload,
             )
         )
+
+
+def save_aggregates(store: Any, run_id: str, documents: dict[str, Any], *, row_count: int) -> None:
+    """Store (or replace) several documents of ``run_id`` in one transaction."""
+    table = _table()
+    computed = datetime.now(UTC).isoformat(timespec="seconds")
+    names = list(documents)
+    with store._write() as conn:
+        store._require_run(conn, run_id)
+        for start in range(0, len(names), 500):
+            conn.execute(
+                table.delete().where(
+                    table.c.run_id == run_id, table.c.name.in_(names[start : start + 500])
+                )
+            )
+        values = [
+            {
+                "run_id": run_id,
+                "name": name,
+                "row_count": row_count,
+                "computed_at": computed,
+                "payload": payload,
+            }
+            for name, payload in documents.items()
+        ]
+        for start in range(0, len(values), 500):
+            conn.execute(table.insert(), values[start : start + 500])
 
 
 def load_aggregate(store: Any, run_id: str, name: str, *, row_count: int | None) -> Any:

@@ -162,7 +162,7 @@ def render_compare(
     page: int,
 ) -> str:
     """The compare page: the stored comparison and one page of deltas with both rows' calls."""
-    from tooleval.report.comparison import stored_comparison
+    from tooleval.report.comparison import comparison_page
     from tooleval.runs.compare import CHANGES
     from tooleval.web.compare_pages import compare_page
 
@@ -176,20 +176,20 @@ def render_compare(
     if not (a and b):
         return compare_page(every, a=a, b=b)
     info_a, info_b = cached_run(store, a), cached_run(store, b)
-    comparison = stored_comparison(store, info_a.id, info_b.id)
-    if metric and metric not in comparison.metrics:
+    found = comparison_page(store, info_a.id, info_b.id, change=change or None)
+    if metric and metric not in found.comparison.metrics:
         raise InputError(f"unknown metric {metric!r}", field="metric")
-    deltas = [
-        d
-        for d in comparison.rows
-        if (change is None or d.change == change) and (metric is None or d.metric == metric)
-    ]
-    if change is None:
-        rank = {"regressed": 0, "fixed": 1}
-        deltas.sort(key=lambda d: rank.get(d.change, 2))
-    shown = deltas[(page - 1) * _COMPARE_PAGE : page * _COMPARE_PAGE]
+    found = comparison_page(
+        store,
+        info_a.id,
+        info_b.id,
+        change=change or None,
+        metric=metric or None,
+        offset=(page - 1) * _COMPARE_PAGE,
+        limit=_COMPARE_PAGE,
+    )
     rows: dict[tuple[str, int | None], RowRecord | None] = {}
-    for d in shown:
+    for d in found.deltas:
         for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
             if index is not None and (side, index) not in rows:
                 rows[(side, index)] = store.get_row(run_id, index)
@@ -197,9 +197,9 @@ def render_compare(
         every,
         a=info_a.id,
         b=info_b.id,
-        comparison=comparison,
-        deltas=shown,
-        total=len(deltas),
+        comparison=found.comparison,
+        deltas=found.deltas,
+        total=found.total,
         rows=rows,
         change=change or None,
         metric=metric or None,
