@@ -196,10 +196,22 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=200)
     parser.add_argument("--dir")
     parser.add_argument("--layouts", default="oneline,gz,jsonl")
+    parser.add_argument("--reuse", action="store_true", help="measure files --dir already holds")
     args = parser.parse_args()
     directory = Path(args.dir or tempfile.mkdtemp(prefix="tooleval-monmem-"))
     directory.mkdir(parents=True, exist_ok=True)
-    files = write_files(directory, args.mb)
+    if args.reuse and (directory / "oneline.json.gz").exists():
+        files = {
+            n: directory / f
+            for n, f in (
+                ("jsonl", "traces.jsonl"),
+                ("oneline", "oneline.json"),
+                ("gz", "oneline.json.gz"),
+            )
+        }
+        files["sessions"] = "(reused)"
+    else:
+        files = write_files(directory, args.mb)
     print(f"{files['sessions']} sessions in {directory}")
     for layout in args.layouts.split(","):
         print(layout, json.dumps(measure(files[layout])), flush=True)

@@ -385,3 +385,36 @@ def test_receiver_survives_garbage():
             assert client.get(f"{receiver.url}/health").status_code == 200
     finally:
         receiver.stop()
+
+
+def test_cli_serve_usage_errors_are_one_line():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for args, text in (
+            (["--port", str(port)], "cannot listen"),
+            (["--export", "ftp://x"], "http(s) URL"),
+            (["--judge", "/nonexistent/judge.yaml"], "cannot read judge config"),
+            (["--judge-metric", "task_success"], "needs --judge"),
+            (["--idle-timeout", "0"], "idle-timeout"),
+        ):
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "tooleval.cli.main",
+                    "monitor",
+                    "serve",
+                    "--no-store",
+                    *args,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=REPO,
+            )
+            assert result.returncode == 2, (args, result.stderr)
+            assert len(result.stderr.strip().splitlines()) == 1 and text in result.stderr
