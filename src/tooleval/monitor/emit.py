@@ -15,6 +15,11 @@ Attributes: ``gen_ai.evaluation.name`` (the detector), ``.score.value``
 ``.explanation`` (the finding's message), plus ``gen_ai.conversation.id``,
 ``gen_ai.tool.name`` when known, and ``tooleval.finding`` (the finding as
 JSON). Sessions read from conversation logs have no trace and emit nothing.
+
+Judged metrics (:meth:`EvaluationEventWriter.add_judged`) use the same event,
+named after the metric, labelled ``pass`` / ``fail`` / ``unscored``. Batches go
+to a file (one request per line) and/or are POSTed to an OTLP/HTTP logs
+endpoint as JSON.
 """
 
 from __future__ import annotations
