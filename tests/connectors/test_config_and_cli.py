@@ -160,3 +160,13 @@ def test_config_errors_name_the_field(config: dict, field: str, text: str) -> No
         connector_from_config(config)
     assert info.value.field == field, str(info.value)
     assert text in str(info.value)
+
+
+def test_an_agent_reply_with_terminal_escapes_is_shown_not_applied(
+    agent_stub: AgentStub, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    agent_stub.script("q", fail_times=9, fail_status=500, fail_body="\x1b[2J\x1b[31mboom\x07\u202e")
+    path = plan(tmp_path, agent_stub, GOOD)
+    assert main(["connector", "test", str(path), "--input", "q"]) == 1
+    out = capsys.readouterr().out
+    assert "boom\\x07<U+202E>" in out and "\x1b" not in out and "\u202e" not in out

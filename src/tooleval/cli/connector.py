@@ -50,5 +50,8 @@ def _test(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, default=str, ensure_ascii=False))
     else:
-        print(format_probe(report))
+        from tooleval.textsafe import visible
+
+        # The agent's reply is shown as text, never as terminal escapes.
+        print(visible(format_probe(report)))
     return 0 if report.ok else 1

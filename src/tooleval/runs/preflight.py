@@ -66,7 +66,9 @@ class PreflightReport:
         first = str(self.problems[0])
         more = len(self.problems) - 1
         tail = f" (and {more} more problem{'s' if more != 1 else ''}: --dry-run lists them)"
-        raise ConfigError("preflight: " + first + (tail if more else ""))
+        from tooleval.textsafe import visible
+
+        raise ConfigError(visible("preflight: " + first + (tail if more else "")))
 
     def lines(self) -> list[str]:
         """Every problem and note, one per line (what ``--dry-run`` prints)."""
