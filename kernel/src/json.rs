@@ -427,12 +427,22 @@ pub fn py_float(x: f64) -> String {
     String::from_utf8(out).expect("ASCII")
 }
 
-/// `repr(s)` of an ASCII string; `None` for other text (left to Python, whose
-/// repr keeps printable non-ASCII characters by Unicode category).
-pub fn py_str(s: &str, out: &mut String) -> Option<()> {
-    if !s.is_ascii() {
-        return None;
+/// Characters Python's `str.isprintable()` accepts, for the blocks where that
+/// needs no Unicode table (every code point in them is an assigned letter or
+/// symbol in Unicode 14, CPython 3.11's tables). Anything else is left to Python.
+fn printable(c: char) -> Option<bool> {
+    let u = c as u32;
+    match u {
+        0x20..=0x7e => Some(true),
+        0..=0x1f | 0x7f..=0xa0 | 0xad => Some(false),
+        0xa1..=0x24f | 0x4e00..=0x9fff | 0xac00..=0xd7a3 => Some(true),
+        _ => None,
     }
+}
+
+/// `repr(s)` as Python writes it; `None` for text with a character whose
+/// printability needs Unicode tables (left to Python).
+pub fn py_str(s: &str, out: &mut String) -> Option<()> {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {
@@ -449,10 +459,13 @@ pub fn py_str(s: &str, out: &mut String) -> Option<()> {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
+            c => {
+                if printable(c)? {
+                    out.push(c);
+                } else {
+                    out.push_str(&format!("\\x{:02x}", c as u32));
+                }
             }
-            c => out.push(c),
         }
     }
     out.push(quote);
@@ -501,8 +514,8 @@ pub fn short(v: Option<&Value>) -> Option<String> {
         None => text.push_str("None"),
         Some(v) => py_repr(v, &mut text)?,
     }
-    if text.len() > 40 {
-        text.truncate(37);
+    if text.len() > 40 && text.chars().count() > 40 {
+        text = text.chars().take(37).collect();
         text.push_str("...");
     }
     Some(text)

@@ -74,7 +74,20 @@ scalars = st.one_of(
     st.integers(-1000, 1000),
     st.sampled_from(FLOATS),
     st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["x", "X ", "  x\t y", "it's", 'say "hi"', "naïve", "東京", "\x00\x1f\\"]),
+    st.sampled_from(
+        [
+            "x",
+            "X ",
+            "  x\t y",
+            "it's",
+            'say "hi"',
+            "naïve",
+            "東京",
+            "\x00\x1f\\",
+            "\xad\xa0ÿĀ",
+            "한국어 " * 9,
+        ]
+    ),
     st.text(max_size=8),
 )
 values = st.recursive(
