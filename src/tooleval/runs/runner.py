@@ -21,6 +21,7 @@ run is taken over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 from collections.abc import Sequence
@@ -109,24 +110,20 @@ async def arun_plan(
     metrics = _resolve_metrics(plan)
     dataset = _load_dataset(plan, metrics)
     own_connector = connector is None
-    if own_connector:
-        probe_connector = _make_connector(plan)
-        try:
-            preflight(plan, dataset, metrics, probe_connector).raise_if_failed()
-        finally:
-            await _aclose(probe_connector)
-    else:
-        preflight(plan, dataset, metrics, connector).raise_if_failed()
-    judge = _make_judge(plan, metrics)
+    first = _make_connector(plan) if own_connector else connector
+    try:
+        preflight(plan, dataset, metrics, first).raise_if_failed()
+        judge = _make_judge(plan, metrics)
+    except BaseException:
+        if own_connector:
+            await _aclose(first)
+        raise
     dataset_info = _describe_dataset(plan, dataset)
     # httpcore's pool walks every connection on each request, so one pool shared
     # by 64 workers spends its time in bookkeeping (measured: ~4x fewer rows/s);
     # with a connector per few workers every pool stays small.
-    connectors = (
-        [_make_connector(plan) for _ in range(-(-concurrency // _WORKERS_PER_CONNECTOR))]
-        if own_connector
-        else [connector]
-    )
+    extra = -(-concurrency // _WORKERS_PER_CONNECTOR) - 1 if own_connector else 0
+    connectors = [first] + [_make_connector(plan) for _ in range(extra)]
     connector = connectors[0]
     config = {
         "concurrency": concurrency,
@@ -166,10 +163,12 @@ async def arun_plan(
         try:
             await runner.run(todo, concurrency)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            store.finish_run(run_id, "interrupted")
+            if not heartbeat.lost:
+                store.finish_run(run_id, "interrupted")
             raise
         except BaseException:
-            store.finish_run(run_id, "failed")
+            if not heartbeat.lost:  # a run taken over belongs to its new holder
+                store.finish_run(run_id, "failed")
             raise
         finally:
             if progress is not None:
@@ -180,7 +179,9 @@ async def arun_plan(
         if heartbeat is not None:
             heartbeat.stop()
         if lease is not None:
-            store.release_lease(lease)
+            # A lease left behind is taken over anyway; keep the first error.
+            with contextlib.suppress(ToolEvalError):
+                store.release_lease(lease)
         if own_connector:
             for each in connectors:
                 await _aclose(each)
