@@ -200,3 +200,25 @@ def test_skip_link_is_first_and_moves_focus_to_the_content(page, viewer_url, see
     assert page.locator("a.skip-link").is_visible()
     page.keyboard.press("Enter")
     assert page.url.endswith("#main")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_serious_in_the_static_report(context_for, seeded, tmp_path, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tooleval.report import write_report
+
+    report = write_report(
+        seeded["store"], seeded["b"], tmp_path / "r.html", compare_with=seeded["a"]
+    )
+    page = context_for(color_scheme=scheme, bypass_csp=True)
+    page.goto(report.as_uri())
+    serious = [
+        (v["id"], [n["target"] for n in v["nodes"][:3]])
+        for v in Axe().run(page).response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not serious, serious
+    phone = context_for(viewport=PHONE, is_mobile=True)
+    phone.goto(report.as_uri())
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
