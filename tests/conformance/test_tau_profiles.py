@@ -270,3 +270,20 @@ def test_tau2_unknown_action_keys_are_unscored():
         _simulation([("cancel_reservation", {"reservation_id": "R1"})]), _task({"actions": [plain]})
     )
     assert tau2_actions(sample).passed
+
+
+def test_output_check_agreement_with_r_outputs(shared_data):
+    samples = load_tau_bench(shared_data / "tau_bench" / "trajectories" / "gpt-4o-airline.json")
+    labelled = [s for s in samples if s.metadata["tau_bench"]["r_outputs"] is not None]
+    assert len(labelled) == 13
+    every_message = sum(
+        score_sample("output_contains", s, messages="agent").passed
+        is bool(s.metadata["tau_bench"]["r_outputs"])
+        for s in labelled
+    )
+    final_only = sum(
+        score_sample("output_contains", s).passed is bool(s.metadata["tau_bench"]["r_outputs"])
+        for s in labelled
+    )
+    assert every_message == 13  # tau-bench's rule: any agent message, commas removed
+    assert final_only == 11  # the final answer alone misses two (docs/conformance.md)

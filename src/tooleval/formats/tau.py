@@ -164,7 +164,9 @@ def sample_from_tau_bench_run(
                 "r_actions": labels.get("r_actions"),
                 "r_outputs": labels.get("r_outputs"),
                 "outputs": task.get("outputs") or [],
-            }
+            },
+            # tau-bench's output check, for `output_contains` with messages="agent"
+            **({"output_contains": list(task["outputs"])} if task.get("outputs") else {}),
         },
     )
 
