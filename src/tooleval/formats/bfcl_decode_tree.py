@@ -69,8 +69,13 @@ def _parser(language: str) -> Any:
         parser = tree_sitter.Parser()
         parser.set_language(lang)
     except TypeError:  # tree-sitter 0.22 and later
-        parser = tree_sitter.Parser(tree_sitter.Language(grammar.language()))
-    return parser
+        lang = tree_sitter.Language(grammar.language())
+        parser = tree_sitter.Parser(lang)
+    return parser, lang  # the language object lives as long as its parser
+
+
+def _kids(node: Any) -> list[Any]:
+    return [node.child(i) for i in range(node.child_count)]
 
 
 def _has_error_node(root: Any) -> bool:
@@ -79,17 +84,19 @@ def _has_error_node(root: Any) -> bool:
         node = stack.pop()
         if node.type == "ERROR":
             return True
-        stack.extend(node.children)
+        stack.extend(_kids(node))
     return False
 
 
 def _parse(language: str, result: Any) -> tuple[Any, str, bytes]:
+    """(tree, source, bytes); callers keep the tree referenced while they read its nodes."""
     source = prompt_text(result)[1:-1]
     data = source.encode("utf-8")
-    tree = _parser(language).parse(data)
+    parser, _ = _parser(language)
+    tree = parser.parse(data)
     if _has_error_node(tree.root_node):
         raise BfclDecodeError(f"not {language}: the parser found a syntax error")
-    return tree.root_node, source, data
+    return tree, source, data
 
 
 def _add(args: dict[str, Any], name: str, value: Any) -> None:
@@ -103,7 +110,7 @@ def _add(args: dict[str, Any], name: str, value: Any) -> None:
 
 def decode_java(result: Any) -> list[dict[str, dict[str, Any]]] | None:
     """BFCL's decoded call for a Java answer, or None when it holds no method call."""
-    root, source, _ = _parse("java", result)
+    tree, source, _ = _parse("java", result)
 
     def text(node: Any) -> str:
         # BFCL slices the *text* with byte offsets; kept for identical results.
@@ -128,13 +135,13 @@ def decode_java(result: Any) -> list[dict[str, dict[str, Any]]] | None:
             arguments = node.child_by_field_name("arguments")
             if arguments is None:
                 return f"new {value(type_node, True)}()"
-            parts = [value(c, True) for c in arguments.children if c.type not in (",", "(", ")")]
+            parts = [value(c, True) for c in _kids(arguments) if c.type not in (",", "(", ")")]
             return f"new {value(type_node, True)}({', '.join(parts)})"
         if kind == "set":
-            items = [value(c, True) for c in node.children if c.type not in (",", "set")]
+            items = [value(c, True) for c in _kids(node) if c.type not in (",", "set")]
             return "{" + ", ".join(items) + "}"
         if node.child_count > 0:
-            return "".join(value(c, True) for c in node.children)
+            return "".join(value(c, True) for c in _kids(node))
         return text(node)
 
     def call(node: Any) -> list[dict[str, dict[str, Any]]] | None:
@@ -147,20 +154,21 @@ def decode_java(result: Any) -> list[dict[str, dict[str, Any]]] | None:
             if arguments is None:
                 return None
             args: dict[str, Any] = {}
-            for child in arguments.children:
+            for child in _kids(arguments):
                 if child.type == "assignment_expression":
-                    _add(args, text(child.children[0]), value(child.children[2]))
+                    parts = _kids(child)
+                    _add(args, text(parts[0]), value(parts[2]))
                 elif child.type in ("identifier", "class_literal", "set"):
                     _add(args, POSITIONAL, value(child))
             return [{name: args}]
-        for child in node.children:
+        for child in _kids(node):
             found = call(child)
             if found:
                 return found
         return None
 
     try:
-        return call(root)
+        return call(tree.root_node)
     except RecursionError:
         raise BfclDecodeError("Java text nested too deeply") from None
     except (AttributeError, IndexError, TypeError) as exc:  # BFCL fails on these too
@@ -172,27 +180,28 @@ def decode_java(result: Any) -> list[dict[str, dict[str, Any]]] | None:
 
 def decode_javascript(result: Any) -> list[dict[str, dict[str, Any]]] | None:
     """BFCL's decoded call for a JavaScript answer, or None when no statement is a call."""
-    root, _, data = _parse("javascript", result)
+    tree, _, data = _parse("javascript", result)
 
     def text(node: Any) -> str:
         return data[node.start_byte : node.end_byte].decode("utf-8")
 
-    for statement in root.children:
+    for statement in _kids(tree.root_node):
         if statement.type != "expression_statement":
             continue
-        for expr in statement.children:
+        for expr in _kids(statement):
             if expr.type != "call_expression":
                 continue
             if expr.child_count < 2:
                 raise BfclDecodeError("a call without arguments node")
             args: dict[str, Any] = {}
-            for child in expr.children[1].children:
+            for child in _kids(expr.child(1)):
                 if child.type == "assignment_expression":
-                    raw = text(child.children[2])
+                    parts = _kids(child)
+                    raw = text(parts[2])
                     if len(raw) >= 1 and raw[0] in "'\"" and raw.endswith(raw[0]):
                         raw = raw[1:-1]
-                    _add(args, text(child.children[0]), raw)
+                    _add(args, text(parts[0]), raw)
                 elif child.type in ("identifier", "true"):
                     _add(args, POSITIONAL, text(child))
-            return [{text(expr.children[0]): args}]
+            return [{text(expr.child(0)): args}]
     return None
