@@ -238,3 +238,57 @@ def test_unreadable_files(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(DatasetError, match="UTF-8"):
         load_apibank(binary)
+
+
+def _dialogue_folder(tmp_path):
+    folder = tmp_path / "level-1-given-desc"
+    folder.mkdir()
+    history = [
+        {"role": "User", "text": "Can you help me set an alarm for 8 am tomorrow?"},
+        {"role": "AI", "text": "Sure, can you please provide your username and password?"},
+        {"role": "User", "text": "Sure, my username is foo and password is bar."},
+        TOKEN,
+        {"role": "AI", "text": "Okay, I got your token. What time?"},
+        {"role": "User", "text": "8 am tomorrow. Today is 2021-10-13."},
+        ALARM,
+        {"role": "AI", "text": "Alarm has been set for 8 am tomorrow."},
+    ]
+    (folder / "AddAlarm-level-1-1.jsonl").write_text("\n".join(json.dumps(h) for h in history))
+    return folder
+
+
+def test_prediction_rows_take_gold_from_the_dialogue_files(tmp_path, capsys):
+    from tooleval.cli.main import main
+
+    folder = _dialogue_folder(tmp_path)
+    rows = [
+        {
+            "file": "AddAlarm-level-1-1.jsonl",
+            "id": 0,
+            "pred": "API-Request: [GetUserToken(username='foo', password='bar')]",
+        },
+        {
+            "file": "AddAlarm-level-1-1.jsonl",
+            "id": 2,
+            "pred": "API-Request: [AddAlarm(token='z9x8c7v6b5n4m3q2w1', time='2021-10-14 09:00:00')]",
+        },
+    ]
+    path = tmp_path / "preds.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    samples = load_apibank(path, dialogues=folder)
+    assert [s.expected_tools.calls[0].name for s in samples] == ["GetUserToken", "AddAlarm"]
+    assert detect_benchmark(path) == "api-bank"
+    code = main(["score", str(path), "--data", str(folder)])
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0 and [r["passed"] for r in out] == [True, False]
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(json.dumps({**rows[0], "id": 1}))
+    with pytest.raises(FormatError, match="reply, not an API call"):
+        load_apibank(odd, dialogues=folder)
+    odd.write_text(json.dumps({**rows[0], "id": 9}))
+    with pytest.raises(FormatError, match="id 9 is not one"):
+        load_apibank(odd, dialogues=folder)
+    with pytest.raises(FormatError, match="dialogue folder"):
+        load_apibank(path)
+    with pytest.raises(DatasetError, match="not found"):
+        load_apibank(path, dialogues=tmp_path / "absent")

@@ -8,7 +8,11 @@ write one call as text, ``API-Request: [ApiName(key='value', ...)]``, which
 
 ``file``, ``id``
     the dialogue file and the sample index in it (the sample's id is
-    ``"<file>#<id>"``; either may be absent).
+    ``"<file>#<id>"``; either may be absent). With ``dialogues=`` (the folder of
+    API-Bank's dialogue JSONL files, e.g. ``lv1-lv2-samples/level-1-given-desc``)
+    a row without a gold call takes it from there, indexed as API-Bank's
+    ``Sample.from_chat_history`` does: two samples per API item, the API call
+    at even ids, so this reads ``evaluator_by_json.py``'s own prediction files.
 ``ground_truth`` | ``gold`` | ``expected_output``
     the gold call: a dialogue API item (``{"api_name", "param_dict",
     "result": {"input": ...}}``; ``result.input`` is preferred, it holds the
@@ -144,7 +148,9 @@ def _gold(row: Mapping[str, Any], where: str) -> ToolCall:
             field=f"{where}.{key}",
         )
     raise FormatError(
-        "missing the gold call: expected one of " + ", ".join(repr(k) for k in _GOLD_KEYS),
+        "missing the gold call: expected one of "
+        + ", ".join(repr(k) for k in _GOLD_KEYS)
+        + " (or 'file' and 'id' with the dialogue folder: dialogues= / --data DIR)",
         field=where,
     )
 
@@ -221,12 +227,81 @@ def sample_from_apibank_row(row: Mapping[str, Any], *, index: int | None = None)
     )
 
 
-def samples_from_apibank_rows(rows: Iterable[Any]) -> list[Sample]:
-    """Every row of an already parsed graded file."""
-    return [sample_from_apibank_row(row, index=i) for i, row in enumerate(rows)]
+def samples_from_apibank_rows(
+    rows: Iterable[Any], *, dialogues: str | Path | None = None
+) -> list[Sample]:
+    """Every row of an already parsed graded file (gold calls from ``dialogues`` when absent)."""
+    lookup = _DialogueGold(Path(dialogues)) if dialogues is not None else None
+    out = []
+    for i, row in enumerate(rows):
+        gold_given = isinstance(row, Mapping) and any(row.get(k) is not None for k in _GOLD_KEYS)
+        if lookup is not None and isinstance(row, Mapping) and not gold_given:
+            row = {**row, "ground_truth": lookup.gold(row, f"rows[{i}]")}
+        out.append(sample_from_apibank_row(row, index=i))
+    return out
 
 
-def load_apibank(path: str | Path) -> list[Sample]:
+class _DialogueGold:
+    """Gold API items of API-Bank dialogue files, by (file, sample id)."""
+
+    def __init__(self, folder: Path) -> None:
+        if not folder.is_dir():
+            raise DatasetError("API-Bank dialogue folder not found", path=str(folder))
+        self.folder = folder
+        self.items: dict[str, list[Any]] = {}
+
+    def gold(self, row: Mapping[str, Any], where: str) -> Any:
+        file, sample_id = row.get("file"), row.get("id")
+        if (
+            not isinstance(file, str)
+            or not isinstance(sample_id, int)
+            or isinstance(sample_id, bool)
+        ):
+            raise FormatError(
+                "a row without its gold call needs 'file' (text) and 'id' (integer) to find it",
+                field=where,
+            )
+        targets = self._targets(file)
+        if not 0 <= sample_id < len(targets):
+            raise FormatError(
+                f"{file} has {len(targets)} samples; id {sample_id} is not one", field=f"{where}.id"
+            )
+        target = targets[sample_id]
+        if not isinstance(target, Mapping) or target.get("role") != "API":
+            raise FormatError(
+                f"sample {sample_id} of {file} is a reply, not an API call (API calls have "
+                "even ids)",
+                field=f"{where}.id",
+            )
+        return target
+
+    def _targets(self, file: str) -> list[Any]:
+        if file not in self.items:
+            path = self.folder / Path(file).name
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                raise DatasetError("cannot read the dialogue file", path=str(path)) from None
+            history = []
+            for number, line in enumerate(lines, start=1):
+                if line.strip():
+                    try:
+                        history.append(json.loads(line))
+                    except ValueError as exc:
+                        raise DatasetError(
+                            f"line {number}: invalid JSON: {exc}", path=str(path)
+                        ) from None
+            targets: list[Any] = []
+            for i, item in enumerate(history):
+                if isinstance(item, Mapping) and item.get("role") == "API":
+                    # API-Bank's Sample.from_chat_history: the call, then the turn after it.
+                    targets.append(item)
+                    targets.append(history[i + 1] if i + 1 < len(history) else None)
+            self.items[file] = targets
+        return self.items[file]
+
+
+def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> list[Sample]:
     """Every row of a graded API-Bank file: JSONL, or a JSON array of the same objects."""
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -251,6 +326,6 @@ def load_apibank(path: str | Path) -> list[Sample]:
             except ValueError as exc:
                 raise DatasetError(f"line {number}: invalid JSON: {exc}", path=str(path)) from None
     try:
-        return samples_from_apibank_rows(rows)
+        return samples_from_apibank_rows(rows, dialogues=dialogues)
     except FormatError as exc:
         raise exc.with_context(path=str(path)) from None

@@ -102,9 +102,10 @@ def detect_benchmark_value(value: Any) -> str | None:
 
 
 def _is_apibank_row(row: Mapping[str, Any]) -> bool:
+    # gold inline, or file + id into API-Bank's dialogue files (evaluator_by_json's input)
     return (
         any(k in row for k in _APIBANK_PRED)
-        and any(k in row for k in _APIBANK_GOLD)
+        and (any(k in row for k in _APIBANK_GOLD) or ("file" in row and "id" in row))
         and not any(k in row for k in _CANONICAL_CALLS)
     )
 
@@ -153,8 +154,9 @@ def benchmark_samples(
 ) -> Iterator[tuple[int, Sample]]:
     """``(number, Sample)`` for every record of a benchmark file, read by ``fmt``'s importer.
 
-    ``data`` is BFCL's data folder (questions and ``possible_answer/``);
-    BFCL needs it, the others ignore it.
+    ``data`` is BFCL's data folder (questions and ``possible_answer/``), which
+    BFCL needs, or API-Bank's dialogue folder, where rows without their gold
+    call find it; the tau formats ignore it.
     """
     path = Path(path)
     if fmt == "tau-bench":
@@ -168,7 +170,7 @@ def benchmark_samples(
     elif fmt == "api-bank":
         from tooleval.formats.apibank import load_apibank
 
-        samples = load_apibank(path)
+        samples = load_apibank(path, dialogues=data)
     elif fmt == "bfcl":
         samples = _bfcl_samples(path, data)
     else:
