@@ -43,7 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="bfcl, tau-bench, tau2, api-bank, jsonl or json (default: detected when "
         "unambiguous, else canonical rows); see docs/formats.md",
     )
-    parser.add_argument("--data", metavar="DIR", help="BFCL data folder for --format bfcl")
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        help="benchmark data folder: BFCL's (--format bfcl) or API-Bank's dialogues (api-bank)",
+    )
     parser.add_argument(
         "--option",
         action="append",
