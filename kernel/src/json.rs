@@ -36,6 +36,9 @@ struct Reader<'a> {
 }
 
 pub fn parse(line: &[u8]) -> Option<Value> {
+    // orjson refuses invalid UTF-8 anywhere; checked once here, so strings
+    // (cut at ASCII quotes and escapes) need no check of their own.
+    std::str::from_utf8(line).ok()?;
     let mut r = Reader { s: line, i: 0 };
     r.ws();
     let v = r.value(0)?;
@@ -173,6 +176,16 @@ impl<'a> Reader<'a> {
             }
             float = true;
         }
+        if !float {
+            let digits = &self.s[int_start..self.i];
+            if digits.len() <= 18 {
+                let mut v: i64 = 0;
+                for &d in digits {
+                    v = v * 10 + (d - b'0') as i64;
+                }
+                return Some(Value::Int(if int_start > start { -v } else { v }));
+            }
+        }
         let text = std::str::from_utf8(&self.s[start..self.i]).ok()?;
         if !float {
             if let Ok(v) = text.parse::<i64>() {
@@ -202,6 +215,21 @@ impl<'a> Reader<'a> {
 
     fn string(&mut self) -> Option<String> {
         self.i += 1; // opening quote
+        let first = self.i;
+        while self.i < self.s.len() {
+            let c = self.s[self.i];
+            if c == b'"' {
+                let text = &self.s[first..self.i];
+                self.i += 1;
+                // SAFETY: as below; a valid UTF-8 line cut at ASCII quotes.
+                return Some(unsafe { String::from_utf8_unchecked(text.to_vec()) });
+            }
+            if c == b'\\' || c < 0x20 {
+                break;
+            }
+            self.i += 1;
+        }
+        self.i = first;
         let mut out: Vec<u8> = Vec::new();
         loop {
             let start = self.i;
@@ -216,7 +244,9 @@ impl<'a> Reader<'a> {
             match *self.s.get(self.i)? {
                 b'"' => {
                     self.i += 1;
-                    return String::from_utf8(out).ok();
+                    // SAFETY: the whole line is valid UTF-8 (checked in `parse`), the
+                    // pieces copied end at ASCII bytes, and escapes add whole chars.
+                    return Some(unsafe { String::from_utf8_unchecked(out) });
                 }
                 b'\\' => {
                     self.i += 1;
@@ -379,7 +409,24 @@ pub fn write_float(out: &mut Vec<u8>, x: f64) {
 }
 
 pub fn write_int(out: &mut Vec<u8>, v: i64) {
-    out.extend_from_slice(v.to_string().as_bytes());
+    if v < 0 {
+        out.push(b'-');
+    }
+    write_uint(out, v.unsigned_abs());
+}
+
+pub fn write_uint(out: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 pub fn write(out: &mut Vec<u8>, v: &Value) {
@@ -388,7 +435,7 @@ pub fn write(out: &mut Vec<u8>, v: &Value) {
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Int(i) => write_int(out, *i),
-        Value::UInt(u) => out.extend_from_slice(u.to_string().as_bytes()),
+        Value::UInt(u) => write_uint(out, *u),
         Value::Float(f) => write_float(out, *f),
         Value::Str(s) => write_str(out, s),
         Value::Arr(items) => {

@@ -155,13 +155,31 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
     })
 }
 
-/// One line scored, or `None` when Python must score it.
-fn score_bytes(cfg: &Config, line: &[u8], number: u64) -> Option<Vec<u8>> {
-    let value = json::parse(line)?;
-    let row = rows::read_row(value, number)?;
-    let mut out = Vec::with_capacity(1024);
-    metrics::score_row(cfg, &row, &mut out).ok()?;
-    Some(out)
+/// Appends the result line of one input line to `out`; false (and `out`
+/// unchanged) when Python must score it.
+fn score_into(cfg: &Config, line: &[u8], number: u64, out: &mut Vec<u8>) -> bool {
+    let mark = out.len();
+    let done = json::parse(line)
+        .and_then(|value| rows::read_row(value, number))
+        .is_some_and(|row| metrics::score_row(cfg, &row, out).is_ok());
+    if !done {
+        out.truncate(mark);
+    }
+    done
+}
+
+/// The results of `lines` written one after another, and the lines Python must
+/// score as `(index in lines, offset in the output where their result goes)`.
+fn score_part(cfg: &Config, lines: &[(u64, &[u8])]) -> (Vec<u8>, Vec<(usize, usize)>) {
+    let size: usize = lines.iter().map(|(_, l)| l.len()).sum();
+    let mut out = Vec::with_capacity(size * 4 + 1024);
+    let mut fallback = Vec::new();
+    for (index, &(number, line)) in lines.iter().enumerate() {
+        if !score_into(cfg, line, number, &mut out) {
+            fallback.push((index, out.len()));
+        }
+    }
+    (out, fallback)
 }
 
 fn blank(line: &[u8]) -> bool {
@@ -192,8 +210,8 @@ impl Kernel {
         line: &[u8],
         number: u64,
     ) -> Option<Bound<'py, PyBytes>> {
-        let out = score_bytes(&self.cfg, line, number)?;
-        Some(PyBytes::new(py, &out))
+        let mut out = Vec::with_capacity(4096);
+        score_into(&self.cfg, line, number, &mut out).then(|| PyBytes::new(py, &out))
     }
 
     /// Score a block of whole lines numbered from `start` on `threads` threads, GIL released.
@@ -218,51 +236,50 @@ impl Kernel {
             number += 1;
         }
         let cfg = &self.cfg;
-        let results: Vec<Option<Vec<u8>>> = py.allow_threads(|| {
+        let parts: Vec<(usize, Vec<u8>, Vec<(usize, usize)>)> = py.allow_threads(|| {
             let threads = threads.clamp(1, 64).min(lines.len().max(1));
+            let size = lines.len().div_ceil(threads).max(1);
             if threads == 1 {
-                return lines.iter().map(|&(n, l)| score_bytes(cfg, l, n)).collect();
+                let (out, fallback) = score_part(cfg, &lines);
+                return vec![(0, out, fallback)];
             }
-            let size = lines.len().div_ceil(threads);
             std::thread::scope(|scope| {
                 let handles: Vec<_> = lines
                     .chunks(size)
-                    .map(|part| {
+                    .enumerate()
+                    .map(|(k, part)| {
                         scope.spawn(move || {
-                            part.iter()
-                                .map(|&(n, l)| score_bytes(cfg, l, n))
-                                .collect::<Vec<_>>()
+                            let (out, fallback) = score_part(cfg, part);
+                            (k * size, out, fallback)
                         })
                     })
                     .collect();
                 handles
                     .into_iter()
-                    .flat_map(|h| h.join().expect("kernel thread panicked"))
+                    .map(|h| h.join().expect("kernel thread panicked"))
                     .collect()
             })
         });
         let out = PyList::empty(py);
-        let mut run: Vec<u8> = Vec::new();
-        for ((n, line), result) in lines.iter().zip(results) {
-            match result {
-                Some(bytes) => run.extend_from_slice(&bytes),
-                None => {
-                    if !run.is_empty() {
-                        out.append(PyBytes::new(py, &run))?;
-                        run.clear();
-                    }
-                    out.append(PyTuple::new(
-                        py,
-                        [
-                            n.into_pyobject(py)?.into_any(),
-                            PyBytes::new(py, line).into_any(),
-                        ],
-                    )?)?;
+        for (first, bytes, fallback) in parts {
+            let mut from = 0;
+            for (index, at) in fallback {
+                if at > from {
+                    out.append(PyBytes::new(py, &bytes[from..at]))?;
                 }
+                from = at;
+                let (n, line) = lines[first + index];
+                out.append(PyTuple::new(
+                    py,
+                    [
+                        n.into_pyobject(py)?.into_any(),
+                        PyBytes::new(py, line).into_any(),
+                    ],
+                )?)?;
             }
-        }
-        if !run.is_empty() {
-            out.append(PyBytes::new(py, &run))?;
+            if bytes.len() > from {
+                out.append(PyBytes::new(py, &bytes[from..]))?;
+            }
         }
         Ok(out)
     }
