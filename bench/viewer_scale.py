@@ -56,9 +56,22 @@ def build_run(store, rows: int, variant: str, name: str) -> str:
     return run_id
 
 
+class Lines(list):
+    """The result lines, printed as they come (a slow step shows what came before it)."""
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        print(line, flush=True)
+
+
+CPU: list[float] = []
+
+
 def seconds(fn) -> tuple[float, object]:
-    start = time.perf_counter()
+    """Wall seconds of ``fn()`` (its CPU seconds are left in ``CPU[-1]``)."""
+    start, cpu = time.perf_counter(), time.process_time()
     value = fn()
+    CPU.append(time.process_time() - cpu)
     return time.perf_counter() - start, value
 
 
@@ -118,7 +131,7 @@ def main() -> int:
     from fastapi.testclient import TestClient
 
     from tooleval.report import build_report
-    from tooleval.report.comparison import stored_comparison
+    from tooleval.report.comparison import comparison_page
     from tooleval.report.summary import aggregate_run
     from tooleval.store import open_store
     from tooleval.web import create_app
@@ -128,7 +141,7 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DB", help="write the store here and keep it")
     parser.add_argument("--no-compare", action="store_true", help="one run only")
     args = parser.parse_args()
-    out = []
+    out = Lines()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(args.keep) if args.keep else Path(tmp) / "runs.db"
         store = open_store(db)
@@ -154,7 +167,10 @@ def main() -> int:
         for run_id in [a, b] if b else [a]:
             store = open_store(db)
             took, _ = seconds(lambda r=run_id, s=store: aggregate_run(s, r))
-            out.append(f"| `tooleval aggregate` (once per finished run) | {took * 1000:,.0f} |")
+            out.append(
+                f"| `tooleval aggregate` (once per finished run) | {took * 1000:,.0f} "
+                f"| cpu {CPU[-1] * 1000:,.0f} |"
+            )
             store.close()
         last = -(-args.rows // 50)
         pages = {
@@ -176,10 +192,11 @@ def main() -> int:
             pages["compare, one row side by side"] = f"/compare/row?a={a}&b={b}&ia=4&ib=4"
         if b:
             store = open_store(db)
-            took, _ = seconds(lambda: stored_comparison(store, a, b, refresh=True))
+            took, _ = seconds(lambda: comparison_page(store, a, b, refresh=True))
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             out.append(
-                f"| first comparison of A and B (lean rows; then stored) | {took * 1000:,.0f} |"
+                f"| first comparison of A and B (lean rows; then stored) | {took * 1000:,.0f} "
+                f"| cpu {CPU[-1] * 1000:,.0f} |"
             )
             store.close()
         for label, url in pages.items():
@@ -192,10 +209,14 @@ def main() -> int:
             store.close()
         store = open_store(db)
         took, _ = seconds(lambda: build_report(store, a))
-        out.append(f"| `tooleval report` (200 cards) | {took * 1000:,.0f} |")
+        out.append(
+            f"| `tooleval report` (200 cards) | {took * 1000:,.0f} | cpu {CPU[-1] * 1000:,.0f} |"
+        )
         if b:
             took, _ = seconds(lambda: build_report(store, b, compare_with=a))
-            out.append(f"| `tooleval report --compare` | {took * 1000:,.0f} |")
+            out.append(
+                f"| `tooleval report --compare` | {took * 1000:,.0f} | cpu {CPU[-1] * 1000:,.0f} |"
+            )
         store.close()
         paints = paint_times(
             db,
@@ -210,7 +231,6 @@ def main() -> int:
             out.append(f"| Chromium {kind}: {label} | {ms:,.0f} |")
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         out.append(f"peak memory of the benchmark process: {peak:,.0f} MB")
-    print("\n".join(out))
     return 0
 
 

@@ -256,3 +256,37 @@ def test_cached_run_headers_equal_get_run_and_follow_a_resume(store):
 
     with pytest.raises(StoreError, match="no run"):
         cached_run(store, "nope")
+
+
+def test_clusters_read_calls_kept_in_messages(store):
+    from tooleval.metrics.registry import score_sample
+    from tooleval.model import AssistantMessage, ExpectedTools, ToolCall, UserMessage
+    from tooleval.runs.clusters import classify_failure
+    from tooleval.store.aggregates import iter_unpassed_rows, iter_unpassed_slim
+
+    run_id = store.create_run("messages", dataset={}, connector={}, metrics=METRICS[1:])
+    records = []
+    for index in range(4):
+        sample = Sample(
+            messages=[
+                UserMessage(f"refund order {index}"),
+                AssistantMessage(tool_calls=(ToolCall("search_orders", {"q": str(index)}),)),
+            ],
+            expected_tools=ExpectedTools.of(["issue_refund"]),
+            category="refund",
+        )
+        result = score_sample("tool_call_f1", sample, threshold=0.8)
+        record = RowRecord(run_id, index, f"m{index}", sample, (result,))
+        records.append(dataclasses.replace(record, failure_class=classify_failure(record)))
+    store.add_rows(run_id, records)
+    store.finish_run(run_id)
+    slim = list(iter_unpassed_slim(store, run_id))
+    full = list(iter_unpassed_rows(store, run_id))
+    assert [r.sample.actual_calls() for r in slim] == [r.sample.actual_calls() for r in full]
+    assert slim[0].sample.actual_calls()[0].name == "search_orders"
+    clusters, failures = run_clusters(store, store.get_run(run_id))
+    expected = cluster_failures(full, total_rows=4)
+    assert failures == 4
+    assert [(c.failure_class, c.detail, c.count) for c in clusters] == [
+        (c.failure_class, c.detail, c.count) for c in expected
+    ]

@@ -233,7 +233,7 @@ def run_counts(store: Any, run: RunInfo, *, refresh: bool = False) -> RunCounts:
 def _cluster(store: Any, run: RunInfo) -> tuple[list[Any], int]:
     from tooleval.runs.clusters import cluster_failures
 
-    failing = list(agg.iter_unpassed_rows(store, run.id))
+    failing = list(agg.iter_unpassed_slim(store, run.id))
     clusters = cluster_failures(failing, total_rows=run.row_count)
     return clusters, len(failing)
 

@@ -33,6 +33,7 @@ from tooleval.errors import StoreError
 from tooleval.store import codec
 from tooleval.store import schema as t
 from tooleval.store.queries import results_for
+from tooleval.store.records import RowRecord
 
 __all__ = [
     "AGGREGATES_TABLE",
@@ -43,6 +44,7 @@ __all__ = [
     "create_aggregates_table",
     "delete_aggregates",
     "iter_unpassed_rows",
+    "iter_unpassed_slim",
     "run_stamps",
     "load_aggregate",
     "save_aggregate",
@@ -348,4 +350,70 @@ def iter_unpassed_rows(store: Any, run_id: str, *, limit: int | None = None) -> 
         if left is not None:
             left -= len(chunk)
         if len(chunk) < size:
+            return
+
+
+def iter_unpassed_slim(store: Any, run_id: str) -> Any:
+    """Like :func:`iter_unpassed_rows`, with only what failure clustering reads.
+
+    Each row keeps its id, index, category, error, the calls it made and
+    every Result with its diagnosis; the stored sample (messages, expected
+    tools, metadata) is decoded only for a row whose calls are not stored
+    apart. A third of the work of full rows on a million-row run.
+    """
+    import json
+
+    from tooleval.model import Sample
+
+    r = t.rows.c
+    last = -1
+    while True:
+        query = (
+            sa.select(
+                r.row_index,
+                r.row_id,
+                r.category,
+                r.error,
+                r.failure_class,
+                r.tools_called,
+                # JSON null (no calls stored apart) is SQL NULL or the text 'null'.
+                sa.case(
+                    (
+                        sa.or_(
+                            r.tools_called.is_(None), sa.cast(r.tools_called, sa.Text) == "null"
+                        ),
+                        sa.cast(r.sample, sa.Text),
+                    ),
+                    else_=sa.null(),
+                ).label("sample_text"),
+            )
+            .where(
+                r.run_id == run_id,
+                r.row_index > last,
+                sa.or_(r.passed.is_(None), r.passed.is_(False)),
+            )
+            .order_by(r.row_index)
+            .limit(1000)
+        )
+        with store._read() as conn:
+            chunk = conn.execute(query).mappings().all()
+            if not chunk:
+                return
+            results = results_for(conn, run_id, [row["row_index"] for row in chunk])
+        for row in chunk:
+            if row["sample_text"]:
+                calls = codec.sample_from_dict(json.loads(row["sample_text"])).actual_calls()
+            else:
+                calls = codec.calls_from_list(row["tools_called"])
+            yield RowRecord(
+                run_id=run_id,
+                index=row["row_index"],
+                row_id=row["row_id"],
+                sample=Sample(tools_called=calls, category=row["category"]),
+                results=tuple(results.get(row["row_index"], ())),
+                error=row["error"],
+                failure_class=row["failure_class"],
+            )
+        last = chunk[-1]["row_index"]
+        if len(chunk) < 1000:
             return
