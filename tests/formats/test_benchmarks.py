@@ -245,3 +245,18 @@ def test_detect_value_examples():
     assert detect_benchmark_value({**APIBANK, "tools_called": []}) is None
     assert detect_benchmark_value([{"role": "user", "content": "hi", "turn_idx": 0}]) is None
     assert detect_benchmark_value("text") is None
+
+
+def test_a_json_document_is_named_as_such(tmp_path, capsys):
+    doc = tmp_path / "rows.jsonl"
+    doc.write_text('{"id": "a",\n "tools_called": [],\n "expected_tools": []}\n')
+    code, _, err = _score(capsys, doc, "--metric", "tool_correctness")
+    assert code == 2 and "this is a JSON document, not JSONL" in err and err.count("\n") == 1
+    truncated = tmp_path / "truncated.jsonl"
+    truncated.write_text('{"id": "a", "tools_called": \n{"id": "b"}\n')
+    code, _, err = _score(capsys, truncated, "--metric", "tool_correctness")
+    assert code == 2 and "row 1: invalid JSON" in err  # a broken row stays a broken row
+    rows = tmp_path / "ok.jsonl"
+    rows.write_text('{"id": "a", "tools_called": [], "expected_tools": []}\n' * 2)
+    code, out, _ = _score(capsys, rows, "--metric", "tool_correctness")
+    assert code == 0 and len(out) == 2

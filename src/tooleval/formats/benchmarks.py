@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from tooleval.errors import ConfigError, DatasetError
+from tooleval.errors import ConfigError, DatasetError, InputError
 from tooleval.model import Sample
 
 __all__ = [
@@ -139,6 +139,53 @@ def detect_benchmark(path: str | Path) -> str | None:
     return None
 
 
+_DOCUMENT_CHECK_LIMIT = 64 * 1024 * 1024  # whole-file parse only below this size
+
+
+def json_document_problem(path: str | Path) -> str | None:
+    r"""Say so when a ``.jsonl``-looking file is one JSON object spread over lines.
+
+    Such a file would otherwise fail as "row 1: invalid JSON". Returns the
+    message, or None (JSONL, an array, another kind of file, or too large to
+    check cheaply).
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     _ = f.write('{"id": "a",\n "tools_called": []}\n')
+    >>> json_document_problem(f.name)[:39]
+    'this is a JSON document, not JSONL: one'
+    >>> os.unlink(f.name)
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(65536)
+        size = path.stat().st_size
+    except OSError:
+        return None
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text[:1] != b"{" or b"\n" not in text:
+        return None
+    try:
+        json.loads(text.split(b"\n", 1)[0])
+        return None  # the first line is a row: JSONL
+    except ValueError:
+        pass
+    if size > _DOCUMENT_CHECK_LIMIT:
+        return None
+    try:
+        value = _read_json(path)
+    except DatasetError:
+        return None
+    if not isinstance(value, Mapping):
+        return None
+    return (
+        "this is a JSON document, not JSONL: one object over several lines; write one row "
+        "per line, or a JSON array of rows, or pass --format for a benchmark file "
+        f"({', '.join(BENCHMARK_FORMATS)})"
+    )
+
+
 def _read_json(path: Path) -> Any:
     try:
         with path.open("rb") as handle:
@@ -226,6 +273,10 @@ def resolve_score_format(
         raise ConfigError(
             f"--format {fmt} reads a file or folder, not standard input", field="DATASET"
         )
+    if fmt is None and dataset != "-":
+        problem = json_document_problem(dataset)
+        if problem is not None:
+            raise InputError(problem, file=str(dataset))
     metric = getattr(args, "metric", None)
     if metric is None:
         found = default_metric(fmt) if fmt is not None else None
