@@ -8,7 +8,9 @@ calls produced. What the calls can show of that, and what this profile does:
   domain: :data:`READ_ONLY`; ``transfer_to_human_agents`` only ends the
   episode, ``think`` and ``calculate`` touch no data).
 * A state-changing call whose tool answered ``Error: ...`` changed nothing
-  either (every tau-bench tool checks before it writes), so it is dropped.
+  either (every tau-bench tool checks before it writes), so it is dropped; so
+  is a call to a tool the domain does not have (tau-bench answers "Unknown
+  action") and a call whose arguments could not be read.
 * What remains must equal the gold state-changing actions as a multiset
   (order free: every write in these domains names the record it changes).
 * Argument values compare as tau-bench's hash sees them: type-strict
@@ -48,6 +50,7 @@ __all__ = [
     "SHARED_TOOLS",
     "SORTED_LISTS",
     "compare_writes",
+    "domain_tools",
     "infer_domain",
     "state_key",
 ]
@@ -121,11 +124,20 @@ _WRITES: dict[str, frozenset[str]] = {
 }
 
 
+# ``respond`` (a reply to the user, as tau-bench's gold may list it) changes no data.
+for _domain in DOMAINS:
+    READ_ONLY[_domain] = READ_ONLY[_domain] | {"respond"}
 # Tools both domains have; every one of them is read-only in both.
 SHARED_TOOLS = (READ_ONLY["airline"] | _WRITES["airline"]) & (
     READ_ONLY["retail"] | _WRITES["retail"]
 )
 READ_ONLY["shared"] = SHARED_TOOLS
+_WRITES["shared"] = frozenset()
+
+
+def domain_tools(domain: str) -> frozenset[str]:
+    """Every tool name of a domain (``shared``: the ones both domains have)."""
+    return READ_ONLY[domain] | _WRITES[domain]
 
 
 def infer_domain(names: Sequence[str]) -> str | None:
@@ -210,12 +222,14 @@ def compare_writes(
     actual (``extra``) writes, and counts of what was left out.
     """
     read_only = READ_ONLY[domain]
+    known = domain_tools(domain)
     gold = [(i, c) for i, c in enumerate(expected) if c.name not in read_only]
-    errored = [i for i, c in enumerate(actual) if c.name not in read_only and failed and failed[i]]
-    unreadable = [
-        i for i, c in enumerate(actual) if c.name not in read_only and c.parse_error is not None
-    ]
-    dropped = set(errored) | set(unreadable)
+    # tau-bench answers a name it does not know with "Unknown action ...": no change.
+    unknown = [i for i, c in enumerate(actual) if c.name not in known]
+    writes = [i for i, c in enumerate(actual) if c.name in known and c.name not in read_only]
+    errored = [i for i in writes if failed and failed[i]]
+    unreadable = [i for i in writes if actual[i].parse_error is not None]
+    dropped = set(errored) | set(unreadable) | set(unknown)
     mine = [(i, c) for i, c in enumerate(actual) if c.name not in read_only and i not in dropped]
     budget = Counter(state_key(c) for _, c in mine)
     missing = []
@@ -241,5 +255,6 @@ def compare_writes(
         "actual_writes": len(mine),
         "errored_writes": errored,
         "unreadable_writes": unreadable,
+        "unknown_tool_calls": unknown,
         "read_only_calls": sum(1 for c in actual if c.name in read_only),
     }

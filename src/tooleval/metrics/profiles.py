@@ -32,6 +32,7 @@ from tooleval.metrics.profile_tau_bench import (
     DOMAINS,
     SHARED_TOOLS,
     compare_writes,
+    domain_tools,
     infer_domain,
 )
 from tooleval.model import Diagnosis, Result, Sample
@@ -346,6 +347,14 @@ def tau_bench_actions(sample: Sample, *, domain: str | None = None) -> Result:
             name,
             "cannot tell the tau-bench domain from the tool names; pass domain='airline' "
             "or domain='retail'",
+            params=params,
+        )
+    strange = sorted({c.name for c in expected if c.name not in domain_tools(chosen)})
+    if strange:
+        return Result.unscored(
+            name,
+            f"gold action(s) {', '.join(strange)} are not tau-bench {chosen} tools; "
+            "pass domain= if the domain was guessed wrong",
             params=params,
         )
     failed = [c.is_error or str(c.result).startswith("Error") for c in actual]
