@@ -295,3 +295,27 @@ def test_output_check_agreement_with_r_outputs(shared_data):
     )
     assert every_message == 13  # tau-bench's rule: any agent message, commas removed
     assert final_only == 11  # the final answer alone misses two (docs/conformance.md)
+
+
+def test_tau2_outcomes_of_unknown_shape_are_unscored_not_errors():
+    for odd, part in (
+        ({"actions": [GOLD], "db_state": {"R1": "cancelled"}}, "acceptable_outcomes[0].db_state"),
+        ({"db_state": {"R1": "cancelled"}}, "acceptable_outcomes[0]"),
+        ("cancelled", "acceptable_outcomes[0]"),
+    ):
+        criteria = {"actions": [], "acceptable_outcomes": [odd]}
+        sample = sample_from_tau2_simulation(
+            _simulation([("cancel_reservation", {"reservation_id": "R1"})]), _task(criteria)
+        )
+        result = tau2_actions(sample)
+        assert result.score is None and part in result.reason
+    labelled = {"actions": [GOLD], "description": "cancel R1", "outcome_id": "a"}
+    sample = sample_from_tau2_simulation(
+        _simulation([("cancel_reservation", {"reservation_id": "R1"})]),
+        _task({"actions": [], "acceptable_outcomes": [labelled]}),
+    )
+    assert tau2_actions(sample).passed
+    sample = sample_from_tau2_simulation(
+        _simulation([]), _task({"actions": [], "acceptable_outcomes": {"a": 1}})
+    )
+    assert tau2_actions(sample).score is None

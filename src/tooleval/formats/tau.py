@@ -227,14 +227,14 @@ def sample_from_tau2_simulation(
         )
     where_task = f"tasks[{task.get('id')}].evaluation_criteria"
     expected, compare_args = _tau2_actions(criteria.get("actions") or [], f"{where_task}.actions")
-    outcomes = _tau2_outcomes(criteria.get("acceptable_outcomes"), where_task)
+    outcomes, odd_outcomes = _tau2_outcomes(criteria.get("acceptable_outcomes"), where_task)
     unknown = sorted(
         str(k)
         for k, v in criteria.items()
         if k not in TAU2_CRITERIA and k != "acceptable_outcomes" and v not in (None, [], {}, "")
     )
-    unknown += _unknown_action_keys(criteria.get("actions"), "actions")
-    for k, outcome in enumerate(criteria.get("acceptable_outcomes") or []):
+    unknown += _unknown_action_keys(criteria.get("actions"), "actions") + odd_outcomes
+    for k, outcome in enumerate(outcomes and criteria["acceptable_outcomes"] or []):
         listed = outcome.get("actions") if isinstance(outcome, Mapping) else outcome
         unknown += _unknown_action_keys(listed, f"acceptable_outcomes[{k}].actions")
     reward_info = simulation.get("reward_info") or {}
@@ -302,28 +302,43 @@ def _tau2_actions(actions: Any, where: str) -> tuple[list[ToolCall], list[list[s
     return expected, compare_args
 
 
-def _tau2_outcomes(raw: Any, where: str) -> list[dict[str, Any]] | None:
+# Keys of an acceptable outcome that only describe it (no gold in them).
+_OUTCOME_LABELS = frozenset({"id", "outcome_id", "name", "description", "info"})
+
+
+def _tau2_outcomes(raw: Any, where: str) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """``acceptable_outcomes``: alternatives, each a list of actions or ``{"actions": [...]}``.
 
-    Kept as ``[{"actions": [call dicts], "compare_args": [...]}]`` for the
-    ``tau2_actions`` metric; None when the field is absent or empty.
+    Returns the alternatives as ``[{"actions": [call dicts], "compare_args":
+    [...]}]`` for the ``tau2_actions`` metric (None when the field is absent
+    or empty) and the parts this reader does not understand (an outcome of
+    another shape, keys other than ``actions`` and labels), which make the
+    row unscored instead of being ignored.
     """
     if raw in (None, [], {}):
-        return None
+        return None, []
     if not isinstance(raw, list):
-        raise FormatError(
-            f"expected a list of acceptable outcomes, got {type(raw).__name__}",
-            field=f"{where}.acceptable_outcomes",
-        )
-    out = []
+        return None, ["acceptable_outcomes"]
+    out, unknown = [], []
     for i, outcome in enumerate(raw):
-        at = f"{where}.acceptable_outcomes[{i}]"
-        actions = outcome.get("actions") if isinstance(outcome, Mapping) else outcome
-        if not isinstance(actions, list):
-            raise FormatError("expected a list of actions or an object with 'actions'", field=at)
-        calls, restrictions = _tau2_actions(actions, f"{at}.actions")
+        label = f"acceptable_outcomes[{i}]"
+        if isinstance(outcome, Mapping) and isinstance(outcome.get("actions"), list):
+            actions = outcome["actions"]
+            unknown += [
+                f"{label}.{key}"
+                for key, value in outcome.items()
+                if key != "actions"
+                and key not in _OUTCOME_LABELS
+                and value not in (None, [], {}, "")
+            ]
+        elif isinstance(outcome, list):
+            actions = outcome
+        else:
+            unknown.append(label)
+            continue
+        calls, restrictions = _tau2_actions(actions, f"{where}.{label}.actions")
         out.append({"actions": [c.to_dict() for c in calls], "compare_args": restrictions})
-    return out
+    return out, unknown
 
 
 def samples_from_tau2_results(data: Mapping[str, Any]) -> list[Sample]:
