@@ -278,3 +278,23 @@ def test_langgraph_calls_join_once_with_unwrapped_results(langgraph):
     assert sessions["refund"].output == "No problem! Your refund is on its way."
     _, counts = _findings(langgraph / "traces.jsonl")
     assert counts["error_ignored"] == 1 and counts["retry_loop"] == 1 and counts["redundancy"] == 0
+
+
+@pytest.fixture(scope="module")
+def openinference_hidden(tmp_path_factory):
+    _require("openinference.instrumentation.openai", "openai")
+    return _agent(
+        tmp_path_factory,
+        "openinference",
+        "--no-tool-spans",
+        OPENINFERENCE_HIDE_INPUTS="true",
+        OPENINFERENCE_HIDE_OUTPUTS="true",
+    )
+
+
+def test_openinference_hidden_messages_are_not_a_silent_pass(openinference_hidden):
+    traces = str(openinference_hidden / "traces.jsonl")
+    sessions, _ = _sessions(traces)
+    assert len(sessions) == 4 and all(not s.calls for s in sessions.values())
+    gated = _cli("monitor", traces, "--no-store", "--fail-on", "retry_loop")
+    assert gated.returncode == 2 and b"OPENINFERENCE_HIDE_OUTPUTS" in gated.stderr
