@@ -102,12 +102,16 @@ def _openai_agent(client, tracer, name, flavour, tool_spans):
     with tracer.start_as_current_span(f"agent {name}", attributes=root_attrs) as root:
         messages = [{"role": "user", "content": user}]
         for tool, args, result, error in steps:
-            reply = client.chat.completions.create(model="fake-model", messages=messages, tools=TOOLS)
+            reply = client.chat.completions.create(
+                model="fake-model", messages=messages, tools=TOOLS
+            )
             call = reply.choices[0].message.tool_calls[0]
             messages.append(reply.choices[0].message.model_dump(exclude_none=True))
             if tool_spans:
                 _tool_span(tracer, flavour, tool, call.id, args, result, error)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+            messages.append(
+                {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}
+            )
         reply = client.chat.completions.create(model="fake-model", messages=messages, tools=TOOLS)
         if flavour == "openinference":
             root.set_attribute("output.value", reply.choices[0].message.content)
@@ -189,7 +193,9 @@ def run_langgraph(provider):
 
     with FakeOpenAI() as server:
         _script(server)
-        llm = ChatOpenAI(base_url=server.base_url, api_key="test-key", model="fake-model", max_retries=0)
+        llm = ChatOpenAI(
+            base_url=server.base_url, api_key="test-key", model="fake-model", max_retries=0
+        )
         node = ToolNode([get_weather, issue_refund, search_orders], handle_tool_errors=True)
         agent = create_react_agent(llm, node)
         for name, (user, _, _) in SESSIONS.items():
@@ -235,7 +241,9 @@ def main() -> None:
 
         logs = list(log_exporter.get_finished_logs())
         if logs:
-            (out / "logs.jsonl").write_text(json.dumps(_hex(MessageToDict(encode_logs(logs)))) + "\n")
+            (out / "logs.jsonl").write_text(
+                json.dumps(_hex(MessageToDict(encode_logs(logs)))) + "\n"
+            )
     print(json.dumps({"spans": len(spans), "traces": len(by_trace)}))
 
 
