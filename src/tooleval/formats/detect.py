@@ -193,7 +193,7 @@ def _from_list(values: Sequence[Any], where: str) -> str:
     if not values:
         return "canonical"
     agreed = set(_ALL)
-    seen: list[str] = []
+    seen: list[set[str]] = []  # formatted only for an error message
     for index, value in enumerate(values):
         found = candidates(value)
         if not found:
@@ -205,12 +205,24 @@ def _from_list(values: Sequence[Any], where: str) -> str:
         if not agreed & found:
             raise FormatError(
                 f"cannot tell the format: element {index} looks like {sorted(found)} but the "
-                f"elements before it like {sorted(agreed)} ({'; '.join(seen[-3:])})",
+                f"elements before it like {sorted(agreed)} ("
+                + "; ".join(f"[{i}] {sorted(f)}" for i, f in enumerate(seen) if i >= index - 3)
+                + ")",
                 field=where or None,
             )
         agreed &= found
-        seen.append(f"[{index}] {sorted(found)}")
+        seen.append(found)
     return _readable(values, agreed)
+
+
+_readers: dict[str, Any] = {}  # format name -> reader, filled on first use
+
+
+def _load_readers() -> dict[str, Any]:
+    from tooleval.formats.convert import get_format  # convert imports this module
+
+    _readers.update({name: get_format(name).read for name in FORMATS})
+    return _readers
 
 
 def _readable(values: Sequence[Any], agreed: set[str]) -> str:
@@ -222,13 +234,12 @@ def _readable(values: Sequence[Any], agreed: set[str]) -> str:
     candidate's reader accepts the value. When none accepts it, the first
     candidate is named and its reader reports the precise error.
     """
-    from tooleval.formats.convert import get_format  # convert imports this module
-
     ordered = [name for name in FORMATS if name in agreed]
     if len(ordered) > 1:
+        readers = _readers or _load_readers()
         for name in ordered:
             try:
-                get_format(name).read(values)
+                readers[name](values)
             except FormatError:
                 continue
             return name
