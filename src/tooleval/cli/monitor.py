@@ -135,12 +135,17 @@ def handle(args: argparse.Namespace) -> int:
                 "--json and --emit name the same file; give two paths", field="--emit"
             )
     store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
-    from tooleval.cli.monitor_serve import judging_from_args, prices_from_args, print_usage
+    from tooleval.cli.monitor_serve import (
+        judging_from_args,
+        prices_from_args,
+        print_usage,
+        with_error_ignored_options,
+    )
 
     report = monitor(
         args.traces,
         detectors=detectors,
-        options=options,
+        options=with_error_ignored_options(args, options, detectors),
         store=store,
         emit=args.emit,
         emit_passes=args.emit_passes,

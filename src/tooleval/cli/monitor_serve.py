@@ -50,6 +50,35 @@ def add_shared_options(parser: argparse.ArgumentParser) -> None:
         metavar="RATE",
         help="share of sessions judged with --judge, picked by a hash of the session id (0.05)",
     )
+    parser.add_argument(
+        "--state-changing",
+        metavar="TOOL",
+        action="append",
+        default=[],
+        help="error_ignored: this tool changes state, whatever its name says (repeatable)",
+    )
+    parser.add_argument(
+        "--read-only",
+        metavar="TOOL",
+        action="append",
+        default=[],
+        help="error_ignored: this tool only reads, whatever its name says (repeatable)",
+    )
+
+
+def with_error_ignored_options(
+    args: argparse.Namespace, options: dict[str, dict[str, Any]], detectors: Any
+) -> dict[str, dict[str, Any]]:
+    """``options`` plus ``--state-changing`` / ``--read-only`` for error_ignored when it runs."""
+    if (args.state_changing or args.read_only) and (
+        detectors is None or "error_ignored" in detectors
+    ):
+        options = dict(options)
+        options["error_ignored"] = {
+            "state_changing": list(args.state_changing),
+            "read_only": list(args.read_only),
+        }
+    return options
 
 
 def prices_from_args(args: argparse.Namespace) -> Any:
@@ -185,6 +214,7 @@ def handle(args: argparse.Namespace) -> int:
     options = detector_options(args)
     if args.detectors is not None:
         options = {k: v for k, v in options.items() if k in args.detectors}
+    options = with_error_ignored_options(args, options, args.detectors)
     judging = judging_from_args(args)
     prices = prices_from_args(args)
     writer = None
