@@ -168,8 +168,17 @@ def _foreign_message(draw):
     return msg
 
 
+_wrapped = st.one_of(
+    st.lists(_foreign_message(), min_size=1, max_size=4),
+    st.lists(_foreign_message(), min_size=1, max_size=4).map(lambda m: {"messages": m}),
+    st.tuples(texts, st.lists(_foreign_message(), min_size=1, max_size=3)).map(
+        lambda t: {"system": t[0], "messages": t[1]}
+    ),
+)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_foreign_message(), min_size=1, max_size=4))
+@given(_wrapped)
 def test_detect_never_names_a_format_its_importer_refuses(msgs):
     from tooleval.errors import FormatError
     from tooleval.formats.detect import candidates
@@ -183,7 +192,8 @@ def test_detect_never_names_a_format_its_importer_refuses(msgs):
     except FormatError:
         # Only allowed when no format the messages fit reads the value: the named
         # reader then explains why.
-        agreed = set.intersection(*(candidates(m) for m in msgs))
+        listed = msgs["messages"] if isinstance(msgs, dict) else msgs
+        agreed = set.intersection(*(candidates(m) for m in listed))
         for other in sorted(agreed):
             try:
                 import_messages(msgs, other)
