@@ -178,6 +178,65 @@ def test_exact_matcher_alone_misses_numbers_written_as_text():
     assert score_sample("tool_correctness", sample, exact_match=True, args="numeric_text").passed
 
 
+MEETING = {
+    "role": "API",
+    "api_name": "AddMeeting",
+    "param_dict": {
+        "token": "t",
+        "meeting_topic": "Sync",
+        "start_time": "2023-03-20 14:00:00",
+        "end_time": "2023-03-20 15:00:00",
+        "location": "Room 1",
+        "attendees": "['John', 'Jane']",
+    },
+    "result": {
+        "api_name": "AddMeeting",
+        "input": {
+            "token": "t",
+            "meeting_topic": "Sync",
+            "start_time": "2023-03-20 14:00:00",
+            "end_time": "2023-03-20 15:00:00",
+            "location": "Room 1",
+            "attendees": ["John", "Jane"],
+        },
+        "output": "success",
+        "exception": None,
+    },
+}
+SWITCH = {
+    "role": "API",
+    "api_name": "TimedSwitch",
+    "param_dict": {"name": "light", "time": "2023-03-20 08:00:00", "on": "True"},
+    "result": {
+        "api_name": "TimedSwitch",
+        "input": {"name": "light", "time": "2023-03-20 08:00:00", "on": True},
+        "output": True,
+        "exception": None,
+    },
+}
+
+
+def test_list_text_fails_in_both():
+    # API-Bank passes list(str) text through unconverted, so the recorded input is text
+    # while the gold input is a list: wrong there, wrong here.
+    pred = (
+        "API-Request: [AddMeeting(token='t', meeting_topic='Sync', start_time='2023-03-20 "
+        "14:00:00', end_time='2023-03-20 15:00:00', location='Room 1', attendees=['John', 'Jane'])]"
+    )
+    metric, options = default_metric("api-bank")
+    sample = sample_from_apibank_row({"ground_truth": MEETING, "pred": pred})
+    assert sample.actual_calls()[0].args["attendees"] == "['John', 'Jane']"
+    assert score_sample(metric, sample, **options).passed is False
+
+
+def test_known_difference_bool_text():
+    # API-Bank converts on='True' by the declared bool type; numeric_text leaves it text.
+    pred = "API-Request: [TimedSwitch(name='light', time='2023-03-20 08:00:00', on='True')]"
+    metric, options = default_metric("api-bank")
+    sample = sample_from_apibank_row({"ground_truth": SWITCH, "pred": pred})
+    assert score_sample(metric, sample, **options).passed is False
+
+
 def test_known_difference_calculator_spaces():
     # API-Bank's Calculator drops spaces from both formulas before comparing;
     # tooleval's built-in matchers keep them (documented in docs/conformance.md).
