@@ -1,6 +1,6 @@
 """Run scripted agents through real GenAI instrumentation and write OTLP JSON files.
 
-Usage: ``python instrumented_agent.py FLAVOUR OUT_DIR [--no-tool-spans]`` with
+Usage: ``python instrumented_agent.py FLAVOUR OUT_DIR [--no-tool-spans] [--otlp URL]`` with
 FLAVOUR ``openai-v2`` (opentelemetry-instrumentation-openai-v2),
 ``openinference`` (openinference-instrumentation-openai) or ``langgraph``
 (openinference-instrumentation-langchain on a LangGraph ``create_react_agent``).
@@ -203,6 +203,20 @@ def run_langgraph(provider):
                 agent.invoke({"messages": [("user", user)]})
 
 
+def _add_otlp(url, provider, logger_provider):
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{url}/v1/traces")))
+    if logger_provider is not None:
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+        logger_provider.add_log_record_processor(
+            BatchLogRecordProcessor(OTLPLogExporter(endpoint=f"{url}/v1/logs"))
+        )
+
+
 def main() -> None:
     flavour, out = sys.argv[1], Path(sys.argv[2])
     tool_spans = "--no-tool-spans" not in sys.argv
@@ -220,10 +234,15 @@ def main() -> None:
         log_exporter = InMemoryLogRecordExporter()
         logger_provider = LoggerProvider()
         logger_provider.add_log_record_processor(SimpleLogRecordProcessor(log_exporter))
+    if "--otlp" in sys.argv:  # also send everything to an OTLP/HTTP endpoint, as in production
+        _add_otlp(sys.argv[sys.argv.index("--otlp") + 1], provider, logger_provider)
     if flavour == "langgraph":
         run_langgraph(provider)
     else:
         run_openai(flavour, tool_spans, provider, logger_provider)
+    provider.shutdown()  # flushes the OTLP exporters
+    if logger_provider is not None:
+        logger_provider.shutdown()
     spans = list(exporter.get_finished_spans())
     by_trace = defaultdict(list)
     for span in spans:

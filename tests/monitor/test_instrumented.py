@@ -298,3 +298,34 @@ def test_openinference_hidden_messages_are_not_a_silent_pass(openinference_hidde
     assert len(sessions) == 4 and all(not s.calls for s in sessions.values())
     gated = _cli("monitor", traces, "--no-store", "--fail-on", "retry_loop")
     assert gated.returncode == 2 and b"OPENINFERENCE_HIDE_OUTPUTS" in gated.stderr
+
+
+def test_real_instrumentation_through_otlp_exporters_into_monitor_serve(tmp_path_factory):
+    """openai-v2 spans and content log events, sent by the SDK's OTLP/HTTP exporters, live."""
+    _require(
+        "opentelemetry.instrumentation.openai_v2",
+        "openai",
+        "opentelemetry.exporter.otlp.proto.http",
+    )
+    from tooleval.monitor.live import LiveMonitor
+    from tooleval.monitor.serve import OtlpReceiver
+
+    monitor = LiveMonitor()
+    # the exporters flush when the agent process ends; stop() then monitors every session
+    receiver = OtlpReceiver(monitor, port=0, idle_timeout=60).start()
+    try:
+        _agent(
+            tmp_path_factory,
+            "openai-v2",
+            "--no-tool-spans",
+            "--otlp",
+            receiver.url,
+            OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true",
+        )
+    finally:
+        receiver.stop()
+    summary = monitor.summary()
+    assert receiver.problems.log_records > 0 and receiver.rejected == 0
+    assert summary["sessions"] == 4 and summary["tool_calls"] == 5
+    assert summary["counts"]["error_ignored"] == 1 and summary["counts"]["retry_loop"] == 1
+    assert summary["unreadable_tool_use"] == {}
