@@ -450,3 +450,73 @@ def test_unreadable_input_is_exit_2_one_line(tmp_path, capsys):
 def test_a_directory_as_input_is_exit_2(tmp_path, capsys):
     assert score(str(tmp_path)) == 2
     assert "is a directory" in one_error_line(capsys)
+
+
+# ------------------------------------------------------------------ terminal output
+
+
+def test_table_shows_dataset_text_as_text_never_as_markup_or_escapes(tmp_path, capsys):
+    row = {
+        "id": "[/b]\x1b[31mred",
+        "category": "[bold]x",
+        "tools_called": ["a\u202eb"],
+        "expected_tools": ["a"],
+    }
+    data = write_jsonl(tmp_path / "d.jsonl", [row])
+    assert score(str(data), "--table", "-o", str(tmp_path / "out.jsonl")) == 0
+    shown = capsys.readouterr().out
+    assert "[/b]" in shown and "[bold]x" in shown and "a<U+202E>b" in shown
+    assert "\x1b" not in shown and "\u202e" not in shown
+
+
+def test_monitor_prints_trace_text_escaped(tmp_path, capsys):
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "look\x1b[2Jup", "arguments": "{}"},
+    }
+    turn = {"role": "assistant", "content": None, "tool_calls": [call]}
+    messages = [{"role": "user", "content": "x"}] + [turn] * 4
+    traces = write_jsonl(tmp_path / "t.jsonl", [{"id": "s\u202e1", "messages": messages}])
+    assert main(["monitor", str(traces), "--no-store"]) == 0
+    shown = capsys.readouterr().out
+    assert "look" in shown and "s<U+202E>1" in shown  # the finding is printed, escaped
+    assert "\x1b" not in shown and "\u202e" not in shown
+
+
+# ------------------------------------------------------------------ io_atomic
+
+
+def test_atomic_write_leaves_the_target_alone_on_failure(tmp_path):
+    from tooleval.io_atomic import atomic_write
+
+    target = tmp_path / "out.jsonl"
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError), atomic_write(target) as handle:
+        handle.write(b"half")
+        raise RuntimeError("stopped")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+    with atomic_write(target, "w") as handle:
+        handle.write("new\n")
+    assert target.read_text() == "new\n"
+    assert target.stat().st_mode & 0o777 != 0o600  # a plain file's mode, not mkstemp's
+
+
+def test_check_output_path_names_each_problem(tmp_path):
+    from tooleval.errors import InputError
+    from tooleval.io_atomic import check_output_path
+
+    (tmp_path / "dir").mkdir()
+    source = tmp_path / "in.jsonl"
+    source.write_text("{}\n")
+    cases = {
+        str(tmp_path / "nope" / "x"): "does not exist",
+        str(tmp_path / "dir"): "is a directory",
+        "": "empty string",
+        str(source): "also an input file",
+    }
+    for path, needle in cases.items():
+        with pytest.raises(InputError, match=needle):
+            check_output_path(path, option="-o", inputs=[source])
+    assert check_output_path(tmp_path / "new.jsonl") == tmp_path / "new.jsonl"

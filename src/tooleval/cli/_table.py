@@ -22,8 +22,21 @@ def wide_console(*, stderr: bool = False):
     return Console(stderr=stderr, highlight=False, width=width)
 
 
-def _calls_text(names: Sequence[str]) -> str:
-    return ", ".join(names) if names else "(none)"
+def _calls_text(names: Sequence[str]) -> Any:
+    return _plain(", ".join(names) if names else "(none)")
+
+
+def _plain(value: Any) -> Any:
+    """Text from a dataset as a rich Text: never read as markup, control characters shown.
+
+    A row id like ``[/b]`` would otherwise be a rich markup error, and an ANSI
+    escape in a reason would repaint the terminal.
+    """
+    from rich.text import Text
+
+    from tooleval.textsafe import visible
+
+    return Text(visible(str(value)))
 
 
 def summarize(results: Sequence[Result]) -> dict[str, Any]:
@@ -60,13 +73,13 @@ def print_score_table(
         expected = sample.expected_tools.names if sample.expected_tools is not None else None
         verdict = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[yellow]unscored[/]"}
         table.add_row(
-            row_id,
-            sample.category or "",
+            _plain(row_id),
+            _plain(sample.category or ""),
             _calls_text([c.name for c in sample.actual_calls()]),
             "(not bound)" if expected is None else _calls_text(expected),
             "-" if result.score is None else f"{result.score:.2f}",
             verdict[result.passed],
-            result.reason,
+            _plain(result.reason),
         )
         by_category[sample.category or "(none)"].append(result)
     console.print(table)
@@ -77,7 +90,7 @@ def print_score_table(
     for category, results in sorted(by_category.items()) + [("ALL", [r for _, _, r in rows])]:
         s = summarize(results) if category != "ALL" else overall
         summary.add_row(
-            category,
+            _plain(category),
             str(s["rows"]),
             str(s["passed"]),
             str(s["failed"]),

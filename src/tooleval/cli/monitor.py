@@ -203,6 +203,8 @@ def _check_something_read(report: Any, traces: str) -> None:
 
 
 def _print(report: Any, *, show: int, emitted: str | None) -> None:
+    from tooleval.textsafe import visible  # trace text reaches the terminal escaped
+
     out = sys.stdout
     ingest = report.ingest
     print(
@@ -217,17 +219,16 @@ def _print(report: Any, *, show: int, emitted: str | None) -> None:
             file=out,
         )
         for problem in ingest.problems[:show]:
-            print(f"  {problem}", file=out)
+            print(f"  {visible(str(problem))}", file=out)
     for detector, by_tool in report.grouped().items():
         total = sum(len(found) for found in by_tool.values())
         print(f"\n{detector}: {total} finding{'s' if total != 1 else ''}", file=out)
         for tool, found in sorted(by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            print(f"  {tool}: {len(found)}", file=out)
+            print(f"  {visible(str(tool))}: {len(found)}", file=out)
             for finding in found[:show]:
-                spans = ",".join(finding.span_ids[:3]) or "-"
-                print(
-                    f"    session {finding.session_id} [spans {spans}] {finding.message}", file=out
-                )
+                spans = visible(",".join(finding.span_ids[:3])) or "-"
+                where = f"session {visible(str(finding.session_id))} [spans {spans}]"
+                print(f"    {where} {visible(finding.message)}", file=out)
             if len(found) > show:
                 print(f"    ... {len(found) - show} more (see --json)", file=out)
     if report.run_id:
