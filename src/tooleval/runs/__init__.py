@@ -11,12 +11,21 @@ from tooleval.runs.clusters import (
     FailureCluster,
     classify_failure,
     cluster_failures,
+    error_key,
     failure_detail,
 )
-from tooleval.runs.compare import Comparison, ConfigDifference, DeltaCounts, RowDelta, compare_runs
+from tooleval.runs.compare import (
+    Comparison,
+    ConfigDifference,
+    DeltaCounts,
+    RowDelta,
+    change_of,
+    compare_runs,
+)
 from tooleval.runs.gate import GateCheck, GateResult, evaluate_gate
 from tooleval.runs.plan import DatasetSpec, GateSpec, MetricGate, Plan, load_plan, plan_from_dict
-from tooleval.runs.runner import RunOutcome, arun_plan, run_plan
+from tooleval.runs.preflight import PreflightReport, Problem, preflight
+from tooleval.runs.runner import RunOutcome, arun_plan, check_plan, run_plan
 
 __all__ = [
     "FAILURE_CLASSES",
@@ -30,15 +39,21 @@ __all__ = [
     "GateSpec",
     "MetricGate",
     "Plan",
+    "PreflightReport",
+    "Problem",
     "RowDelta",
     "RunOutcome",
     "arun_plan",
+    "change_of",
+    "check_plan",
     "classify_failure",
     "cluster_failures",
     "compare_runs",
+    "error_key",
     "evaluate_gate",
     "failure_detail",
     "load_plan",
     "plan_from_dict",
+    "preflight",
     "run_plan",
 ]
