@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 # Debian packages the test suite drives for real: a PostgreSQL server and a browser.
 APT_PACKAGES := postgresql chromium
 
-.PHONY: demo test lint format bench system-deps clean kernel
+.PHONY: demo test lint format bench system-deps clean kernel shell
 
 $(VENV)/.core: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -50,11 +50,18 @@ demo: $(VENV)/.core kernel
 	  --table --output demo-results.jsonl
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_call_accuracy --option order=flexible --table --output demo-accuracy.jsonl
 	@echo "per-row results written to demo-results.jsonl and demo-accuracy.jsonl"
+	@echo 'run `source .venv/bin/activate` (or `make shell`) to use the tooleval command'
+
+# A shell with the venv active, so `tooleval` is on PATH (leave it with `exit`).
+shell: $(VENV)/.core
+	@echo "tooleval is on PATH in this shell; type exit to leave"
+	@. $(VENV)/bin/activate && exec "$${SHELL:-/bin/sh}" -i
 
 test: system-deps $(VENV)/.dev kernel
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
-	$(VENV)/bin/pytest -q
+	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
+	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check src tests bench

@@ -17,6 +17,7 @@ the same tokens for the same prompt every time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,12 +251,25 @@ class LlamaModel:
         max_new_tokens: int,
         stop_ids: Sequence[int] = (),
         should_stop: Callable[[list[int]], bool] | None = None,
+        threads: int | None = 1,
     ) -> list[int]:
         """Greedy continuation of ``prompt``: at most ``max_new_tokens`` ids.
 
         Stops after a token in ``stop_ids`` (which is kept, as ``transformers``
         keeps the end-of-sequence token) or once ``should_stop(generated)`` is true.
+        ``threads`` limits numpy's BLAS threads meanwhile (``None``: leave them be):
+        one is fastest on a busy machine, each decoding step being a small product.
         """
+        with _blas_threads(threads):
+            return self._generate(prompt, max_new_tokens, stop_ids, should_stop)
+
+    def _generate(
+        self,
+        prompt: Sequence[int],
+        max_new_tokens: int,
+        stop_ids: Sequence[int],
+        should_stop: Callable[[list[int]], bool] | None,
+    ) -> list[int]:
         cfg = self.config
         if not prompt:
             raise JudgeError("the prompt is empty after tokenisation")
@@ -279,6 +293,17 @@ class LlamaModel:
             if should_stop is not None and should_stop(generated):
                 return generated
             logits = self._forward([token], len(prompt) + len(generated) - 1, keys, values)
+
+
+def _blas_threads(threads: int | None) -> Any:
+    """A context limiting numpy's BLAS to ``threads`` (no-op without threadpoolctl)."""
+    if not threads:
+        return nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return nullcontext()
+    return threadpool_limits(limits=threads, user_api="blas")
 
 
 def _dequantize(tensor: Any, path: str) -> np.ndarray:

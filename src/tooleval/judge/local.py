@@ -99,19 +99,6 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
         return loaded
 
 
-def _blas_threads(threads: int | None) -> Any:
-    """A context limiting numpy's BLAS to ``threads`` (no-op without threadpoolctl)."""
-    from contextlib import nullcontext
-
-    if not threads:
-        return nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return nullcontext()
-    return threadpool_limits(limits=threads, user_api="blas")
-
-
 class LocalJudge(BaseJudge):
     """SmolLM2-135M-Instruct (or another llama GGUF chat model) as a judge, on CPU.
 
@@ -189,12 +176,13 @@ class LocalJudge(BaseJudge):
             return schema is not None and json_object_closed(prefill + tokenizer.decode(generated))
 
         started = time.perf_counter()
-        with loaded.lock, _blas_threads(self.threads):
+        with loaded.lock:
             generated = loaded.model.generate(
                 prompt,
                 max_new_tokens=limit,
                 stop_ids=tokenizer.stop_ids,
                 should_stop=done,
+                threads=self.threads,
             )
         latency = (time.perf_counter() - started) * 1000
         return JudgeReply(
