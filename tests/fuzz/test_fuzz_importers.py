@@ -50,6 +50,37 @@ def _tau_bench(value: Any) -> Any:
     return sample_from_tau_bench_run(value) if isinstance(value, dict) else None
 
 
+def _tau2(value: Any) -> Any:
+    from tooleval.formats.tau import sample_from_tau2_simulation
+
+    if not isinstance(value, dict):
+        return None
+    return sample_from_tau2_simulation(value, value.get("task", value))
+
+
+def _apibank(value: Any) -> Any:
+    from tooleval.formats.apibank import sample_from_apibank_row
+
+    return sample_from_apibank_row(value) if isinstance(value, dict) else None
+
+
+def _otlp_logs(value: Any) -> Any:
+    from tooleval.formats.otel import IngestReport
+    from tooleval.formats.otel_logs import facts_from_logs_request, is_otlp_logs_request
+
+    if not is_otlp_logs_request(value):  # what the readers check before calling it
+        return None
+    return list(facts_from_logs_request(value, report=IngestReport()))
+
+
+def _bfcl_entry(value: Any) -> Any:
+    from tooleval.formats.bfcl import sample_from_entry
+
+    if not isinstance(value, dict):
+        return None
+    return sample_from_entry(value, value.get("answer"), value.get("result", value))
+
+
 def _bfcl_result(value: Any) -> Any:
     from tooleval.formats.bfcl import decode_result
 
@@ -70,6 +101,10 @@ IMPORTERS: dict[str, Callable[[Any], Any]] = {
     "parse_tool_calls": parse_tool_calls,
     "otlp_spans": _otlp,
     "tau_bench_run": _tau_bench,
+    "tau2_simulation": _tau2,
+    "apibank_row": _apibank,
+    "otlp_logs": _otlp_logs,
+    "bfcl_entry": _bfcl_entry,
     "bfcl_result": _bfcl_result,
     "bfcl_ground_truth": _bfcl_truth,
     **{f"import_messages[{name}]": (lambda v, n=name: import_messages(v, n)) for name in FORMATS},
