@@ -242,3 +242,51 @@ def test_the_python_api_gate_counts_errors(tmp_path, agent_stub):
     assert not outcome.gate.passed
     (errors,) = [c for c in outcome.gate.checks if c.name == "errors"]
     assert errors.value == pytest.approx(1 / 6) and errors.required == 0.0
+
+
+def test_an_output_metric_without_an_output_path_stops_before_any_call(
+    tmp_path, agent_stub, capsys
+):
+    write_dataset(tmp_path / "cases.jsonl")
+    plan = write_plan(
+        tmp_path, agent_stub, metrics=[{"name": "output_contains", "params": {"values": ["done"]}}]
+    )
+    _edit_plan(plan, connector__response={"tools_called": "$.steps[*].tool.name"})
+    assert _run(str(plan), "--store", str(tmp_path / "r.db")) == 2
+    err = _one_line_error(capsys)
+    assert "output_contains read the agent's answer" in err and "{output:" in err
+    assert agent_stub.requests == []
+
+
+def test_a_python_agent_without_output_leaves_output_metrics_unscored(tmp_path):
+    import sys
+
+    write_dataset(tmp_path / "cases.jsonl")
+    (tmp_path / "calls_agent.py").write_text(
+        "def run(text):\n    return {'tools_called': ['lookup_order']}\n"
+    )
+    plan = tmp_path / "p.yaml"
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "dataset": "cases.jsonl",
+                "connector": {"type": "python", "target": "calls_agent:run"},
+                "metrics": [
+                    {"name": "output_contains", "params": {"values": ["done"]}},
+                    "tool_correctness",
+                ],
+            }
+        )
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        main(["run", str(plan), "--store", str(tmp_path / "r.db"), "--quiet"])
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("calls_agent", None)
+    with open_store(tmp_path / "r.db") as store:
+        (run,) = store.list_runs()
+        row = store.get_row(run.id, 4)  # s1 expects lookup_order only
+        output, correctness = row.results
+        assert output.score is None and "reported no output" in output.reason
+        assert correctness.score == 1.0

@@ -13,7 +13,7 @@ found here and stops the run with exit 2 and a line saying how to fix it;
   empty prompts);
 - every metric that reads the agent's tool calls has a source for them: a
   ``tools_called``/``tool_calls`` response path on an HTTP connector (or a
-  ``tools_called`` column);
+  ``tools_called`` column); likewise an ``output`` path for output metrics;
 - row ids are unique (results are matched across runs by id).
 
 >>> problem = Problem("connector.headers.Authorization", "environment variable T is not set",
@@ -215,18 +215,32 @@ def _tool_call_source(connector: Any, dataset: Any) -> bool:
     return True  # python/openai connectors report calls themselves (checked per row)
 
 
+def _output_source(connector: Any) -> bool:
+    mapping = getattr(connector, "mapping", None)
+    paths = getattr(mapping, "paths", None)
+    if not paths or getattr(connector, "url", None) is None:
+        return True  # no paths: a text reply is the output; other connectors report it
+    return "output" in paths
+
+
 def _check_tool_source(connector: Any, dataset: Any, metrics: Sequence[Any]) -> Iterable[Problem]:
     needing = [m.spec.name for m in metrics if "tools_called" in (m.info.requires or ())]
-    if not needing or _tool_call_source(connector, dataset):
-        return
-    names = ", ".join(needing)
-    yield Problem(
-        "connector.response",
-        f"{names} score the agent's tool calls, but the connector has no tools_called or "
-        "tool_calls path, so every row would be unscored",
-        "add connector: response: {tools_called: <JSONPath to the called tool names>} "
-        "(`tooleval connector test PLAN` shows the agent's reply)",
-    )
+    if needing and not _tool_call_source(connector, dataset):
+        yield Problem(
+            "connector.response",
+            f"{', '.join(needing)} score the agent's tool calls, but the connector has no "
+            "tools_called or tool_calls path, so every row would be unscored",
+            "add connector: response: {tools_called: <JSONPath to the called tool names>} "
+            "(`tooleval connector test PLAN` shows the agent's reply)",
+        )
+    needing = [m.spec.name for m in metrics if "output" in (m.info.requires or ())]
+    if needing and not dataset.is_bound("output") and not _output_source(connector):
+        yield Problem(
+            "connector.response",
+            f"{', '.join(needing)} read the agent's answer, but the connector's response "
+            "paths have no output path, so every row would be unscored",
+            "add connector: response: {output: <JSONPath to the answer text>}",
+        )
 
 
 def _check_ids(dataset: Any) -> Iterable[Problem]:

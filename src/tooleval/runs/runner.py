@@ -290,7 +290,7 @@ class _Runner:
         error: str | None = None
         raw: Any = None
         latency: float | None = None
-        no_calls = False
+        absent: set[str] = set()  # agent-produced fields the connector did not report
         if getattr(row, "error", None):
             error = f"row could not be read: {row.error}"
         else:
@@ -302,11 +302,11 @@ class _Runner:
             except Exception as exc:  # an agent failure must not stop the other rows
                 error = f"connector error: {type(exc).__name__}: {exc}"
             else:
-                no_calls = (
-                    response.tools_called is None
-                    and response.messages is None
-                    and sample.tools_called is None
-                )
+                if response.messages is None:
+                    if response.tools_called is None and sample.tools_called is None:
+                        absent.add("tools_called")
+                    if response.output is None and sample.output is None:
+                        absent.add("output")
                 sample = response.apply_to(sample)
                 raw = response.raw
                 latency = response.latency_ms
@@ -330,8 +330,8 @@ class _Runner:
         else:
             results = tuple(
                 [
-                    self._no_calls(m)
-                    if no_calls and "tools_called" in (m.info.requires or ())
+                    self._not_reported(m, absent)
+                    if absent & set(m.info.requires or ())
                     else self._explain(await self.score(m, sample), row)
                     for m in self.metrics
                 ]
@@ -348,11 +348,21 @@ class _Runner:
         )
         return dataclasses.replace(record, failure_class=classify_failure(record))
 
-    def _no_calls(self, metric: _Metric) -> Result:
+    def _not_reported(self, metric: _Metric, absent: set[str]) -> Result:
+        """Unscored, never 0, when the connector could not say what the metric reads."""
+        if "tools_called" in absent and "tools_called" in (metric.info.requires or ()):
+            why = (
+                "the connector reported no tool calls for this row (the agent's reply has no "
+                "tools_called/tool_calls, or the function returned only text)"
+            )
+        else:
+            why = (
+                "the connector reported no output for this row (no output path, or the reply "
+                "had no text)"
+            )
         return Result.unscored(
             metric.spec.name,
-            "not scored: the connector reported no tool calls for this row (the agent's reply "
-            "has no tools_called/tool_calls, or the function returned only text)",
+            f"not scored: {why}",
             params=metric.params,
             threshold=metric.spec.threshold,
         )
