@@ -193,18 +193,59 @@ def test_sample_type_checked():
         score_sample("tool_call_f1", {"expected_tools": []})  # type: ignore[arg-type]
 
 
-def test_missing_provider_skipped_broken_provider_raises(tmp_path, monkeypatch):
-    package = tmp_path / "fakeprov"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "broken.py").write_text("import tooleval_no_such_module_xyz\n")
+def _plugin(tmp_path, monkeypatch, name: str, module_source: str) -> None:
+    """An installed third-party distribution declaring a ``tooleval.metrics`` entry point."""
+    (tmp_path / f"{name}.py").write_text(module_source)
+    dist = tmp_path / f"{name}-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[tooleval.metrics]\n{name} = {name}:provide\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "PROVIDERS", ("tooleval.metrics.builtin", "fakeprov.absent"))
     monkeypatch.setitem(registry._state, "loaded", False)
-    assert {m.name for m in list_metrics()} >= BUILTIN
-    monkeypatch.setattr(registry, "PROVIDERS", ("fakeprov.broken",))
-    monkeypatch.setitem(registry._state, "loaded", False)
-    with pytest.raises(ImportError, match="tooleval_no_such_module_xyz"):
-        list_metrics()
-    sys.modules.pop("fakeprov.broken", None)
-    sys.modules.pop("fakeprov", None)
+
+
+def test_third_party_metric_comes_through_the_entry_point_group(tmp_path, monkeypatch):
+    _plugin(
+        tmp_path,
+        monkeypatch,
+        "tooleval_plugin_ok",
+        "from tooleval.metrics import MetricInfo, Param\n"
+        "from tooleval.model import Result\n"
+        "def _score(sample, **params):\n"
+        "    return Result(metric='plugin_metric', score=1.0, passed=True, reason='ok')\n"
+        "def provide():\n"
+        "    return [MetricInfo(name='plugin_metric', description='from a plugin', params={},\n"
+        "                       requires=(), needs_judge=False, score_sample=_score)]\n",
+    )
+    try:
+        names = {m.name for m in list_metrics()}
+        assert "plugin_metric" in names and names >= BUILTIN
+        assert "goal_accuracy" in names  # tooleval.judged plugs in through the same group
+    finally:
+        registry._metrics.pop("plugin_metric", None)
+        sys.modules.pop("tooleval_plugin_ok", None)
+
+
+def test_broken_provider_raises_naming_its_entry_point(tmp_path, monkeypatch):
+    _plugin(tmp_path, monkeypatch, "tooleval_plugin_bad", "import tooleval_no_such_module_xyz\n")
+    try:
+        with pytest.raises(ConfigError, match="tooleval_plugin_bad.*tooleval_no_such_module_xyz"):
+            list_metrics()
+    finally:
+        sys.modules.pop("tooleval_plugin_bad", None)
+
+
+def test_provider_giving_something_else_than_metric_info_raises(tmp_path, monkeypatch):
+    _plugin(tmp_path, monkeypatch, "tooleval_plugin_odd", "def provide():\n    return ['x']\n")
+    try:
+        with pytest.raises(ConfigError, match="expected MetricInfo"):
+            list_metrics()
+    finally:
+        sys.modules.pop("tooleval_plugin_odd", None)
+
+
+def test_registry_imports_no_module_by_name():
+    import inspect
+
+    source = inspect.getsource(registry)
+    assert "import_module" not in source and '"tooleval.judged"' not in source

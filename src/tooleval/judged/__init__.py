@@ -6,8 +6,9 @@ Each metric takes the :class:`~tooleval.model.Sample` first and an explicit
 raw reply and parsed verdict plus the row's judge usage, and has an async twin
 (``a``-prefixed) sharing the same prompt building and scoring.
 
-Importing this package registers the four metrics with
-:mod:`tooleval.metrics.registry` (which imports it lazily).
+The metric registry finds the four metrics through this package's
+``tooleval.metrics`` entry point (:func:`judged_metrics`); importing the
+package registers nothing.
 
 >>> from tooleval.model import Sample
 >>> tools_error(Sample(input="hi"), judge=None)
@@ -17,7 +18,7 @@ tooleval.errors.JudgeError: tools_error needs an LLM judge and none is configure
 """
 
 from tooleval.judged.goal_accuracy import agoal_accuracy, goal_accuracy
-from tooleval.judged.registration import register_judged_metrics
+from tooleval.judged.registration import judged_metrics
 from tooleval.judged.render import render_conversation
 from tooleval.judged.task_success import atask_success, task_success
 from tooleval.judged.tools_error import atools_error, tools_error
@@ -29,11 +30,9 @@ __all__ = [
     "atools_error",
     "atopic_adherence",
     "goal_accuracy",
-    "register_judged_metrics",
+    "judged_metrics",
     "render_conversation",
     "task_success",
     "tools_error",
     "topic_adherence",
 ]
-
-register_judged_metrics()

@@ -1,10 +1,17 @@
-"""Registry entries for the judged metrics (name, options, judge needed)."""
+"""Registry entries for the judged metrics (name, options, judge needed).
+
+The metric registry finds them through this package's ``tooleval.metrics``
+entry point (``judged_metrics``), the same route a third-party metric takes.
+
+>>> [info.name for info in judged_metrics()]
+['topic_adherence', 'goal_accuracy', 'tools_error', 'task_success']
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["JUDGED_METRICS", "register_judged_metrics"]
+__all__ = ["JUDGED_METRICS", "judged_metrics"]
 
 JUDGED_METRICS = ("topic_adherence", "goal_accuracy", "tools_error", "task_success")
 
@@ -13,7 +20,8 @@ JUDGED_METRICS = ("topic_adherence", "goal_accuracy", "tools_error", "task_succe
 _MAX_CHARS_HELP = "cut each tool result or argument shown to the judge at this many characters"
 
 
-def _infos() -> list[Any]:
+def judged_metrics() -> list[Any]:
+    """The four judged metrics' registry entries (``MetricInfo``), in a fixed order."""
     from tooleval.judged.goal_accuracy import agoal_accuracy, goal_accuracy
     from tooleval.judged.task_success import atask_success, task_success
     from tooleval.judged.tools_error import atools_error, tools_error
@@ -83,22 +91,3 @@ def _infos() -> list[Any]:
             ascore_sample=atask_success,
         ),
     ]
-
-
-def register_judged_metrics() -> None:
-    """Register the four judged metrics (a no-op if the registry is not installed)."""
-    import importlib.util
-
-    # The registry ships separately; without it the metric functions still work.
-    if importlib.util.find_spec("tooleval.metrics.registry") is None:
-        return
-    from tooleval.metrics import registry
-
-    known = (
-        {info.name for info in registry.list_metrics()}
-        if hasattr(registry, "list_metrics")
-        else set()
-    )
-    for info in _infos():
-        if info.name not in known:
-            registry.register_metric(info)

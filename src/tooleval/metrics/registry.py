@@ -2,10 +2,13 @@
 
 A stored :class:`~tooleval.model.Result` records its metric name and the
 effective value of every parameter, so :func:`rescore` can reproduce it.
-Metric providers register themselves when imported; the registry imports
-them on first use: :mod:`tooleval.metrics.builtin` (the deterministic
-metrics), then ``tooleval.judged`` and ``tooleval.metrics.profiles`` when
-they are installed (a provider that exists but fails to import raises).
+The registry is filled on first use, explicitly: the metrics of this package
+(:mod:`tooleval.metrics.builtin`, :mod:`tooleval.metrics.profiles`), then every
+entry point of the ``tooleval.metrics`` group. Packages above this layer, such
+as ``tooleval.judged``, and third-party packages plug in through that group
+(``[project.entry-points."tooleval.metrics"]`` naming a callable that returns
+:class:`MetricInfo` objects); the registry never imports a module by name. A
+provider that is declared but fails to load raises, naming the entry point.
 
 >>> info = get_metric("tool_call_accuracy")
 >>> info.params["order"].default, info.needs_judge
@@ -19,8 +22,6 @@ they are installed (a provider that exists but fails to import raises).
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,7 @@ from tooleval.errors import ConfigError, JudgeError
 from tooleval.model import Result, Sample
 
 __all__ = [
-    "PROVIDERS",
+    "ENTRY_POINT_GROUP",
     "BoundMetric",
     "MetricInfo",
     "Param",
@@ -43,8 +44,9 @@ __all__ = [
     "score_sample",
 ]
 
-# Imported on first registry use, in this order; missing optional ones are skipped.
-PROVIDERS = ("tooleval.metrics.builtin", "tooleval.judged", "tooleval.metrics.profiles")
+# Entry points of this group are loaded on first registry use; each names a callable
+# returning an iterable of MetricInfo (tooleval.judged declares itself here too).
+ENTRY_POINT_GROUP = "tooleval.metrics"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,17 +105,46 @@ def register_metric(info: MetricInfo, *, replace_existing: bool = False) -> None
         _metrics[info.name] = info
 
 
+def _entry_point_metrics() -> list[MetricInfo]:
+    from importlib.metadata import entry_points
+
+    infos: list[MetricInfo] = []
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        # A declared provider that cannot load must fail loudly, never vanish.
+        try:
+            provide = point.load()
+            provided = list(provide())
+        except Exception as exc:
+            raise ConfigError(
+                f"metric provider {point.name!r} ({point.value}) in entry point group "
+                f"{ENTRY_POINT_GROUP!r} failed to load: {type(exc).__name__}: {exc}; "
+                "reinstall or uninstall the package that declares it",
+                field="metric",
+            ) from exc
+        for info in provided:
+            if not isinstance(info, MetricInfo):
+                raise ConfigError(
+                    f"metric provider {point.name!r} ({point.value}) gave "
+                    f"{type(info).__name__}, expected MetricInfo",
+                    field="metric",
+                )
+            infos.append(info)
+    return infos
+
+
 def _load_providers() -> None:
     with _lock:
         if _state["loaded"] or _state["loading"]:
             return
         _state["loading"] = True
         try:
-            for name in PROVIDERS:
-                # A provider that is not installed is skipped; one that is
-                # installed but broken must fail loudly, not vanish.
-                if importlib.util.find_spec(name) is not None:
-                    importlib.import_module(name)
+            # This package's metrics register themselves when their modules load.
+            from tooleval.metrics import builtin, profiles  # noqa: F401
+
+            known = set(_metrics)
+            for info in _entry_point_metrics():
+                if info.name not in known:
+                    register_metric(info)
             _state["loaded"] = True
         finally:
             _state["loading"] = False
