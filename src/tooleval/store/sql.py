@@ -58,7 +58,7 @@ class Store:
     """
 
     def __init__(self, url: str) -> None:
-        from tooleval.store.migrations import upgrade
+        from tooleval.store.migrations import MIGRATIONS, current_version, upgrade
 
         self._url = sa.engine.make_url(url)
         self.url = self._url.render_as_string(hide_password=True)
@@ -67,8 +67,14 @@ class Store:
         # Same pool; on SQLite its transactions start with BEGIN IMMEDIATE.
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
         try:
-            with self._writer.begin() as conn:
-                self.applied_migrations = upgrade(conn)
+            self.applied_migrations = []
+            # Up to date (the usual case): no write lock is taken, so a read-only
+            # store opens and many readers never queue behind one another.
+            with self._engine.connect() as conn:
+                up_to_date = current_version(conn) == MIGRATIONS[-1].version
+            if not up_to_date:
+                with self._writer.begin() as conn:
+                    self.applied_migrations = upgrade(conn)
         except StoreError:
             self._engine.dispose()
             raise
