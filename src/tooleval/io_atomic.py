@@ -122,7 +122,19 @@ def _match_permissions(temp: str, target: Path) -> None:
     try:
         mode = target.stat().st_mode & 0o7777
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
+        mode = 0o666 & ~_umask()
     os.chmod(temp, mode)
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system allows (Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0)  # elsewhere: set and restore at once
+    os.umask(umask)
+    return umask
