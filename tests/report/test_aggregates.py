@@ -119,7 +119,9 @@ def test_a_running_run_is_counted_but_not_stored(store):
 
 
 def _listed(full, change=None, metric=None):
-    order = [change] if change else ["regressed", "fixed", "new", "missing", "unscored"]
+    from tooleval.report.comparison import LISTED
+
+    order = [change] if change else list(LISTED)
     groups = {}
     for d in full.rows:
         groups.setdefault((d.change, d.metric), []).append(d)

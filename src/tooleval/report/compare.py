@@ -13,6 +13,7 @@ from typing import Any
 from tooleval.report.charts import delta_chart_svg
 from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
+from tooleval.runs.compare import CHANGES
 
 __all__ = [
     "category_deltas",
@@ -63,10 +64,7 @@ def _metric_table(comparison: Any) -> Safe:
         el("th", "metric"),
         el("th", "pass rate A → B", class_="num"),
         el("th", "mean score A → B", class_="num"),
-        *(
-            el("th", h, class_="num")
-            for h in ("fixed", "regressed", "unchanged", "new", "missing", "unscored")
-        ),
+        *(el("th", change.replace("_", " "), class_="num") for change in CHANGES),
     )
     body = []
     for metric, c in comparison.metrics.items():
@@ -80,12 +78,14 @@ def _metric_table(comparison: Any) -> Safe:
                     f"{score_text(c.mean_score_a)} → {score_text(c.mean_score_b)}",
                     class_="num",
                 ),
-                el("td", c.fixed, class_="num change-fixed" if c.fixed else "num"),
-                el("td", c.regressed, class_="num change-regressed" if c.regressed else "num"),
-                el("td", c.unchanged, class_="num"),
-                el("td", c.new, class_="num"),
-                el("td", c.missing, class_="num"),
-                el("td", c.unscored, class_="num"),
+                *(
+                    el(
+                        "td",
+                        getattr(c, change, 0),
+                        class_=f"num change-{change}" if getattr(c, change, 0) else "num",
+                    )
+                    for change in CHANGES
+                ),
             )
         )
     return el("table", el("thead", head), el("tbody", body), class_="summary")

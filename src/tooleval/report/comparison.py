@@ -28,13 +28,17 @@ from typing import Any
 
 from tooleval.model import Result, Sample
 from tooleval.report.summary import FINISHED, cached_run, stamp
+from tooleval.runs.compare import CHANGES
 from tooleval.store import aggregates as agg
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = ["CHUNK", "ComparisonPage", "comparison_page", "lean_rows"]
 
 CHUNK = 1000
-LISTED = ("regressed", "fixed", "new", "missing", "unscored")
+# Listed changes, the ones anyone compares for first: every kind but ``unchanged``.
+LISTED = ("regressed", "fixed") + tuple(
+    c for c in CHANGES if c not in ("regressed", "fixed", "unchanged")
+)
 _NAME = "compare/2/"
 
 

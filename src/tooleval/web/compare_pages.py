@@ -16,12 +16,15 @@ from tooleval.report.components import score_text
 from tooleval.report.html import Href, Safe, el, href, void
 from tooleval.report.page import chip_legend
 from tooleval.report.side_by_side import delta_calls, side_by_side
+from tooleval.runs.compare import CHANGES
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import page, select
 
 __all__ = ["CHANGE_CHOICES", "compare_page", "compare_row_page"]
 
-CHANGE_CHOICES = ("regressed", "fixed", "unchanged", "new", "missing", "unscored")
+CHANGE_CHOICES = ("regressed", "fixed") + tuple(
+    c for c in CHANGES if c not in ("regressed", "fixed")
+)
 
 
 def _pick_form(runs: Sequence[RunInfo], a: str | None, b: str | None) -> Safe:
