@@ -1,0 +1,148 @@
+"""The layers of docs/architecture.md, enforced on every import in src/tooleval.
+
+Every ``import`` and ``from ... import`` is read, including the ones inside
+functions (an import moved into a function to dodge a cycle is still an
+import). A package may import only the packages listed for it in ``ALLOWED``;
+``BASE`` modules (errors, text and file safety, the compiled kernel) hold no
+domain knowledge and may be imported from anywhere.
+
+Outside the store, only its public read/write surface is imported
+(``tooleval.store`` and its records), never its internals (SQL, queries, engine).
+
+``KNOWN_DEBT`` lists the imports that still break the layers, by package, each
+with the plan that removes it. The test fails when a new one appears and also when a
+listed one is gone, so the list is always exact and only shrinks.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "tooleval"
+
+BASE = {"errors", "textsafe", "io_atomic", "_kernel"}
+
+# package -> the packages of ours it may import (besides BASE and itself), bottom up.
+ALLOWED: dict[str, set[str]] = {
+    "model": set(),
+    "matching": {"model"},
+    "metrics": {"model", "matching"},
+    "formats": {"model"},
+    "judge": {"model"},
+    "store": {"model"},
+    # Judged metrics are metrics: they describe themselves with the registry's types.
+    "judged": {"model", "judge", "metrics"},
+    "datasets": {"model", "formats"},
+    "connectors": {"model", "formats"},
+    # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
+    "monitor": {"model", "formats", "store", "judge", "judged"},
+    "analysis": {"model", "store", "metrics"},
+    "runs": {
+        "model",
+        "matching",
+        "metrics",
+        "formats",
+        "judge",
+        "store",
+        "judged",
+        "datasets",
+        "connectors",
+        "analysis",
+    },
+    "report": {"model", "store", "analysis"},
+    "web": {"model", "store", "analysis", "report"},
+    "scale": {"model", "formats", "metrics", "monitor"},
+    "testing": {"model", "formats", "metrics", "datasets"},
+    "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing"},
+    "compat": {"model", "matching", "metrics", "__init__"},
+}
+TOP = {"cli", "__init__"}  # the command line and the curated public surface see everything
+
+# Outside the store, these are its public surface; any other tooleval.store.X is internal.
+STORE_PUBLIC = {"tooleval.store", "tooleval.store.records"}
+
+# (importing package, imported package or "store internals"): what removes it.
+KNOWN_DEBT: dict[tuple[str, str], str] = {
+    ("formats", "matching"): "AnyOf and MISSING move down into model",
+    ("report", "runs"): "read-side analysis (compare, clusters, gate) moves into analysis/",
+    ("web", "runs"): "read-side analysis (compare, clusters, gate) moves into analysis/",
+    ("web", "store internals"): "the store's read API grows the orders and queries web needs",
+    ("report", "store internals"): "the store's read API grows the queries report needs",
+    ("runs", "store internals"): "the store's writer API covers what the runner reaches for",
+}
+
+
+def _package(path: Path) -> str:
+    first = path.relative_to(SRC).parts[0]
+    return first[:-3] if first.endswith(".py") else first
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every ``tooleval`` module that ``path`` imports anywhere in its body."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+            if node.module == "tooleval":
+                names = [f"tooleval.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        found.update(name for name in names if name.split(".")[0] == "tooleval")
+    return found
+
+
+def _imported_packages(path: Path) -> set[str]:
+    """Our top-level packages that ``path`` imports anywhere in its body."""
+    return {name.split(".")[1] if "." in name else "__init__" for name in _imported_modules(path)}
+
+
+def _violations() -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    for path in sorted(SRC.rglob("*.py")):
+        package = _package(path)
+        allowed = ALLOWED.get(package)
+        assert allowed is not None or package in BASE | TOP, (
+            f"{path.relative_to(SRC)} is in package {package!r}, which has no place in the "
+            "layers: add it to ALLOWED (and to docs/architecture.md)"
+        )
+        if package != "store" and any(
+            name.startswith("tooleval.store.") and name not in STORE_PUBLIC
+            for name in _imported_modules(path)
+        ):
+            found.add((package, "store internals"))
+        if package in TOP:
+            continue
+        allowed = (allowed or set()) | BASE | {package}
+        for imported in _imported_packages(path) - allowed:
+            found.add((package, imported))
+    return found
+
+
+def test_every_import_respects_the_layers():
+    new = _violations() - set(KNOWN_DEBT)
+    assert not new, "imports that break the layers (see docs/architecture.md):\n" + "\n".join(
+        f"  {package} imports {imported}" for package, imported in sorted(new)
+    )
+
+
+def test_known_debt_is_exact():
+    gone = set(KNOWN_DEBT) - _violations()
+    assert not gone, "layer debt paid off; remove it from KNOWN_DEBT:\n" + "\n".join(
+        f"  {package} -> {imported}" for package, imported in sorted(gone)
+    )
+
+
+def test_base_modules_import_only_base():
+    for name in BASE - {"_kernel"}:
+        path = SRC / f"{name}.py"
+        if path.exists():
+            assert _imported_packages(path) <= BASE, name
+
+
+def test_function_level_imports_are_seen(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from tooleval.runs import runner\n    import tooleval.web\n")
+    assert _imported_packages(module) == {"runs", "web"}
