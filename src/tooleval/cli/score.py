@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     )
     workers = cap_workers(args.workers) if args.workers > 1 else 1
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
-    with _output(args.output) as out:
+    with _naming_input(args.dataset), _output(args.output) as out:
         if kind != "jsonl":
             samples = (
                 benchmark_samples(Path(args.dataset), kind, data=args.data)
@@ -404,6 +404,18 @@ def _existing(path: str) -> Path:
 
 def _open(path: str) -> IO[bytes]:
     return _existing(path).open("rb")
+
+
+@contextlib.contextmanager
+def _naming_input(dataset: str) -> Iterator[None]:
+    """Errors about rows name the input file too (``file d.jsonl, row 6: ...``)."""
+    try:
+        yield
+    except ToolEvalError as exc:
+        field_name = str(exc.field or "")
+        if dataset == "-" or "file" in exc.context or field_name.startswith(("-", "DATASET")):
+            raise
+        raise exc.with_context(file=dataset) from None
 
 
 @contextlib.contextmanager
