@@ -34,7 +34,8 @@ class Heartbeat:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=10)
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.interval):

@@ -153,7 +153,10 @@ async def arun_plan(
             lease = store.acquire_lease(run_id)
             done = set()
         heartbeat = Heartbeat(store, lease)
-        heartbeat.start()
+        if not getattr(store, "in_memory", False):
+            # An in-memory store has one shared connection and no other process to
+            # tell; a beat from another thread could collide with a row's commit.
+            heartbeat.start()
         todo = [row for row in dataset.rows if row.index not in done]
         runner = _Runner(run_id, store, connectors, judge, metrics, progress, dataset, heartbeat)
         if progress is not None:

@@ -82,6 +82,14 @@ class Store:
             self._engine.dispose()
             raise open_error(self._url, exc) from None
 
+    @property
+    def in_memory(self) -> bool:
+        """A ``sqlite:///:memory:`` store: one connection, no other process can see it."""
+        database = self._url.database
+        return self.dialect == "sqlite" and (
+            not database or database == ":memory:" or "mode=memory" in database
+        )
+
     def close(self) -> None:
         """Release every database connection."""
         self._engine.dispose()
