@@ -177,3 +177,6 @@ def test_a_score_drop_that_still_passes_is_not_unchanged(tmp_path, agent_stub, c
     assert "score down (same verdict) (1)" in out and "1.000 → 0.500" in out
     counts = orjson.loads(out_json.read_bytes())["metrics"]["tool_correctness"]
     assert (counts["score_down"], counts["unchanged"], counts["regressed"]) == (1, 5, 0)
+    assert main(["compare", a, b, "--store", str(db), "--fail-on-regression"]) == 0
+    assert main(["compare", a, b, "--store", str(db), "--fail-on-score-drop"]) == 1
+    assert main(["compare", b, a, "--store", str(db), "--fail-on-score-drop"]) == 0  # a rise

@@ -3,7 +3,8 @@
 Configuration differences come first (only one thing should change), then
 per metric and per category how many rows were fixed, regressed or stayed,
 then the regressed and fixed rows. ``--fail-on-regression`` exits 1 when any
-row regressed (a CI check for a prompt change).
+row regressed (a CI check for a prompt change); ``--fail-on-score-drop`` also
+when a row's score dropped although it still passes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
     parser.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when any row regressed"
+    )
+    parser.add_argument(
+        "--fail-on-score-drop",
+        action="store_true",
+        help="exit 1 when any row regressed or its score dropped (even if it still passes)",
     )
     parser.set_defaults(handler=compare)
 
@@ -58,5 +64,9 @@ def compare(args: argparse.Namespace) -> int:
                 orjson.dumps(comparison.to_dict(), default=str, option=orjson.OPT_INDENT_2)
             )
     if args.fail_on_regression and comparison.changed("regressed"):
+        return 1
+    if args.fail_on_score_drop and (
+        comparison.changed("regressed") or comparison.changed("score_down")
+    ):
         return 1
     return 0
