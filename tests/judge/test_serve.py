@@ -145,6 +145,7 @@ def test_serve_command_loads_the_model_before_answering():
         assert health.status_code == 200, health.text
         assert health.json()["status"] == "ready"
         assert health.json()["model"].startswith("local:SmolLM2")
+        assert health.json()["load_seconds"] > 0.1  # the model's own load, not a cache hit
         models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=5).json()
         assert models["data"][0]["id"].startswith("local:SmolLM2")
         bad = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={"x": 1})

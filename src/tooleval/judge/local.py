@@ -130,6 +130,7 @@ class LocalJudge(BaseJudge):
         self.threads = threads
         name = self.model_path.name if self.model_path else "SmolLM2-135M-Instruct.Q4_1.gguf"
         self.model = f"local:{name}"
+        self.load_seconds: float | None = None  # how long the model took to load, once loaded
 
     def parameters(self) -> dict[str, Any]:
         return {"max_new_tokens": self.max_new_tokens, "decoding": "greedy", "json_prefill": "{"}
@@ -144,7 +145,7 @@ class LocalJudge(BaseJudge):
 
     def load(self) -> LocalJudge:
         """Load the model now instead of on the first call; returns ``self``."""
-        load_local_model(self.model_path)
+        self.load_seconds = load_local_model(self.model_path).load_seconds
         return self
 
     def generate(

@@ -60,7 +60,10 @@ class JudgeServerState:
             self.status, self.error = "failed", str(exc)
         else:
             self.status = "ready"
-        self.load_seconds = round(time.perf_counter() - started, 3)
+        # A model loaded before the server started reports its own load time.
+        own = getattr(self.judge, "load_seconds", None)
+        seconds = own if isinstance(own, int | float) else time.perf_counter() - started
+        self.load_seconds = round(seconds, 3)
         self.ready.set()
 
     def health(self) -> tuple[int, dict[str, Any]]:
