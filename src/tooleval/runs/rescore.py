@@ -1,0 +1,218 @@
+"""Rescore a stored run with other metrics or parameters, without calling the agent.
+
+The agent's answers (tool calls, output, messages) are in the store; a new
+run is made from them with the metrics given, so a metric change costs no
+agent call and ``tooleval compare OLD NEW`` shows exactly what it did. Rows
+the agent could not be called for stay errors (every metric unscored with
+the same cause); a field the connector did not report stays "not reported",
+never a 0.
+
+>>> specs = parse_metric_specs(["tool_call_f1", "tool_correctness"],
+...                            ["tool_call_f1.args=ignore"], ["tool_call_f1=0.8"])
+>>> [(s.name, s.params, s.threshold) for s in specs]
+[('tool_call_f1', {'args': 'ignore'}, 0.8), ('tool_correctness', {}, None)]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from tooleval.errors import ConfigError
+from tooleval.model import Result, Sample
+from tooleval.runs.clusters import classify_failure
+from tooleval.store.records import MetricSpec, RowRecord
+
+__all__ = ["parse_metric_specs", "rescore_run", "rescore_row"]
+
+_BATCH = 500
+
+
+def parse_metric_specs(
+    names: Sequence[str], options: Sequence[str] = (), thresholds: Sequence[str] = ()
+) -> list[MetricSpec]:
+    """Metric specs from ``--metric NAME``, ``--option [METRIC.]KEY=VALUE``, ``--threshold``.
+
+    With one metric an option may omit ``METRIC.``; VALUE is JSON when it
+    parses as JSON (``true``, ``0.5``, ``["a"]``), text otherwise.
+    """
+    import orjson
+
+    if not names:
+        raise ConfigError("give at least one --metric NAME", field="--metric")
+    order = list(dict.fromkeys(n.strip() for n in names))
+    if any(not n for n in order):
+        raise ConfigError("a metric name cannot be empty", field="--metric")
+    params: dict[str, dict[str, Any]] = {n: {} for n in order}
+    limits: dict[str, float] = {}
+
+    def target(text: str, option: str) -> tuple[str, str]:
+        metric, dot, key = text.rpartition(".")
+        if not dot:
+            if len(order) != 1:
+                raise ConfigError(
+                    f"{option} {text!r}: with several metrics write METRIC.{text}", field=option
+                )
+            return order[0], text
+        if metric not in params:
+            raise ConfigError(
+                f"{option} names metric {metric!r}, which no --metric gives ({', '.join(order)})",
+                field=option,
+            )
+        return metric, key
+
+    for pair in options:
+        left, sep, value = pair.partition("=")
+        if not sep or not left.strip():
+            raise ConfigError(f"--option {pair!r} must look like [METRIC.]KEY=VALUE", "--option")
+        metric, key = target(left.strip(), "--option")
+        try:
+            params[metric][key] = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            params[metric][key] = value
+    for pair in thresholds:
+        left, sep, value = pair.rpartition("=")
+        if not sep:
+            left, value = "", pair
+        metric = left.strip() or None
+        if metric is not None and metric not in params:
+            raise ConfigError(
+                f"--threshold names metric {metric!r}, which no --metric gives "
+                f"({', '.join(order)})",
+                field="--threshold",
+            )
+        if metric is None:
+            if len(order) != 1:
+                raise ConfigError(
+                    f"--threshold {pair!r}: with several metrics write METRIC=X", "--threshold"
+                )
+            metric = order[0]
+        try:
+            limit = float(value)
+        except ValueError:
+            limit = -1.0
+        if not 0.0 <= limit <= 1.0:
+            raise ConfigError(
+                f"--threshold {pair!r}: expected a number between 0 and 1", field="--threshold"
+            )
+        limits[metric] = limit
+    return [MetricSpec(n, params[n], limits.get(n)) for n in order]
+
+
+def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
+    from tooleval.runs.runner import _resolve_metrics
+
+    metrics = _resolve_metrics(SimpleNamespace(metrics=tuple(specs)))
+    judged = [m.spec.name for m in metrics if getattr(m.info, "needs_judge", False)]
+    if judged:
+        raise ConfigError(
+            f"{', '.join(judged)} need(s) an LLM judge; rescore runs reference metrics only "
+            "(run the plan again for judged metrics)",
+            field="--metric",
+        )
+    return metrics
+
+
+def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecord:
+    """The row as the new run stores it: same answer, new results."""
+    from tooleval.metrics.registry import bind
+    from tooleval.runs.runner import apply_threshold
+
+    sample: Sample = row.sample
+    results: list[Result] = []
+    for metric in metrics:
+        name, threshold, params = metric.spec.name, metric.spec.threshold, metric.params
+        needs = set(getattr(metric.info, "requires", ()) or ())
+        if row.error is not None:
+            results.append(
+                Result.unscored(
+                    name, f"not scored: {row.error}", params=params, threshold=threshold
+                )
+            )
+            continue
+        missing = _not_reported(sample) & needs
+        if missing:
+            what = "tool calls" if "tools_called" in missing else "output"
+            results.append(
+                Result.unscored(
+                    name,
+                    f"not scored: the connector reported no {what} for this row",
+                    params=params,
+                    threshold=threshold,
+                )
+            )
+            continue
+        try:
+            if metric.bound is None:
+                metric.bound = bind(name, **params)
+            result = apply_threshold(metric.bound.score(sample), threshold)
+        except Exception as exc:  # one row's scoring problem must not lose the others
+            detail = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
+            result = Result.unscored(
+                name, f"could not score: {detail}", params=params, threshold=threshold
+            )
+        results.append(result)
+    record = dataclasses.replace(row, run_id=run_id, results=tuple(results), failure_class=None)
+    return dataclasses.replace(record, failure_class=classify_failure(record))
+
+
+def _not_reported(sample: Sample) -> set[str]:
+    """Agent-produced fields the stored row lacks (the run scored them "not reported")."""
+    if sample.messages:
+        return set()
+    absent = set()
+    if sample.tools_called is None:
+        absent.add("tools_called")
+    if sample.output is None:
+        absent.add("output")
+    return absent
+
+
+def rescore_run(
+    store: Any,
+    run_id: str,
+    specs: Sequence[MetricSpec],
+    *,
+    name: str | None = None,
+    tags: Iterable[str] | None = None,
+) -> str:
+    """Store a new run scoring ``run_id``'s stored answers with ``specs``; return its id.
+
+    Nothing is called: the connector description, dataset and rows are the
+    source run's, the config records ``rescored_from``.
+    """
+    from tooleval.runs.runner import _mark_plumbing
+
+    metrics = _resolve(specs)
+    source = store.get_run(store.resolve_run_id(run_id))
+    holder = store.lease_holder(source.id) if source.status == "running" else None
+    if holder is not None and holder.get("alive"):
+        raise ConfigError(
+            f"run {source.id} is still running; rescore it when it has finished", field="RUN_ID"
+        )
+    config = {k: v for k, v in source.config.items() if k != "rescored_from"}
+    config["rescored_from"] = source.id
+    new_id = store.create_run(
+        name or f"{source.name} (rescored)",
+        dataset=source.dataset,
+        connector=source.connector,
+        metrics=[m.spec for m in metrics],
+        tags=list(source.tags if tags is None else tags),
+        config=config,
+    )
+    try:
+        batch: list[RowRecord] = []
+        for row in store.iter_rows(source.id):
+            batch.append(rescore_row(row, metrics, new_id))
+            if len(batch) >= _BATCH:
+                store.add_rows(new_id, batch)
+                batch = []
+        store.add_rows(new_id, batch)
+        _mark_plumbing(store, new_id)
+    except BaseException:
+        store.finish_run(new_id, "failed")
+        raise
+    store.finish_run(new_id, "finished" if source.status == "finished" else source.status)
+    return new_id
