@@ -63,7 +63,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 self.i += 1;
-                let mut out: Obj = Vec::new();
+                let mut out: Obj = Vec::with_capacity(8);
                 self.ws();
                 if self.s.get(self.i) == Some(&b'}') {
                     self.i += 1;
@@ -294,77 +294,93 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let b = s.as_bytes();
     let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&b[start..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[(c >> 4) as usize]);
-            out.push(HEX[(c & 15) as usize]);
-        } else {
-            out.extend_from_slice(esc);
+    while let Some(offset) = b[start..]
+        .iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+    {
+        let at = start + offset;
+        out.extend_from_slice(&b[start..at]);
+        match b[at] {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            c => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(c >> 4) as usize]);
+                out.push(HEX[(c & 15) as usize]);
+            }
         }
-        start = i + 1;
+        start = at + 1;
     }
     out.extend_from_slice(&b[start..]);
     out.push(b'"');
 }
 
-struct Stack {
-    buf: [u8; 40],
-    len: usize,
-}
-
-impl std::fmt::Write for Stack {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        self.buf
-            .get_mut(self.len..end)
-            .ok_or(std::fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
 /// Writes `x` (finite) as orjson does (`python = false`) or as Python's `repr` does.
 ///
-/// The shortest round-trip digits come from Rust's `{:e}` (the same digits as
-/// Python's repr and orjson); only the layout differs: orjson writes plain
+/// The shortest round-trip digits (ryu; the same digits as Python's repr and
+/// orjson) are laid out as each writes them: orjson writes plain
 /// decimals for exponents -5..=15, repr for -4..=15, and repr pads the exponent
 /// to two digits.
 fn float_into(out: &mut Vec<u8>, x: f64, python: bool) {
-    use std::fmt::Write;
-    let mut text = Stack {
-        buf: [0; 40],
-        len: 0,
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(x).as_bytes();
+    let (mant, exp10) = match text.iter().position(|&c| c == b'e') {
+        Some(at) => {
+            let exp: i32 = std::str::from_utf8(&text[at + 1..])
+                .unwrap()
+                .parse()
+                .unwrap();
+            (&text[..at], exp)
+        }
+        None => (text, 0),
     };
-    write!(text, "{:e}", x).expect("a float fits 40 bytes");
-    let text = &text.buf[..text.len];
-    let e_at = text.iter().position(|&c| c == b'e').unwrap();
-    let (mant, exp_text) = (&text[..e_at], &text[e_at + 1..]);
-    let exp: i32 = std::str::from_utf8(exp_text).unwrap().parse().unwrap();
-    let mut digits = [0u8; 24];
+    let (negative, mant) = match mant.first() {
+        Some(b'-') => (true, &mant[1..]),
+        _ => (false, mant),
+    };
+    let (int_part, frac) = match mant.iter().position(|&c| c == b'.') {
+        Some(at) => (&mant[..at], &mant[at + 1..]),
+        None => (mant, &b""[..]),
+    };
+    // ryu writes the shortest round-trip digits; only their layout is redone here.
+    let mut digits = [0u8; 40];
     let mut n = 0;
-    for &c in mant {
-        if c.is_ascii_digit() {
+    let mut exp = exp10;
+    let int_digits = int_part.iter().skip_while(|&&c| c == b'0').count();
+    if int_digits > 0 {
+        exp += int_digits as i32 - 1;
+        for &c in &int_part[int_part.len() - int_digits..] {
+            digits[n] = c;
+            n += 1;
+        }
+        for &c in frac {
+            digits[n] = c;
+            n += 1;
+        }
+    } else {
+        let zeros = frac.iter().take_while(|&&c| c == b'0').count();
+        exp -= zeros as i32 + 1;
+        for &c in &frac[zeros..] {
             digits[n] = c;
             n += 1;
         }
     }
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    if n == 0 {
+        digits[0] = b'0';
+        n = 1;
+        exp = 0;
+    }
     let digits = &digits[..n];
-    if mant.first() == Some(&b'-') {
+    if negative {
         out.push(b'-');
     }
     let sci = if python {
