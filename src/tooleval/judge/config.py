@@ -35,7 +35,7 @@ _INTERNAL = {"self", "usage", "http_client", "async_http_client", "api_key"}
 
 
 def _allowed(cls: type) -> set[str]:
-    return set(inspect.signature(cls.__init__).parameters) - _INTERNAL
+    return set(inspect.signature(cls).parameters) - _INTERNAL
 
 
 def judge_from_config(config: Mapping[str, Any], *, field: str = "judge") -> BaseJudge:

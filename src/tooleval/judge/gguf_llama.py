@@ -300,7 +300,7 @@ def _blas_threads(threads: int | None) -> Any:
     if not threads:
         return nullcontext()
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
     except ImportError:
         return nullcontext()
     return threadpool_limits(limits=threads, user_api="blas")

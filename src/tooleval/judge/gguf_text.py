@@ -118,7 +118,12 @@ def _build(tokens: list[str], merges: list[str], kinds: list[int], pre: str) -> 
     except ImportError as exc:
         raise JudgeError("the local judge needs the tokenizers package") from exc
     vocab = {token: index for index, token in enumerate(tokens)}
-    pairs = [tuple(merge.split(" ", 1)) for merge in merges]
+    pairs: list[tuple[str, str]] = []
+    for index, merge in enumerate(merges):
+        left, space, right = str(merge).partition(" ")
+        if not space:
+            raise JudgeError(f"tokenizer.ggml.merges[{index}] is not 'left right': {merge!r}")
+        pairs.append((left, right))
     try:
         tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=pairs, fuse_unk=False))
     except Exception as exc:  # tokenizers raises a bare Exception for a bad vocabulary

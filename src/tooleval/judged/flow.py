@@ -103,8 +103,13 @@ class _Transcript:
     def __init__(self, judge: Judge) -> None:
         self.model = getattr(judge, "model", "")
         self.exchanges: list[dict[str, Any]] = []
-        self.usage = {"calls": 0, "cached_calls": 0, "tokens_in": 0, "tokens_out": 0}
-        self.usage["latency_ms"] = 0.0
+        self.usage: dict[str, float] = {
+            "calls": 0,
+            "cached_calls": 0,
+            "tokens_in": 0,
+            "tokens_out": 0,
+            "latency_ms": 0.0,
+        }
 
     def outcome(self, ask: Ask, attempt: int, messages: list, reply: JudgeReply) -> Any:
         """Record one reply; return the usable object or raise/return a problem."""
