@@ -8,7 +8,7 @@ Enabled by the ``pytest11`` entry point once tooleval is installed (or with
 
     @pytest.mark.parametrize("case", tooleval_cases("cases.jsonl"))
     def test_agent(case):
-        assert_tool_calls(my_agent(case.user_input()), case.expected_tools)
+        assert_tool_calls(case.expected_tools, my_agent(case.user_input()))  # truth first
 
     @pytest.mark.tooleval_dataset("cases.jsonl", bind={"expected_tools": "gold"})
     def test_agent_too(tooleval_case):          # the Sample of one row
