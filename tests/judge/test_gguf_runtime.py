@@ -180,3 +180,13 @@ def test_a_truncated_gguf_is_a_judge_error(tmp_path, tiny):
 def test_a_missing_file_is_a_judge_error(tmp_path):
     with pytest.raises(JudgeError, match="not found"):
         LocalJudge(tmp_path / "nope.gguf", cache=False).load()
+
+
+@pytest.mark.parametrize(
+    ("merges", "problem"),
+    [(["h i", "the"], r"merges\[1\] is not 'left right'"), (["h q"], "does not make a BPE")],
+)
+def test_a_broken_vocabulary_is_a_judge_error(tmp_path, merges, problem):
+    path = write_tiny_llama(tmp_path / "vocab.gguf", merges=merges)
+    with pytest.raises(JudgeError, match=problem):
+        LocalJudge(path, cache=False).load()

@@ -38,13 +38,14 @@ def write_tiny_llama(
     architecture: str = "llama",
     seed: int = 0,
     quantized: bool = True,
+    merges: list[str] | None = None,
 ) -> Path:
     from gguf import GGMLQuantizationType, GGUFWriter
     from gguf.quants import quantize
 
     rng = np.random.default_rng(seed)
     tokens = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *_byte_alphabet()]
-    merges = ["h i", "t h", "th e", "Ġ th", "Ġth e"]
+    merges = merges if merges is not None else ["h i", "t h", "th e", "Ġ th", "Ġth e"]
     tokens += ["hi", "th", "the", "Ġth", "Ġthe"]
     types = [3, 3, 3] + [1] * (len(tokens) - 3)
 
