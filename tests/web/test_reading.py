@@ -68,6 +68,8 @@ def test_huge_page_and_pos_values_are_clean_errors(client, seeded):
     assert client.get(f"/runs/{run}", params={"page": "9" * 30}).status_code == 404
     response = client.get(f"/runs/{run}/rows/0", params={"pos": "-4", "result": "fail"})
     assert response.status_code == 400 and "pos" in response.text
+    huge = client.get(f"/runs/{run}/rows/0", params={"pos": "9" * 30, "result": "fail"})
+    assert huge.status_code == 400 and huge.headers["content-security-policy"] == CSP
     response = client.get("/compare/row", params={"a": run, "b": run, "ia": "9" * 30})
     assert response.status_code == 404
     assert response.headers["content-security-policy"] == CSP

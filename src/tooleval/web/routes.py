@@ -116,8 +116,8 @@ def render_row(
     """A row page whose previous / next rows are those of the view it was opened from."""
     from tooleval.web import pages
 
-    if pos is not None and pos < 0:
-        raise InputError("pos (the row's place in the view) starts at 0", field="pos")
+    if pos is not None and not 0 <= pos < 2**62:
+        raise InputError("pos (the row's place in the view) is a whole number from 0", field="pos")
     if not filters.active or pos is None:
         previous = (record.index - 1, record.index - 1) if record.index > 0 else None
         following = (
