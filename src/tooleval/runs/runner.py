@@ -74,6 +74,9 @@ def run_plan(
     progress: Progress | None = None,
     connector: Any = None,
     gate: GateSpec | None = None,
+    repeat: int | None = None,
+    max_rps: float | None = None,
+    cache: Any = None,
 ) -> RunOutcome:
     """Run ``plan`` to the end and return the stored outcome (see :func:`arun_plan`)."""
     return asyncio.run(
@@ -85,6 +88,9 @@ def run_plan(
             progress=progress,
             connector=connector,
             gate=gate,
+            repeat=repeat,
+            max_rps=max_rps,
+            cache=cache,
         )
     )
 
@@ -98,12 +104,22 @@ async def arun_plan(
     progress: Progress | None = None,
     connector: Any = None,
     gate: GateSpec | None = None,
+    repeat: int | None = None,
+    max_rps: float | None = None,
+    cache: Any = None,
 ) -> RunOutcome:
     """Run ``plan`` against its connector (or ``connector=``) into ``store``.
 
     ``resume`` continues a stored run of the same plan; ``gate`` replaces the
     plan's gate. Cancelling (Ctrl-C) marks the run ``interrupted``.
+    ``repeat`` runs every row that many times (see :mod:`tooleval.runs.repeats`;
+    a resumed run keeps its own count); ``max_rps`` and ``cache`` (a
+    :class:`~tooleval.runs.response_cache.ResponseCache`) wrap the connector
+    (:mod:`tooleval.runs.calls`).
     """
+    from tooleval.runs.calls import wrap_connectors
+    from tooleval.runs.repeats import attempt_rows, check_repeat, repeat_config
+
     concurrency = plan.concurrency if concurrency is None else concurrency
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
@@ -124,6 +140,7 @@ async def arun_plan(
     # with a connector per few workers every pool stays small.
     extra = -(-concurrency // _WORKERS_PER_CONNECTOR) - 1 if own_connector else 0
     connectors = [first] + [_make_connector(plan) for _ in range(extra)]
+    calling = wrap_connectors(connectors, max_rps=max_rps, cache=cache)
     connector = connectors[0]
     config = {
         "concurrency": concurrency,
@@ -131,12 +148,25 @@ async def arun_plan(
         "judge": _describe(judge) if judge is not None else None,
         "plan": str(plan.path) if plan.path else None,
     }
+    asked = None if repeat is None else check_repeat(repeat)
+    repeat = asked or 1
+    if repeat > 1:
+        config["repeat"] = repeat_config(dataset.rows, repeat)
     lease = None
     heartbeat: Heartbeat | None = None
     try:
         if resume:
             run_id = store.resolve_run_id(resume)
-            _check_resumable(plan, store.get_run(run_id), dataset_info, metrics)
+            stored = store.get_run(run_id)
+            _check_resumable(plan, stored, dataset_info, metrics)
+            kept = (stored.config.get("repeat") or {}).get("n", 1)
+            if asked is not None and asked != kept:
+                raise ConfigError(
+                    f"run {run_id} was started with --repeat {kept}; resume it with the same "
+                    "count (or leave --repeat out)",
+                    field="--repeat",
+                )
+            repeat = kept
             # The lease first: rows stored by a live holder would otherwise be run twice.
             lease = store.acquire_lease(run_id)
             done = store.row_indexes(run_id)
@@ -157,12 +187,11 @@ async def arun_plan(
             # An in-memory store has one shared connection and no other process to
             # tell; a beat from another thread could collide with a row's commit.
             heartbeat.start()
-        todo = [row for row in dataset.rows if row.index not in done]
-        runner = _Runner(run_id, store, connectors, judge, metrics, progress, dataset, heartbeat)
+        attempts = attempt_rows(dataset.rows, repeat)
+        todo = [row for row in attempts if row.index not in done]
+        runner = _Runner(run_id, store, calling, judge, metrics, progress, dataset, heartbeat)
         if progress is not None:
-            progress.start(
-                total=len(dataset.rows), done=len(dataset.rows) - len(todo), run_id=run_id
-            )
+            progress.start(total=len(attempts), done=len(attempts) - len(todo), run_id=run_id)
         try:
             await runner.run(todo, concurrency)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -196,7 +225,7 @@ async def arun_plan(
         run=info,
         gate=evaluate_gate(info, plan.gate if gate is None else gate),
         rows_run=len(todo),
-        rows_skipped=len(dataset.rows) - len(todo),
+        rows_skipped=len(attempts) - len(todo),
     )
 
 
