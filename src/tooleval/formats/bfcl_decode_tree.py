@@ -6,7 +6,11 @@ tree-sitter (``tree-sitter`` 0.21, ``tree-sitter-java`` 0.21.0,
 character of the bracket-wrapped text (see
 :func:`~tooleval.formats.bfcl_decode_python.prompt_text`). Any ``ERROR``
 node fails the decode; a parse with only *missing* tokens (such as the
-``;`` after ``f(a=1)``) is accepted. Then:
+``;`` after ``Db.connect(id=5)``) is accepted. Which texts parse follows
+tree-sitter's error recovery, not the language's grammar alone:
+``[f(a=1)]`` and ``[Obj.f(a=1)]`` are syntax errors for the Java parser while
+``[Db.connect(id=5)]`` and ``[f(a=1, b="x")]`` are not; that is why the same
+parser is used here rather than a grammar of our own. Then:
 
 * Java: the first method invocation in depth-first order is the one call
   (``Obj.method`` when it has an object); each ``name=value`` argument keeps
