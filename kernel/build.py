@@ -31,10 +31,13 @@ def main() -> int:
         (wheel,) = Path(out).glob("*.whl")
         with zipfile.ZipFile(wheel) as archive:
             (name,) = [n for n in archive.namelist() if n.endswith(".so")]
-            for old in TARGET.glob("_kernel*.so"):
-                old.unlink()
-            # abi3: one file serves CPython 3.11 and later
-            (TARGET / "_kernel.abi3.so").write_bytes(archive.read(name))
+            target = TARGET / "_kernel.abi3.so"  # abi3: one file serves CPython 3.11 and later
+            for stale in TARGET.glob("_kernel*.so"):
+                if stale != target:
+                    stale.unlink()
+            partial = target.with_suffix(".so.partial")
+            partial.write_bytes(archive.read(name))
+            partial.replace(target)  # atomic: a running import never sees half a file
     print(f"kernel: built tooleval/_kernel.abi3.so in {time.monotonic() - started:.0f} s")
     return 0
 
