@@ -190,3 +190,13 @@ def test_a_broken_vocabulary_is_a_judge_error(tmp_path, merges, problem):
     path = write_tiny_llama(tmp_path / "vocab.gguf", merges=merges)
     with pytest.raises(JudgeError, match=problem):
         LocalJudge(path, cache=False).load()
+
+
+def test_a_prompt_longer_than_a_prefill_chunk_gives_the_same_tokens(tiny, monkeypatch):
+    import tooleval.judge.gguf_llama as runtime
+
+    model = LlamaModel(tiny)
+    prompt = [1, *range(40, 90), 2, 1]
+    whole = model.generate(prompt, max_new_tokens=6)
+    monkeypatch.setattr(runtime, "PREFILL_CHUNK", 7)
+    assert model.generate(prompt, max_new_tokens=6) == whole

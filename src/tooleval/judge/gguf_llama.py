@@ -29,6 +29,7 @@ from tooleval.errors import JudgeError
 __all__ = ["LlamaConfig", "LlamaModel", "read_gguf", "rope_tables"]
 
 ARCHITECTURES = ("llama",)
+PREFILL_CHUNK = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +285,10 @@ class LlamaModel:
         values = [np.zeros(shape, dtype=np.float32) for _ in self.layers]
         stops = set(stop_ids)
         generated: list[int] = []
-        logits = self._forward(list(prompt), 0, keys, values)
+        # The prompt goes through in chunks: attention scores of a whole long prompt at once
+        # would take heads x length^2 floats (2.4 GB at 8k tokens for SmolLM2).
+        for start in range(0, len(prompt), PREFILL_CHUNK):
+            logits = self._forward(list(prompt[start : start + PREFILL_CHUNK]), start, keys, values)
         while True:
             token = int(np.argmax(logits))
             generated.append(token)
