@@ -87,3 +87,16 @@ def test_unknown_run_is_exit_2(tmp_path, capsys):
 def test_parse_metric_specs_names_the_unknown_metric_of_an_option():
     with pytest.raises(ConfigError, match="names metric 'zzz'"):
         parse_metric_specs(["tool_call_f1"], ["zzz.args=ignore"])
+
+
+@pytest.mark.parametrize(
+    "names,options,thresholds,message",
+    [
+        (["a", "b"], [], ["0.5"], "METRIC=X"),
+        (["a"], ["noequals"], [], "KEY=VALUE"),
+        (["a"], [], ["b=0.5"], "names metric 'b'"),
+    ],
+)
+def test_parse_metric_specs_errors(names, options, thresholds, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_metric_specs(names, options, thresholds)

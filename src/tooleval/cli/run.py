@@ -35,6 +35,8 @@ def open_cli_store(args: argparse.Namespace) -> Any:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from tooleval.cli._ci_options import add_ci_options
+
     parser = subparsers.add_parser(
         "run",
         help="run an evaluation plan against the agent and store every result",
@@ -66,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML (row × metric testcases)")
     parser.add_argument("--json", metavar="FILE", help="write the full results as JSON")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    add_ci_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -172,6 +175,9 @@ def _check_outputs(args: argparse.Namespace, plan: Any) -> None:
         check_output_path(value, option=f"--{option}", inputs=inputs)
     if args.junit and args.json and os.path.abspath(args.junit) == os.path.abspath(args.json):
         raise ConfigError("--junit and --json name the same file", field="--json")
+    from tooleval.cli._ci_options import check_ci_options
+
+    check_ci_options(args, [*inputs, args.junit, args.json])
 
 
 def _dry_run(plan: Any, args: argparse.Namespace) -> int:
@@ -237,12 +243,14 @@ def _interrupted(args: argparse.Namespace, signals: Any, tracked: _Tracked, stor
 
 
 def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Any, tracked: _Tracked) -> int:
+    from tooleval.cli._ci_options import after_run, make_cache, run_kwargs, write_ci_outputs
     from tooleval.runs.export import write_json, write_junit
     from tooleval.runs.progress import make_progress
     from tooleval.runs.render import make_console, print_gate, print_summary
     from tooleval.runs.runner import run_plan
 
     tracked.inner = None if args.quiet else make_progress(sys.stderr)
+    cache = make_cache(args)
     outcome = run_plan(
         plan,
         store=store,
@@ -250,9 +258,11 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Any, tracked: _T
         resume=args.resume,
         progress=tracked,
         gate=gate,
+        **run_kwargs(args, cache),
     )
     console = make_console(sys.stdout)
     print_summary(console, outcome.run)
+    outcome = after_run(args, store, outcome, gate, console)
     resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
     console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
     print_gate(console, outcome.gate)
@@ -264,6 +274,7 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Any, tracked: _T
     if args.json:
         write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
     _store_aggregates(store, outcome.run_id)
+    write_ci_outputs(args, store, outcome, cache, console)
     return 0 if outcome.gate.passed else 1
 
 

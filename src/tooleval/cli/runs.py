@@ -32,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--category", help="only rows of this category")
     show.add_argument("--limit", type=int, default=20, help="failing rows to print (default 20)")
     show.set_defaults(handler=show_run)
+    from tooleval.cli._run_export import add_export_verb
+
+    add_export_verb(verbs)
 
 
 def list_runs(args: argparse.Namespace) -> int:

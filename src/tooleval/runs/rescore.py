@@ -66,7 +66,9 @@ def parse_metric_specs(
     for pair in options:
         left, sep, value = pair.partition("=")
         if not sep or not left.strip():
-            raise ConfigError(f"--option {pair!r} must look like [METRIC.]KEY=VALUE", "--option")
+            raise ConfigError(
+                f"--option {pair!r} must look like [METRIC.]KEY=VALUE", field="--option"
+            )
         metric, key = target(left.strip(), "--option")
         try:
             params[metric][key] = orjson.loads(value)
@@ -86,7 +88,8 @@ def parse_metric_specs(
         if metric is None:
             if len(order) != 1:
                 raise ConfigError(
-                    f"--threshold {pair!r}: with several metrics write METRIC=X", "--threshold"
+                    f"--threshold {pair!r}: with several metrics write METRIC=X",
+                    field="--threshold",
                 )
             metric = order[0]
         try:
