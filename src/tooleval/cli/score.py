@@ -33,7 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score a JSONL dataset of canonical rows with one metric",
         description="Score every row of a JSONL dataset with one metric and write JSONL results.",
     )
-    parser.add_argument("dataset", help="JSONL file of canonical rows ('-' for stdin)")
+    parser.add_argument(
+        "dataset",
+        help="file of canonical rows ('-' for stdin), or a benchmark's result file or folder "
+        "(see --format)",
+    )
     parser.add_argument(
         "--metric",
         help="metric name (see `tooleval metrics`); default with --format: the benchmark's profile",
