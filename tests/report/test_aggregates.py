@@ -177,7 +177,7 @@ def test_deleting_a_run_deletes_its_aggregates(store):
 def test_aggregate_cli(store, tmp_path, capsys):
     a, b = seed_support_runs(store)
     url = str(tmp_path / "runs.db")
-    assert main(["aggregate", a[:17], "--store", url]) == 0
+    assert main(["aggregate", a[:-1], "--store", url]) == 0
     assert "aggregates stored (23 rows" in capsys.readouterr().out
     assert main(["aggregate", "--all", "--store", url]) == 0
     out = capsys.readouterr().out

@@ -144,7 +144,7 @@ def test_report_cli_writes_the_file(store, tmp_path, capsys):
     a, b = seed_support_runs(store)
     out = tmp_path / "report.html"
     url = str(tmp_path / "runs.db")
-    assert main(["report", b[:17], "--store", url, "-o", str(out), "--compare", a]) == 0
+    assert main(["report", b[:-1], "--store", url, "-o", str(out), "--compare", a]) == 0
     assert "report written to" in capsys.readouterr().out
     check(out.read_text())
     assert main(["report", "no-such-run", "--store", url, "-o", str(out)]) == 2

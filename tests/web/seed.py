@@ -251,6 +251,16 @@ def seed_names_run(store: Any) -> str:
             "output": "opened",
         },
     ]
+    cases.append(
+        {
+            "id": "row-" + "i" * 3000,
+            "category": "category-" + "c" * 3000,
+            "input": "Refund order 1203",
+            "expected": [call("issue_refund", order_id="1203")],
+            "actual": [call("issue_refund", order_id="9" * 3000)],
+            "output": "done",
+        }
+    )
     run_id = store.create_run(
         "names that mislead",
         dataset={"path": "names.jsonl"},

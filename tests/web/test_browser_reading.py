@@ -26,6 +26,8 @@ def _pages(seeded) -> list[str]:
         f"/runs/{seeded['names']}",
         f"/runs/{seeded['names']}/rows/0",
         f"/runs/{seeded['names']}/rows/1",
+        f"/runs/{seeded['names']}/rows/4",
+        f"/runs/{seeded['names']}?category=category-" + "c" * 3000,
         f"/compare?a={a}&b={b}",
         f"/compare/row?a={a}&b={b}&ia={index}&ib={index}",
         f"/runs/{a}/rows/99999999999999999999999",
@@ -90,8 +92,10 @@ def test_no_page_is_wider_than_a_phone(context_for, viewer_url, seeded):
 
 
 def test_a_3000_character_name_wraps_and_keeps_its_full_text_on_hover(page, viewer_url, seeded):
+    for path in ("/rows/0", "/rows/4", ""):
+        page.goto(viewer_url + f"/runs/{seeded['names']}{path}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280, path
     page.goto(viewer_url + f"/runs/{seeded['names']}/rows/0")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     chip = page.locator("article.row-card .chip-col").nth(1).locator("li.chip").first
     assert chip.get_attribute("title").startswith("refund_" + "x" * 3000)
     assert len(chip.inner_text()) < 400

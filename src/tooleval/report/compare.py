@@ -159,7 +159,7 @@ def delta_rows_table(deltas: Sequence[Any], *, row_link: DeltaLink) -> Safe:
             el(
                 "tr",
                 el("td", el("a", d.row_id, href=target) if target else d.row_id, class_="rowid"),
-                el("td", d.category or ""),
+                el("td", d.category or "", class_="cat"),
                 el("td", d.metric),
                 el("td", d.change, class_=f"change-{d.change}"),
                 el("td", score_text(d.score_a), class_="num"),

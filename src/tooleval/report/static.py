@@ -81,7 +81,7 @@ def category_section(stats: list[CategoryStats], metrics: list[str], *, link: An
         body.append(
             el(
                 "tr",
-                el("td", el("a", s.category, href=target) if target else s.category),
+                el("td", el("a", s.category, href=target) if target else s.category, class_="cat"),
                 el("td", s.rows, class_="num"),
                 el("td", s.passed, class_="num"),
                 el("td", s.failed, class_="num"),

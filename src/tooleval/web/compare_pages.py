@@ -80,7 +80,7 @@ def _deltas_table(
             el(
                 "tr",
                 el("td", el("a", d.row_id, href=row_compare_link(a, b, d)), class_="rowid"),
-                el("td", d.category or ""),
+                el("td", d.category or "", class_="cat"),
                 el("td", d.metric),
                 el("td", d.change, class_=f"change-{d.change}"),
                 el(
