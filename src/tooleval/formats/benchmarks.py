@@ -111,7 +111,13 @@ def _is_apibank_row(row: Mapping[str, Any]) -> bool:
 
 
 def detect_benchmark(path: str | Path) -> str | None:
-    """The benchmark format of a file or folder when its name or content leaves no doubt."""
+    """The benchmark format of a file or folder when its name or content leaves no doubt.
+
+    Cheap on large canonical files: a JSONL file is judged by its first line
+    and a JSON array by its first element, both read from the first 64 KiB;
+    only a JSON document spread over several lines is parsed whole (below
+    64 MiB; larger ones need ``--format``).
+    """
     path = Path(path)
     if path.is_dir():
         return "bfcl" if any(path.rglob("BFCL_v*_result.json")) else None
@@ -120,23 +126,38 @@ def detect_benchmark(path: str | Path) -> str | None:
     try:
         with path.open("rb") as handle:
             head = handle.read(65536)
+        size = path.stat().st_size
     except OSError:
         return None
     text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    whole_in_head = size <= len(head)
     if text[:1] == b"{":
-        first_line = text.split(b"\n", 1)[0]
+        first_line, _, rest = text.partition(b"\n")
+        if rest or whole_in_head:  # the first line is complete
+            try:
+                found = detect_benchmark_value(json.loads(first_line))
+            except ValueError:
+                found = None  # one document over several lines: parsed whole below
+            else:
+                if found == "api-bank" or not rest.strip():
+                    return found  # JSONL rows, or the file's only line
+                return None  # more rows follow: JSONL, whatever its first row looks like
+    elif text[:1] == b"[":
         try:
-            found = detect_benchmark_value(json.loads(first_line))
-        except ValueError:
-            found = None  # a JSON document over several lines: read it whole below
-        if found == "api-bank":  # rows, one per line
-            return found
-    if text[:1] in (b"{", b"["):
-        try:
-            return detect_benchmark_value(_read_json(path))
-        except DatasetError:
-            return None
-    return None
+            body = text[1:].lstrip().decode("utf-8", errors="replace")
+            first, _ = json.JSONDecoder().raw_decode(body)
+        except (ValueError, UnicodeDecodeError):
+            pass  # the first element does not fit in the head (or the file is no JSON)
+        else:
+            return detect_benchmark_value([first])
+    else:
+        return None
+    if size > _DOCUMENT_CHECK_LIMIT:
+        return None
+    try:
+        return detect_benchmark_value(_read_json(path))
+    except DatasetError:
+        return None
 
 
 _DOCUMENT_CHECK_LIMIT = 64 * 1024 * 1024  # whole-file parse only below this size
@@ -177,8 +198,8 @@ def json_document_problem(path: str | Path) -> str | None:
         value = _read_json(path)
     except DatasetError:
         return None
-    if not isinstance(value, Mapping):
-        return None
+    if not isinstance(value, Mapping) or detect_benchmark_value(value) is not None:
+        return None  # an array of rows, or a benchmark file (read with its importer)
     return (
         "this is a JSON document, not JSONL: one object over several lines; write one row "
         "per line, or a JSON array of rows, or pass --format for a benchmark file "
