@@ -2,6 +2,7 @@
 //! `tooleval score` writes it (`Result.to_dict()` through `orjson.dumps`).
 
 use crate::alignment::{analyse, Analysis, KeysFor, Pairs, Table};
+use crate::assignment::transitive_closure;
 use crate::json::{short, write, write_float, write_int, write_obj, write_str, Value};
 use crate::matching::{mean, Call, Check, Comparator};
 
@@ -52,6 +53,8 @@ pub struct Config {
 pub struct Row {
     pub id: String,
     pub expected: Option<Vec<Call>>,
+    /// `ExpectedTools.before`: `None` is the listed order, `Some` explicit pairs (sorted).
+    pub before: Option<Vec<(usize, usize)>>,
     pub actual: Vec<Call>,
 }
 
@@ -599,10 +602,27 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
             ignore_extra,
             mismatch_keys,
         } => {
+            let before: &[(usize, usize)] = row.before.as_deref().unwrap_or(&chain);
+            if *check_ordering {
+                let closure = transitive_closure(ne, before);
+                let cycle: Vec<usize> = (0..ne).filter(|&i| closure[i * ne + i]).collect();
+                if !cycle.is_empty() {
+                    let names: Vec<String> = cycle
+                        .iter()
+                        .map(|&i| format!("{} (#{})", expected[i].name, i + 1))
+                        .collect();
+                    let reason = format!(
+                        "the ordering constraints of expected_tools form a cycle through {}",
+                        names.join(", ")
+                    );
+                    write_unscored_plain(out, cfg, row, &reason);
+                    return Ok(());
+                }
+            }
             let mut table = Table::new(expected, actual, &cfg.cmp, keys, *mismatch_keys);
             let a = analyse(
                 &mut table,
-                if *check_ordering { Some(&chain) } else { None },
+                if *check_ordering { Some(before) } else { None },
             )?;
             let matched = a.counted.len();
             let extras = a.extra_cols(na);

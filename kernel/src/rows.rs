@@ -83,6 +83,65 @@ fn calls(value: Value, expected: bool) -> Option<Vec<Call>> {
     Some(out)
 }
 
+/// `{"calls": [...], "order": "listed" | "any", "before": [[a, b], ...]}` as
+/// `formats.expected._ordered` reads it; `None` for anything else (`groups`,
+/// errors: Python reports them).
+fn ordered(mut order: Vec<(String, Value)>) -> Option<(Vec<Call>, Option<Vec<(usize, usize)>>)> {
+    if !order
+        .iter()
+        .all(|(k, _)| matches!(k.as_str(), "calls" | "order" | "before"))
+    {
+        return None;
+    }
+    let listed = match get(&order, "order") {
+        None | Some(Value::Null) => true,
+        Some(Value::Str(s)) if s == "listed" => true,
+        Some(Value::Str(s)) if s == "any" => false,
+        _ => return None,
+    };
+    let raw_before = take(&mut order, "before");
+    let calls = calls(take(&mut order, "calls")?, true)?;
+    let Some(raw_before) = raw_before else {
+        return Some((calls, if listed { None } else { Some(Vec::new()) }));
+    };
+    if matches!(get(&order, "order"), Some(Value::Str(s)) if s == "listed") {
+        return None; // 'listed' contradicts 'before': Python says so
+    }
+    let Value::Arr(raw_pairs) = raw_before else {
+        return None;
+    };
+    let reference = |v: &Value| -> Option<usize> {
+        match v {
+            Value::Int(i) => usize::try_from(*i).ok().filter(|&i| i < calls.len()),
+            Value::Str(name) => {
+                let mut found = calls.iter().enumerate().filter(|(_, c)| &c.name == name);
+                let first = found.next()?.0;
+                found.next().is_none().then_some(first)
+            }
+            _ => None,
+        }
+    };
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for pair in &raw_pairs {
+        let Value::Arr(ends) = pair else { return None };
+        let [a, b] = ends.as_slice() else { return None };
+        let (a, b) = (reference(a)?, reference(b)?);
+        if a == b {
+            return None;
+        }
+        pairs.push((a, b));
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    if pairs
+        .iter()
+        .any(|&(a, b)| pairs.binary_search(&(b, a)).is_ok())
+    {
+        return None; // contradictory order: Python names it
+    }
+    Some((calls, Some(pairs)))
+}
+
 pub fn read_row(value: Value, number: u64) -> Option<Row> {
     let Value::Obj(mut fields) = value else {
         return None;
@@ -117,9 +176,13 @@ pub fn read_row(value: Value, number: u64) -> Option<Row> {
         Some(Value::UInt(u)) => u.to_string(),
         _ => return None,
     };
-    let expected = match take(&mut fields, "expected_tools") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(calls(v, true)?),
+    let (expected, before) = match take(&mut fields, "expected_tools") {
+        None | Some(Value::Null) => (None, None),
+        Some(Value::Obj(order)) => {
+            let (calls, before) = ordered(order)?;
+            (Some(calls), before)
+        }
+        Some(v) => (Some(calls(v, true)?), None),
     };
     let actual = match take(&mut fields, "tools_called") {
         // no tools_called at all: `tooleval score` stops with an error (Python says which)
@@ -128,6 +191,7 @@ pub fn read_row(value: Value, number: u64) -> Option<Row> {
         Some(v) => calls(v, false)?,
     };
     Some(Row {
+        before,
         id,
         expected,
         actual,
