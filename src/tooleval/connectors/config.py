@@ -48,16 +48,28 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.connectors.http import HttpConnector
+from tooleval.connectors.imports import load_from
 from tooleval.connectors.openai_chat import OpenAIChatConnector
 from tooleval.connectors.paths import ResponseMapping
-from tooleval.connectors.python import CallableConnector, load_target
+from tooleval.connectors.python import CallableConnector
 from tooleval.connectors.retry import RetryPolicy
 from tooleval.errors import ConfigError
 
 __all__ = ["connector_from_config", "load_connector_file"]
 
 _KEYS = {
-    "http": {"type", "url", "method", "headers", "body", "params", "timeout", "retry", "response"},
+    "http": {
+        "type",
+        "url",
+        "method",
+        "headers",
+        "body",
+        "params",
+        "timeout",
+        "retry",
+        "response",
+        "conversation",
+    },
     "python": {"type", "target", "argument", "response"},
     "openai": {
         "type",
@@ -168,7 +180,7 @@ def connector_from_config(
     base = Path(base_dir) if base_dir is not None else None
     if kind == "http":
         headers = _mapping(config, "headers", prefix)
-        return HttpConnector(
+        http = HttpConnector(
             _require(config, "url", prefix, "http://127.0.0.1:8000/agent"),
             method=str(config.get("method", "POST")),
             headers=headers,
@@ -180,11 +192,19 @@ def connector_from_config(
             timeout=_number(config, "timeout", prefix, 30.0),
             retry=RetryPolicy.from_config(config.get("retry"), field=f"{prefix}.retry"),
         )
+        if config.get("conversation") is None:
+            return http
+        from tooleval.connectors.conversation import ConversationConnector, ConversationSpec
+
+        spec = ConversationSpec.from_config(
+            config["conversation"], field=f"{prefix}.conversation", base_dir=base
+        )
+        return ConversationConnector(http, spec)
     if kind == "python":
         target = _require(config, "target", prefix, "my_agent:run")
         response = _mapping(config, "response", prefix)
         return CallableConnector(
-            load_target(target, field=f"{prefix}.target"),
+            load_from(target, field=f"{prefix}.target", base_dir=base),
             argument=config.get("argument", "input"),
             response=None
             if response is None
@@ -207,7 +227,7 @@ def connector_from_config(
         params=params,
         tool_executor=None
         if executor is None
-        else load_target(executor, field=f"{prefix}.tool_executor"),
+        else load_from(executor, field=f"{prefix}.tool_executor", base_dir=base),
         max_turns=max_turns,
         timeout=_number(config, "timeout", prefix, 60.0),
         retry=RetryPolicy.from_config(config.get("retry"), field=f"{prefix}.retry"),

@@ -19,6 +19,7 @@ Plain httpx (not the openai SDK) keeps the core light; any server speaking
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import json
 import os
@@ -31,6 +32,7 @@ from tooleval.connectors.http import safe_url
 from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
+from tooleval.connectors.template import env_references, resolve_env
 from tooleval.errors import ConfigError, ConnectorError
 from tooleval.model import (
     AssistantMessage,
@@ -89,7 +91,10 @@ class OpenAIChatConnector(HttpClients):
         client: Any = None,
         async_client: Any = None,
     ) -> None:
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        # ${VAR} (e.g. ${AGENT_URL}/v1) is read from the environment at call time.
+        if not isinstance(base_url, str) or not (
+            base_url.startswith(("http://", "https://")) or env_references(base_url)
+        ):
             raise ConfigError(
                 f"expected an http(s) base URL such as http://127.0.0.1:8000/v1, got {base_url!r}",
                 field="connector.base_url",
@@ -140,6 +145,16 @@ class OpenAIChatConnector(HttpClients):
         return out
 
     # ------------------------------------------------------------ helpers
+    def _target(self) -> str:
+        """The endpoint with ``${VAR}`` resolved now (never stored)."""
+        url = resolve_env(self.url, field="connector.base_url")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(
+                f"expected an http(s) base URL once ${{...}} is filled in, got {safe_url(url)!r}",
+                field="connector.base_url",
+            )
+        return url
+
     def _headers(self) -> dict[str, str]:
         if not self.api_key_env:
             return {}
@@ -213,7 +228,7 @@ class OpenAIChatConnector(HttpClients):
         turns = _Turns(self, sample)
         for turn in range(self.max_turns):
             while True:
-                response, tries = send(client, "POST", self.url, **turns.request())
+                response, tries = send(client, "POST", self._target(), **turns.request())
                 pending = turns.reply(response, tries)
                 if not isinstance(pending, float):
                     break
@@ -230,7 +245,7 @@ class OpenAIChatConnector(HttpClients):
         turns = _Turns(self, sample)
         for turn in range(self.max_turns):
             while True:
-                response, tries = await asend(client, "POST", self.url, **turns.request())
+                response, tries = await asend(client, "POST", self._target(), **turns.request())
                 pending = turns.reply(response, tries)
                 if not isinstance(pending, float):
                     break
@@ -284,6 +299,7 @@ class _Turns:
                 raise exc.after(self.tally) from None
             self.tally.body += 1
             return policy.delay(self.tally.body)
+        new_calls, message = _with_ids(new_calls, message, len(self.raws))
         self.raws.append(data)
         self.output = message.get("content")
         if not new_calls or self.connector.tool_executor is None:
@@ -316,11 +332,34 @@ class _Turns:
             raw,
             (time.perf_counter() - self.started) * 1000.0,
             self.status,
-            self.attempts,
+            # HTTP attempts of the conversation: one plus its retries (turns are not attempts)
+            1 + self.tally.http + self.tally.body,
             messages=self.model,
             warnings=tuple(self.warnings),
             retries=self.tally.counts(),
         )
+
+
+def _with_ids(
+    calls: list[ToolCall], message: dict[str, Any], turn: int
+) -> tuple[list[ToolCall], dict[str, Any]]:
+    """Give calls the model sent without an id one, so no tool message says ``tool_call_id: null``.
+
+    >>> calls, msg = _with_ids([ToolCall("f", {})], {"tool_calls": [{"function": {}}]}, 2)
+    >>> calls[0].id, msg["tool_calls"][0]["id"]
+    ('call_2_0', 'call_2_0')
+    """
+    if all(c.id for c in calls):
+        return calls, message
+    named = [
+        c if c.id else dataclasses.replace(c, id=f"call_{turn}_{i}") for i, c in enumerate(calls)
+    ]
+    wire = list(message.get("tool_calls") or ())
+    fixed = [
+        {**tc, "id": call.id} if isinstance(tc, dict) else tc
+        for tc, call in zip(wire, named, strict=False)
+    ]
+    return named, {**message, "tool_calls": fixed}
 
 
 def _run_sync(executor: Callable[[ToolCall], Any], call: ToolCall) -> tuple[Any, bool]:

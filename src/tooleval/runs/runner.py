@@ -534,7 +534,9 @@ def _make_connector(plan: Plan) -> Any:
     from tooleval.connectors import connector_from_config
 
     try:
-        return connector_from_config(plan.connector)
+        # Relative tool files and module:function targets resolve from the plan's folder.
+        base = plan.path.resolve().parent if plan.path else None
+        return connector_from_config(plan.connector, base_dir=base)
     except ToolEvalError as exc:
         raise exc.with_context(field="connector") from None
 
