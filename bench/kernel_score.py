@@ -1,6 +1,6 @@
 """The compiled kernel: `tooleval score` end to end vs a ragas script, vs a bare parse.
 
-Sections (results printed as markdown and saved to bench/out/kernel_score.json):
+Sections (results printed and saved to bench/out/kernel_score.json):
 
 * ``e2e``: on the same two-call rows (``--rows``, default 100,000), wall time and
   max RSS of ``tooleval score --metric tool_call_accuracy`` (compiled kernel),
@@ -9,7 +9,8 @@ Sections (results printed as markdown and saved to bench/out/kernel_score.json):
 * ``parse``: on a large file (``--big-rows``, default 1,000,000), in one process:
   a bare ``orjson.loads`` of every line vs the kernel's ``score_block`` (one
   thread, then ``--threads``), per row; then ``tooleval score --workers 1`` and
-  ``--workers 2`` on that file as processes (wall time, max RSS: flat in rows).
+  ``--workers 2`` (with and without ``--format jsonl``, which skips format
+  detection) on that file as processes (wall and CPU time, max RSS).
 
     python bench/kernel_score.py                      # both sections
     python bench/kernel_score.py --only e2e --rows 20000
@@ -74,6 +75,16 @@ def e2e(n_rows: int) -> list[dict[str, Any]]:
     ragas_out = OUT / "ragas_script_out.jsonl"
     variants = [
         ("tooleval score (compiled kernel)", score_command(path), None),
+        (
+            "tooleval score --format jsonl (compiled kernel)",
+            score_command(path, "--format", "jsonl"),
+            None,
+        ),
+        (
+            "tooleval score --format jsonl --workers 2 (compiled kernel)",
+            score_command(path, "--format", "jsonl", "--workers", "2"),
+            None,
+        ),
         ("tooleval score (pure Python)", score_command(path), {"TOOLEVAL_NO_KERNEL": "1"}),
         (
             "ragas end-to-end script",
@@ -93,13 +104,15 @@ def e2e(n_rows: int) -> list[dict[str, Any]]:
     return results
 
 
-def _best(fn: Any, tries: int = 3) -> float:
-    times = []
+def _best(fn: Any, tries: int = 3) -> tuple[float, float]:
+    """Best wall time and best CPU time (all threads) of ``tries`` runs."""
+    walls, cpus = [], []
     for _ in range(tries):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - started)
-    return min(times)
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+    return min(walls), min(cpus)
 
 
 def parse(n_rows: int, threads: int) -> list[dict[str, Any]]:
@@ -135,39 +148,49 @@ def parse(n_rows: int, threads: int) -> list[dict[str, Any]]:
             kernel.score_block(data, start, n_threads)
 
     results = []
-    t_parse = _best(bare, 2)
+    t_parse, c_parse = _best(bare, 2)
     for label, fn in [
         ("bare orjson.loads per line", bare),
         ("kernel score_block, 1 thread", lambda: scored(1)),
         (f"kernel score_block, {threads} threads", lambda: scored(threads)),
     ]:
-        seconds = t_parse if fn is bare else _best(fn, 2)
+        seconds, cpu = (t_parse, c_parse) if fn is bare else _best(fn, 2)
         found = {
             "section": "parse",
             "label": label,
             "rows": n_rows,
             "seconds": seconds,
+            "cpu": cpu,
             "us_per_row": seconds / n_rows * 1e6,
+            "cpu_us_per_row": cpu / n_rows * 1e6,
             "ratio_to_parse": seconds / t_parse,
+            "cpu_ratio_to_parse": cpu / c_parse,
         }
         results.append(found)
         print(
-            f"{label}: {found['us_per_row']:.2f} us/row, {found['ratio_to_parse']:.2f}x parse",
+            f"{label}: {found['us_per_row']:.2f} us/row wall ({found['ratio_to_parse']:.2f}x parse), "
+            f"{found['cpu_us_per_row']:.2f} us/row CPU ({found['cpu_ratio_to_parse']:.2f}x parse)",
             flush=True,
         )
-    for workers in ("1", "2"):
-        found = run(score_command(path, "--workers", workers))
+    for extra in (
+        ["--workers", "1"],
+        ["--format", "jsonl"],
+        ["--format", "jsonl", "--workers", "2"],
+    ):
+        found = run(score_command(path, *extra))
         found.update(
             section="parse",
-            label=f"tooleval score --workers {workers}",
+            label=f"tooleval score {' '.join(extra)}",
             rows=n_rows,
             rows_per_s=n_rows / found["seconds"],
             ratio_to_parse=found["seconds"] / t_parse,
+            cpu_ratio_to_parse=found["cpu"] / c_parse,
         )
         results.append(found)
         print(
-            f"tooleval score --workers {workers}: {found['seconds']:.2f} s, {found['rows_per_s']:,.0f} rows/s, "
-            f"{found['ratio_to_parse']:.2f}x parse, {found['rss_mb']:.0f} MB",
+            f"{found['label']}: {found['seconds']:.2f} s, {found['rows_per_s']:,.0f} rows/s, "
+            f"{found['ratio_to_parse']:.2f}x parse wall, {found['cpu_ratio_to_parse']:.2f}x parse CPU, "
+            f"{found['rss_mb']:.0f} MB",
             flush=True,
         )
     return results
