@@ -65,6 +65,51 @@ def test_the_gate_reads_pass_hat_k_or_pass_at_k(tmp_path, agent_stub):
         repeat_gate(outcome.run, gate, summary, "pass^")
 
 
+def test_a_stopped_repeated_run_runs_only_the_missing_attempts(tmp_path, agent_stub):
+    import sqlite3
+
+    plan = _setup(tmp_path, agent_stub)
+    db = tmp_path / "runs.db"
+    with open_store(db) as store:
+        first = run_plan(plan, store=store, repeat=3)
+    with sqlite3.connect(db) as conn:  # as a run killed during its third attempt leaves it
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("DELETE FROM results WHERE row_index >= 14")
+        conn.execute("DELETE FROM rows WHERE row_index >= 14")
+    calls = len(agent_stub.requests)
+    with open_store(db) as store:
+        store.finish_run(first.run_id, "interrupted")
+        again = run_plan(plan, store=store, resume=first.run_id)
+        assert again.rows_run == 4 and again.rows_skipped == 14
+        assert again.run.row_count == 18
+        rows = list(store.iter_rows(first.run_id))
+        assert [r.row_id for r in rows[14:]] == ["r1#3", "r2#3", "s1#3", "s2#3"]
+    assert len(agent_stub.requests) == calls + 4
+    assert agent_stub.attempts("refund 30 USD on 4471") == 4
+
+
+def test_json_export_and_runs_show_report_the_repeats(tmp_path, agent_stub, capsys):
+    import json
+
+    from tooleval.cli.main import main
+
+    plan = _setup(tmp_path, agent_stub)
+    db = tmp_path / "runs.db"
+    with open_store(db) as store:
+        outcome = run_plan(plan, store=store, repeat=3)
+    out = tmp_path / "r.json"
+    assert main(["runs", "export", outcome.run_id, "--store", str(db), "--json", str(out)]) == 0
+    repeats = json.loads(out.read_text())["repeats"]
+    assert repeats["n"] == 3 and repeats["flaky"] == ["c2"]
+    assert repeats["pass_hat_k"]["3"] == pytest.approx(4 / 6)
+    c2 = next(r for r in repeats["rows"] if r["row_id"] == "c2")
+    assert c2["verdicts"] == [None, True, True] and c2["spread"] == 0.0
+    capsys.readouterr()
+    assert main(["runs", "show", outcome.run_id, "--store", str(db)]) == 0
+    shown = capsys.readouterr().out
+    assert "repeats: 3 attempts per row" in shown and "c2: 2/3 passed [EPP]" in shown
+
+
 def test_a_repeated_run_resumes_with_its_own_count(tmp_path, agent_stub):
     plan = _setup(tmp_path, agent_stub)
     with open_store(tmp_path / "runs.db") as store:

@@ -102,3 +102,35 @@ def test_a_damaged_cache_entry_is_a_miss_and_an_unopenable_cache_is_exit_2(tmp_p
 def test_the_cache_lives_beside_a_sqlite_store(tmp_path):
     assert default_cache_path(str(tmp_path / "runs.db")) == tmp_path / "responses.db"
     assert str(default_cache_path("postgresql://u@h/db")) == ".tooleval/responses.db"
+
+
+def test_cache_with_a_rate_limit_and_a_conversation(tmp_path, agent_stub):
+    import json
+
+    import yaml
+
+    agent_stub.script("hi 4471", tools=["lookup_order"], output="found")
+    agent_stub.script("cancel it", tools=["cancel_order"], output="cancelled")
+    row = {"id": "t1", "turns": ["hi 4471", "cancel it"], "expected_tools": ["lookup_order", "cancel_order"]}  # fmt: skip
+    (tmp_path / "convs.jsonl").write_text(json.dumps(row) + "\n")
+    plan = {
+        "dataset": "convs.jsonl",
+        "connector": {
+            "url": agent_stub.url + "/agent",
+            "body": {"id": "{{metadata.session_id}}", "input": "{{input}}"},
+            "response": {"tools_called": "$.steps[?(@.type=='tool_call')].tool.name"},
+            "conversation": {},
+        },
+        "metrics": ["tool_correctness"],
+    }
+    (tmp_path / "conv.yaml").write_text(yaml.safe_dump(plan))
+    plan = load_plan(tmp_path / "conv.yaml")
+    cache = ResponseCache(tmp_path / "r.db")
+    with open_store(tmp_path / "runs.db") as store:
+        first = run_plan(plan, store=store, cache=cache, max_rps=50)
+        second = run_plan(plan, store=store, cache=cache, max_rps=50)
+        assert first.run.pass_rate("tool_correctness") == 1.0
+        assert second.run.pass_rate("tool_correctness") == 1.0
+        row = store.get_row(second.run_id, 0)
+    assert len(agent_stub.requests) == 2 and cache.hits == 1
+    assert [c.name for c in row.sample.actual_calls()] == ["lookup_order", "cancel_order"]

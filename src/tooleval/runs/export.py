@@ -216,10 +216,15 @@ def write_json(
     """Write the run header, the gate verdict and every row with its results as JSON."""
     import orjson
 
+    from tooleval.runs.repeats import analyse_repeats, repeat_of
+
     rows = list(rows)
+    repeated = repeat_of(run)
     document = {
         "run": run_to_dict(run),
         "gate": gate.to_dict() if gate is not None else None,
+        # --repeat: pass^k / pass@k per k and category, flaky rows, per-row spread
+        "repeats": analyse_repeats(rows, *repeated).to_dict() if repeated else None,
         "judge_usage": judge_usage(rows),
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "rows": [row_to_dict(r) for r in rows],

@@ -305,6 +305,11 @@ def show_run(
     print_summary(console, run)
     print_judge_usage(console, store, run)
     print_categories(console, store, run)
+    from tooleval.runs.repeats import repeat_lines, summarise_run
+
+    repeats = summarise_run(store, run) if category is None else None
+    for line in repeat_lines(repeats) if repeats is not None else ():
+        console.print(_text(line))
     total = store.count_rows(run.id)
     passing = store.count_rows(run.id, passed=True)
     if category is None and passing == 0:

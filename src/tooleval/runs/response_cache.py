@@ -160,11 +160,15 @@ class CachedConnector:
 
     def key(self, sample: Any) -> str:
         from tooleval.connectors.response import as_sample
+        from tooleval.runs.rate_limit import RateLimited
 
         sample = as_sample(sample)
-        render = getattr(self.inner, "_request", None)
-        if callable(render):  # the HTTP connector: what it would send, header values left out
-            url, request = render(sample)
+        target = self.inner
+        while isinstance(target, RateLimited):
+            target = target.inner
+        if getattr(type(target), "_request", None) is not None:
+            # The HTTP connector: what it would send, header values left out.
+            url, request = target._request(sample)
             request = {k: v for k, v in request.items() if k not in {"headers", "timeout"}}
             request["url"] = url
         else:
@@ -172,6 +176,8 @@ class CachedConnector:
                 "input": sample.input,
                 "messages": [m.to_dict() for m in sample.messages],
                 "id": sample.id,
+                # conversations read their turns there; extra columns only make more misses
+                "metadata": sample.metadata,
             }
         return request_key(self._config, request, attempt=sample.metadata.get("attempt", 1))
 
