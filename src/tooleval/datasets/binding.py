@@ -135,13 +135,14 @@ def suggest_column(
 ) -> str | None:
     """The unbound column most likely meant for ``field`` (or None)."""
     excluded = set(exclude)
-    best, best_score = None, 0.0
+    best: str | None = None
+    best_score = 0.0
     sample = list(rows[:50])
     for column in columns:
         if column in excluded:
             continue
         name = re.sub(r"[\s\-]+", "_", column.lower())
-        score = max((w for hint, w in _NAME_HINTS.get(field, ()) if hint in name), default=0)
+        score: float = max((w for hint, w in _NAME_HINTS.get(field, ()) if hint in name), default=0)
         shape = _looks_like(field, [r.get(column) for r in sample])
         if field in ("expected_tools", "tools_called") and shape < 0.5:
             score = score / 2  # a name hint alone is weak when the cells are not tool lists

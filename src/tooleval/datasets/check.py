@@ -16,6 +16,7 @@ args 7 rows") and the parse errors with their row numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,8 +40,9 @@ class ColumnFinding:
     field: str
     non_empty: int = 0
     total: int = 0
-    shapes: dict[str, int] = field(default_factory=dict)
-    errors: list[tuple[int, str]] = field(default_factory=list)
+    # ``field`` above shadows dataclasses.field inside this class body
+    shapes: dict[str, int] = dataclasses.field(default_factory=dict)
+    errors: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -160,11 +162,11 @@ def check_dataset(dataset: Dataset) -> DatasetCheck:
     row_errors: list[tuple[int, str]] = []
     for row in dataset.error_rows:
         for err in row.errors:
-            column = err.context.get("column")
+            err_column = err.context.get("column")
             where = err.context.get("field")
             message = err.message if not where else f"({where}) {err.message}"
-            if column in findings:
-                findings[column].errors.append((row.number, message))
+            if err_column in findings:
+                findings[err_column].errors.append((row.number, message))
             else:
                 row_errors.append((row.number, message))
     notes = [w for w in dataset.warnings if " is also used by row " not in w]
@@ -250,7 +252,9 @@ def format_check(report: DatasetCheck, *, max_errors: int = 20) -> str:
         lines.append(
             f"{c.column:<{width_c}}  {c.field:<{width_f}}  {counts:>9}  {_shapes_text(c.shapes) or '-'}"
         )
-    problems = [(c.column, r, m) for c in report.columns for r, m in c.errors]
+    problems: list[tuple[str | None, int, str]] = [
+        (c.column, r, m) for c in report.columns for r, m in c.errors
+    ]
     problems += [(None, r, m) for r, m in report.row_errors]
     if problems:
         lines += ["", "parse errors:"]
