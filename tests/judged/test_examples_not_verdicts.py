@@ -55,7 +55,9 @@ def test_every_example_is_shown_and_carries_no_verdict(name):
         ('{"achieved": true, "reason": "Why, citing the transcript."}', True),
         ('{"achieved": <TRUE OR FALSE>, "reason": "the tool failed"}', True),
         ('{"achieved": false, "reason": "the refund tool returned declined"}', False),
-        ('{"achieved": true, "reason": "why"}', False),
+        ('{"achieved": true, "reason": "why"}', True),
+        ('{"achieved": true, "reason": "Citing the transcript."}', True),  # SmolLM2, ga-meeting
+        ('{"achieved": true, "reason": "the transcript shows the booking"}', False),
         ("", False),
         ("{" * 50, False),
     ],

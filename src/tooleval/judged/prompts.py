@@ -349,14 +349,18 @@ def repeats_example(reply: str, example: str) -> bool:
     """True when ``reply`` copies ``example`` instead of answering.
 
     That is: it contains one of the example's ``<placeholders>`` (``<true or
-    false>``), or one of its strings is a placeholder's words (``"why, citing
-    the transcript"``).
+    false>``), or one of its strings is a placeholder's words, or a
+    comma-separated part of them (``"why, citing the transcript"``,
+    ``"Citing the transcript."``, ``"why"``).
     """
     placeholders = _PLACEHOLDER.findall(example)
     lowered = reply.lower()
     if any(p.lower() in lowered for p in placeholders):
         return True
-    words = {_plain(p) for p in placeholders}
+    # The whole placeholder or any comma-separated part of it: "Citing the transcript."
+    # copies "<why, citing the transcript>" as surely as the whole phrase does.
+    words = {_plain(part) for p in placeholders for part in [p, *p.strip("<>").split(",")]}
+    words.discard("")
     from tooleval.judge.reply import extract_json_object
 
     try:
