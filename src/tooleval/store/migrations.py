@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2, 3, 4]
+[1, 2, 3, 4, 5]
 """
 
 from __future__ import annotations
@@ -146,11 +146,26 @@ def _v4_run_leases(op: Any) -> None:
     )
 
 
+def _v5_row_read_indexes(op: Any) -> None:
+    from tooleval.store.search_index import create_search_index
+
+    # "Lowest score first" (and "highest") walks one of these in order, scored
+    # rows first, and joins one page of rows, instead of sorting every result
+    # of the metric.
+    for name, direction in (("ix_results_score_order", ""), ("ix_results_score_desc", " DESC")):
+        op.execute(
+            f"CREATE INDEX {name} "
+            f"ON results (run_id, metric, (score IS NULL), score{direction}, row_index)"
+        )
+    create_search_index(op)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
     Migration(3, "run_aggregates: per-run histograms and counts", _v3_run_aggregates),
     Migration(4, "run leases: one live process works a run", _v4_run_leases),
+    Migration(5, "score-order index and full-text row search index", _v5_row_read_indexes),
 )
 
 

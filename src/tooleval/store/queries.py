@@ -10,7 +10,6 @@ always matches the rows a page would yield.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -18,6 +17,7 @@ from tooleval.errors import InputError
 from tooleval.model import Result
 from tooleval.store import schema as t
 from tooleval.store.codec import result_from_row
+from tooleval.store.search_index import search_condition
 
 __all__ = ["ORDER_BY", "RowFilters", "escape_like", "non_negative", "results_for", "rows_query"]
 
@@ -60,33 +60,20 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
     if filters.error is not None:
         query = query.where(rows.error.is_not(None) if filters.error else rows.error.is_(None))
     if metric is not None:
-        match = sa.select(res.row_index).where(
-            res.run_id == run_id, res.metric == metric, res.row_index == rows.row_index
+        # A join on the metric's result (one per row: (run_id, row_index, metric) is
+        # its key), read from ix_results_metric_passed, instead of an EXISTS per row.
+        on = sa.and_(
+            res.run_id == rows.run_id, res.row_index == rows.row_index, res.metric == metric
         )
         if passed is not None:
-            match = match.where(res.passed.is_(passed))
-        query = query.where(match.exists())
+            on = sa.and_(on, res.passed.is_(passed))
+        query = query.select_from(t.rows.join(t.results, on))
     elif passed is not None:
         query = query.where(rows.passed.is_(passed))
     if filters.search:
-        pattern = f"%{escape_like(filters.search.lower())}%"
-        query = query.where(
-            sa.or_(
-                *(
-                    sa.func.lower(column).like(pattern, escape="\\")
-                    for column in (
-                        rows.row_id,
-                        rows.input,
-                        rows.output,
-                        rows.error,
-                        # Tool names and argument values: the calls made, and the
-                        # expected ones (the sample JSON), as text.
-                        sa.cast(rows.tools_called, sa.Text),
-                        sa.cast(rows.sample, sa.Text),
-                    )
-                )
-            )
-        )
+        # Row id, input, output, error, tool names and argument values (the calls
+        # made and the expected ones), through the full-text index: see search_index.
+        query = query.where(search_condition(filters.search))
     if order_by is None:
         return query
     if order_by not in ORDER_BY:
@@ -98,13 +85,12 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
     if column_name == "score":
         if metric is None:
             raise InputError("ordering by score needs metric=...", field="order_by")
-        column: Any = (
-            sa.select(res.score)
-            .where(res.run_id == run_id, res.metric == metric, res.row_index == rows.row_index)
-            .scalar_subquery()
-        )
-    else:
-        column = rows[column_name]
+        # The metric filter above already joined the metric's result. The order
+        # is spelled as ix_results_score_order / _desc are built (unscored last
+        # as ``score IS NULL``), so a page walks an index instead of sorting.
+        score = res.score.desc() if descending else res.score.asc()
+        return query.order_by(res.score.is_(None).asc(), score, res.row_index.asc())
+    column = rows[column_name]
     key = column.desc() if descending else column.asc()
     # Rows without a value (no latency, no category, unscored) always come last.
     key = key.nulls_last()

@@ -112,6 +112,23 @@ results = sa.Table(
     sa.Index("ix_results_summary", "run_id", "metric", "passed", "score"),
 )
 
+# Lowest / highest score first: scored rows in score order, unscored last (migration 5).
+for _name, _score in (
+    ("ix_results_score_order", results.c.score),
+    ("ix_results_score_desc", results.c.score.desc()),
+):
+    sa.Index(
+        _name,
+        results.c.run_id,
+        results.c.metric,
+        results.c.score.is_(None),
+        _score,
+        results.c.row_index,
+    )
+
+# The row search's full-text index (SQLite FTS5 table and triggers, PostgreSQL
+# pg_trgm indexes) is dialect-specific: see tooleval.store.search_index.
+
 # Per-run aggregates (histograms, counts, clusters) as named JSON documents: see
 # tooleval.store.aggregates, which reads and writes them.
 run_aggregates = sa.Table(

@@ -1,0 +1,171 @@
+"""The full-text index behind the row search (``search=`` / the viewer's ``q``).
+
+The search keeps one meaning on every backend: a row matches when its row id,
+input, output, error, calls made (tool names and argument values, as JSON
+text) or sample (the expected calls) contains the searched text, ignoring
+ASCII case. That is the ``LIKE`` test of :func:`like_condition`; the index
+only narrows the rows it has to run on:
+
+- SQLite: an FTS5 table ``rows_fts`` with the ``trigram`` tokenizer (substring
+  matching, SQLite 3.34+) over the same six columns, *external content* (it
+  keeps no copy of the text, only the index), filled by triggers on every
+  insert, update and delete of ``rows``. A search of 3 or more characters
+  reads its candidates from the index, then checks them with ``LIKE``; a
+  shorter one (trigrams cannot index it) scans.
+- PostgreSQL: one ``pg_trgm`` GIN index per searched column on
+  ``lower(column)``, which the planner uses for ``LIKE '%text%'`` directly
+  (skipped, with the scan left as it was, when the server has no ``pg_trgm``).
+
+Both are created by store migration 5, which also indexes the rows already
+stored.
+
+>>> fts_phrase("tool 5503")
+'"tool 5503"'
+>>> len(fts_phrase('a"b'))  # a quote inside is doubled
+6
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.visitors import InternalTraversal
+
+from tooleval.store import schema as t
+
+__all__ = [
+    "FTS_TABLE",
+    "SEARCHED_COLUMNS",
+    "create_search_index",
+    "fts_phrase",
+    "like_condition",
+    "search_condition",
+]
+
+FTS_TABLE = "rows_fts"
+# The columns of ``rows`` the search reads, in the FTS table's column order.
+SEARCHED_COLUMNS = ("row_id", "input", "output", "error", "tools_called", "sample")
+# JSON columns are searched as their text.
+_JSON_COLUMNS = {"tools_called", "sample"}
+# The trigram tokenizer indexes runs of 3 characters: shorter text cannot be looked up.
+_MIN_INDEXED = 3
+
+
+def fts_phrase(text: str) -> str:
+    """``text`` as one FTS5 string (a substring query with the trigram tokenizer)."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def like_condition(search: str) -> sa.ColumnElement[bool]:
+    """The search's meaning: some searched column contains ``search`` (ASCII case ignored)."""
+    from tooleval.store.queries import escape_like
+
+    pattern = f"%{escape_like(search.lower())}%"
+    rows = t.rows.c
+    columns = [
+        sa.cast(rows[name], sa.Text) if name in _JSON_COLUMNS else rows[name]
+        for name in SEARCHED_COLUMNS
+    ]
+    return sa.or_(*(sa.func.lower(c).like(pattern, escape="\\") for c in columns))
+
+
+class _FtsCandidates(sa.sql.expression.ColumnElement[bool]):
+    """SQLite: the row is among the index's candidates for the phrase; elsewhere: true."""
+
+    type = sa.Boolean()
+    inherit_cache = True
+    _traverse_internals = [("phrase", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, phrase: str) -> None:
+        self.phrase = sa.bindparam("fts_phrase", phrase, type_=sa.String, unique=True)
+
+
+@compiles(_FtsCandidates)
+def _candidates_default(element: _FtsCandidates, compiler: Any, **kw: Any) -> str:
+    return "1 = 1"
+
+
+@compiles(_FtsCandidates, "sqlite")
+def _candidates_sqlite(element: _FtsCandidates, compiler: Any, **kw: Any) -> str:
+    phrase = compiler.process(element.phrase, **kw)
+    return f"rows.rowid IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH {phrase})"
+
+
+def search_condition(search: str) -> sa.ColumnElement[bool]:
+    """The WHERE condition of a row search for ``search`` (index first, where one applies).
+
+    >>> from sqlalchemy.dialects import sqlite
+    >>> "rows_fts MATCH" in str(search_condition("5503").compile(dialect=sqlite.dialect()))
+    True
+    >>> "rows_fts" in str(search_condition("ab").compile(dialect=sqlite.dialect()))  # too short
+    False
+    """
+    condition = like_condition(search)
+    if len(search) < _MIN_INDEXED:
+        return condition
+    return sa.and_(_FtsCandidates(fts_phrase(search)), condition)
+
+
+def create_search_index(op: Any) -> None:
+    """Create the dialect's search index and index the rows already stored (migration 5)."""
+    dialect = op.get_bind().dialect.name
+    if dialect == "sqlite":
+        _create_sqlite(op)
+    elif dialect == "postgresql":
+        _create_postgresql(op)
+
+
+def _create_sqlite(op: Any) -> None:
+    from tooleval.errors import StoreError
+
+    bind = op.get_bind()
+    try:
+        bind.exec_driver_sql(
+            "CREATE VIRTUAL TABLE temp.tooleval_fts_probe USING fts5(x, tokenize='trigram')"
+        )
+        bind.exec_driver_sql("DROP TABLE temp.tooleval_fts_probe")
+    except sa.exc.OperationalError as exc:
+        raise StoreError(
+            f"this SQLite ({bind.exec_driver_sql('SELECT sqlite_version()').scalar()}) has no "
+            f"FTS5 trigram tokenizer (needs SQLite 3.34+ with FTS5): {exc.orig}"
+        ) from None
+    cols = ", ".join(SEARCHED_COLUMNS)
+    new = ", ".join(f"new.{c}" for c in SEARCHED_COLUMNS)
+    old = ", ".join(f"old.{c}" for c in SEARCHED_COLUMNS)
+    delete_old = (
+        f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.rowid, {old});"
+    )
+    insert_new = f"INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.rowid, {new});"
+    op.execute(
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5({cols}, "
+        "content='rows', content_rowid='rowid', tokenize='trigram')"
+    )
+    op.execute(f"CREATE TRIGGER rows_fts_insert AFTER INSERT ON rows BEGIN {insert_new} END")
+    op.execute(f"CREATE TRIGGER rows_fts_delete AFTER DELETE ON rows BEGIN {delete_old} END")
+    op.execute(
+        f"CREATE TRIGGER rows_fts_update AFTER UPDATE OF {cols} ON rows "
+        f"BEGIN {delete_old} {insert_new} END"
+    )
+    op.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+
+
+def _create_postgresql(op: Any) -> None:
+    bind = op.get_bind()
+    available = bind.exec_driver_sql(
+        "SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'"
+    ).first()
+    if available is None:
+        return
+    try:
+        # A savepoint: a role that may not create the extension leaves the upgrade intact.
+        with bind.begin_nested():
+            bind.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    except sa.exc.DBAPIError:
+        return
+    for name in SEARCHED_COLUMNS:
+        column = f"CAST({name} AS TEXT)" if name in _JSON_COLUMNS else name
+        op.execute(
+            f"CREATE INDEX ix_rows_search_{name} ON rows USING gin (lower({column}) gin_trgm_ops)"
+        )
