@@ -520,3 +520,15 @@ def test_check_output_path_names_each_problem(tmp_path):
         with pytest.raises(InputError, match=needle):
             check_output_path(path, option="-o", inputs=[source])
     assert check_output_path(tmp_path / "new.jsonl") == tmp_path / "new.jsonl"
+
+
+def test_trace_sessions_prints_trace_text_escaped(tmp_path, capsys):
+    call = {"id": "c", "type": "function", "function": {"name": "a\u202eb", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+    ]
+    traces = write_jsonl(tmp_path / "t.jsonl", [{"id": "s\x1b[2J1", "messages": messages}])
+    assert main(["trace", "sessions", str(traces)]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("s1\t1 calls") and "a<U+202E>b" in shown

@@ -49,18 +49,20 @@ def register(subparsers: Any) -> None:
 def handle_sessions(args: argparse.Namespace) -> int:
     from tooleval.cli.monitor_serve import prices_from_args, usage_columns
     from tooleval.monitor.ingest import read_sessions
+    from tooleval.textsafe import visible  # ids and tool names come from the traces
 
     prices = prices_from_args(args)
     with read_sessions(args.traces) as sessions:
         for session in sessions:
-            tools = ",".join(dict.fromkeys(c.name for c in session.calls)) or "-"
+            tools = visible(",".join(dict.fromkeys(c.name for c in session.calls))) or "-"
             errors = sum(1 for c in session.calls if c.is_error)
             usage = usage_columns(session, prices)
-            print(f"{session.id}\t{len(session.calls)} calls\t{errors} errors\t{tools}{usage}")
+            sid = visible(str(session.id))
+            print(f"{sid}\t{len(session.calls)} calls\t{errors} errors\t{tools}{usage}")
             for reason in session.unreadable:
-                print(f"unreadable in session {session.id}: {reason}", file=sys.stderr)
+                print(f"unreadable in session {sid}: {visible(str(reason))}", file=sys.stderr)
         for problem in sessions.report.problems:
-            print(f"skipped: {problem}", file=sys.stderr)
+            print(f"skipped: {visible(str(problem))}", file=sys.stderr)
     return 0
 
 
