@@ -47,3 +47,30 @@ def test_the_bucket_refills_at_its_rate():
 def test_bad_rates_are_refused(bad):
     with pytest.raises(ConfigError, match="--max-rps"):
         check_rps(bad)
+
+
+def test_rate_limit_with_429_and_retry_after_loses_no_row(tmp_path, agent_stub):
+    import json
+
+    with (tmp_path / "cases.jsonl").open("w") as out:
+        for i in range(12):
+            out.write(
+                json.dumps({"id": f"q{i}", "input": f"q {i}", "expected_tools": ["s"]}) + "\n"
+            )
+            faults = (
+                {"fail_times": 1, "fail_status": 429, "retry_after": 0.05} if i % 3 == 0 else {}
+            )
+            agent_stub.script(f"q {i}", tools=["s"], **faults)
+    import yaml
+
+    path = write_plan(tmp_path, agent_stub, concurrency=8)
+    data = yaml.safe_load(path.read_text())
+    data["connector"]["retry"] = {"retries": 2}
+    path.write_text(yaml.safe_dump(data))
+    plan = load_plan(path)
+    with open_store(tmp_path / "runs.db") as store:
+        outcome = run_plan(plan, store=store, max_rps=30)
+        rows = list(store.iter_rows(outcome.run_id))
+    assert outcome.run.row_count == 12 and outcome.run.error_count == 0
+    assert len(agent_stub.requests) == 16
+    assert sum(1 for r in rows if r.sample.metadata.get("connector_retries")) == 4
