@@ -54,7 +54,9 @@ def summarize(results: Sequence[Result]) -> dict[str, Any]:
         "failed": len(scored) - passed,
         "unscored": len(results) - len(scored),
         "pass_rate": passed / len(scored) if scored else None,
-        "mean_score": sum(r.score for r in scored) / len(scored) if scored else None,
+        "mean_score": sum(r.score for r in scored if r.score is not None) / len(scored)
+        if scored
+        else None,
     }
 
 

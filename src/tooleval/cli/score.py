@@ -95,7 +95,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def iter_rows(stream: IO[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_rows(stream: Iterable[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(row_number, row)`` for each non-blank JSONL line (numbered from ``start``).
 
     JSON nested deeper than :data:`~tooleval.formats.json_limits.MAX_DEPTH`

@@ -101,7 +101,7 @@ def _is_key_segment(segment: Any) -> bool:
 
 
 def _segment_names(segment: Any) -> list[str]:
-    return [getattr(s, "name", None) or getattr(s, "key", "") for s in segment.selectors]
+    return [str(getattr(s, "name", None) or getattr(s, "key", "")) for s in segment.selectors]
 
 
 def _describe_values(values: list[Any]) -> str:
@@ -205,7 +205,7 @@ def objects_instead_of_names(path: str, values: list[Any]) -> str | None:
             break
     else:
         for key in ("function", "tool"):
-            nested = [o.get(key) for o in objects if isinstance(o.get(key), Mapping)]
+            nested = [o[key] for o in objects if isinstance(o.get(key), Mapping)]
             if nested and any("name" in n for n in nested):
                 suggestion = f"{base}.{key}.name"
                 break

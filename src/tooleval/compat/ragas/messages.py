@@ -158,7 +158,11 @@ class AIMessage:
 
 RagasMessage = HumanMessage | AIMessage | ToolMessage
 
-_BY_TYPE = {"human": HumanMessage, "ai": AIMessage, "tool": ToolMessage}
+_BY_TYPE: dict[str, type[HumanMessage] | type[AIMessage] | type[ToolMessage]] = {
+    "human": HumanMessage,
+    "ai": AIMessage,
+    "tool": ToolMessage,
+}
 
 
 def as_message(value: Any, *, where: str = "user_input") -> RagasMessage:
