@@ -38,7 +38,6 @@ from tooleval.formats import (
     sample_to_row,
 )
 from tooleval.matching import (
-    MISSING,
     Exact,
     Ignore,
     Matcher,
@@ -48,7 +47,6 @@ from tooleval.matching import (
     register_matcher,
     resolve_matcher,
 )
-from tooleval.matching.any_of import AnyOf
 from tooleval.metrics import (
     MetricInfo,
     Param,
@@ -65,6 +63,8 @@ from tooleval.metrics import (
     trajectory_match,
 )
 from tooleval.model import (
+    MISSING,
+    AnyOf,
     ArgumentCheck,
     AssistantMessage,
     Diagnosis,

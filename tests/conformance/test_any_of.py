@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tooleval.matching.any_of import AnyOf, values_equal
-from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.base import Matcher
+from tooleval.model import MISSING, AnyOf, values_equal
 
 
 def test_matches_any_listed_value():

@@ -14,7 +14,7 @@ from tooleval.formats.bfcl import (
     parse_python_calls,
 )
 from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
-from tooleval.matching.any_of import AnyOf
+from tooleval.model import AnyOf
 
 
 def test_nested_lists_and_dicts():

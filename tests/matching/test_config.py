@@ -95,7 +95,7 @@ def test_any_of_with_values_and_optional():
 
 
 def test_expected_any_of_value_is_used_by_default_comparator():
-    from tooleval.matching.any_of import AnyOf
+    from tooleval.model import AnyOf
 
     cmp = resolve_comparator("exact")
     exp = ToolCall("f", {"unit": AnyOf(["c", "celsius"], optional=True), "city": "Paris"})

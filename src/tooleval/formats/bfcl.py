@@ -24,7 +24,7 @@ schema), ``"underscores"`` (``.`` written ``_``, BFCL's
 ``underscore_to_dot`` models) or ``"either"``; ``"auto"`` asks the model
 list and falls back to ``"either"``.
 
-Expected calls carry one :class:`~tooleval.matching.any_of.AnyOf` per
+Expected calls carry one :class:`~tooleval.model.AnyOf` per
 parameter; the schemas, the language and the name rule go to
 ``sample.metadata["bfcl"]`` so the ``bfcl_ast`` metric can reproduce BFCL's
 type rules.
@@ -53,8 +53,7 @@ from tooleval.errors import ConfigError, DatasetError, FormatError
 from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
 from tooleval.formats.bfcl_decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
 from tooleval.formats.bfcl_models import model_settings
-from tooleval.matching.any_of import AnyOf
-from tooleval.model import ExpectedTools, Sample, ToolCall
+from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
 
 __all__ = [
     "AST_CATEGORIES",

@@ -3,7 +3,7 @@
 * matchers (:mod:`~tooleval.matching.values`): :class:`Exact`,
   :class:`Normalized`, :class:`Numeric`, :class:`Similarity`, :class:`Ignore`,
   :class:`CallableMatcher`, BFCL-style ``AnyOf``
-  (:mod:`tooleval.matching.any_of`), and the structural :class:`Unordered`
+  (:mod:`tooleval.model.values`), and the structural :class:`Unordered`
   (lists as multisets) and :class:`NumericText` (``"2"`` equals ``2``)
   (:mod:`tooleval.matching.structural`);
 * configuration (:mod:`~tooleval.matching.config`): :func:`resolve_matcher`,
@@ -24,7 +24,7 @@ from tooleval.matching.assignment import (
     max_weight_partial_order,
     max_weight_subsequence,
 )
-from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.base import Matcher
 from tooleval.matching.config import (
     ArgumentComparator,
     Comparison,
@@ -43,6 +43,7 @@ from tooleval.matching.values import (
     Similarity,
     deep_equal,
 )
+from tooleval.model import MISSING
 
 __all__ = [
     "MISSING",

@@ -15,30 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from tooleval.model.values import MISSING
+
 __all__ = ["MISSING", "Matcher"]
-
-
-class _Missing:
-    """Sentinel for "the actual call has no such argument"."""
-
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __reduce__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
 
 
 @runtime_checkable

@@ -42,10 +42,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tooleval.errors import ConfigError
-from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.base import Matcher
 from tooleval.matching.json_values import _SCALARS, _NoneType, _same_plain, stored
 from tooleval.matching.specs import (
-    _any_of_class,
     _builtin_matcher_types,
     _load_json,
     _matcher_spec,
@@ -54,7 +53,7 @@ from tooleval.matching.specs import (
     resolve_matcher,
 )
 from tooleval.matching.values import Exact, Ignore, deep_equal
-from tooleval.model import ArgumentCheck, ToolCall
+from tooleval.model import MISSING, AnyOf, ArgumentCheck, ToolCall
 
 __all__ = [
     "ArgumentComparator",
@@ -474,8 +473,7 @@ class _Walk:
         matcher = explicit or self.comparator.matcher_for(self.tool, path)
         if isinstance(matcher, Ignore):
             return []
-        any_of = _any_of_class()
-        if any_of is not None and isinstance(expected, any_of):
+        if isinstance(expected, AnyOf):
             # An expected AnyOf carries its own acceptable values.
             matcher = expected
         score = float(matcher(expected, actual))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.matching.base import MISSING
+from tooleval.model import MISSING
 
 __all__ = ["json_safe", "stored"]
 

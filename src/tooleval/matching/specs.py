@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooleval.errors import ConfigError
-from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.base import Matcher
 from tooleval.matching.structural import NumericText, Unordered
 from tooleval.matching.values import (
     CallableMatcher,
@@ -32,28 +32,11 @@ from tooleval.matching.values import (
     Similarity,
     deep_equal,
 )
+from tooleval.model import MISSING, AnyOf
 
 __all__ = ["matcher_names", "register_matcher", "resolve_matcher"]
 
 _registered: dict[str, Matcher] = {}
-
-
-_any_of_cache: list[type | None] = []  # filled on first use (a lookup per value is costly)
-
-
-def _any_of_class() -> type | None:
-    """The BFCL-style :class:`AnyOf` when that module is installed."""
-    if _any_of_cache:
-        return _any_of_cache[0]
-    try:
-        from tooleval.matching.any_of import AnyOf
-    except ModuleNotFoundError as exc:
-        if exc.name != "tooleval.matching.any_of":
-            raise
-        _any_of_cache.append(None)
-        return None
-    _any_of_cache.append(AnyOf)
-    return AnyOf
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +51,7 @@ class _ExpectedAlternatives:
     pass_score: float = 1.0
 
     def __call__(self, expected: Any, actual: Any) -> float:
-        any_of = _any_of_class()
-        if any_of is not None and isinstance(expected, any_of):
+        if isinstance(expected, AnyOf):
             return expected.match(actual)
         if isinstance(expected, list | tuple):
             if actual is MISSING:
@@ -82,13 +64,10 @@ class _ExpectedAlternatives:
 
 
 def _build_any_of(options: Any) -> Matcher:
-    any_of = _any_of_class()
-    if any_of is None:  # pragma: no cover - the module ships with tooleval
-        raise ConfigError("matcher 'any_of' needs tooleval.matching.any_of, which is missing")
     if options is None:
         return _ExpectedAlternatives()
     if isinstance(options, list | tuple):
-        return any_of(options)
+        return AnyOf(options)
     if isinstance(options, Mapping):
         unknown = set(options) - {"values", "optional"}
         if unknown or "values" not in options:
@@ -97,7 +76,7 @@ def _build_any_of(options: Any) -> Matcher:
                 f"got keys {sorted(options)}",
                 field="args",
             )
-        return any_of(options["values"], optional=bool(options.get("optional", False)))
+        return AnyOf(options["values"], optional=bool(options.get("optional", False)))
     raise ConfigError(f"matcher 'any_of' options must be a list or mapping, got {options!r}")
 
 
@@ -117,10 +96,7 @@ _FACTORIES: dict[str, Callable[..., Matcher]] = {
 
 def matcher_names() -> list[str]:
     """Every name :func:`resolve_matcher` accepts (built-in and registered)."""
-    names = set(_FACTORIES) | set(_registered)
-    if _any_of_class() is not None:
-        names.add("any_of")
-    return sorted(names)
+    return sorted(set(_FACTORIES) | set(_registered) | {"any_of"})
 
 
 def register_matcher(name: str, matcher: Matcher | Callable[[Any, Any], float | bool]) -> None:
@@ -219,12 +195,10 @@ def _matcher_spec(matcher: Matcher) -> Any:
     return getattr(matcher, "name", type(matcher).__name__)
 
 
-_builtin_cache: list[frozenset[type]] = []
+_BUILTIN_MATCHER_TYPES = frozenset(
+    {Exact, Normalized, Numeric, Similarity, Ignore, _ExpectedAlternatives, AnyOf}
+)
 
 
 def _builtin_matcher_types() -> frozenset[type]:
-    if not _builtin_cache:
-        any_of = _any_of_class()
-        builtin = {Exact, Normalized, Numeric, Similarity, Ignore, _ExpectedAlternatives}
-        _builtin_cache.append(frozenset(builtin if any_of is None else builtin | {any_of}))
-    return _builtin_cache[0]
+    return _BUILTIN_MATCHER_TYPES

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.errors import ConfigError
-from tooleval.matching.base import MISSING, Matcher
+from tooleval.matching.base import Matcher
 from tooleval.matching.values import Exact
+from tooleval.model import MISSING
 
 __all__ = ["NumericText", "Unordered", "number_from_text"]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.errors import ConfigError
-from tooleval.matching.base import MISSING
+from tooleval.model import MISSING
 
 __all__ = [
     "CallableMatcher",

@@ -23,7 +23,7 @@ The first failing rule names the error, in BFCL's order. Error codes are
 short (``value_error``); :attr:`Verdict.bfcl_error_type` gives BFCL's own
 label (``value_error:string``) for comparison with its score files.
 
->>> from tooleval.matching.any_of import AnyOf
+>>> from tooleval.model import AnyOf
 >>> schema = [{"name": "area", "parameters": {"type": "dict", "required": ["base"],
 ...            "properties": {"base": {"type": "float"}, "unit": {"type": "string"}}}}]
 >>> expected = [ToolCall("area", {"base": AnyOf([10.0]), "unit": AnyOf(["cm"], optional=True)})]
@@ -40,9 +40,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooleval.matching.any_of import AnyOf
 from tooleval.metrics.profile_bfcl_literals import JAVA_TYPES, JS_TYPES, java_value, js_value
-from tooleval.model import ToolCall
+from tooleval.model import AnyOf, ToolCall
 
 __all__ = [
     "NAME_RULES",
