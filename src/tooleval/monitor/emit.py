@@ -39,7 +39,7 @@ EVENT_NAME = "gen_ai.evaluation.result"
 
 def _attribute(key: str, value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
-        typed = {"boolValue": value}
+        typed: dict[str, Any] = {"boolValue": value}
     elif isinstance(value, int):
         typed = {"intValue": str(value)}
     elif isinstance(value, float):

@@ -185,15 +185,16 @@ class _Grouper:
                 yield assemble_session(key, group)
             return
         # A second connection lets a caller iterate while another iteration is open.
+        assert self.db_path is not None  # set together with self.db
         reader = sqlite3.connect(self.db_path)
         try:
             rows = reader.execute(
                 "SELECT k.session, k.payload FROM firsts f JOIN keyed k ON k.session = f.session"
                 " ORDER BY f.first, k.seq"
             )
-            for key, group in itertools.groupby(rows, key=lambda r: r[0]):
+            for key, keyed in itertools.groupby(rows, key=lambda r: r[0]):
                 yield assemble_session(
-                    key, [SpanFacts.from_dict(orjson.loads(p)) for _, p in group]
+                    key, [SpanFacts.from_dict(orjson.loads(p)) for _, p in keyed]
                 )
         finally:
             reader.close()

@@ -137,8 +137,9 @@ class LiveMonitor:
         self.calls = 0
         self.judged = 0
         self._recent: deque[Counter[str]] = deque(maxlen=baseline_window)
-        self._store = None
-        self._owned_store = None
+        # a tooleval.store Store once started (monitor sits below the store layer)
+        self._store: Any = None
+        self._owned_store: Any = None
         self.run_id: str | None = None
         self._index = 0
         self._store_arg = store

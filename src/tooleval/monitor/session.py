@@ -296,22 +296,22 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             continue
         requests.append((seq, fact, call))
 
-    responses = {}
+    responses: dict[str, dict[str, Any]] = {}
     for _, fact in ordered:
         for response in fact.responses:
             if response.get("call_id"):
                 responses.setdefault(response["call_id"], response)
     for _, _, call in requests:
-        response = responses.get(call.call_id) if call.call_id else None
-        if response is not None:
-            call.result = response.get("result")
-            call.is_error = bool(response.get("is_error"))
+        found = responses.get(call.call_id) if call.call_id else None
+        if found is not None:
+            call.result = found.get("result")
+            call.is_error = bool(found.get("is_error"))
     for _, _, call in kept:
         # a ran call that recorded no result: the tool response the next model call saw
-        response = responses.get(call.call_id) if call.call_id else None
-        if response is not None and call.result is None:
-            call.result = response.get("result")
-            if response.get("is_error") and not call.is_error:
+        found = responses.get(call.call_id) if call.call_id else None
+        if found is not None and call.result is None:
+            call.result = found.get("result")
+            if found.get("is_error") and not call.is_error:
                 call.is_error, call.error_type = True, "tool_error"
 
     timed: list[tuple[int, int, TracedCall]] = []
