@@ -265,6 +265,8 @@ def compare_runs(store: Any, run_a: str, run_b: str) -> Comparison:
     deltas: list[RowDelta] = []
     for key in list(rows_a) + [k for k in rows_b if k not in rows_a]:
         a, b = rows_a.get(key), rows_b.get(key)
+        first, last = a or b, b or a
+        assert first is not None and last is not None  # key comes from rows_a or rows_b
         for metric in metric_names:
             result_a = a.result(metric) if a else None
             result_b = b.result(metric) if b else None
@@ -272,7 +274,7 @@ def compare_runs(store: Any, run_a: str, run_b: str) -> Comparison:
                 continue
             deltas.append(
                 RowDelta(
-                    row_id=(a or b).row_id,
+                    row_id=first.row_id,
                     metric=metric,
                     change=change_of(
                         result_a.passed if result_a else None,
@@ -282,7 +284,7 @@ def compare_runs(store: Any, run_a: str, run_b: str) -> Comparison:
                         result_a.score if result_a else None,
                         result_b.score if result_b else None,
                     ),
-                    category=(b or a).category,
+                    category=last.category,
                     index_a=a.index if a else None,
                     index_b=b.index if b else None,
                     score_a=result_a.score if result_a else None,

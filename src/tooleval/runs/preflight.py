@@ -117,7 +117,9 @@ def _check_env(section: Mapping[str, Any] | None, where: str, environ: Mapping[s
 
 
 def _check_templates(connector: Any, dataset: Any) -> Iterable[Problem]:
-    templates = [t for t in (getattr(connector, "body", None), getattr(connector, "params", None))]
+    templates: list[Any] = [
+        t for t in (getattr(connector, "body", None), getattr(connector, "params", None))
+    ]
     templates = [t for t in templates if t is not None and hasattr(t, "render")]
     if not templates:
         return
