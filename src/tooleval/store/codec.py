@@ -153,7 +153,7 @@ def row_record(row: Mapping[str, Any], results: Sequence[Result]) -> RowRecord:
     )
 
 
-def result_from_row(row: Mapping[str, Any]) -> Result:
+def result_from_row(row: Mapping[Any, Any]) -> Result:
     """Rebuild a :class:`Result` from a ``results`` table row."""
     return Result(
         metric=row["metric"],

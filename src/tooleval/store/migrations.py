@@ -46,7 +46,7 @@ def _json() -> Any:
 def _v1_initial(op: Any) -> None:
     import sqlalchemy as sa
 
-    fk_run = {"ondelete": "CASCADE"}
+    fk_run: dict[str, Any] = {"ondelete": "CASCADE"}
     op.create_table(
         "runs",
         sa.Column("id", sa.String(64), primary_key=True),
