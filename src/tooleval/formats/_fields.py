@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from tooleval.errors import FormatError
 
@@ -77,16 +77,38 @@ def describe(value: Any) -> str:
 
 def need_mapping(
     value: Any, path: str, *, row: int | None = None, what: str = "an object"
-) -> Mapping:
+) -> Mapping[Any, Any]:
     if not isinstance(value, Mapping):
         raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
     return value
 
 
-def need_list(value: Any, path: str, *, row: int | None = None, what: str = "a list") -> list:
+def need_list(value: Any, path: str, *, row: int | None = None, what: str = "a list") -> list[Any]:
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
         raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
     return list(value)
+
+
+@overload
+def need_str(
+    value: Any,
+    path: str,
+    *,
+    row: int | None = None,
+    what: str = "a string",
+    optional: Literal[False] = False,
+) -> str: ...
+
+
+@overload
+def need_str(
+    value: Any,
+    path: str,
+    *,
+    row: int | None = None,
+    what: str = "a string",
+    optional: bool,
+) -> str | None: ...
 
 
 def need_str(
