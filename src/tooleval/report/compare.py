@@ -16,12 +16,37 @@ from tooleval.report.html import Href, Safe, el, frag
 from tooleval.runs.compare import CHANGES
 
 __all__ = [
+    "CHANGE_LABELS",
     "category_deltas",
+    "change_cell",
     "comparison_overview",
     "delta_rows_table",
 ]
 
 DeltaLink = Callable[[Any], Href | None]
+
+#: How each change kind reads on a page (the kind itself stays in the CSS class
+#: and the ``change=`` filter). ``score_down`` / ``score_up``: the verdict did not
+#: change (a row that still passes, or still fails) but the score moved.
+CHANGE_LABELS = {
+    "fixed": "fixed",
+    "regressed": "regressed",
+    "score_down": "score down (same verdict)",
+    "score_up": "score up (same verdict)",
+    "unchanged": "unchanged",
+    "new": "new in B",
+    "missing": "missing in B",
+    "unscored": "unscored",
+}
+
+
+def change_cell(change: str) -> Safe:
+    """A table cell naming a row's change kind.
+
+    >>> str(change_cell("score_down"))
+    '<td class="change change-score_down">score down (same verdict)</td>'
+    """
+    return el("td", CHANGE_LABELS.get(change, change), class_=f"change change-{change}")
 
 
 def category_deltas(categories: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, int, int]]:
@@ -64,7 +89,7 @@ def _metric_table(comparison: Any) -> Safe:
         el("th", "metric"),
         el("th", "pass rate A → B", class_="num"),
         el("th", "mean score A → B", class_="num"),
-        *(el("th", change.replace("_", " "), class_="num") for change in CHANGES),
+        *(el("th", CHANGE_LABELS.get(change, change), class_="num") for change in CHANGES),
     )
     body = []
     for metric, c in comparison.metrics.items():
@@ -161,7 +186,7 @@ def delta_rows_table(deltas: Sequence[Any], *, row_link: DeltaLink) -> Safe:
                 el("td", el("a", d.row_id, href=target) if target else d.row_id, class_="rowid"),
                 el("td", d.category or "", class_="cat"),
                 el("td", d.metric),
-                el("td", d.change, class_=f"change-{d.change}"),
+                change_cell(d.change),
                 el("td", score_text(d.score_a), class_="num"),
                 el("td", score_text(d.score_b), class_="num"),
                 el("td", "–" if delta is None else f"{delta:+.2f}", class_="num"),

@@ -16,7 +16,36 @@ from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
 from tooleval.store.records import RunInfo
 
-__all__ = ["clusters_table", "metric_summary_table", "run_header"]
+__all__ = ["clusters_table", "live_status", "metric_summary_table", "run_header", "run_status"]
+
+#: (text, kind): what a run is doing now; ``kind`` names its CSS class.
+Status = tuple[str, str]
+
+
+def live_status(run: RunInfo, holder: dict[str, Any] | None) -> Status:
+    """A run's status with its lease: really running, or stopped and resumable.
+
+    A run killed without a chance to mark itself stays ``running`` in the
+    store; the lease (see :mod:`tooleval.store.leases`) says whether a live
+    process still works it.
+
+    >>> run = RunInfo("r1", "nightly", "2026-11-29T10:00:00", "running")
+    >>> live_status(run, {"pid": 7, "host": "ci-3", "alive": True})
+    ('running (pid 7 on ci-3)', 'running')
+    >>> live_status(run, None)[1]
+    'stopped'
+    """
+    if run.status != "running":
+        return run.status, run.status
+    if holder is not None and holder.get("alive"):
+        return f"running (pid {holder['pid']} on {holder['host']})", "running"
+    return "stopped: no live process (resume it with tooleval run PLAN --resume ID)", "stopped"
+
+
+def run_status(store: Any, run: RunInfo) -> Status:
+    """:func:`live_status` of ``run``, its lease read from ``store`` (only when it is running)."""
+    holder = store.lease_holder(run.id) if run.status == "running" else None
+    return live_status(run, holder)
 
 
 # ---------------------------------------------------------------- run tables
@@ -36,11 +65,12 @@ def _describe(value: dict[str, Any]) -> Safe:
     return el("span", [frag(p, " ") for p in parts], class_="kv")
 
 
-def run_header(run: RunInfo) -> Safe:
-    """Name, id, status, dataset, connector, tags, row and error counts."""
+def run_header(run: RunInfo, status: Status | None = None) -> Safe:
+    """Name, id, status (``status``: from :func:`run_status`), dataset, connector, tags, counts."""
+    text, kind = status or (run.status, run.status)
     facts = [
         ("run", el("code", run.id)),
-        ("status", el("span", run.status, class_=f"status status-{run.status}")),
+        ("status", el("span", text, class_=f"status status-{kind}")),
         ("created", run.created_at[:19].replace("T", " ")),
         ("dataset", _describe(run.dataset)),
         ("connector", _describe(run.connector)),

@@ -21,11 +21,16 @@ from typing import Any
 
 from tooleval.errors import InputError
 from tooleval.report.charts import bar_chart_svg, histogram_svg
-from tooleval.report.compare import comparison_overview, delta_rows_table
+from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
 from tooleval.report.components import pct, row_card
 from tooleval.report.html import Safe, el, frag, href
 from tooleval.report.page import chip_legend, document
-from tooleval.report.run_tables import clusters_table, metric_summary_table, run_header
+from tooleval.report.run_tables import (
+    clusters_table,
+    metric_summary_table,
+    run_header,
+    run_status,
+)
 from tooleval.report.stats import CategoryStats, ScoreBins
 from tooleval.store.records import RunInfo
 
@@ -149,13 +154,15 @@ def build_report(
             store, baseline, run.id, change="regressed", limit=_DELTA_ROWS
         )
         fixed_page = comparison_page(store, baseline, run.id, change="fixed", limit=_DELTA_ROWS)
+        # Still passing (or still failing) but the score dropped: worth a look in review.
+        down_page = comparison_page(store, baseline, run.id, change="score_down", limit=_DELTA_ROWS)
         comparison = regressed_page.comparison
-        for d in regressed_page.deltas + fixed_page.deltas:
-            changes.setdefault(d.row_id, []).append(f"{d.metric} {d.change}")
+        for d in regressed_page.deltas + fixed_page.deltas + down_page.deltas:
+            changes.setdefault(d.row_id, []).append(f"{d.metric} {CHANGE_LABELS[d.change]}")
 
     metrics = list(run.summaries)
     sections: list[Safe] = [
-        run_header(run),
+        run_header(run, run_status(store, run)),
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts_section(counts.bins),
@@ -176,8 +183,10 @@ def build_report(
             delta_rows_table(regressed_page.deltas, row_link=lambda d: anchor(d.index_b)),
             el("h3", f"Fixed ({fixed_page.total})"),
             delta_rows_table(fixed_page.deltas, row_link=lambda d: anchor(d.index_b)),
+            el("h3", f"Score down, same verdict ({down_page.total})"),
+            delta_rows_table(down_page.deltas, row_link=lambda d: anchor(d.index_b)),
         ]
-        if regressed_page.total > _DELTA_ROWS or fixed_page.total > _DELTA_ROWS:
+        if max(p.total for p in (regressed_page, fixed_page, down_page)) > _DELTA_ROWS:
             sections.append(
                 el(
                     "p",

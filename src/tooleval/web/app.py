@@ -85,6 +85,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     from tooleval.report.html import el, href
+    from tooleval.report.run_tables import run_status
     from tooleval.report.summary import cached_run, cached_runs
     from tooleval.web import pages, routes
 
@@ -162,7 +163,8 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
         every = cached_runs(store)
         tags = sorted({t for r in every for t in r.tags})
         shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
-        return HTMLResponse(pages.runs_page(shown, q=q, tag=tag, tags=tags))
+        statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
+        return HTMLResponse(pages.runs_page(shown, q=q, tag=tag, tags=tags, statuses=statuses))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def run(
@@ -180,7 +182,7 @@ def create_app(store: Any, *, host: str | None = None) -> Any:
         filters, note = routes.run_filters(
             info, category, metric, result, failure_class, q, sort, page, per_page
         )
-        total = store.count_rows(info.id, **filters.where)
+        total = routes.count_view(store, info, filters.where)
         last = max(1, -(-total // filters.per_page))
         if filters.page > last:
             return error(

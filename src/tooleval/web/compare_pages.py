@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooleval.report.compare import comparison_overview
+from tooleval.report.compare import CHANGE_LABELS, change_cell, comparison_overview
 from tooleval.report.components import score_text
 from tooleval.report.html import Href, Safe, el, href, void
 from tooleval.report.page import chip_legend
@@ -82,7 +82,7 @@ def _deltas_table(
                 el("td", el("a", d.row_id, href=row_compare_link(a, b, d)), class_="rowid"),
                 el("td", d.category or "", class_="cat"),
                 el("td", d.metric),
-                el("td", d.change, class_=f"change-{d.change}"),
+                change_cell(d.change),
                 el(
                     "td",
                     scores,
@@ -123,7 +123,7 @@ def compare_page(
         select(
             "change",
             "change",
-            [("", "all (changed first)")] + [(c, c) for c in CHANGE_CHOICES],
+            [("", "all (changed first)")] + [(c, CHANGE_LABELS[c]) for c in CHANGE_CHOICES],
             change,
         ),
         select("metric", "metric", [("", "any")] + [(m, m) for m in metrics], metric),

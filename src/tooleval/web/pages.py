@@ -156,9 +156,18 @@ def select(name: str, label: str, options: Sequence[tuple[str, str]], current: s
 
 
 def runs_page(
-    runs: Sequence[RunInfo], *, q: str | None, tag: str | None, tags: Sequence[str]
+    runs: Sequence[RunInfo],
+    *,
+    q: str | None,
+    tag: str | None,
+    tags: Sequence[str],
+    statuses: dict[str, tuple[str, str]] | None = None,
 ) -> str:
-    """Every stored run, newest first, searchable by name and filterable by tag."""
+    """Every stored run, newest first, searchable by name and filterable by tag.
+
+    ``statuses``: (text, kind) per run id, for runs whose stored status is not
+    the whole story (a ``running`` run: live holder or stopped, see run_status).
+    """
     form = el(
         "form",
         el(
@@ -193,7 +202,11 @@ def runs_page(
             "tr",
             el("td", el("a", run.name, href=href("/runs", run.id)), class_="rowid"),
             el("td", el("code", run.id)),
-            el("td", run.status, class_=f"status-{run.status}"),
+            el(
+                "td",
+                (statuses or {}).get(run.id, (run.status,))[0],
+                class_=f"status-{(statuses or {}).get(run.id, (run.status, run.status))[1]}",
+            ),
             el("td", run.created_at[:19].replace("T", " ")),
             el("td", run.row_count, class_="num"),
             el("td", run.error_count, class_="num"),
@@ -330,6 +343,7 @@ def _view_links(run_id: str, filters: RunFilters) -> Safe:
 def run_page(
     run: RunInfo,
     *,
+    status: tuple[str, str] | None = None,
     rows: Sequence[RowRecord],
     total: int,
     filters: RunFilters,
@@ -375,7 +389,7 @@ def run_page(
             class_="crumbs",
             aria_label="breadcrumb",
         ),
-        run_header(run),
+        run_header(run, status),
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts,

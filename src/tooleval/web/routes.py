@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tooleval.errors import InputError
+from tooleval.report.run_tables import run_status
 from tooleval.report.summary import cached_run, cached_runs
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import PAGE_SIZES, RunFilters
@@ -84,6 +85,24 @@ def run_filters(
     )
 
 
+def count_view(store: Any, info: RunInfo, where: dict[str, Any]) -> int:
+    """How many rows the view ``where`` keeps: from the run's header when it knows.
+
+    A stopped run's header (read from its stored copy) already counts the
+    results of each metric, passed and failed; a view that filters on a
+    metric (and its result) only takes its count from there instead of
+    counting a million rows again. Any other view counts in the store.
+    """
+    keys = {k for k, v in where.items() if v is not None}
+    summary = info.summaries.get(where.get("metric") or "")
+    if info.status == "running" or summary is None or not keys <= {"metric", "passed"}:
+        return store.count_rows(info.id, **where)
+    passed = where.get("passed")
+    if passed is None:
+        return summary.scored + summary.unscored
+    return summary.passed if passed else summary.failed
+
+
 def render_run(
     store: Any,
     info: RunInfo,
@@ -100,6 +119,7 @@ def render_run(
     counts = run_counts(store, info)
     return pages.run_page(
         info,
+        status=run_status(store, info),
         rows=rows,
         total=total,
         filters=filters,
@@ -141,7 +161,7 @@ def render_row(
         return render_row(store, info, record, RunFilters(), None)
     previous = (window[at - 1].index, pos - 1) if at > 0 else None
     following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
-    total = store.count_rows(info.id, **filters.where)
+    total = count_view(store, info, filters.where)
     return pages.row_page(
         info,
         record,
