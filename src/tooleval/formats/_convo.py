@@ -158,7 +158,9 @@ def listed(
     return [(f"{key}[{i}]", v) for i, v in enumerate(values)]
 
 
-def first_item(data: Mapping, key: str, path: str, *, row: int | None) -> Mapping:
+def first_item(
+    data: Mapping[str, Any], key: str, path: str, *, row: int | None
+) -> Mapping[str, Any]:
     """The first object of a response's ``key`` list (``choices``, ``candidates``).
 
     >>> first_item({"choices": [{"message": {}}]}, "choices", "", row=None)
@@ -170,7 +172,7 @@ def first_item(data: Mapping, key: str, path: str, *, row: int | None) -> Mappin
     return need_mapping(items[0], sub(path, f"{key}[0]"), row=row)
 
 
-def error_flag(entry: Mapping, key: str, path: str, *, row: int | None) -> bool:
+def error_flag(entry: Mapping[str, Any], key: str, path: str, *, row: int | None) -> bool:
     """The boolean ``entry[key]`` (False when absent) saying whether a tool result failed.
 
     >>> error_flag({"is_error": True}, "is_error", "", row=None)
@@ -184,7 +186,7 @@ def error_flag(entry: Mapping, key: str, path: str, *, row: int | None) -> bool:
     return value
 
 
-def object_args(value: Any, path: str, *, row: int | None, what: str) -> Mapping | None:
+def object_args(value: Any, path: str, *, row: int | None, what: str) -> Mapping[str, Any] | None:
     """``value`` if it is an object or None; otherwise "expected ``what`` as an object"."""
     if value is not None and not isinstance(value, Mapping):
         raise FormatError(
@@ -194,7 +196,7 @@ def object_args(value: Any, path: str, *, row: int | None, what: str) -> Mapping
 
 
 def read_call(
-    entry: Mapping, path: str, *, row: int | None, args_key: str, args_what: str
+    entry: Mapping[str, Any], path: str, *, row: int | None, args_key: str, args_what: str
 ) -> ToolCall:
     """A call given as ``name``, optional ``id`` and object arguments under ``args_key``.
 

@@ -81,7 +81,7 @@ def _conversation(data: Any, path: str, row: int | None) -> tuple[list[tuple[str
     return listed(data, path, "", row=row, what="a list of messages"), None
 
 
-def _result_content(block: Mapping, where: str, row: int | None) -> Any:
+def _result_content(block: Mapping[str, Any], where: str, row: int | None) -> Any:
     content = block.get("content")
     if content is None or isinstance(content, str):
         return "" if content is None else content

@@ -102,7 +102,8 @@ def import_messages(
     ``path="messages", row=12`` when it is a dataset cell.
     """
     name = format or _detect_at(data, path, row)
-    return _read(get_format(name).read, name, data, path, row)
+    messages: list[Message] = _read(get_format(name).read, name, data, path, row)
+    return messages
 
 
 def _read(reader: Callable[..., Any], name: str, data: Any, path: str, row: int | None) -> Any:

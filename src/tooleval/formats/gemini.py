@@ -93,7 +93,7 @@ def _contents(
     return listed(data, path, "", row=row, what="a list of contents"), None
 
 
-def _get(part: Mapping, camel: str, snake: str) -> tuple[str | None, Any]:
+def _get(part: Mapping[str, Any], camel: str, snake: str) -> tuple[str | None, Any]:
     if camel in part:
         return camel, part[camel]
     if snake in part:
@@ -115,8 +115,8 @@ def from_gemini(data: Any, *, path: str = "", row: int | None = None) -> list[Me
     values, system = _contents(data, path, row)
     out: list[Message] = []
     if system is not None:
-        key, value = system
-        spath = sub(path, key)
+        system_key, value = system
+        spath = sub(path, system_key)
         if isinstance(value, str):
             out.append(SystemMessage(value))
         else:
@@ -133,7 +133,7 @@ def from_gemini(data: Any, *, path: str = "", row: int | None = None) -> list[Me
             )
         ppath = at(where, "parts")
         parts = need_list(content.get("parts", []), ppath, row=row)
-        texts: list[str] = []
+        texts = []
         calls: list[ToolCall] = []
         results = 0
         for index, raw in enumerate(parts):
@@ -180,7 +180,7 @@ def from_gemini(data: Any, *, path: str = "", row: int | None = None) -> list[Me
     return out
 
 
-def _texts(content: Mapping, where: str, row: int | None) -> list[str]:
+def _texts(content: Mapping[str, Any], where: str, row: int | None) -> list[str]:
     parts = need_list(content.get("parts", []), at(where, "parts"), row=row)
     texts = []
     for index, raw in enumerate(parts):

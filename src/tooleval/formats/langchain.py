@@ -90,7 +90,7 @@ def is_langchain_message(value: Any) -> bool:
     return module is not None and isinstance(value, module.BaseMessage)
 
 
-def _unwrap(value: Any, where: str, row: int | None) -> tuple[str, Mapping, str]:
+def _unwrap(value: Any, where: str, row: int | None) -> tuple[str, Mapping[str, Any], str]:
     """(kind, fields, path of fields) for one message in any of the three shapes."""
     if is_langchain_message(value):
         from langchain_core.messages import message_to_dict
@@ -109,7 +109,7 @@ def _unwrap(value: Any, where: str, row: int | None) -> tuple[str, Mapping, str]
                 row=row,
             )
         return kind, need_mapping(msg.get("kwargs", {}), at(where, "kwargs"), row=row), "kwargs"
-    kind = _KINDS.get(msg.get("type")) if isinstance(msg.get("type"), str) else None
+    kind = _KINDS.get(msg["type"]) if isinstance(msg.get("type"), str) else None
     if kind is None:
         raise FormatError(
             f"unknown LangChain message type {msg.get('type')!r}; expected one of "
@@ -122,7 +122,7 @@ def _unwrap(value: Any, where: str, row: int | None) -> tuple[str, Mapping, str]
     return kind, msg, ""
 
 
-def _calls(fields: Mapping, where: str, row: int | None) -> list[ToolCall]:
+def _calls(fields: Mapping[str, Any], where: str, row: int | None) -> list[ToolCall]:
     calls: list[ToolCall] = []
     tpath = at(where, "tool_calls")
     for index, raw in enumerate(need_list(fields.get("tool_calls") or [], tpath, row=row)):
@@ -175,7 +175,7 @@ def from_langchain(data: Any, *, path: str = "", row: int | None = None) -> list
         kind, fields, inner = _unwrap(value, where, row)
         fpath = sub(where, inner)
         if kind == "chat":
-            role = fields.get("role")
+            role: Any = fields.get("role")
             kind = {"user": "human", "assistant": "ai", "system": "system", "tool": "tool"}.get(
                 role, ""
             )

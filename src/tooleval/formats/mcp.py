@@ -52,7 +52,7 @@ def _id(value: Any, path: str, row: int | None) -> str:
     return str(value)
 
 
-def _result(result: Mapping, path: str, row: int | None) -> tuple[Any, bool]:
+def _result(result: Mapping[str, Any], path: str, row: int | None) -> tuple[Any, bool]:
     is_error = error_flag(result, "isError", path, row=row)
     if "structuredContent" in result:
         return result["structuredContent"], is_error

@@ -73,7 +73,9 @@ def arguments_text(call: ToolCall) -> str:
     return json.dumps(call.args or {}, ensure_ascii=False)
 
 
-def _parse_arguments(name: str, arguments: Any, path: str, row: int | None, **extra: Any):
+def _parse_arguments(
+    name: str, arguments: Any, path: str, row: int | None, **extra: Any
+) -> ToolCall:
     if arguments is None or isinstance(arguments, str | Mapping):
         return ToolCall.parse(name, arguments, **extra)
     raise FormatError(
@@ -293,7 +295,7 @@ def _responses_list(
     return listed(data, path, "", row=row, what="a list of Responses items"), None
 
 
-def _message_item(entry: Mapping, where: str, row: int | None) -> Message:
+def _message_item(entry: Mapping[str, Any], where: str, row: int | None) -> Message:
     role = entry.get("role")
     text = join_text(
         entry.get("content"),

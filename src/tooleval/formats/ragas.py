@@ -74,7 +74,7 @@ def from_ragas(data: Any, *, path: str = "", row: int | None = None) -> list[Mes
     for index, value in enumerate(values):
         where = item(base, index)
         msg = need_mapping(plain(value), where, row=row, what="a ragas message")
-        kind = _TYPES.get(msg.get("type")) if isinstance(msg.get("type"), str) else None
+        kind = _TYPES.get(msg["type"]) if isinstance(msg.get("type"), str) else None
         if kind is None:
             raise FormatError(
                 f"unknown ragas message type {msg.get('type')!r}; expected human, ai or tool",
