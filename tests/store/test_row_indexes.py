@@ -117,6 +117,7 @@ def test_search_reaches_tool_names_argument_values_and_text(store, run_name):
         "r_x": [3],
         "1%0": [],  # ... and match only themselves
         "spät": [3],
+        "SPÄT": [3],  # the searched text is lowered like the LIKE pattern
         '"hi" (and) near*': [4],  # FTS syntax is literal text
         "(": [4],
         "question": [0, 1, 2, 4, 5],

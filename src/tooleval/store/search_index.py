@@ -103,9 +103,12 @@ def search_condition(search: str) -> sa.ColumnElement[bool]:
     False
     """
     condition = like_condition(search)
-    if len(search) < _MIN_INDEXED:
+    # The index is asked for the pattern LIKE tests (``search.lower()``): every
+    # row LIKE keeps has it, case-folded the index's way, so nothing is lost.
+    lowered = search.lower()
+    if len(lowered) < _MIN_INDEXED:
         return condition
-    return sa.and_(_FtsCandidates(fts_phrase(search)), condition)
+    return sa.and_(_FtsCandidates(fts_phrase(lowered)), condition)
 
 
 def create_search_index(op: Any) -> None:
