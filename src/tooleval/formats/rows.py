@@ -29,7 +29,6 @@ A row that *is* a ragas ``MultiTurnSample`` (``user_input``,
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -40,9 +39,9 @@ from tooleval.formats._fields import describe, item
 from tooleval.formats.convert import import_messages
 from tooleval.formats.detect import FORMATS
 from tooleval.formats.expected import parse_expected_tools, parse_tool_calls
-from tooleval.formats.json_limits import MAX_DEPTH, check_depth
+from tooleval.formats.json_limits import MAX_DEPTH, check_depth, loads_text
 from tooleval.formats.ragas import SAMPLE_KEYS, sample_from_ragas
-from tooleval.model import ExpectedTools, Sample, ToolCall
+from tooleval.model import Sample
 
 __all__ = ["ROW_FIELDS", "sample_from_row", "sample_to_row"]
 
@@ -66,98 +65,6 @@ ROW_FIELDS = (
 
 _ROW_KEYS = frozenset(ROW_FIELDS)
 _RAGAS_ROW_KEYS = _ROW_KEYS | frozenset(SAMPLE_KEYS)
-# Keys the plain-row shortcut reads itself; a row with any other key (messages,
-# metadata, topics, unknown keys, ragas fields) takes the general path.
-_SIMPLE_KEYS = frozenset(
-    {"id", "input", "tools_called", "expected_tools", "reference", "expected_output"}
-    | {"category", "test_type", "output"}
-)
-
-
-def _simple_calls(value: Any, *, expected: bool) -> list[ToolCall] | None:
-    """Calls of a plain list of names and ``{"name", "args"}`` dicts; None if anything else."""
-    calls = []
-    for entry in value:
-        kind = type(entry)
-        if kind is dict:
-            if len(entry) != 2 or "name" not in entry or "args" not in entry:
-                return None
-            name = entry["name"]
-            args = entry["args"]
-            if type(name) is not str or not name:
-                return None
-            if type(args) is dict:
-                calls.append(ToolCall(name, dict(args)))
-            elif args is None:
-                calls.append(ToolCall(name, None if expected else {}))
-            else:
-                return None
-        elif kind is str:
-            name = entry.strip()
-            if not name:
-                return None
-            calls.append(ToolCall(name, None if expected else {}))
-        else:
-            return None
-    return calls
-
-
-def _simple_row(row: dict[str, Any]) -> Sample | None:
-    """The Sample of a plain row, as the general path reads it; None when unsure.
-
-    Plain: only the keys in ``_SIMPLE_KEYS``, text fields that are strings or
-    null (``id`` may be an integer), and ``tools_called`` / ``expected_tools``
-    that are null or lists of names and ``{"name", "args"}`` dicts with object
-    (or null) arguments. That is what tooleval and most exporters write; it
-    skips format detection, CSV-cell decoding and per-field error paths.
-    """
-    if not row.keys() <= _SIMPLE_KEYS:
-        return None
-    text = row.get
-    raw_input = text("input")
-    reference = text("reference")
-    alias = text("expected_output")
-    output = text("output")
-    category = text("category")
-    test_type = text("test_type")
-    row_id = text("id")
-    for value in (raw_input, reference, alias, output, category, test_type):
-        if value is not None and type(value) is not str:
-            return None
-    if row_id is not None and type(row_id) is not str:
-        if type(row_id) is not int:
-            return None
-        row_id = str(row_id)
-    if reference is not None and alias is not None:
-        return None  # both given: the general path checks that they agree
-    expected = text("expected_tools")
-    if expected is not None:
-        if type(expected) is not list:
-            return None
-        calls = _simple_calls(expected, expected=True)
-        if calls is None:
-            return None
-        expected = ExpectedTools(tuple(calls))
-    called = text("tools_called")
-    if called is not None:
-        if type(called) is not list:
-            return None
-        called = _simple_calls(called, expected=False)
-        if called is None:
-            return None
-    return Sample(
-        input=raw_input or "",
-        messages=[],
-        tools_called=called,
-        expected_tools=expected,
-        reference=reference if reference is not None else (alias or None),
-        reference_topics=None,
-        output=output,
-        category=category,
-        test_type=test_type,
-        id=row_id,
-        metadata={},
-    )
 
 
 def _cell(value: Any) -> Any:
@@ -182,7 +89,7 @@ def _json_cell(value: Any, key: str, number: int | None) -> Any:
     """Decode a cell that holds JSON as text (CSV), leaving other values alone."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value)
+            return loads_text(value, field=key, row=number)
         except ValueError as exc:
             raise FormatError(
                 f"looks like JSON but cannot be parsed ({exc})", field=key, row=number
@@ -251,11 +158,7 @@ def sample_from_row(
     number = row_number
     if max_depth is not None and type(row) is dict:
         check_depth(row, limit=max_depth, row=number)
-    if type(row) is dict:
-        simple = _simple_row(row)
-        if simple is not None:
-            return simple
-    elif not isinstance(row, Mapping):
+    if not isinstance(row, Mapping):
         raise FormatError(f"expected a row object, got {describe(row)}", row=number)
     is_ragas = "user_input" in row
     known = _RAGAS_ROW_KEYS if is_ragas else _ROW_KEYS

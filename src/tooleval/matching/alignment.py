@@ -50,16 +50,12 @@ class CallTable:
     Pairing needs only the score of each same-name pair
     (:meth:`ArgumentComparator.score`); the full :class:`Comparison` with its
     per-key checks is built by :meth:`comparison` for the pairs a diagnosis
-    shows. When expected and actual calls agree one by one (same names,
-    arguments that fully match) the pairing in listed order is the unique
-    optimum of every search below, so it is returned without comparing the
-    other pairs.
+    shows.
     """
 
     __slots__ = (
         "_comparisons",
         "_extra_keys",
-        "_identity",
         "_keys",
         "_keys_for",
         "_match_cache",
@@ -98,7 +94,6 @@ class CallTable:
         self._comparisons: dict[tuple[int, int], Comparison] = {}
         self._weight_cache: dict[tuple[bool, bool], list[list[int | None]]] = {}
         self._match_cache: dict[tuple[str, bool], list[tuple[int, int]]] = {}
-        self._identity: bool | None = None
 
     # ------------------------------------------------------------ comparisons
 
@@ -131,16 +126,7 @@ class CallTable:
         exp, act = self.expected[i], self.actual[j]
         if exp.name != act.name:
             return None
-        known = self._scores.get((i, j))
-        found = self.comparator._compare(
-            exp,
-            act,
-            self._keys_of(exp.name),
-            self._extra_keys,
-            i,
-            j,
-            matched=known is not None and known[0] == 1.0 and known[1],
-        )
+        found = self.comparator._compare(exp, act, self._keys_of(exp.name), self._extra_keys, i, j)
         self._comparisons[(i, j)] = found
         self._scores.setdefault((i, j), (found.score, found.matches))
         return found
@@ -155,23 +141,6 @@ class CallTable:
                 if comparison is not None:
                     out[(i, j)] = comparison
         return out
-
-    def identity(self) -> bool:
-        """Do expected and actual calls agree one by one (names and full argument match)?"""
-        if self._identity is None:
-            # Only with tooleval's own matchers: a user's matcher might raise on
-            # a pair the shortcut would skip, and that error must still surface.
-            ok = len(self.expected) == len(self.actual) and self.comparator.builtin_only()
-            for k in range(len(self.expected)) if ok else ():
-                # The full comparison, not only the score: when the calls agree
-                # these are the pairs every diagnosis shows, so their checks are
-                # built in the same pass as the equality tests.
-                found = self.comparison(k, k)
-                if found is None or found.score != 1.0 or not found.matches:
-                    ok = False
-                    break
-            self._identity = ok
-        return self._identity
 
     # ------------------------------------------------------------ pairings
 
@@ -214,13 +183,8 @@ class CallTable:
             self._weight_cache[(require_match, plain)] = table
         return table
 
-    def _in_listed_order(self) -> list[tuple[int, int]]:
-        return [(k, k) for k in range(len(self.expected))]
-
     def match_unordered(self, *, require_match: bool = True) -> list[tuple[int, int]]:
         """Optimal multiset pairing (order ignored)."""
-        if self.identity():
-            return self._in_listed_order()
         key = ("unordered", require_match)
         if key not in self._match_cache:
             self._match_cache[key] = max_weight_matching(self._weights(require_match=require_match))
@@ -228,8 +192,6 @@ class CallTable:
 
     def match_in_order(self, *, require_match: bool = True) -> list[tuple[int, int]]:
         """Optimal pairing that keeps the listed order on both sides (weighted LCS)."""
-        if self.identity():
-            return self._in_listed_order()
         key = ("in_order", require_match)
         if key not in self._match_cache:
             self._match_cache[key] = max_weight_subsequence(
@@ -246,11 +208,6 @@ class CallTable:
             return self.match_unordered(require_match=require_match)
         if _is_listed_chain(pairs, len(self.expected)):
             return self.match_in_order(require_match=require_match)
-        n = len(self.expected)
-        if all(0 <= a < b < n for a, b in pairs) and self.identity():
-            # Forward constraints only: the listed order respects them, and it
-            # is the first optimum the branch-and-bound search meets.
-            return self._in_listed_order()
         # Exponential in the worst case: a step budget turns a row that would
         # stall the run into SearchBudgetExceeded (an unscored row, not a hang).
         return max_weight_partial_order_bounded(

@@ -43,16 +43,15 @@ from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.matching.base import Matcher
-from tooleval.matching.json_values import _SCALARS, _NoneType, _same_plain, stored
+from tooleval.matching.json_values import stored
 from tooleval.matching.specs import (
-    _builtin_matcher_types,
     _load_json,
     _matcher_spec,
     matcher_names,
     register_matcher,
     resolve_matcher,
 )
-from tooleval.matching.values import Exact, Ignore, deep_equal
+from tooleval.matching.values import Ignore
 from tooleval.model import MISSING, AnyOf, ArgumentCheck, ToolCall
 
 __all__ = [
@@ -150,17 +149,6 @@ class ArgumentComparator:
     def __repr__(self) -> str:
         return f"ArgumentComparator({self.spec()!r})"
 
-    def builtin_only(self) -> bool:
-        """True when every configured matcher is one of tooleval's own (none can raise)."""
-        builtin = _builtin_matcher_types()
-        if not self.keys and not self.tools:
-            return type(self.default) in builtin
-        return (
-            type(self.default) in builtin
-            and all(type(m) in builtin for m in self.keys.values())
-            and all(type(m) in builtin for per in self.tools.values() for m in per.values())
-        )
-
     def matcher_for(self, tool: str, path: str) -> Matcher:
         """The matcher that compares argument ``path`` of ``tool``."""
         return self._explicit(tool, path) or self.tools.get(tool, {}).get("*") or self.default
@@ -204,21 +192,12 @@ class ArgumentComparator:
         extra_keys: str,
         expected_index: int | None,
         actual_index: int | None,
-        matched: bool = False,
     ) -> Comparison:
-        """:meth:`compare`; ``matched=True`` promises :meth:`score` gave ``(1.0, True)``."""
+        """:meth:`compare` (positional, for :class:`~tooleval.matching.alignment.CallTable`)."""
         if expected.args is None:
             return Comparison(1.0, True)
         if expected.parse_error is not None:
             return _invalid_expected(expected, actual, expected_index, actual_index)
-        if not keys and not self.keys and not self.tools and type(self.default) is Exact:
-            checks: list[ArgumentCheck] = []
-            indices = (expected_index, actual_index)
-            fast = _exact_score(
-                expected.args, actual, extra_keys, checks, expected.name, indices, matched
-            )
-            if fast is not None:
-                return Comparison(fast[0], fast[1], tuple(checks))
         return self._walk(expected, actual, keys, extra_keys, expected_index, actual_index, True)
 
     def score(
@@ -241,10 +220,6 @@ class ArgumentComparator:
             return 1.0, True
         if expected.parse_error is not None:
             return 0.0, False  # an expected call with invalid arguments matches nothing
-        if not keys and not self.keys and not self.tools and type(self.default) is Exact:
-            fast = _exact_score(expected.args, actual, extra_keys)
-            if fast is not None:
-                return fast
         out = self._walk(expected, actual, keys, extra_keys, None, None, False)
         return out.score, out.matches
 
@@ -287,109 +262,6 @@ def _invalid_expected(
         matcher="parse_error",
     )
     return Comparison(0.0, False, (check,))
-
-
-# Values the exact matcher compares as they are (anything else, such as an
-# expected AnyOf, takes the general walk).
-_PLAIN_VALUES = frozenset({str, int, float, bool, _NoneType, dict, list})
-
-
-def _exact_score(
-    expected: Any,
-    actual: ToolCall,
-    extra_keys: str,
-    checks: list[ArgumentCheck] | None = None,
-    tool: str = "",
-    indices: tuple[int | None, int | None] = (None, None),
-    matched: bool = False,
-) -> tuple[float, bool] | None:
-    """What the general walk gives for the default exact matcher, or None if unsure.
-
-    Same rules, without the walk's per-key matcher lookups: a key scores 1
-    when :func:`deep_equal`, 0 otherwise (missing included); an actual key the
-    expected call lacks scores 0 under ``extra_keys="mismatch"`` or when the
-    expected call has no arguments. With ``checks`` given, the same
-    :class:`ArgumentCheck` entries as the walk's are appended to it.
-    ``matched=True`` (every key is known to match) skips the equality tests.
-    """
-    if actual.parse_error is not None or type(expected) is not dict:
-        return None
-    got = actual.args if actual.args is not None else {}
-    if type(got) is not dict or (extra_keys != "ignore" and extra_keys != "mismatch"):
-        return None
-    hits = 0
-    if checks is None:
-        for key, value in expected.items():
-            if type(value) not in _PLAIN_VALUES:
-                return None
-            if matched:
-                hits += 1
-                continue
-            found = got.get(key, MISSING)
-            if found is not MISSING and deep_equal(value, found):
-                hits += 1
-        total = len(expected)
-        if extra_keys == "mismatch" or not expected:
-            total += sum(1 for key in got if key not in expected)
-        if total == 0:
-            return 1.0, True
-        return hits / total, hits == total
-    add = checks.append
-    first, second = indices
-    start = len(checks)
-    for key, value in expected.items():
-        if type(value) not in _PLAIN_VALUES:
-            del checks[start:]  # the general walk records them instead
-            return None
-        found = got.get(key, MISSING)
-        if found is MISSING:
-            ok = False
-            shown = value if type(value) in _SCALARS else stored(value)
-            got_shown = None
-        elif _same_plain(value, found):
-            # Equal and made of JSON types only: kept as they are (see stored()).
-            ok = True
-            shown, got_shown = value, found
-        else:
-            ok = matched or deep_equal(value, found)
-            shown = value if type(value) in _SCALARS else stored(value)
-            got_shown = found if type(found) in _SCALARS else stored(found)
-        hits += ok
-        add(
-            ArgumentCheck(
-                tool,
-                key if type(key) is str else f"{key}",
-                shown,
-                got_shown,
-                1.0 if ok else 0.0,
-                first,
-                second,
-                "exact",
-                found is MISSING,
-            )
-        )
-    total = len(expected)
-    if extra_keys == "mismatch" or not expected:
-        for key, value in got.items():
-            if key in expected:
-                continue
-            total += 1
-            add(
-                ArgumentCheck(
-                    tool,
-                    key if type(key) is str else f"{key}",
-                    None,
-                    None if value is MISSING else stored(value),
-                    0.0,
-                    first,
-                    second,
-                    "unexpected_key",
-                    value is MISSING,
-                )
-            )
-    if total == 0:
-        return 1.0, True
-    return hits / total, hits == total
 
 
 class _Walk:

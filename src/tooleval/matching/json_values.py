@@ -38,38 +38,6 @@ def _plain(value: Any) -> bool:
     return kind in _SCALARS
 
 
-def _same_plain(expected: Any, actual: Any) -> bool:
-    """``deep_equal(expected, actual)`` when both are made of JSON types only, else False.
-
-    One walk instead of three (the equality test and :func:`_plain` of each).
-    """
-    kind = type(expected)
-    if kind is not type(actual):
-        return False
-    if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
-        return expected == actual
-    if kind is dict:
-        if len(expected) != len(actual):
-            return False
-        for key in actual:
-            if type(key) is not str:
-                return False
-        for key, value in expected.items():
-            if type(key) is not str or key not in actual:
-                return False
-            if not _same_plain(value, actual[key]):
-                return False
-        return True
-    if kind is list:
-        if len(expected) != len(actual):
-            return False
-        for e, a in zip(expected, actual, strict=True):  # noqa: SIM110 - faster than all()
-            if not _same_plain(e, a):
-                return False
-        return True
-    return False
-
-
 def stored(value: Any) -> Any:
     """``value`` as a diagnosis keeps it: shared when plain JSON, else :func:`json_safe`.
 

@@ -227,14 +227,6 @@ def analyse(
     ignored are reported as order violations, not as missing or extra.
     """
     table = CallTable(expected, actual, comparator, keys_for=keys_for, extra_keys=extra_keys)
-    if table.identity():
-        # Calls agree one by one: the listed pairing is every search's optimum
-        # (CallTable.identity), forward constraints hold in it, and nothing is
-        # left over for near misses.
-        n = len(table.expected)
-        constraints = () if before is None else tuple(before)
-        if all(0 <= a < b < n for a, b in constraints):
-            return Analysis(table, [(k, k) for k in range(n)], [(k, k) for k in range(n)], [])
     free = table.match_unordered()
     counted = free
     violations: list[str] = []
