@@ -135,11 +135,13 @@ class Gunzip(io.RawIOBase):
 
 
 @contextlib.contextmanager
-def open_traces(path: str | Path) -> Iterator[io.BufferedReader]:
+def open_traces(path: str | Path) -> Iterator[io.BufferedReader[Any]]:
     """A buffered binary stream of the file's content (gunzipped when gzip)."""
     if str(path) == "-":
-        raw: IO[bytes] = sys.stdin.buffer
-        stream = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+        raw: Any = sys.stdin.buffer
+        stream: io.BufferedReader[Any] = (
+            raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
+        )
         if stream.peek(2)[:2] == _GZIP_MAGIC:
             stream = io.BufferedReader(Gunzip(stream), 1024 * 1024)
         yield stream
@@ -170,7 +172,7 @@ def _json_layout(first: bytes, complete: bool) -> str:
     return "document" if isinstance(head, list) else "conversations"
 
 
-def sniff_layout(stream: io.BufferedReader) -> tuple[str, io.BufferedReader]:
+def sniff_layout(stream: io.BufferedReader[Any]) -> tuple[str, io.BufferedReader[Any]]:
     """The layout and a stream that still starts at the beginning.
 
     Layouts: ``jsonl`` | ``document`` | ``protobuf`` | ``conversations`` |
@@ -218,7 +220,7 @@ class _Chain(io.RawIOBase):
 # ---------------------------------------------------------------- records
 
 
-def iter_records(stream: io.BufferedReader, *, report: IngestReport) -> Iterator[Any]:
+def iter_records(stream: io.BufferedReader[Any], *, report: IngestReport) -> Iterator[Any]:
     """Every span (:class:`OtlpSpan`) and GenAI log event (:class:`SpanFacts`) of a stream."""
     layout, stream = sniff_layout(stream)
     if layout == "protobuf":
@@ -231,7 +233,7 @@ def iter_records(stream: io.BufferedReader, *, report: IngestReport) -> Iterator
         raise FormatError("a conversation log, not OTLP traces")
 
 
-def iter_facts(stream: io.BufferedReader, *, report: IngestReport) -> Iterator[SpanFacts]:
+def iter_facts(stream: io.BufferedReader[Any], *, report: IngestReport) -> Iterator[SpanFacts]:
     """:func:`iter_records`, with spans read into facts (ingest problems go to ``report``)."""
     yield from _facts(stream, report)
     raw = getattr(stream, "raw", None)

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.formats.otel import OtlpSpan, loads
 from tooleval.formats.otel_langchain import (
     conversation_text,
@@ -141,9 +142,9 @@ def _json_value(value: Any) -> Any:
     # mcp.request.argument.* values are recorded as JSON text; keep non-JSON text as is.
     if isinstance(value, str):
         try:
-            return json.loads(value)
-        except ValueError:
-            return value
+            return loads_text(value)
+        except (ValueError, NestingTooDeep):
+            return value  # too deep: kept as the text it was recorded as
     return value
 
 
@@ -332,7 +333,8 @@ def salvage_json_list(text: str) -> list[Any]:
     start = text.find("[")
     if start < 0:
         return []
-    items, position = [], start + 1
+    items: list[Any] = []
+    position = start + 1
     while True:
         while position < len(text) and text[position] in " \t\r\n,":
             position += 1

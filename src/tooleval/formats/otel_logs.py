@@ -82,7 +82,9 @@ def _calls(facts: SpanFacts, tool_calls: Any, *, from_input: bool) -> None:
     for call in tool_calls if isinstance(tool_calls, list) else ():
         if not isinstance(call, Mapping):
             continue
-        function = call.get("function") if isinstance(call.get("function"), Mapping) else call
+        function: Mapping[str, Any] = (
+            call["function"] if isinstance(call.get("function"), Mapping) else call
+        )
         name = function.get("name")
         if not name:
             continue
@@ -144,7 +146,9 @@ def facts_from_log_record(
             }
         )
     elif name == "gen_ai.choice":
-        message = body.get("message") if isinstance(body.get("message"), Mapping) else {}
+        message: Mapping[str, Any] = (
+            body["message"] if isinstance(body.get("message"), Mapping) else {}
+        )
         _calls(facts, message.get("tool_calls"), from_input=False)
         text = _text(message.get("content"))
         if text:
