@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import DatasetError, ToolEvalError
 from tooleval.formats.rows import ROW_FIELDS
 
-__all__ = ["BINDABLE", "parse_bind_options", "resolve_bindings", "suggest_column"]
+__all__ = ["BINDABLE", "bind_option", "parse_bind_options", "resolve_bindings", "suggest_column"]
 
 #: Sample fields a column can be bound to: the canonical row's keys
 #: (``expected_output`` is an alias of ``reference``).
@@ -53,6 +54,15 @@ _NAME_HINTS = {
     "tools_called": (("tools_called", 5), ("called", 3), ("actual", 2), ("tool", 1)),
     "category": (("category", 4), ("intent", 3), ("type", 1), ("group", 1)),
 }
+
+
+def bind_option(field: str, column: str) -> str:
+    """The ``--bind`` option that binds ``column``, quoted for a shell when it must be.
+
+    >>> bind_option("input", "question"), bind_option("input", "my question")
+    ('--bind input=question', "--bind 'input=my question'")
+    """
+    return f"--bind {shlex.quote(f'{field}={column}')}"
 
 
 def parse_bind_options(options: Iterable[str] | None) -> dict[str, str]:

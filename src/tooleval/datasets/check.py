@@ -17,12 +17,12 @@ args 7 rows") and the parse errors with their row numbers.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.datasets.binding import suggest_column
+from tooleval.datasets.binding import bind_option, suggest_column
 from tooleval.datasets.load import Dataset
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 
 __all__ = [
     "ColumnFinding",
@@ -94,8 +94,8 @@ def _decoded(value: Any) -> tuple[Any, bool]:
     """A JSON-looking text cell decoded (and whether it was text JSON)."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value), True
-        except ValueError:
+            return loads_text(value), True
+        except (ValueError, NestingTooDeep):  # the row's own parse error names it
             return value, False
     return value, False
 
@@ -178,7 +178,11 @@ def check_dataset(dataset: Dataset) -> DatasetCheck:
         notes.append(
             "no column is bound to expected_tools: reference-based tool metrics cannot score "
             "this file"
-            + (f"; the likely column is {guess!r} (--bind expected_tools={guess})" if guess else "")
+            + (
+                f"; the likely column is {guess!r} ({bind_option('expected_tools', guess)})"
+                if guess
+                else ""
+            )
         )
     return DatasetCheck(dataset, list(findings.values()), row_errors, notes, problems)
 
@@ -206,7 +210,7 @@ def run_problems(dataset: Dataset, raw_rows: list[dict[str, Any]] | None = None)
         problems.append(
             "no column is bound to input, so a run would send empty prompts; bind the prompt "
             "column with --bind input=COLUMN (plan: dataset: {bind: {input: COLUMN}})"
-            + (f"; the likely one is {guess!r} (--bind input={guess})" if guess else "")
+            + (f"; the likely one is {guess!r} ({bind_option('input', guess)})" if guess else "")
         )
     elif live:
         empty = [

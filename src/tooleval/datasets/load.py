@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooleval.datasets.binding import BINDABLE, resolve_bindings, suggest_column
+from tooleval.datasets.binding import BINDABLE, bind_option, resolve_bindings, suggest_column
 from tooleval.datasets.readers import RawRow, RawTable, read_rows
 from tooleval.errors import DatasetError, ToolEvalError
 from tooleval.model import Sample
@@ -144,7 +144,7 @@ class Dataset:
                 f"(plan: dataset: {{bind: {{{name}: COLUMN}}}}) or name the column {name!r}"
             )
             if guess:
-                message += f"; the likely one is {guess!r} (--bind {name}={guess})"
+                message += f"; the likely one is {guess!r} ({bind_option(name, guess)})"
             raise DatasetError(message, file=str(self.path), field=name)
 
     def raw_values(self) -> list[dict[str, Any]]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import DatasetError
+from tooleval.formats.json_limits import MAX_DEPTH, NestingTooDeep, check_depth, loads_text
 
 __all__ = ["FORMATS", "RawRow", "RawTable", "detect_format", "read_rows"]
 
@@ -124,6 +124,12 @@ def read_rows(path: str | Path, *, format: str | None = None) -> RawTable:
             text_cells = False
     if not rows:
         raise DatasetError("the file has no data rows", file=str(path))
+    if not columns and all(r.error for r in rows):  # JSON rows name the columns; none read
+        first = rows[0]
+        more = f" (and {len(rows) - 1} more rows)" if len(rows) > 1 else ""
+        raise DatasetError(
+            f"no row can be read: row {first.number}: {first.error}{more}", file=str(path)
+        )
     return RawTable(path, kind, columns, rows, digest, text_cells)
 
 
@@ -136,6 +142,7 @@ def _csv(text: str, path: Path, delimiter: str) -> tuple[list[str], list[RawRow]
     except csv.Error as exc:
         raise DatasetError(f"cannot read the header: {exc}", file=str(path)) from None
     columns = [h.strip() for h in header]
+    _check_delimiter(columns, path)
     seen: set[str] = set()
     for i, name in enumerate(columns):
         if not name:
@@ -170,6 +177,20 @@ def _csv(text: str, path: Path, delimiter: str) -> tuple[list[str], list[RawRow]
     return columns, rows
 
 
+def _check_delimiter(columns: list[str], path: Path) -> None:
+    """A one-column header holding another separator: the file uses a delimiter we don't read."""
+    if len(columns) != 1:
+        return
+    header = columns[0]
+    for sep, name in ((";", "semicolons"), ("|", "bars"), ("\t", "tabs"), (",", "commas")):
+        if sep in header:
+            raise DatasetError(
+                f"the header {header!r} is one column separated by {name}; tooleval reads "
+                "comma-separated CSV (or tab-separated .tsv): save the file with commas",
+                file=str(path),
+            )
+
+
 def _collect_columns(columns: list[str], seen: set[str], obj: dict[str, Any]) -> None:
     for key in obj:
         if key not in seen:
@@ -187,7 +208,10 @@ def _jsonl(text: str, path: Path) -> tuple[list[str], list[RawRow]]:
             continue
         number += 1
         try:
-            obj = json.loads(line)
+            obj = loads_text(line)
+        except NestingTooDeep as exc:
+            rows.append(RawRow(number, {}, f"line {line_no}: {exc.message}"))
+            continue
         except ValueError as exc:
             rows.append(RawRow(number, {}, f"line {line_no} is not valid JSON: {exc}"))
             continue
@@ -205,7 +229,14 @@ def _jsonl(text: str, path: Path) -> tuple[list[str], list[RawRow]]:
 
 def _json_array(text: str, path: Path) -> tuple[list[str], list[RawRow]]:
     try:
-        data = json.loads(text)
+        # The array is level 1, so each row object may nest the usual limit below it.
+        data = loads_text(text, limit=MAX_DEPTH + 1)
+    except NestingTooDeep:
+        raise DatasetError(
+            f"a row holds JSON nested deeper than {MAX_DEPTH} levels; tooleval reads at most "
+            f"{MAX_DEPTH} (flatten the value or store it as a JSON string)",
+            file=str(path),
+        ) from None
     except ValueError as exc:
         raise DatasetError(f"not valid JSON: {exc}", file=str(path)) from None
     if isinstance(data, dict) and isinstance(data.get("rows"), list):
@@ -239,5 +270,10 @@ def _parquet(data: bytes, path: Path) -> tuple[list[str], list[RawRow]]:
     except (pa.ArrowException, OSError) as exc:
         raise DatasetError(f"not a readable Parquet file: {exc}", file=str(path)) from None
     columns = list(table.column_names)
-    rows = [RawRow(i, values) for i, values in enumerate(table.to_pylist(), start=1)]
+    rows: list[RawRow] = []
+    for number, values in enumerate(table.to_pylist(), start=1):
+        try:
+            rows.append(RawRow(number, check_depth(values)))
+        except NestingTooDeep as exc:
+            rows.append(RawRow(number, {}, exc.message))
     return columns, rows

@@ -44,13 +44,13 @@ with ``tool_correctness`` and ``args="numeric_text"`` (what ``tooleval score
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import DatasetError, FormatError
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import AssistantMessage, ExpectedTools, Sample, ToolCall
 
 __all__ = [
@@ -286,8 +286,8 @@ class _DialogueGold:
             for number, line in enumerate(lines, start=1):
                 if line.strip():
                     try:
-                        history.append(json.loads(line))
-                    except ValueError as exc:
+                        history.append(loads_text(line))
+                    except (ValueError, NestingTooDeep) as exc:
                         raise DatasetError(
                             f"line {number}: invalid JSON: {exc}", path=str(path)
                         ) from None
@@ -313,8 +313,8 @@ def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> li
     rows: list[Any]
     if stripped.startswith("["):
         try:
-            rows = json.loads(stripped)
-        except ValueError as exc:
+            rows = loads_text(stripped)
+        except (ValueError, NestingTooDeep) as exc:
             raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None
     else:
         rows = []
@@ -322,8 +322,8 @@ def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> li
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
-            except ValueError as exc:
+                rows.append(loads_text(line))
+            except (ValueError, NestingTooDeep) as exc:
                 raise DatasetError(f"line {number}: invalid JSON: {exc}", path=str(path)) from None
     try:
         return samples_from_apibank_rows(rows, dialogues=dialogues)

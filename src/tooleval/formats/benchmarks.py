@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError, DatasetError, InputError
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import Sample
 
 __all__ = [
@@ -135,8 +136,8 @@ def detect_benchmark(path: str | Path) -> str | None:
         first_line, _, rest = text.partition(b"\n")
         if rest or whole_in_head:  # the first line is complete
             try:
-                found = detect_benchmark_value(json.loads(first_line))
-            except ValueError:
+                found = detect_benchmark_value(loads_text(first_line))
+            except (ValueError, NestingTooDeep):
                 found = None  # one document over several lines: parsed whole below
             else:
                 if found == "api-bank" or not rest.strip():
@@ -188,9 +189,9 @@ def json_document_problem(path: str | Path) -> str | None:
     if text[:1] != b"{" or b"\n" not in text:
         return None
     try:
-        json.loads(text.split(b"\n", 1)[0])
+        loads_text(text.split(b"\n", 1)[0])
         return None  # the first line is a row: JSONL
-    except ValueError:
+    except (ValueError, NestingTooDeep):
         pass
     if size > _DOCUMENT_CHECK_LIMIT:
         return None
@@ -210,9 +211,11 @@ def json_document_problem(path: str | Path) -> str | None:
 def _read_json(path: Path) -> Any:
     try:
         with path.open("rb") as handle:
-            return json.loads(handle.read().removeprefix(b"\xef\xbb\xbf"))
+            return loads_text(handle.read().removeprefix(b"\xef\xbb\xbf"))
     except OSError as exc:
         raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
+    except NestingTooDeep as exc:
+        raise DatasetError(exc.message, path=str(path)) from None
     except ValueError as exc:
         raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None
 

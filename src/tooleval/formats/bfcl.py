@@ -42,7 +42,6 @@ type rules.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -53,6 +52,7 @@ from tooleval.errors import ConfigError, DatasetError, FormatError
 from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
 from tooleval.formats.bfcl_decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
 from tooleval.formats.bfcl_models import model_settings
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
 
 __all__ = [
@@ -156,8 +156,8 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except ValueError as exc:
+                row = loads_text(line)
+            except (ValueError, NestingTooDeep) as exc:
                 raise DatasetError(f"invalid JSON: {exc}", path=str(path), row=number) from None
             if not isinstance(row, dict):
                 raise DatasetError(

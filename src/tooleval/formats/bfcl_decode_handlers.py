@@ -31,12 +31,12 @@ them ``custom:<Handler>``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from tooleval.formats.bfcl_decode_python import BfclDecodeError, decode_python
 from tooleval.formats.bfcl_decode_tree import decode_java, decode_javascript
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 
 __all__ = ["DECODERS", "PROMPT_DECODERS", "decode_with"]
 
@@ -119,8 +119,8 @@ def _openai(result: Any, *, objects: bool) -> list[dict[str, Any]]:
         arguments = item[name]
         if isinstance(arguments, str | bytes | bytearray):
             try:
-                arguments = json.loads(arguments)
-            except ValueError as exc:
+                arguments = loads_text(arguments)
+            except (ValueError, NestingTooDeep) as exc:
                 raise BfclDecodeError(f"call {index} {name}: invalid JSON: {exc}") from None
         elif not (objects and isinstance(arguments, Mapping)):
             raise BfclDecodeError(

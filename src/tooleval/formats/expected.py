@@ -28,7 +28,6 @@ Accepted values (a CSV cell may hold any of them JSON-encoded):
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -37,6 +36,7 @@ from typing import Any
 
 from tooleval.errors import FormatError
 from tooleval.formats._fields import at, describe, item
+from tooleval.formats.json_limits import loads_text
 from tooleval.model import ExpectedTools, ToolCall
 
 __all__ = ["call_from_value", "parse_expected_tools", "parse_tool_calls"]
@@ -63,7 +63,7 @@ def _decode(text: str, field: str, row: int | None) -> Any:
     stripped = text.strip()
     if stripped[:1] in ("[", "{", '"'):
         try:
-            return json.loads(stripped)
+            return loads_text(stripped, field=field, row=row)
         except ValueError as exc:
             raise FormatError(
                 f"looks like JSON but cannot be parsed ({exc}); expected a JSON list of names "

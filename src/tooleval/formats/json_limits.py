@@ -19,13 +19,14 @@ row 4: JSON nested deeper than 100 levels
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
 
 from tooleval.errors import InputError
 
-__all__ = ["MAX_DEPTH", "NestingTooDeep", "check_depth", "json_depth", "loads"]
+__all__ = ["MAX_DEPTH", "NestingTooDeep", "check_depth", "json_depth", "loads", "loads_text"]
 
 #: The deepest nesting of objects and arrays tooleval reads (a row object is level 1).
 MAX_DEPTH = 100
@@ -97,6 +98,36 @@ def loads(data: bytes | str, *, limit: int = MAX_DEPTH, **context: Any) -> Any:
         if "depth" in str(exc) or "recursion" in str(exc).lower():
             raise _too_deep(limit, **context) from None
         raise
+    if opening > limit:
+        check_depth(value, limit=limit, **context)
+    return value
+
+
+def loads_text(text: str | bytes, *, limit: int = MAX_DEPTH, **context: Any) -> Any:
+    """Parse JSON like the standard ``json.loads`` and enforce the depth limit.
+
+    For readers that keep the standard module's dialect (``NaN`` and
+    ``Infinity`` accepted, its error messages): invalid JSON raises
+    ``json.JSONDecodeError`` (a ``ValueError``); JSON too deep, even past
+    Python's recursion limit, raises :class:`NestingTooDeep` with ``context``.
+
+    >>> loads_text('{"x": NaN}')
+    {'x': nan}
+    >>> try:
+    ...     loads_text("[" * 100_000 + "]" * 100_000, file="d.jsonl", row=3)
+    ... except NestingTooDeep as exc:
+    ...     print(str(exc).split(";")[0])
+    file d.jsonl, row 3: JSON nested deeper than 100 levels
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise _too_deep(limit, **context) from None
+    opening = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else (text.count(b"[") + text.count(b"{"))
+    )
     if opening > limit:
         check_depth(value, limit=limit, **context)
     return value

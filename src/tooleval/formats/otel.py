@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from tooleval.errors import FormatError
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
+from tooleval.formats.json_limits import loads as limited_loads
 
 __all__ = [
     "IngestProblem",
@@ -235,11 +234,16 @@ def decode_id(value: Any, size: int) -> str | None:
 
 
 def loads(text: str | bytes) -> Any:
-    """Parse JSON fast (orjson), falling back to the stdlib for what orjson refuses."""
+    """Parse JSON fast (orjson), falling back to the stdlib for what orjson refuses.
+
+    JSON nested deeper than the depth limit raises ``NestingTooDeep``.
+    """
     try:
-        return orjson.loads(text)
+        return limited_loads(text)
+    except NestingTooDeep:
+        raise
     except ValueError:
-        return json.loads(text)
+        return loads_text(text)
 
 
 def _get(data: Mapping[str, Any], camel: str, snake: str) -> Any:

@@ -26,12 +26,12 @@ tau2-bench (a results file): ``tasks`` (with ``evaluation_criteria.actions``:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import DatasetError, FormatError
+from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import (
     AssistantMessage,
     ExpectedTools,
@@ -373,8 +373,8 @@ def load_tau2_results(path: str | Path) -> list[Sample]:
 def _load_json(path: str | Path) -> Any:
     try:
         with Path(path).open("rb") as handle:
-            return json.load(handle)
+            return loads_text(handle.read())
     except OSError as exc:
         raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
-    except ValueError as exc:
+    except (ValueError, NestingTooDeep) as exc:
         raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None

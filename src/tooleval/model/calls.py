@@ -80,13 +80,14 @@ class ToolCall:
                 return cls(name=name, args={}, id=id, raw_arguments=text, **extra)
             try:
                 value = json.loads(text)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
+                why = "nested too deeply" if isinstance(exc, RecursionError) else exc
                 return cls(
                     name=name,
                     args={},
                     id=id,
                     raw_arguments=text,
-                    parse_error=f"invalid JSON: {exc}",
+                    parse_error=f"invalid JSON: {why}",
                     **extra,
                 )
             if not isinstance(value, dict):

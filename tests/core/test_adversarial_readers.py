@@ -1,0 +1,181 @@
+"""Every reader of user files names the file/row for JSON nested past any limit.
+
+Depth 100,000 is past Python's recursion limit: a reader that used ``json.loads``
+raised ``RecursionError`` far from the file, and the CLI could only say "input
+nested too deeply" without naming the file. Each reader now parses through
+``tooleval.formats.json_limits`` and the error names where the JSON is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tooleval.cli.main import main
+
+DEPTH = 100_000
+DEEP = "[" * DEPTH + "]" * DEPTH
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def _plan(folder: Path, dataset: str) -> Path:
+    plan = folder / "plan.yaml"
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "dataset": dataset,
+                "connector": {
+                    "url": "http://127.0.0.1:9/agent",
+                    "response": {"tools_called": "$.calls[*].name"},
+                },
+                "metrics": ["tool_correctness"],
+            }
+        )
+    )
+    return plan
+
+
+def _deep_files(folder: Path) -> dict[str, Path]:
+    row = '{"id": "a", "input": "x", "expected_tools": ' + DEEP + "}"
+    files = {
+        "jsonl": folder / "d.jsonl",
+        "json": folder / "d.json",
+        "csv": folder / "d.csv",
+    }
+    files["jsonl"].write_text(row + "\n")
+    files["json"].write_text("[" + row + "]")
+    half = "[" * 50_000 + "]" * 50_000  # under the csv module's field size limit
+    files["csv"].write_text(f'id,input,expected_tools\na,x,"{half}"\n')
+    return files
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "json", "csv"])
+def test_dataset_check_names_the_file_or_row(tmp_path, capsys, kind):
+    path = _deep_files(tmp_path)[kind]
+    assert main(["dataset", "check", str(path)]) == 2
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "Traceback" not in text
+    assert "nested deeper than 100 levels" in text
+    assert "row 1" in text or path.name in text
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "json"])
+def test_run_names_the_file_when_no_row_can_be_read(tmp_path, capsys, kind):
+    path = _deep_files(tmp_path)[kind]
+    plan = _plan(tmp_path, path.name)
+    for extra in (["--dry-run"], []):
+        assert main(["run", str(plan), "--store", str(tmp_path / "s.db"), *extra]) == 2
+        line = _one_line(capsys)
+        assert path.name in line and "nested deeper than 100 levels" in line
+
+
+def test_run_keeps_a_deep_csv_cell_as_a_named_error_row(tmp_path, capsys):
+    path = _deep_files(tmp_path)["csv"]
+    assert main(["run", str(_plan(tmp_path, path.name)), "--dry-run"]) == 0
+    assert "rows cannot be read (row 1)" in capsys.readouterr().out
+
+
+def test_one_deep_jsonl_line_is_an_error_row_among_good_ones(tmp_path):
+    from tooleval.datasets import load_dataset
+
+    path = tmp_path / "d.jsonl"
+    good = {"id": "ok", "input": "x", "expected_tools": ["f"]}
+    path.write_text(json.dumps(good) + "\n" + '{"id": "deep", "x": ' + DEEP + "}\n")
+    dataset = load_dataset(path)
+    assert [r.error is None for r in dataset.rows] == [True, False]
+    assert "row 2" in dataset.rows[1].error and "nested deeper" in dataset.rows[1].error
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "text"),
+    [
+        ("tau2", "t.json", '{"simulations": ' + DEEP + "}"),
+        ("tau-bench", "t.json", "[" + DEEP + "]"),
+        ("api-bank", "a.jsonl", '{"api_name": ' + DEEP + "}\n"),
+    ],
+)
+def test_benchmark_importers_name_the_file(tmp_path, capsys, fmt, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["score", str(path), "--format", fmt]) == 2
+    line = _one_line(capsys)
+    assert name in line and "nested deeper than 100 levels" in line
+
+
+@pytest.mark.parametrize("where", ["top", "arguments"])
+def test_score_with_detection_names_the_row(tmp_path, capsys, where):
+    path = tmp_path / "d.jsonl"
+    if where == "top":
+        path.write_text('{"id": "a", "tools_called": ' + DEEP + ', "expected_tools": ["f"]}\n')
+    else:  # arguments as a JSON string: the call keeps a parse error, the row is scored
+        call = {"name": "f", "arguments": '{"x": ' + DEEP + "}"}
+        path.write_text(json.dumps({"id": "a", "tools_called": [call], "expected_tools": ["f"]}))
+    out = tmp_path / "out.jsonl"
+    code = main(["score", str(path), "--metric", "tool_correctness", "-o", str(out)])
+    if where == "top":
+        assert code == 2
+        line = _one_line(capsys)
+        assert "row 1" in line and "nested deeper" in line
+    else:
+        assert code == 0
+        assert len(out.read_text().splitlines()) == 1
+
+
+def test_loads_text_keeps_the_standard_dialect_and_names_the_place():
+    from tooleval.formats.json_limits import NestingTooDeep, loads_text
+
+    assert loads_text('{"x": NaN}')["x"] != 0
+    with pytest.raises(NestingTooDeep, match="file f.jsonl, row 3"):
+        loads_text(DEEP, file="f.jsonl", row=3)
+    with pytest.raises(NestingTooDeep):
+        loads_text("[" * 150 + "]" * 150)
+    assert loads_text("[" * 100 + "]" * 100) is not None
+    with pytest.raises(ValueError):
+        loads_text("{broken")
+
+
+# ------------------------------------------------- a CSV with another delimiter
+
+
+@pytest.mark.parametrize(("sep", "name"), [(";", "semicolons"), ("|", "bars")])
+@pytest.mark.parametrize("command", ["dataset", "run", "score"])
+def test_a_one_column_csv_header_holding_separators_is_refused_by_every_command(
+    tmp_path, capsys, sep, name, command
+):
+    path = tmp_path / "d.csv"
+    path.write_text(sep.join(["id", "input", "expected_tools"]) + "\n" + sep.join("1ab") + "\n")
+    argv = {
+        "dataset": ["dataset", "check", str(path)],
+        "run": ["run", str(_plan(tmp_path, "d.csv")), "--dry-run"],
+        "score": ["score", str(path), "--metric", "tool_correctness"],
+    }[command]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" or command == "score"
+    line = _one_line_of(captured.err)
+    assert f"separated by {name}" in line and "d.csv" in line
+    assert "--bind" not in line
+
+
+def _one_line_of(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_suggested_bind_is_quoted_for_the_shell(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    path.write_text("id,my question,expected_tools\n1,hi,search\n")
+    assert main(["dataset", "check", str(path)]) == 2
+    assert "(--bind 'input=my question')" in capsys.readouterr().out
