@@ -64,7 +64,7 @@ def test_rescore_options_change_the_scores(tmp_path, agent_stub):
     "argv,message",
     [
         (["--metric", "no_such_metric"], "no_such_metric"),
-        (["--metric", "tool_call_f1", "--option", "nope=1"], "no parameter 'nope'"),
+        (["--metric", "tool_call_f1", "--option", "nope=1"], "--option: metric 'tool_call_f1' has"),
         (["--metric", "a", "--metric", "b", "--option", "x=1"], "METRIC.x"),
         (["--metric", "tool_call_f1", "--threshold", "2"], "between 0 and 1"),
         ([], "--metric"),

@@ -107,7 +107,12 @@ def parse_metric_specs(
 def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
     from tooleval.runs.runner import _resolve_metrics
 
-    metrics = _resolve_metrics(SimpleNamespace(metrics=tuple(specs)))
+    try:
+        metrics = _resolve_metrics(SimpleNamespace(metrics=tuple(specs)))
+    except ConfigError as exc:  # name the command-line option, not a plan key
+        where = str(exc.context.get("field", ""))
+        option = "--option" if ".params." in where else "--metric"
+        raise ConfigError(exc.message, field=option) from None
     judged = [m.spec.name for m in metrics if getattr(m.info, "needs_judge", False)]
     if judged:
         raise ConfigError(
