@@ -41,7 +41,6 @@ PROBES = (
     ("failed_call", _probe("ERROR: order not found"), True),
     ("successful_call", _probe("order 4471 cancelled"), False),
 )
-PROBE_PROMPT = PROBES[0][1]
 
 
 def register(subparsers: Any) -> None:

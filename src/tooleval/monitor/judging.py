@@ -126,7 +126,6 @@ class SampledJudging:
         self.client = judge
         self.rate = rate
         self.metrics = {name: _metric(name) for name in dict.fromkeys(metrics)}
-        self.judged_sessions = 0
 
     @classmethod
     def from_config(
@@ -159,5 +158,4 @@ class SampledJudging:
         """The verdicts for ``session`` when it is in the sample, else []."""
         if not sampled(session.id, self.rate):
             return []
-        self.judged_sessions += 1
         return self.judge_session(session)

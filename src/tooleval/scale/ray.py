@@ -31,8 +31,6 @@ from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.scale.rows import (
-    DETECT_COLUMNS,
-    SCORE_COLUMNS,
     detect_rows,
     encode_row,
     score_rows,
@@ -194,8 +192,3 @@ def detect(
     return dataset.map_batches(
         fn, batch_format="pyarrow", batch_size=batch_size, **_compute(concurrency)
     )
-
-
-# Output column names, for users who build schemas downstream.
-SCORE_OUTPUT_COLUMNS = SCORE_COLUMNS
-DETECT_OUTPUT_COLUMNS = DETECT_COLUMNS
