@@ -86,8 +86,8 @@ def _disjoint_positive(weights: Weights) -> list[tuple[int, int]] | None:
 def _hungarian(cost: list[list[int | float]], n: int, m: int) -> list[tuple[int, int]]:
     """Classic potentials-based Hungarian method for n <= m (1-indexed inside)."""
     inf = float("inf")
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
+    u: list[int | float] = [0] * (n + 1)
+    v: list[int | float] = [0] * (m + 1)
     p = [0] * (m + 1)  # p[j]: row assigned to column j
     way = [0] * (m + 1)
     for i in range(1, n + 1):
@@ -138,7 +138,7 @@ def max_weight_subsequence(weights: Weights) -> list[tuple[int, int]]:
     """
     rows = len(weights)
     cols = len(weights[0]) if rows else 0
-    best = [[0] * (cols + 1) for _ in range(rows + 1)]
+    best: list[list[int | float]] = [[0] * (cols + 1) for _ in range(rows + 1)]
     for i in range(1, rows + 1):
         row = weights[i - 1]
         for j in range(1, cols + 1):
@@ -209,11 +209,14 @@ def max_weight_partial_order(
     if not closure:
         return max_weight_matching(weights)
     order = _topological_order(rows, closure)
+    # per row, the allowed columns heaviest first ((w or 0): None is never positive)
     candidates = [
-        sorted(
-            (j for j in range(cols) if weights[i][j] is not None and weights[i][j] > 0),
-            key=lambda j, i=i: (-weights[i][j], j),
-        )
+        [
+            j
+            for _, j in sorted(
+                (-(w or 0), j) for j, w in enumerate(weights[i][:cols]) if (w or 0) > 0
+            )
+        ]
         for i in range(rows)
     ]
     assigned: dict[int, int] = {}
@@ -227,7 +230,7 @@ def max_weight_partial_order(
         if not rest or not free:
             return 0
         sub = [[weights[i][j] for j in free] for i in rest]
-        return sum(sub[a][b] for a, b in max_weight_matching(sub))
+        return sum(sub[a][b] or 0 for a, b in max_weight_matching(sub))  # matched: never None
 
     def consistent(i: int, j: int) -> bool:
         for k, col in assigned.items():
@@ -249,7 +252,7 @@ def max_weight_partial_order(
                 continue
             assigned[i] = j
             used.add(j)
-            search(position + 1, total + weights[i][j])
+            search(position + 1, total + (weights[i][j] or 0))  # a candidate: never None
             del assigned[i]
             used.discard(j)
         search(position + 1, total)

@@ -74,11 +74,14 @@ def max_weight_partial_order_bounded(
     if not closure:
         return max_weight_matching(weights)
     order = _topological_order(rows, closure)
+    # per row, the allowed columns heaviest first ((w or 0): None is never positive)
     candidates = [
-        sorted(
-            (j for j in range(cols) if weights[i][j] is not None and weights[i][j] > 0),
-            key=lambda j, i=i: (-weights[i][j], j),
-        )
+        [
+            j
+            for _, j in sorted(
+                (-(w or 0), j) for j, w in enumerate(weights[i][:cols]) if (w or 0) > 0
+            )
+        ]
         for i in range(rows)
     ]
     # Constraint partners per row, so a consistency check looks at them only.
@@ -97,7 +100,7 @@ def max_weight_partial_order_bounded(
         if not rest or not free:
             return 0
         sub = [[weights[i][j] for j in free] for i in rest]
-        return sum(sub[a][b] for a, b in max_weight_matching(sub))
+        return sum(sub[a][b] or 0 for a, b in max_weight_matching(sub))  # matched: never None
 
     def consistent(i: int, j: int) -> bool:
         if on_cycle[i]:
@@ -130,7 +133,7 @@ def max_weight_partial_order_bounded(
                 continue
             assigned[i] = j
             used.add(j)
-            search(position + 1, total + weights[i][j])
+            search(position + 1, total + (weights[i][j] or 0))  # a candidate: never None
             del assigned[i]
             used.discard(j)
         search(position + 1, total)
