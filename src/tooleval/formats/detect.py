@@ -101,7 +101,8 @@ def _content_formats(content: Any, role: Any) -> set[str]:
         allowed = set(_ALL) - {"canonical"}
         for part in content:
             if isinstance(part, Mapping):
-                allowed &= _PART_FORMATS.get(part.get("type"), set())
+                part_type: Any = part.get("type")
+                allowed &= _PART_FORMATS.get(part_type, set())
             else:
                 allowed = set()
         if role == "tool":
@@ -119,8 +120,8 @@ _CANONICAL_KEYS = {
 }
 
 
-def _role_message(msg: Mapping) -> set[str]:
-    role = msg.get("role")
+def _role_message(msg: Mapping[str, Any]) -> set[str]:
+    role: Any = msg.get("role")
     if msg.get("type") == "message":
         found = {"openai_responses", "anthropic"}
     elif role == "model":
