@@ -60,6 +60,7 @@ class CallTable:
         "_keys_for",
         "_match_cache",
         "_scores",
+        "_shown_names",
         "_spread",
         "_tier1",
         "_tier1_plain",
@@ -94,6 +95,7 @@ class CallTable:
         self._comparisons: dict[tuple[int, int], Comparison] = {}
         self._weight_cache: dict[tuple[bool, bool], list[list[int | None]]] = {}
         self._match_cache: dict[tuple[str, bool], list[tuple[int, int]]] = {}
+        self._shown_names: set[str] | None = None
 
     # ------------------------------------------------------------ comparisons
 
@@ -112,11 +114,32 @@ class CallTable:
         exp, act = self.expected[i], self.actual[j]
         if exp.name != act.name:
             return None
+        if exp.name in self._names_always_shown():
+            # The pair's checks will be shown: build them in this same walk.
+            self.comparison(i, j)
+            return self._scores[(i, j)]
         found = self.comparator.score(
             exp, act, keys=self._keys_of(exp.name), extra_keys=self._extra_keys
         )
         self._scores[(i, j)] = found
         return found
+
+    def _names_always_shown(self) -> set[str]:
+        """Names called once on each side: their one pair is paired and its checks shown.
+
+        (Paired as a match, or else as a near miss among the leftovers; every
+        default diagnosis shows the checks of both.)
+        """
+        if self._shown_names is None:
+            once: dict[str, int] = {}
+            for call in self.expected:
+                once[call.name] = once.get(call.name, 0) + 1
+            expected_once = {name for name, count in once.items() if count == 1}
+            once = {}
+            for call in self.actual:
+                once[call.name] = once.get(call.name, 0) + 1
+            self._shown_names = {n for n, count in once.items() if count == 1} & expected_once
+        return self._shown_names
 
     def comparison(self, i: int, j: int) -> Comparison | None:
         """The argument comparison of expected ``i`` with actual ``j`` (None if names differ)."""

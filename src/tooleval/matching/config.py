@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 _CONFIG_KEYS = frozenset({"default", "tools", "keys"})
+_NO_KEYS: Mapping[str, Matcher] = {}  # the per-key matchers of a tool without any
 # ---------------------------------------------------------------- comparing two calls
 
 
@@ -151,15 +152,21 @@ class ArgumentComparator:
 
     def matcher_for(self, tool: str, path: str) -> Matcher:
         """The matcher that compares argument ``path`` of ``tool``."""
-        return self._explicit(tool, path) or self.tools.get(tool, {}).get("*") or self.default
+        return self._explicit(tool, path) or self._fallback(tool)
+
+    def _fallback(self, tool: str) -> Matcher:
+        """The matcher of a key of ``tool`` that has none of its own."""
+        return self.tools.get(tool, _NO_KEYS).get("*") or self.default
 
     def _explicit(self, tool: str, path: str) -> Matcher | None:
-        per_tool = self.tools.get(tool, {})
+        per_tool = self.tools.get(tool, _NO_KEYS)
         if path in per_tool:
             return per_tool[path]
         return self.keys.get(path)
 
     def _configured_below(self, tool: str, path: str) -> bool:
+        if not self.keys and not self.tools:
+            return False
         prefix = path + "."
         return any(k.startswith(prefix) for k in self.tools.get(tool, {})) or any(
             k.startswith(prefix) for k in self.keys
@@ -307,13 +314,15 @@ class _Walk:
         self, prefix: str, expected: Mapping[str, Any], actual: Any, *, top: bool = False
     ) -> list[tuple[float, bool]]:
         scores: list[tuple[float, bool]] = []
-        actual_map = actual if isinstance(actual, Mapping) else {}
+        actual_map = actual if type(actual) is dict or isinstance(actual, Mapping) else {}
+        everything = self.selected is None
+        compare_value = self.compare_value
         for key, value in expected.items():
             path = f"{prefix}{key}"
-            if not self._wanted(path):
+            if not everything and not self._wanted(path):
                 continue
             got = actual_map.get(key, MISSING) if actual is not MISSING else MISSING
-            scores.extend(self.compare_value(path, value, got))
+            scores.extend(compare_value(path, value, got))
         # An expected object with no keys asks for "no arguments": any actual key
         # is then a defect, as it is everywhere under extra_keys="mismatch".
         strict_extra = self.extra_keys == "mismatch" or (top and not expected)
@@ -331,9 +340,10 @@ class _Walk:
         return scores
 
     def compare_value(self, path: str, expected: Any, actual: Any) -> list[tuple[float, bool]]:
-        explicit = self.comparator._explicit(self.tool, path)
-        descend = isinstance(expected, Mapping) and (
-            (explicit is None and self.comparator._configured_below(self.tool, path))
+        comparator = self.comparator
+        explicit = comparator._explicit(self.tool, path)
+        descend = (type(expected) is dict or isinstance(expected, Mapping)) and (
+            (explicit is None and comparator._configured_below(self.tool, path))
             or not self._fully_selected(path)
         )
         if descend:
@@ -342,7 +352,7 @@ class _Walk:
                 return []
             mean = math.fsum(s for s, _ in child) / len(child)
             return [(mean, all(ok for _, ok in child))]
-        matcher = explicit or self.comparator.matcher_for(self.tool, path)
+        matcher = explicit or comparator._fallback(self.tool)
         if isinstance(matcher, Ignore):
             return []
         if isinstance(expected, AnyOf):
