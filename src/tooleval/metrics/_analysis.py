@@ -93,7 +93,8 @@ def choice(value: Any, name: str, options: Collection[str], *, metric: str) -> s
             f"{metric}: {name} must be one of {', '.join(repr(o) for o in options)}, got {value!r}",
             field=name,
         )
-    return value
+    chosen: str = value
+    return chosen
 
 
 def threshold_value(value: Any, *, metric: str) -> float | None:

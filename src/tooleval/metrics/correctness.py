@@ -54,7 +54,7 @@ def tool_correctness(
     extra_calls: str = "penalize",
     extra_keys: str = "mismatch",
     args: Any = "exact",
-    threshold: float = 0.5,
+    threshold: float | None = 0.5,
 ) -> Result:
     """Partial credit for the expected calls made: matched / max(len(expected), len(actual)).
 

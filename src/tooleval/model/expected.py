@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +67,7 @@ class ExpectedTools:
     def __len__(self) -> int:
         return len(self.calls)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ToolCall]:
         return iter(self.calls)
 
     def __getitem__(self, index: int) -> ToolCall:
