@@ -15,12 +15,12 @@ junitparser, GitLab and Jenkins read the file. Files are written atomically
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tooleval.model import Result
+from tooleval.model import Result, ToolCall
 from tooleval.runs.gate import GateResult, gate_pass_rate
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.textsafe import xml_safe as _x
@@ -80,13 +80,13 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
         counts[spec.name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for row in rows:
         for result in row.results:
-            suite = suites.get(result.metric)
-            if suite is None:
+            metric_suite = suites.get(result.metric)
+            if metric_suite is None:
                 continue
             tally = counts[result.metric]
             seconds = (row.latency_ms or 0.0) / 1000.0
             case = ET.SubElement(
-                suite,
+                metric_suite,
                 "testcase",
                 classname=_x(f"{run.name}.{result.metric}"),
                 name=_x(f"{row.row_id}" + (f" [{row.category}]" if row.category else "")),
@@ -131,7 +131,9 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
 
 def _names(row: RowRecord, *, expected: bool) -> str:
     if expected:
-        calls = row.sample.expected_tools.calls if row.sample.expected_tools is not None else None
+        calls: Sequence[ToolCall] | None = (
+            row.sample.expected_tools.calls if row.sample.expected_tools is not None else None
+        )
         if calls is None:
             return "(not bound)"
     else:

@@ -399,12 +399,12 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
         table = Table(title=f"{title} ({len(deltas)})")
         for column in ("row", "category", "metric", "score A → B"):
             table.add_column(column)
-        for d in deltas[:limit]:
+        for delta in deltas[:limit]:
             table.add_row(
-                _text(d.row_id),
-                _text(d.category or "-"),
-                _text(d.metric),
-                f"{_num(d.score_a)} → {_num(d.score_b)}",
+                _text(delta.row_id),
+                _text(delta.category or "-"),
+                _text(delta.metric),
+                f"{_num(delta.score_a)} → {_num(delta.score_b)}",
             )
         console.print(table)
 

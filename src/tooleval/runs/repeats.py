@@ -327,10 +327,10 @@ def repeat_lines(summary: RepeatSummary, *, limit: int = 10) -> list[str]:
     ]
     for category in summary.categories:
         name = category
-        flaky = sum(1 for r in summary.flaky if (r.category or "(none)") == category)
+        n_flaky = sum(1 for r in summary.flaky if (r.category or "(none)") == category)
         lines.append(
             f"  {category}: pass^{summary.n} {pct(summary.pass_hat(category=name))}, "
-            f"pass@{summary.n} {pct(summary.pass_at(category=name))}, {flaky} flaky"
+            f"pass@{summary.n} {pct(summary.pass_at(category=name))}, {n_flaky} flaky"
         )
     flaky = summary.flaky
     lines.append(f"flaky rows (pass on some attempts, fail on others): {len(flaky)}")
