@@ -179,3 +179,38 @@ def test_a_suggested_bind_is_quoted_for_the_shell(tmp_path, capsys):
     path.write_text("id,my question,expected_tools\n1,hi,search\n")
     assert main(["dataset", "check", str(path)]) == 2
     assert "(--bind 'input=my question')" in capsys.readouterr().out
+
+
+# ------------------------------------------ monitor: nothing read, nothing stored
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"\n \n", bytes(range(256)) * 4, b"{broken\n", b'[{"id": 1}]', DEEP.encode()],
+    ids=["empty", "blank", "binary", "bad_line", "json_array", "deep"],
+)
+def test_monitor_on_unreadable_input_stores_no_run_and_writes_no_events(
+    tmp_path, capsys, content
+):
+    traces = tmp_path / "t.jsonl"
+    traces.write_bytes(content)
+    store = tmp_path / "s.db"
+    events = tmp_path / "events.json"
+    code = main(["monitor", str(traces), "--store", str(store), "--emit", str(events)])
+    assert code == 2
+    assert str(traces) in _one_line(capsys)
+    assert not events.exists()
+    if store.exists():
+        from tooleval.store import open_store
+
+        with open_store(str(store)) as opened:
+            assert list(opened.list_runs()) == []
+
+
+def test_monitor_on_good_input_still_stores_its_run(tmp_path, capsys):
+    traces = tmp_path / "t.jsonl"
+    messages = [{"role": "user", "content": "x"}]
+    traces.write_text(json.dumps({"messages": messages}) + "\n")
+    store = tmp_path / "s.db"
+    assert main(["monitor", str(traces), "--store", str(store)]) == 0
+    assert "stored as run" in capsys.readouterr().out

@@ -152,7 +152,8 @@ def handle(args: argparse.Namespace) -> int:
         prices=prices_from_args(args),
         judging=judging_from_args(args),
     )
-    _check_something_read(report, args.traces)
+    # (input of which no session could be read stopped monitor() with exit 2 before
+    # it stored a run or wrote events: monitor.run.check_something_read)
     if args.json:
         with atomic_write(args.json, "w") as handle:
             json.dump(report.to_dict(), handle, indent=2, default=str)
@@ -173,33 +174,6 @@ def handle(args: argparse.Namespace) -> int:
         print(f"monitor: failing because {', '.join(failed)} found something", file=sys.stderr)
         return 1
     return 0
-
-
-def _check_something_read(report: Any, traces: str) -> None:
-    """Exit 2 (InputError) when no session was read and nothing in the file was a span.
-
-    Lines or spans skipped with no session read, or a JSON file with no OTLP
-    span at all (a JSON array of something else), mean the file was not
-    understood: a ``--fail-on`` gate must not pass on it.
-    """
-    from tooleval.errors import InputError
-    from tooleval.monitor.ingest import sniff_traces
-
-    if report.sessions:
-        return
-    ingest = report.ingest
-    skipped = ingest.spans_skipped + len(ingest.problems) + ingest.problems_dropped
-    if skipped:
-        first = f"; the first: {ingest.problems[0]}" if ingest.problems else ""
-        raise InputError(
-            f"no session could be read ({skipped} lines or spans skipped{first})", file=traces
-        )
-    if not ingest.spans and sniff_traces(traces) == "otlp":
-        raise InputError(
-            "no OTLP span and no conversation found; expected OTLP JSON traces (a request "
-            "per line, a document, or an array of requests) or JSONL conversations",
-            file=traces,
-        )
 
 
 def _print(report: Any, *, show: int, emitted: str | None) -> None:

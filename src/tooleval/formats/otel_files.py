@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tooleval.errors import FormatError, InputError
+from tooleval.formats.json_limits import MAX_DEPTH, NestingTooDeep
 from tooleval.formats.otel import (
     IngestReport,
     OtlpSpan,
@@ -165,6 +166,8 @@ def _json_layout(first: bytes, complete: bool) -> str:
         return "document"  # a line too long to parse whole: a minified document
     try:
         head = loads(first)
+    except NestingTooDeep:
+        return "conversations"  # read line by line: the reader names the line
     except ValueError:
         return "document"  # a multi-line document
     if is_otlp_request(head) or is_otlp_logs_request(head):
@@ -374,6 +377,11 @@ _LOG_PREFIX = re.compile(
 _RESOURCE_PREFIX = re.compile(r"^(item\.)?resource_?([sS]pans|[lL]ogs)\.item\.resource$")
 
 
+# An OTLP document's envelope (resourceSpans > scopeSpans > spans > attributes)
+# around values that may nest up to the usual limit.
+_DOCUMENT_DEPTH = MAX_DEPTH + 16
+
+
 def _iter_document(stream: io.BufferedReader, report: IngestReport) -> Iterator[Any]:
     """Stream a (possibly one-line, possibly concatenated) JSON document with ijson."""
     try:
@@ -389,8 +397,19 @@ def _iter_document(stream: io.BufferedReader, report: IngestReport) -> Iterator[
     depth = 0
     kind = ""
     count = 0
+    nesting = 0  # of the whole document: ijson's prefixes grow with it (quadratic memory)
     try:
         for prefix, event, value in ijson.parse(stream, use_float=True, multiple_values=True):
+            if event in ("start_map", "start_array"):
+                nesting += 1
+                if nesting > _DOCUMENT_DEPTH:
+                    report.problem(
+                        f"JSON nested deeper than {_DOCUMENT_DEPTH} levels after {count} "
+                        "spans/records; the rest of the file is skipped"
+                    )
+                    return
+            elif event in ("end_map", "end_array"):
+                nesting -= 1
             if builder is not None:
                 builder.event(event, value)
                 if event in ("start_map", "start_array"):

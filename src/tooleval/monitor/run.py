@@ -36,7 +36,14 @@ from tooleval.monitor.detectors import (
 )
 from tooleval.monitor.session import Session
 
-__all__ = ["MonitorReport", "SessionVerdict", "iter_verdicts", "monitor", "monitor_sessions"]
+__all__ = [
+    "MonitorReport",
+    "SessionVerdict",
+    "check_something_read",
+    "iter_verdicts",
+    "monitor",
+    "monitor_sessions",
+]
 
 
 @dataclass(slots=True)
@@ -170,42 +177,54 @@ def monitor_sessions(
     ingest: IngestReport | None = None,
     prices: Any = None,
     judging: Any = None,
+    source: str | Path | None = None,
 ) -> MonitorReport:
     """Run detectors over sessions (re-iterable when ``excessive_calls`` is chosen).
 
     ``store`` is a :class:`~tooleval.store.Store` or a store URL; ``emit`` a
-    path for OTLP JSON ``gen_ai.evaluation.result`` events.
+    path for OTLP JSON ``gen_ai.evaluation.result`` events. With ``source``
+    (the file the sessions came from), input of which no session could be
+    read raises InputError (:func:`check_something_read`) before any run is
+    stored or event written.
     """
     resolved = resolve_detector_options(detectors, options)
     if any(DETECTORS[n].needs_baseline for n in resolved) and iter(sessions) is sessions:
         sessions = list(sessions)  # a one-shot iterator cannot be read twice
     baseline = _baseline(sessions, resolved)
     report = MonitorReport(detectors=resolved, ingest=ingest or IngestReport())
-    writer = None
-    if emit is not None:
-        from tooleval.monitor.emit import EvaluationEventWriter
-
-        writer = EvaluationEventWriter(emit, include_passes=emit_passes)
+    writer: Any = None
     owned_store, run_id = None, None
-    if store is not None:
-        from tooleval.store import MetricSpec, open_store
 
-        if isinstance(store, str | Path):
-            store = owned_store = open_store(str(store))
-        run_id = store.create_run(
-            run_name,
-            dataset=dict(dataset or {"kind": "traces"}),
-            connector={"type": "traces"},
-            metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in resolved.items()],
-            tags=("monitor",),
-            config={"detectors": resolved},
-        )
-        report.run_id = run_id
+    def open_outputs() -> None:
+        # Opened at the first session (or once an empty input is known to be fine),
+        # so unreadable input stores no run and writes no events file.
+        nonlocal writer, store, owned_store, run_id
+        if emit is not None:
+            from tooleval.monitor.emit import EvaluationEventWriter
+
+            writer = EvaluationEventWriter(emit, include_passes=emit_passes)
+        if store is not None:
+            from tooleval.store import MetricSpec, open_store
+
+            if isinstance(store, str | Path):
+                store = owned_store = open_store(str(store))
+            run_id = store.create_run(
+                run_name,
+                dataset=dict(dataset or {"kind": "traces"}),
+                connector={"type": "traces"},
+                metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in resolved.items()],
+                tags=("monitor",),
+                config={"detectors": resolved},
+            )
+            report.run_id = run_id
+
     try:
         batch = []
         for index, verdict in enumerate(
             iter_verdicts(sessions, detectors=resolved, options=options, baseline=baseline)
         ):
+            if index == 0:
+                open_outputs()
             report.sessions += 1
             report.calls += len(verdict.session.calls)
             report.ingest.add_unreadable(verdict.session.unreadable)
@@ -224,6 +243,10 @@ def monitor_sessions(
                 if len(batch) >= 200:
                     store.add_rows(run_id, batch)
                     batch = []
+        if report.sessions == 0:
+            if source is not None:
+                check_something_read(report, source)
+            open_outputs()
         if run_id is not None:
             if batch:
                 store.add_rows(run_id, batch)
@@ -238,6 +261,36 @@ def monitor_sessions(
         if owned_store is not None:
             owned_store.close()
     return report
+
+
+def check_something_read(report: MonitorReport, source: str | Path) -> None:
+    """Raise InputError (exit 2) when no session was read and nothing was a span.
+
+    Lines or spans skipped with no session read, or a JSON file with no OTLP
+    span at all (a JSON array of something else), mean the file was not
+    understood: a ``--fail-on`` gate must not pass on it, and :func:`monitor`
+    stores no run and writes no events for it.
+
+    >>> check_something_read(MonitorReport(detectors={}, sessions=1), "t.jsonl")
+    """
+    from tooleval.errors import InputError
+    from tooleval.monitor.ingest import sniff_traces
+
+    if report.sessions:
+        return
+    ingest = report.ingest
+    skipped = ingest.spans_skipped + len(ingest.problems) + ingest.problems_dropped
+    if skipped:
+        first = f"; the first: {ingest.problems[0]}" if ingest.problems else ""
+        raise InputError(
+            f"no session could be read ({skipped} lines or spans skipped{first})", file=str(source)
+        )
+    if not ingest.spans and sniff_traces(str(source)) == "otlp":
+        raise InputError(
+            "no OTLP span and no conversation found; expected OTLP JSON traces (a request "
+            "per line, a document, or an array of requests) or JSONL conversations",
+            file=str(source),
+        )
 
 
 def _row(run_id: str, index: int, verdict: SessionVerdict, resolved: Mapping[str, Any]) -> Any:
@@ -293,6 +346,7 @@ def monitor(
             ingest=sessions.report,
             prices=prices,
             judging=judging,
+            source=path,
         )
     report.source = str(path)
     report.ingest.tool_calls = report.calls
