@@ -193,12 +193,3 @@ def _matcher_spec(matcher: Matcher) -> Any:
         data = to_dict()
         return {"any_of": {"values": data.get("any_of", []), "optional": data.get("optional")}}
     return getattr(matcher, "name", type(matcher).__name__)
-
-
-_BUILTIN_MATCHER_TYPES = frozenset(
-    {Exact, Normalized, Numeric, Similarity, Ignore, _ExpectedAlternatives, AnyOf}
-)
-
-
-def _builtin_matcher_types() -> frozenset[type]:
-    return _BUILTIN_MATCHER_TYPES

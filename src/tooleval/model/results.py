@@ -64,9 +64,6 @@ class Diagnosis:
     def argument_mismatches(self) -> list[ArgumentCheck]:
         return [a for a in self.arguments if a.score < 1.0]
 
-    def is_clean(self) -> bool:
-        return not (self.missing or self.extra or self.order_violations or self.argument_mismatches)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "missing": self.missing,
