@@ -27,6 +27,7 @@ class Matcher(Protocol):
     Matchers also carry a short ``name`` used in diagnoses and stored params.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: frozen dataclasses satisfy it
 
     def __call__(self, expected: Any, actual: Any) -> float: ...
