@@ -293,6 +293,10 @@ class _Walk:
         self.extra_keys = extra_keys
         self.indices = (expected_index, actual_index)
         self.checks: list[ArgumentCheck] = []
+        # Resolved once per walk: with no per-key or per-tool matcher configured,
+        # every key takes the default and no key has matchers configured below it.
+        self.per_key = bool(comparator.keys or comparator.tools)
+        self.fallback = comparator._fallback(tool)
         self.record = True  # False: scores only (no checks, no json_safe copies)
 
     def _wanted(self, path: str) -> bool:
@@ -341,9 +345,9 @@ class _Walk:
 
     def compare_value(self, path: str, expected: Any, actual: Any) -> list[tuple[float, bool]]:
         comparator = self.comparator
-        explicit = comparator._explicit(self.tool, path)
+        explicit = comparator._explicit(self.tool, path) if self.per_key else None
         descend = (type(expected) is dict or isinstance(expected, Mapping)) and (
-            (explicit is None and comparator._configured_below(self.tool, path))
+            (explicit is None and self.per_key and comparator._configured_below(self.tool, path))
             or not self._fully_selected(path)
         )
         if descend:
@@ -352,7 +356,7 @@ class _Walk:
                 return []
             mean = math.fsum(s for s, _ in child) / len(child)
             return [(mean, all(ok for _, ok in child))]
-        matcher = explicit or comparator._fallback(self.tool)
+        matcher = explicit or self.fallback
         if isinstance(matcher, Ignore):
             return []
         if isinstance(expected, AnyOf):
