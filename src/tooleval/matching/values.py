@@ -67,7 +67,8 @@ def deep_equal(expected: Any, actual: Any) -> bool:
     kind = type(expected)
     if kind is type(actual):
         if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
-            return expected == actual
+            same: bool = expected == actual
+            return same
         if kind is dict:
             if len(expected) != len(actual):
                 return False
