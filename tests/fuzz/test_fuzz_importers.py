@@ -112,23 +112,6 @@ IMPORTERS: dict[str, Callable[[Any], Any]] = {
 
 SEEDS = [*seed_rows(), *seed_conversations(), OTLP_REQUEST]
 
-# Found by this suite, in code another area owns (formats/detect.py, formats/canonical.py):
-# a message whose "role" or "type" is a list raises TypeError (unhashable) instead of a
-# FormatError. Only that exception is expected; anything else still fails these cases.
-_UNHASHABLE_ROLE = pytest.mark.xfail(
-    raises=TypeError,
-    strict=False,
-    reason="formats: a list as a message's role/type raises TypeError (unhashable type)",
-)
-_KNOWN = {"detect"}  # the others read through formats.convert, which names the crash
-
-
-def _names() -> list[Any]:
-    return [
-        pytest.param(name, marks=_UNHASHABLE_ROLE) if name in _KNOWN else name
-        for name in sorted(IMPORTERS)
-    ]
-
 
 def _call(name: str, value: Any) -> None:
     try:
@@ -150,7 +133,7 @@ def test_random_json_at_every_importer(name, value):
     _call(name, value)
 
 
-@pytest.mark.parametrize("name", _names())
+@pytest.mark.parametrize("name", sorted(IMPORTERS))
 @fuzz_settings(60)
 @given(value=mutated(SEEDS))
 def test_mutated_real_data_at_every_importer(name, value):
@@ -168,3 +151,54 @@ def test_limited_loads_gives_json_or_a_named_error(raw):
         assert "nested deeper" in str(exc)
         return
     assert json_depth(value) <= MAX_DEPTH
+
+
+def _messages_of(conversation: Any) -> list[Any]:
+    """The message objects of a seed conversation (list, or under a known key)."""
+    if isinstance(conversation, list):
+        return conversation
+    if isinstance(conversation, dict):
+        for key in ("messages", "contents", "input", "output"):
+            if isinstance(conversation.get(key), list):
+                return conversation[key]
+    return []
+
+
+_NOT_TEXT = st.one_of(
+    st.lists(st.sampled_from(["user", "assistant", "model", "tool", "message"]), max_size=2),
+    st.dictionaries(st.sampled_from(["role", "type"]), st.text(max_size=4), max_size=2),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.none(),
+)
+
+
+@fuzz_settings(80)
+@given(
+    which=st.integers(0, 50),
+    message=st.integers(0, 20),
+    key=st.sampled_from(["role", "type"]),
+    value=_NOT_TEXT,
+)
+def test_a_role_or_type_that_is_not_text_never_crashes_detect_or_its_importer(
+    which, message, key, value
+):
+    import copy
+
+    seeds = [c for c in seed_conversations() if _messages_of(c)]
+    conversation = copy.deepcopy(seeds[which % len(seeds)])
+    messages = _messages_of(conversation)
+    target = messages[message % len(messages)]
+    if not isinstance(target, dict):
+        return
+    target[key] = value
+    try:
+        fmt = detect(conversation)
+    except ToolEvalError:
+        return  # the documented FormatError
+    # A format named for it is one whose importer reads it or names the field.
+    try:
+        import_messages(conversation, fmt)
+    except ToolEvalError as exc:
+        assert "cannot read this" not in str(exc), exc  # a crash wrapped by convert

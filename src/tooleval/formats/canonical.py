@@ -52,7 +52,7 @@ def from_canonical(data: Any, *, path: str = "", row: int | None = None) -> list
         where = item(base, index)
         msg = need_mapping(value, where, row=row, what="a message object")
         role = msg.get("role")
-        if role not in _KEYS:
+        if not isinstance(role, str) or role not in _KEYS:
             raise FormatError(
                 f"unknown role {role!r}; expected system, user, assistant or tool",
                 field=at(where, "role"),

@@ -101,8 +101,7 @@ def _content_formats(content: Any, role: Any) -> set[str]:
         allowed = set(_ALL) - {"canonical"}
         for part in content:
             if isinstance(part, Mapping):
-                part_type: Any = part.get("type")
-                allowed &= _PART_FORMATS.get(part_type, set())
+                allowed &= _PART_FORMATS.get(_name(part.get("type")), set())
             else:
                 allowed = set()
         if role == "tool":
@@ -120,14 +119,25 @@ _CANONICAL_KEYS = {
 }
 
 
+# The roles the Gemini reader takes (a content without one is the user's).
+_GEMINI_ROLES = frozenset({"user", "model", "function", "tool"})
+
+
+def _name(value: Any) -> str | None:
+    """A role or type as the lookups take it: text, else None (a list is no role)."""
+    return value if isinstance(value, str) else None
+
+
 def _role_message(msg: Mapping[str, Any]) -> set[str]:
-    role: Any = msg.get("role")
+    role = _name(msg.get("role"))
+    if role is None:
+        return set()  # no format has a role that is not text
     if msg.get("type") == "message":
         found = {"openai_responses", "anthropic"}
     elif role == "model":
         return {"gemini"} if "parts" in msg else set()
     else:
-        found = set(_BY_ROLE.get(role, set()))
+        found = set(_BY_ROLE.get(role, ()))
     found &= _content_formats(msg.get("content"), role)
     tool_calls = msg.get("tool_calls")
     if tool_calls:
@@ -148,7 +158,7 @@ def _role_message(msg: Mapping[str, Any]) -> set[str]:
         found &= {"canonical", "openai_chat"}
     if "tool_call_id" in msg:
         found &= {"canonical", "openai_chat"}
-    allowed = _CANONICAL_KEYS.get(role) if isinstance(role, str) else None
+    allowed = _CANONICAL_KEYS.get(role)
     if "canonical" in found and (allowed is None or not allowed.issuperset(msg)):
         found.discard("canonical")  # the canonical reader refuses keys it does not know
     return found
@@ -161,7 +171,7 @@ def candidates(value: Any) -> set[str]:
     value = plain(value)
     if not isinstance(value, Mapping):
         return set()
-    kind = value.get("type")
+    kind = _name(value.get("type"))
     if "jsonrpc" in value:
         return {"mcp"}
     if value.get("lc") == 1 and kind == "constructor":
@@ -169,7 +179,8 @@ def candidates(value: Any) -> set[str]:
     if "data" in value and kind in _LANGCHAIN_TYPES:
         return {"langchain"}
     if "parts" in value:
-        return {"gemini"}
+        role = value.get("role", "user")
+        return {"gemini"} if _name(role) in _GEMINI_ROLES else set()
     if "role" in value:
         return _role_message(value)
     if kind in RESPONSES_ITEM_TYPES:
