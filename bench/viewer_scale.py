@@ -1,6 +1,7 @@
 """Time the viewer and the report on runs of a million rows (SQLite), with stored aggregates.
 
     .venv/bin/python bench/viewer_scale.py [--rows 1000000] [--keep DB] [--no-compare]
+        [--pages-only]
 
 Builds two runs (A baseline, B with fixed and regressed rows) through the
 store's bulk write API, then measures, each in a fresh app and store (cold):
@@ -140,6 +141,11 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--keep", metavar="DB", help="write the store here and keep it")
     parser.add_argument("--no-compare", action="store_true", help="one run only")
+    parser.add_argument(
+        "--pages-only",
+        action="store_true",
+        help="with --keep of an aggregated store: skip `aggregate` and the first comparison",
+    )
     args = parser.parse_args()
     out = Lines()
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,7 +170,7 @@ def main() -> int:
             f"{args.rows:,} rows per run × 2 metrics; built in {build_s:.0f} s; "
             f"store file {size_mb:,.0f} MB"
         )
-        for run_id in [a, b] if b else [a]:
+        for run_id in ([a, b] if b else [a]) if not args.pages_only else []:
             store = open_store(db)
             took, _ = seconds(lambda r=run_id, s=store: aggregate_run(s, r))
             out.append(
@@ -190,7 +196,7 @@ def main() -> int:
             pages["compare page (stored comparison)"] = f"/compare?a={a}&b={b}"
             pages["compare, regressed only"] = f"/compare?a={a}&b={b}&change=regressed"
             pages["compare, one row side by side"] = f"/compare/row?a={a}&b={b}&ia=4&ib=4"
-        if b:
+        if b and not args.pages_only:
             store = open_store(db)
             took, _ = seconds(lambda: comparison_page(store, a, b, refresh=True))
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

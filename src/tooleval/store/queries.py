@@ -66,7 +66,9 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
             res.run_id == rows.run_id, res.row_index == rows.row_index, res.metric == metric
         )
         if passed is not None:
-            on = sa.and_(on, res.passed.is_(passed))
+            # "= true/false", not "IS": PostgreSQL then keys the join on row_index
+            # in the index too (a NULL verdict matches neither way).
+            on = sa.and_(on, res.passed == passed)
         query = query.select_from(t.rows.join(t.results, on))
     elif passed is not None:
         query = query.where(rows.passed.is_(passed))
