@@ -91,8 +91,8 @@ def _decode(text: str, field: str, row: int | None) -> Any:
 
 
 def _arguments(
-    value: Any, name: str, path: str, key: str, row: int | None, *, expected: bool, **extra
-):
+    value: Any, name: str, path: str, key: str, row: int | None, *, expected: bool, **extra: Any
+) -> ToolCall:
     """The call ``name`` with arguments ``value``, found at ``path``.``key`` (joined on error)."""
     if value is None:
         return ToolCall(name=name, args=None if expected else {}, **extra)
@@ -256,7 +256,7 @@ def _reference(ref: Any, calls: Sequence[ToolCall], path: str, row: int | None) 
     return found[0]
 
 
-def _ordered(value: Mapping, field: str, row: int | None) -> ExpectedTools:
+def _ordered(value: Mapping[str, Any], field: str, row: int | None) -> ExpectedTools:
     unknown = sorted(set(value) - _ORDER_KEYS)
     if unknown:
         raise FormatError(

@@ -20,6 +20,7 @@ row 4: JSON nested deeper than 100 levels
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -54,6 +55,7 @@ def json_depth(value: Any, *, stop_after: int | None = None) -> int:
     pop, push = stack.pop, stack.append
     while stack:
         node, depth = pop()
+        children: Iterable[Any]
         if type(node) is dict:
             children = node.values()
         elif type(node) is list or type(node) is tuple:

@@ -396,7 +396,7 @@ def iter_otlp_spans(source: str | Path | IO[bytes], *, report: IngestReport) -> 
         with open_traces(source) as stream:
             yield from iter_otlp_spans(stream, report=report)
         return
-    stream = source if isinstance(source, io.BufferedReader) else io.BufferedReader(source)  # type: ignore[arg-type]
+    stream = source if isinstance(source, io.BufferedReader) else io.BufferedReader(source)
     for record in iter_records(stream, report=report):
         if isinstance(record, OtlpSpan):
             yield record
