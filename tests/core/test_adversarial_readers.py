@@ -189,9 +189,7 @@ def test_a_suggested_bind_is_quoted_for_the_shell(tmp_path, capsys):
     [b"", b"\n \n", bytes(range(256)) * 4, b"{broken\n", b'[{"id": 1}]', DEEP.encode()],
     ids=["empty", "blank", "binary", "bad_line", "json_array", "deep"],
 )
-def test_monitor_on_unreadable_input_stores_no_run_and_writes_no_events(
-    tmp_path, capsys, content
-):
+def test_monitor_on_unreadable_input_stores_no_run_and_writes_no_events(tmp_path, capsys, content):
     traces = tmp_path / "t.jsonl"
     traces.write_bytes(content)
     store = tmp_path / "s.db"
@@ -214,3 +212,60 @@ def test_monitor_on_good_input_still_stores_its_run(tmp_path, capsys):
     store = tmp_path / "s.db"
     assert main(["monitor", str(traces), "--store", str(store)]) == 0
     assert "stored as run" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------- bfcl files
+
+BFCL_FILE = "BFCL_v4_simple_python_result.json"
+GOOD_BFCL = '{"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"}\n'
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"", "has no rows"),
+        (b"\n\n", "has no rows"),
+        (bytes(range(128, 256)) * 8, "not UTF-8"),
+        (b'{"id": ["simple_python_0"], "result": "[f(a=1)]"}\n', "has no question"),
+        (b'{"id": "simple_python_0", "res', "invalid JSON"),
+        (b'{"id": "simple_python_0", "result": ' + DEEP.encode() + b"}\n", "nested deeper"),
+    ],
+    ids=["empty", "blank", "binary", "list_id", "truncated", "deep"],
+)
+def test_bfcl_unreadable_result_files_are_exit_2_naming_the_file(
+    shared_data, tmp_path, capsys, content, expected
+):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / BFCL_FILE).write_bytes(content)
+    assert main(["bfcl", str(folder), "--data", str(shared_data / "bfcl")]) == 2
+    line = _one_line(capsys)
+    assert expected in line and BFCL_FILE in line
+
+
+def test_bfcl_two_result_files_of_one_category_are_refused_not_one_dropped(
+    shared_data, tmp_path, capsys
+):
+    for model in ("a", "b"):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / BFCL_FILE).write_text(GOOD_BFCL)
+    assert main(["bfcl", str(tmp_path), "--data", str(shared_data / "bfcl")]) == 2
+    assert "two result files for simple_python" in _one_line(capsys)
+
+
+def test_score_of_one_bfcl_file_reads_that_file_only(shared_data, tmp_path, capsys):
+    (tmp_path / BFCL_FILE).write_text(GOOD_BFCL)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / BFCL_FILE).write_text(GOOD_BFCL.replace("base=10", "base=99") * 3)
+    out = tmp_path / "out.jsonl"
+    argv = ["score", str(tmp_path / BFCL_FILE), "--format", "bfcl", "-o", str(out)]
+    assert main([*argv, "--data", str(shared_data / "bfcl")]) == 0
+    assert [json.loads(line)["score"] for line in out.read_text().splitlines()] == [1.0]
+
+
+def test_a_deep_otlp_document_is_a_named_problem_not_out_of_memory(tmp_path, capsys):
+    traces = tmp_path / "t.json"
+    traces.write_text("[\n" + DEEP + "\n]")
+    assert main(["monitor", str(traces), "--no-store"]) == 2
+    line = _one_line(capsys)
+    assert str(traces) in line and "nested deeper than" in line

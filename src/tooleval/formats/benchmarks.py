@@ -270,7 +270,7 @@ def _bfcl_samples(path: Path, data: str | Path | None) -> list[Sample]:
                 "not a BFCL result file name (expected BFCL_v<N>_<category>_result.json)",
                 path=str(path),
             )
-        per_category = load_bfcl(path.parent, data, categories=[category])
+        per_category = load_bfcl(path.parent, data, categories=[category], result_file=path)
     return [sample for samples in per_category.values() for sample in samples]
 
 

@@ -148,11 +148,17 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     rows: list[dict[str, Any]] = []
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as exc:
         raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise DatasetError(
+                    "not UTF-8 text; save the file as UTF-8", path=str(path), row=number
+                ) from None
             if not line.strip():
                 continue
             try:
@@ -315,8 +321,11 @@ def load_bfcl(
     categories: Iterable[str] | None = None,
     mode: str = "auto",
     names: str = "auto",
+    result_file: Path | None = None,
 ) -> dict[str, list[Sample]]:
     """Samples per category for every ``BFCL_v*_<category>_result.json`` in ``results_dir``.
+
+    With ``result_file`` (a file inside ``results_dir``), only that file is read.
 
     ``mode`` and ``names`` are resolved by :func:`resolve_settings` (BFCL's
     model list when the folder names a known model).
@@ -338,9 +347,16 @@ def load_bfcl(
                 field="category",
             )
     found: dict[str, Path] = {}
-    for path in sorted(results_dir.rglob("BFCL_v*_result.json")):
+    paths = [result_file] if result_file is not None else results_dir.rglob("BFCL_v*_result.json")
+    for path in sorted(paths):
         category = category_from_filename(path.name)
         if category in CATEGORIES and (wanted is None or category in wanted):
+            if category in found:  # scoring one would silently drop the other
+                raise DatasetError(
+                    f"two result files for {category}: {found[category]} and {path}; "
+                    "give the folder of one model's results",
+                    path=str(results_dir),
+                )
             found[category] = path
     missing = [c for c in wanted or () if c not in found]
     if missing:
@@ -354,9 +370,12 @@ def load_bfcl(
         if CATEGORIES[category].kind not in ("irrelevance", "relevance"):
             answers = _by_id(_data_file(data_dir, f"BFCL_{version}_{category}.json", answers=True))
         samples = []
-        for number, result in enumerate(read_jsonl(result_path), start=1):
+        results = read_jsonl(result_path)
+        if not results:
+            raise DatasetError("the result file has no rows", path=str(result_path))
+        for number, result in enumerate(results, start=1):
             entry_id = result.get("id")
-            if entry_id not in questions:
+            if not isinstance(entry_id, str) or entry_id not in questions:
                 raise DatasetError(
                     f"result id {entry_id!r} has no question in {category}",
                     path=str(result_path),
