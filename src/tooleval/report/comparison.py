@@ -112,7 +112,7 @@ def _save(store: Any, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps:
         "groups": [[change, metric, len(items)] for (change, metric), items in groups.items()],
     }
     prefix = _NAME + info_a.id
-    documents = {prefix: head}
+    documents: dict[str, Any] = {prefix: head}
     for (change, metric), items in groups.items():
         for k in range(0, len(items), CHUNK):
             name = f"{prefix}/{change}/{metrics.index(metric)}/{k // CHUNK}"

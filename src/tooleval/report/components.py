@@ -100,6 +100,7 @@ def _mark(
     marks: list[list[str]], calls: Sequence[ToolCall], index: Any, name: Any, mark: str
 ) -> None:
     """Mark the call at ``index`` (or, if that does not fit, the first by that name)."""
+    target: int | None
     if isinstance(index, int) and 0 <= index < len(calls) and calls[index].name == name:
         target = index
     else:

@@ -401,6 +401,7 @@ def iter_unpassed_slim(store: Any, run_id: str) -> Any:
                 return
             results = results_for(conn, run_id, [row["row_index"] for row in chunk])
         for row in chunk:
+            calls: list[Any] | None
             if row["sample_text"]:
                 calls = codec.sample_from_dict(json.loads(row["sample_text"])).actual_calls()
             else:
