@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import operator
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -136,8 +137,9 @@ def _resolve(node: ast.AST) -> Any:
         operand = node.operand
         if not isinstance(operand, ast.Constant):
             raise BfclDecodeError(f"unary operator on {type(operand).__name__}")
+        value: Any = operand.value
         try:
-            return -operand.value  # BFCL negates whatever the operator is
+            return -value  # BFCL negates whatever the operator is
         except TypeError as exc:
             raise BfclDecodeError(str(exc)) from None
     if isinstance(node, ast.List):
@@ -181,7 +183,11 @@ _BINOPS = {
     ast.BitAnd: operator.and_,
     ast.MatMult: operator.matmul,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+}
 _BIG = 10_000  # bits / items: larger results are refused instead of computed
 
 
@@ -228,7 +234,11 @@ def _eval(node: ast.AST) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise BfclDecodeError("'**' in a dict")
-        return {_eval(k): _eval(v) for k, v in zip(node.keys, node.values, strict=True)}
+        return {
+            _eval(k): _eval(v)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if k is not None  # always (checked above)
+        }
     raise BfclDecodeError(
         f"{type(node).__name__} inside arithmetic is not evaluated (model output is never run)"
     )
