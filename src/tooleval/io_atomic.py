@@ -56,7 +56,8 @@ def check_output_path(
 
     Returns the path. Raises :class:`~tooleval.errors.InputError` (field
     ``option``) when the path is empty, is a directory, sits in a directory
-    that does not exist or cannot be written, or is one of ``inputs``.
+    that does not exist or cannot be written, is one of ``inputs``, or is an
+    existing SQLite database (a run store: replacing it would lose every run).
     """
     text = os.fspath(path)
     if not text:
@@ -82,7 +83,20 @@ def check_output_path(
         raise InputError(f"cannot write in the directory {str(parent)!r}", field=option)
     if target.exists() and not os.access(target, os.W_OK):
         raise InputError(f"{text} exists and is not writable", field=option)
+    if _is_sqlite(target):  # a run store (or cache): replacing it would lose every run
+        raise InputError(
+            f"{text} is a SQLite database (a run store?); write the output elsewhere",
+            field=option,
+        )
     return target
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager

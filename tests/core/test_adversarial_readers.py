@@ -269,3 +269,41 @@ def test_a_deep_otlp_document_is_a_named_problem_not_out_of_memory(tmp_path, cap
     assert main(["monitor", str(traces), "--no-store"]) == 2
     line = _one_line(capsys)
     assert str(traces) in line and "nested deeper than" in line
+
+
+# ------------------------------------------------- an output path over the store
+
+
+def _stored_run(tmp_path: Path) -> tuple[Path, str]:
+    traces = tmp_path / "t.jsonl"
+    call = {"name": "f", "args": {}}
+    messages = [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}]
+    traces.write_text(json.dumps({"messages": messages}) + "\n")
+    store = tmp_path / "s.db"
+    assert main(["monitor", str(traces), "--store", str(store)]) == 0
+    from tooleval.store import open_store
+
+    with open_store(str(store)) as opened:
+        run_id = opened.list_runs()[0].id
+    return store, run_id
+
+
+@pytest.mark.parametrize("command", ["report", "monitor_json", "trace_to_case", "score"])
+def test_an_output_path_naming_the_run_store_is_refused_and_the_store_kept(
+    tmp_path, capsys, command
+):
+    store, run_id = _stored_run(tmp_path)
+    capsys.readouterr()
+    before = store.read_bytes()
+    traces = str(tmp_path / "t.jsonl")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "1", "tools_called": ["f"], "expected_tools": ["f"]}))
+    argv = {
+        "report": ["report", run_id, "--store", str(store), "-o", str(store)],
+        "monitor_json": ["monitor", traces, "--no-store", "--json", str(store)],
+        "trace_to_case": ["trace", "to-case", traces, "--session", "x", "-o", str(store)],
+        "score": ["score", str(rows), "--metric", "tool_correctness", "-o", str(store)],
+    }[command]
+    assert main(argv) == 2
+    assert "SQLite database" in _one_line(capsys)
+    assert store.read_bytes() == before
