@@ -43,7 +43,7 @@ def chip_legend() -> Safe:
 
 def document(
     title: str,
-    *body: Safe,
+    *body: Safe | None,
     inline_css: bool = False,
     stylesheet: Href | None = None,
     scripts: tuple[Href, ...] = (),

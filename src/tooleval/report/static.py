@@ -161,7 +161,7 @@ def build_report(
             changes.setdefault(d.row_id, []).append(f"{d.metric} {CHANGE_LABELS[d.change]}")
 
     metrics = list(run.summaries)
-    sections: list[Safe] = [
+    sections: list[Safe | None] = [
         run_header(run, run_status(store, run)),
         el("h2", "Metrics"),
         metric_summary_table(run),

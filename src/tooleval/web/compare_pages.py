@@ -111,7 +111,7 @@ def compare_page(
     per_page: int = 50,
 ) -> str:
     """Pick two runs; with both picked, their comparison and one page of row deltas."""
-    body: list[Safe] = [el("h1", "Compare runs"), _pick_form(runs, a, b)]
+    body: list[Safe | None] = [el("h1", "Compare runs"), _pick_form(runs, a, b)]
     if comparison is None or a is None or b is None:
         return page("compare · tooleval", *body)
     metrics = list(comparison.metrics)
@@ -192,7 +192,8 @@ def compare_row_page(
     row_b: RowRecord | None,
 ) -> str:
     """One row of both runs side by side."""
-    row_id = (row_b or row_a).row_id if (row_a or row_b) else "?"
+    either = row_b or row_a
+    row_id = either.row_id if either else "?"
     metrics = list(dict.fromkeys([*run_a.summaries, *run_b.summaries]))
     back = href("/compare", a=run_a.id, b=run_b.id, fragment="deltas")
     return page(

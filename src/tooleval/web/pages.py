@@ -122,7 +122,7 @@ def _topbar() -> Safe:
     )
 
 
-def page(title: str, *body: Safe) -> str:
+def page(title: str, *body: Safe | None) -> str:
     """A viewer page: top bar, skip link, the shared stylesheet and the one script."""
     return str(
         document(
