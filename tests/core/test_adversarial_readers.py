@@ -307,3 +307,17 @@ def test_an_output_path_naming_the_run_store_is_refused_and_the_store_kept(
     assert main(argv) == 2
     assert "SQLite database" in _one_line(capsys)
     assert store.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{broken\n{also\n", DEEP.encode() + b"\n", b"[\n" + DEEP.encode() + b"\n]", b'[{"id": 1}]'],
+    ids=["bad_lines", "deep_line", "deep_document", "json_array"],
+)
+def test_trace_sessions_with_nothing_read_is_exit_2_not_an_empty_listing(tmp_path, capsys, content):
+    traces = tmp_path / "t.json"
+    traces.write_bytes(content)
+    assert main(["trace", "sessions", str(traces)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert str(traces) in _one_line_of(captured.err)

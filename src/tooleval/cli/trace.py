@@ -52,8 +52,10 @@ def handle_sessions(args: argparse.Namespace) -> int:
     from tooleval.textsafe import visible  # ids and tool names come from the traces
 
     prices = prices_from_args(args)
+    read = 0
     with read_sessions(args.traces) as sessions:
         for session in sessions:
+            read += 1
             tools = visible(",".join(dict.fromkeys(c.name for c in session.calls))) or "-"
             errors = sum(1 for c in session.calls if c.is_error)
             usage = usage_columns(session, prices)
@@ -61,6 +63,10 @@ def handle_sessions(args: argparse.Namespace) -> int:
             print(f"{sid}\t{len(session.calls)} calls\t{errors} errors\t{tools}{usage}")
             for reason in session.unreadable:
                 print(f"unreadable in session {sid}: {visible(str(reason))}", file=sys.stderr)
+        if not read:  # nothing understood: exit 2 with one line, not an empty listing
+            from tooleval.monitor.run import MonitorReport, check_something_read
+
+            check_something_read(MonitorReport({}, ingest=sessions.report), args.traces)
         for problem in sessions.report.problems:
             print(f"skipped: {visible(str(problem))}", file=sys.stderr)
     return 0
