@@ -235,7 +235,9 @@ class OpenAIChatConnector(HttpClients):
                 time.sleep(pending)  # an unreadable body: ask again
             if not pending:
                 break
-            turns.ran(turn, [(c, *_run_sync(self.tool_executor, c)) for c in pending])
+            executor = self.tool_executor
+            assert executor is not None  # reply() returns no calls without one
+            turns.ran(turn, [(c, *_run_sync(executor, c)) for c in pending])
         return turns.response()
 
     async def acall(self, sample: Sample | str) -> AgentResponse:
@@ -252,7 +254,9 @@ class OpenAIChatConnector(HttpClients):
                 await asyncio.sleep(pending)  # an unreadable body: ask again
             if not pending:
                 break
-            turns.ran(turn, [(c, *await _run_async(self.tool_executor, c)) for c in pending])
+            executor = self.tool_executor
+            assert executor is not None  # reply() returns no calls without one
+            turns.ran(turn, [(c, *await _run_async(executor, c)) for c in pending])
         return turns.response()
 
 
