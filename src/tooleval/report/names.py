@@ -42,12 +42,12 @@ _SCRIPTS = ("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "FULLWIDTH")
 
 
 def visible_controls(text: str) -> str:
-    """``text`` with control and bidi-override characters shown as ``⟨U+XXXX⟩``."""
+    """``text`` with control and bidi-override characters shown as code points (``⟨U+202E⟩``)."""
     return text.translate(_VISIBLE) if not text.isascii() or not text.isprintable() else text
 
 
 def shown_name(name: str) -> str:
-    """A tool name as shown: controls, bidi and invisible characters as ``⟨U+XXXX⟩``."""
+    """A tool name as shown: controls, bidi and invisible characters as code points (``⟨U+200B⟩``)."""
     return name if name.isascii() and name.isprintable() else name.translate(_IN_NAMES)
 
 
