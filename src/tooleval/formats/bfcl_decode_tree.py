@@ -36,6 +36,7 @@ imported on first use.
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from typing import Any
 
@@ -59,13 +60,12 @@ def tree_sitter_available() -> bool:
 
 @cache
 def _parser(language: str) -> Any:
+    # Any: the Language/Parser signatures differ between tree-sitter versions
     try:
-        import tree_sitter
-
-        if language == "java":
-            import tree_sitter_java as grammar
-        else:
-            import tree_sitter_javascript as grammar
+        tree_sitter: Any = importlib.import_module("tree_sitter")
+        grammar: Any = importlib.import_module(
+            "tree_sitter_java" if language == "java" else "tree_sitter_javascript"
+        )
     except ImportError:
         raise ConfigError(_INSTALL) from None
     try:  # tree-sitter 0.21 (BFCL's pin)

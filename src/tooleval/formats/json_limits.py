@@ -105,7 +105,7 @@ def loads(data: bytes | str, *, limit: int = MAX_DEPTH, **context: Any) -> Any:
     return value
 
 
-def loads_text(text: str | bytes, *, limit: int = MAX_DEPTH, **context: Any) -> Any:
+def loads_text(text: str | bytes | bytearray, *, limit: int = MAX_DEPTH, **context: Any) -> Any:
     """Parse JSON like the standard ``json.loads`` and enforce the depth limit.
 
     For readers that keep the standard module's dialect (``NaN`` and
