@@ -24,6 +24,8 @@ class CategoryStats:
     failed: int
     errors: int
     pass_rates: dict[str, float | None] = field(default_factory=dict)
+    #: Per metric: [passed, failed] results (empty in counts stored by older tooleval).
+    metric_counts: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def pass_rate(self) -> float | None:

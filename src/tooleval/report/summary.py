@@ -161,6 +161,7 @@ class RunCounts:
                     "failed": c.failed,
                     "errors": c.errors,
                     "pass_rates": c.pass_rates,
+                    "metric_counts": c.metric_counts,
                 }
                 for c in self.categories
             ],
@@ -199,7 +200,14 @@ def _count(store: Any, run: RunInfo, *, bins: int = 10) -> RunCounts:
         for metric in run.summaries:
             ok, bad = per_metric.get(category, {}).get(metric, [0, 0])
             rates[metric] = ok / (ok + bad) if ok + bad else None
-        categories.append(CategoryStats(category=category, pass_rates=rates, **counts))
+        categories.append(
+            CategoryStats(
+                category=category,
+                pass_rates=rates,
+                metric_counts={m: list(v) for m, v in per_metric.get(category, {}).items()},
+                **counts,
+            )
+        )
     order = list(FAILURE_CLASSES)
     classes = dict(
         sorted(

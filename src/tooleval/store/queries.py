@@ -17,7 +17,7 @@ from tooleval.errors import InputError
 from tooleval.model import Result
 from tooleval.store import schema as t
 from tooleval.store.codec import result_from_row
-from tooleval.store.search_index import search_condition
+from tooleval.store.search_index import run_key, search_condition
 
 __all__ = ["ORDER_BY", "RowFilters", "escape_like", "non_negative", "results_for", "rows_query"]
 
@@ -52,7 +52,7 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
     """The rows of ``run_id`` kept by ``filters``, in ``order_by`` order (None: unordered)."""
     rows, res = t.rows.c, t.results.c
     metric, passed = filters.metric, filters.passed
-    query = sa.select(t.rows).where(rows.run_id == run_id)
+    query = sa.select(t.rows).where(run_key(rows.run_id, filters.search) == run_id)
     if filters.category is not None:
         query = query.where(rows.category == filters.category)
     if filters.failure_class is not None:

@@ -41,7 +41,9 @@ __all__ = [
     "create_search_index",
     "fts_phrase",
     "like_condition",
+    "run_key",
     "search_condition",
+    "uses_index",
 ]
 
 FTS_TABLE = "rows_fts"
@@ -74,7 +76,8 @@ def like_condition(search: str) -> sa.ColumnElement[bool]:
 class _FtsCandidates(sa.sql.expression.ColumnElement[bool]):
     """SQLite: the row is among the index's candidates for the phrase; elsewhere: true."""
 
-    type = sa.Boolean()
+    # Not Boolean: SQLite would compare it "= 1", which keeps the rowid IN off the index.
+    type = sa.types.NullType()
     inherit_cache = True
     _traverse_internals = [("phrase", InternalTraversal.dp_clauseelement)]
 
@@ -93,6 +96,43 @@ def _candidates_sqlite(element: _FtsCandidates, compiler: Any, **kw: Any) -> str
     return f"rows.rowid IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH {phrase})"
 
 
+class _NotIndexed(sa.sql.expression.ColumnElement[Any]):
+    """A column SQLite must not pick an index for (``+column``); the column elsewhere."""
+
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: Any) -> None:
+        self.column = column
+        self.type = column.type
+
+
+@compiles(_NotIndexed)
+def _not_indexed_default(element: _NotIndexed, compiler: Any, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(_NotIndexed, "sqlite")
+def _not_indexed_sqlite(element: _NotIndexed, compiler: Any, **kw: Any) -> str:
+    return "+" + compiler.process(element.column, **kw)
+
+
+def uses_index(search: str | None) -> bool:
+    """True when ``search`` is looked up in the index (3 or more characters, lowered)."""
+    return bool(search) and len(search.lower()) >= _MIN_INDEXED
+
+
+def run_key(column: Any, search: str | None) -> Any:
+    """``column`` (``rows.run_id``) as the query should test it when searching ``search``.
+
+    With an indexed search the index's candidates (a few rowids, usually) must
+    drive the query; left to itself, SQLite walks every row of the run by
+    ``run_id`` and tests each against the candidate list (20x slower on 200k
+    rows). ``+rows.run_id`` keeps the test but takes it off the indexes.
+    """
+    return _NotIndexed(column) if uses_index(search) else column
+
+
 def search_condition(search: str) -> sa.ColumnElement[bool]:
     """The WHERE condition of a row search for ``search`` (index first, where one applies).
 
@@ -105,10 +145,9 @@ def search_condition(search: str) -> sa.ColumnElement[bool]:
     condition = like_condition(search)
     # The index is asked for the pattern LIKE tests (``search.lower()``): every
     # row LIKE keeps has it, case-folded the index's way, so nothing is lost.
-    lowered = search.lower()
-    if len(lowered) < _MIN_INDEXED:
+    if not uses_index(search):
         return condition
-    return sa.and_(_FtsCandidates(fts_phrase(lowered)), condition)
+    return sa.and_(_FtsCandidates(fts_phrase(search.lower())), condition)
 
 
 def create_search_index(op: Any) -> None:

@@ -89,18 +89,28 @@ def count_view(store: Any, info: RunInfo, where: dict[str, Any]) -> int:
     """How many rows the view ``where`` keeps: from the run's header when it knows.
 
     A stopped run's header (read from its stored copy) already counts the
-    results of each metric, passed and failed; a view that filters on a
-    metric (and its result) only takes its count from there instead of
+    results of each metric, passed and failed, and its stored counts do the
+    same per category; a view that filters on a metric (and its result),
+    optionally in one category, takes its count from there instead of
     counting a million rows again. Any other view counts in the store.
     """
+    from tooleval.report.summary import run_counts
+
     keys = {k for k, v in where.items() if v is not None}
-    summary = info.summaries.get(where.get("metric") or "")
-    if info.status == "running" or summary is None or not keys <= {"metric", "passed"}:
+    metric, passed, category = where.get("metric"), where.get("passed"), where.get("category")
+    summary = info.summaries.get(metric or "")
+    if info.status == "running" or summary is None:
         return store.count_rows(info.id, **where)
-    passed = where.get("passed")
-    if passed is None:
-        return summary.scored + summary.unscored
-    return summary.passed if passed else summary.failed
+    if keys <= {"metric", "passed"}:
+        if passed is None:
+            return summary.scored + summary.unscored
+        return summary.passed if passed else summary.failed
+    if keys == {"category", "metric", "passed"}:
+        stats = {c.category: c for c in run_counts(store, info).categories}.get(category)
+        counted = stats.metric_counts.get(metric) if stats is not None else None
+        if counted is not None:
+            return counted[0] if passed else counted[1]
+    return store.count_rows(info.id, **where)
 
 
 def render_run(
