@@ -3,7 +3,8 @@
 Diagnoses are stored and shown (JSONL, the run store, reports), so every
 value they hold must be JSON-safe. Values parsed from JSON already are, and
 are kept by reference (:func:`stored`); tuples, ``AnyOf``, ``MISSING`` and
-other objects are converted (:func:`json_safe`).
+other objects are converted (:func:`json_safe`). The metric registry records
+a metric's parameters (matchers, functions) with the same :func:`json_safe`.
 
 >>> json_safe(("a", 1))
 ['a', 1]
@@ -58,10 +59,16 @@ def stored(value: Any) -> Any:
 
 
 def json_safe(value: Any) -> Any:
-    """A value fit for a stored diagnosis (AnyOf as its dict, tuples as lists).
+    """A JSON-safe copy of ``value``, for stored diagnoses and recorded metric parameters.
+
+    Tuples become lists and mapping keys strings; ``MISSING`` is null; an
+    object becomes its ``to_dict()`` (``AnyOf``), else its ``spec()`` (a
+    matcher), else its ``name`` or ``__name__`` (a function), else its repr.
 
     >>> json_safe((1, {"a": MISSING}))
     [1, {'a': None}]
+    >>> json_safe({"check": len})
+    {'check': 'len'}
     """
     kind = type(value)
     if kind is str or kind is int or kind is float or kind is bool or value is None:
@@ -81,4 +88,8 @@ def json_safe(value: Any) -> Any:
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return json_safe(to_dict())
-    return repr(value)
+    spec = getattr(value, "spec", None)
+    if callable(spec):
+        return json_safe(spec())
+    name = getattr(value, "name", None) or getattr(value, "__name__", None)
+    return str(name) if name else repr(value)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tooleval.errors import ConfigError, JudgeError
+from tooleval.matching.json_values import json_safe
 from tooleval.model import Result, Sample
 
 __all__ = [
@@ -188,20 +189,6 @@ def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, 
     return effective
 
 
-def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    spec = getattr(value, "spec", None)
-    if callable(spec):
-        return _json_safe(spec())
-    name = getattr(value, "name", None) or getattr(value, "__name__", None)
-    return str(name) if name else repr(value)
-
-
 def _finish(info: MetricInfo, result: Result, base: Mapping[str, Any]) -> Result:
     """``result`` with every parameter recorded (``base``: the JSON-safe effective values)."""
     if not isinstance(result, Result):
@@ -322,7 +309,7 @@ async def ascore_sample(name: str, sample: Sample, *, judge: Any = None, **param
 
 
 def _recorded(effective: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: _json_safe(value) for key, value in effective.items()}
+    return {key: json_safe(value) for key, value in effective.items()}
 
 
 def rescore(result: Result, sample: Sample, *, judge: Any = None) -> Result:
