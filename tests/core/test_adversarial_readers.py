@@ -321,3 +321,11 @@ def test_trace_sessions_with_nothing_read_is_exit_2_not_an_empty_listing(tmp_pat
     captured = capsys.readouterr()
     assert captured.out == ""
     assert str(traces) in _one_line_of(captured.err)
+
+
+def test_a_deep_json_text_cell_names_its_row_and_field():
+    from tooleval.formats import sample_from_row
+    from tooleval.formats.json_limits import NestingTooDeep
+
+    with pytest.raises(NestingTooDeep, match="row 4, field reference_topics"):
+        sample_from_row({"input": "x", "reference_topics": DEEP}, row_number=4)

@@ -29,7 +29,6 @@ A row that *is* a ragas ``MultiTurnSample`` (``user_input``,
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -40,7 +39,7 @@ from tooleval.formats._fields import describe, item
 from tooleval.formats.convert import import_messages
 from tooleval.formats.detect import FORMATS
 from tooleval.formats.expected import parse_expected_tools, parse_tool_calls
-from tooleval.formats.json_limits import MAX_DEPTH, check_depth
+from tooleval.formats.json_limits import MAX_DEPTH, check_depth, loads_text
 from tooleval.formats.ragas import SAMPLE_KEYS, sample_from_ragas
 from tooleval.model import Sample
 
@@ -90,7 +89,7 @@ def _json_cell(value: Any, key: str, number: int | None) -> Any:
     """Decode a cell that holds JSON as text (CSV), leaving other values alone."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value)
+            return loads_text(value, field=key, row=number)
         except ValueError as exc:
             raise FormatError(
                 f"looks like JSON but cannot be parsed ({exc})", field=key, row=number
