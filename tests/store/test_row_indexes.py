@@ -125,8 +125,12 @@ def test_search_reaches_tool_names_argument_values_and_text(store, run_name):
         "ROW-5": [5],
         "no such text": [],
     }
-    for text, expected in cases.items():
-        assert _indexes(store, run_id, search=text) == expected, text
+    hostile = ["\x00abc", "a\x00b", "\x01\x02\x03", "😀😀😀", "x" * 5000, "   ", "'; --"]
+    hostile += ["NEAR(a b)", "*", "^abc", "\\\\\\", '"', '""""', "\n\t\r", "\ufeffq"]
+    for text in [*cases, *hostile]:
+        found = _indexes(store, run_id, search=text)
+        if text in cases:
+            assert found == cases[text], text
         # The index changes nothing: the plain LIKE test finds the same rows.
         with store._read() as conn:
             plain = conn.execute(
@@ -134,7 +138,7 @@ def test_search_reaches_tool_names_argument_values_and_text(store, run_name):
                 .where(t.rows.c.run_id == run_id, like_condition(text))
                 .order_by(t.rows.c.row_index)
             ).scalars()
-            assert list(plain) == expected, text
+            assert list(plain) == found, repr(text)
     assert _indexes(store, run_id, search="question", metric="m", order_by="-score") == [
         0,
         1,

@@ -17,7 +17,7 @@ from tooleval.errors import InputError
 from tooleval.model import Result
 from tooleval.store import schema as t
 from tooleval.store.codec import result_from_row
-from tooleval.store.search_index import run_key, search_condition
+from tooleval.store.search_index import run_key, search_condition, searched_text
 
 __all__ = ["ORDER_BY", "RowFilters", "escape_like", "non_negative", "results_for", "rows_query"]
 
@@ -72,7 +72,7 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
         query = query.select_from(t.rows.join(t.results, on))
     elif passed is not None:
         query = query.where(rows.passed.is_(passed))
-    if filters.search:
+    if searched_text(filters.search):
         # Row id, input, output, error, tool names and argument values (the calls
         # made and the expected ones), through the full-text index: see search_index.
         query = query.where(search_condition(filters.search))

@@ -43,6 +43,7 @@ __all__ = [
     "like_condition",
     "run_key",
     "search_condition",
+    "searched_text",
     "uses_index",
 ]
 
@@ -60,11 +61,23 @@ def fts_phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def searched_text(search: str | None) -> str:
+    """The text a search looks for: ``search`` less NUL characters.
+
+    PostgreSQL stores no NUL (the store drops them on write) and cannot take
+    one in a query; SQLite's LIKE and FTS5 stop reading at one.
+
+    >>> searched_text("a\x00b")
+    'ab'
+    """
+    return (search or "").replace("\x00", "")
+
+
 def like_condition(search: str) -> sa.ColumnElement[bool]:
     """The search's meaning: some searched column contains ``search`` (ASCII case ignored)."""
     from tooleval.store.queries import escape_like
 
-    pattern = f"%{escape_like(search.lower())}%"
+    pattern = f"%{escape_like(searched_text(search).lower())}%"
     rows = t.rows.c
     columns = [
         sa.cast(rows[name], sa.Text) if name in _JSON_COLUMNS else rows[name]
@@ -119,7 +132,7 @@ def _not_indexed_sqlite(element: _NotIndexed, compiler: Any, **kw: Any) -> str:
 
 def uses_index(search: str | None) -> bool:
     """True when ``search`` is looked up in the index (3 or more characters, lowered)."""
-    return bool(search) and len(search.lower()) >= _MIN_INDEXED
+    return len(searched_text(search).lower()) >= _MIN_INDEXED
 
 
 def run_key(column: Any, search: str | None) -> Any:
@@ -147,7 +160,7 @@ def search_condition(search: str) -> sa.ColumnElement[bool]:
     # row LIKE keeps has it, case-folded the index's way, so nothing is lost.
     if not uses_index(search):
         return condition
-    return sa.and_(_FtsCandidates(fts_phrase(search.lower())), condition)
+    return sa.and_(_FtsCandidates(fts_phrase(searched_text(search).lower())), condition)
 
 
 def create_search_index(op: Any) -> None:
