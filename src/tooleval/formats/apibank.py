@@ -212,6 +212,7 @@ def sample_from_apibank_row(row: Mapping[str, Any], *, index: int | None = None)
     gold = _gold(row, where)
     calls, text = _prediction(row, where)
     file, sample_id = row.get("file"), row.get("id")
+    ident: str | None
     if file is not None and sample_id is not None:
         ident = f"{file}#{sample_id}"
     elif sample_id is not None:

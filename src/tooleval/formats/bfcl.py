@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from tooleval.errors import ConfigError, DatasetError, FormatError
 from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
@@ -434,7 +434,8 @@ def _category_from_id(entry_id: str) -> str:
 def _user_text(question: Any) -> str:
     try:
         turn = question[0]
-        return next(m["content"] for m in reversed(turn) if m.get("role") == "user")
+        text: str = next(m["content"] for m in reversed(turn) if m.get("role") == "user")
+        return text
     except (TypeError, IndexError, KeyError, StopIteration, AttributeError):
         return ""
 
@@ -480,7 +481,7 @@ def decode_bfcl(
     return decoded
 
 
-def _is_call_list(decoded: Any) -> bool:
+def _is_call_list(decoded: Any) -> TypeGuard[list[dict[str, Any]]]:
     return type(decoded) is list and all(
         type(item) is dict and len(item) == 1 and type(next(iter(item.values()))) is dict
         for item in decoded

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from tooleval.metrics.profile_bfcl_literals import JAVA_TYPES, JS_TYPES, java_value, js_value
 from tooleval.model import AnyOf, ToolCall
@@ -414,7 +414,7 @@ def _check_type(
         # A non-list acceptable value (a variable name, or "") admits anything.
         for candidate in _with_blank(acceptable):
             if not isinstance(candidate, list) or all(
-                _item_fits(item, candidate, item_type) for item in value
+                _item_fits(item, candidate, item_type) for item in cast("list[Any]", value)
             ):
                 return Verdict.ok(), is_variable
         # BFCL labels this "nested" only when the answer's own type is the value's.
