@@ -65,6 +65,8 @@ __all__ = [
 
 _CONFIG_KEYS = frozenset({"default", "tools", "keys"})
 _NO_KEYS: Mapping[str, Matcher] = {}  # the per-key matchers of a tool without any
+# Types that are never a Mapping (skips the ABC check for the common leaf values).
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 # ---------------------------------------------------------------- comparing two calls
 
 
@@ -346,7 +348,9 @@ class _Walk:
     def compare_value(self, path: str, expected: Any, actual: Any) -> list[tuple[float, bool]]:
         comparator = self.comparator
         explicit = comparator._explicit(self.tool, path) if self.per_key else None
-        descend = (type(expected) is dict or isinstance(expected, Mapping)) and (
+        kind = type(expected)
+        mapping = kind is dict or (kind not in _JSON_SCALARS and isinstance(expected, Mapping))
+        descend = mapping and (
             (explicit is None and self.per_key and comparator._configured_below(self.tool, path))
             or not self._fully_selected(path)
         )
