@@ -101,7 +101,7 @@ def _content_formats(content: Any, role: Any) -> set[str]:
         allowed = set(_ALL) - {"canonical"}
         for part in content:
             if isinstance(part, Mapping):
-                allowed &= _PART_FORMATS.get(_name(part.get("type")), set())
+                allowed &= _PART_FORMATS.get(_name(part.get("type")) or "", set())  # no "" key
             else:
                 allowed = set()
         if role == "tool":
