@@ -27,7 +27,7 @@ from tooleval.matching.assignment import (
 from tooleval.matching.base import Matcher
 from tooleval.matching.config import (
     ArgumentComparator,
-    Comparison,
+    ArgumentComparison,
     matcher_names,
     register_matcher,
     resolve_comparator,
@@ -50,7 +50,7 @@ __all__ = [
     "ArgumentComparator",
     "CallTable",
     "CallableMatcher",
-    "Comparison",
+    "ArgumentComparison",
     "Exact",
     "Ignore",
     "Matcher",

@@ -31,7 +31,7 @@ from tooleval.matching.assignment import (
     max_weight_subsequence,
     transitive_closure,
 )
-from tooleval.matching.config import ArgumentComparator, Comparison
+from tooleval.matching.config import ArgumentComparator, ArgumentComparison
 from tooleval.matching.json_values import stored
 from tooleval.matching.partial_order import max_weight_partial_order_bounded
 from tooleval.model import ToolCall
@@ -48,7 +48,7 @@ class CallTable:
     (``None`` for all); ``extra_keys`` is passed to the comparator.
 
     Pairing needs only the score of each same-name pair
-    (:meth:`ArgumentComparator.score`); the full :class:`Comparison` with its
+    (:meth:`ArgumentComparator.score`); the full :class:`ArgumentComparison` with its
     per-key checks is built by :meth:`comparison` for the pairs a diagnosis
     shows.
     """
@@ -92,7 +92,7 @@ class CallTable:
         self._tier1_plain = min(n, m) * _ACCURACY_STEPS + 1
         self._keys: dict[str, Collection[str] | None] = {}
         self._scores: dict[tuple[int, int], tuple[float, bool]] = {}
-        self._comparisons: dict[tuple[int, int], Comparison] = {}
+        self._comparisons: dict[tuple[int, int], ArgumentComparison] = {}
         self._weight_cache: dict[tuple[bool, bool], list[list[int | None]]] = {}
         self._match_cache: dict[tuple[str, bool], list[tuple[int, int]]] = {}
         self._shown_names: set[str] | None = None
@@ -141,7 +141,7 @@ class CallTable:
             self._shown_names = {n for n, count in once.items() if count == 1} & expected_once
         return self._shown_names
 
-    def comparison(self, i: int, j: int) -> Comparison | None:
+    def comparison(self, i: int, j: int) -> ArgumentComparison | None:
         """The argument comparison of expected ``i`` with actual ``j`` (None if names differ)."""
         found = self._comparisons.get((i, j))
         if found is not None:
@@ -155,9 +155,9 @@ class CallTable:
         return found
 
     @property
-    def pairs(self) -> dict[tuple[int, int], Comparison]:
+    def pairs(self) -> dict[tuple[int, int], ArgumentComparison]:
         """Every same-name pair with its comparison (computes them all)."""
-        out: dict[tuple[int, int], Comparison] = {}
+        out: dict[tuple[int, int], ArgumentComparison] = {}
         for i in range(len(self.expected)):
             for j in range(len(self.actual)):
                 comparison = self.comparison(i, j)

@@ -56,7 +56,7 @@ from tooleval.model import MISSING, AnyOf, ArgumentCheck, ToolCall
 
 __all__ = [
     "ArgumentComparator",
-    "Comparison",
+    "ArgumentComparison",
     "matcher_names",
     "register_matcher",
     "resolve_comparator",
@@ -73,7 +73,7 @@ _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 # Not frozen (built for every compared pair; a frozen dataclass pays an
 # object.__setattr__ per field); unsafe_hash keeps the field-wise hash.
 @dataclass(slots=True, unsafe_hash=True)
-class Comparison:
+class ArgumentComparison:
     """How well one actual call's arguments match one expected call's.
 
     ``score`` is the mean over compared keys (1.0 when none are compared),
@@ -131,11 +131,6 @@ class ArgumentComparator:
                 for k, v in per_key.items()
             }
 
-    @classmethod
-    def from_spec(cls, spec: Any) -> ArgumentComparator:
-        """Same as :func:`resolve_comparator`."""
-        return resolve_comparator(spec)
-
     def spec(self) -> Any:
         """JSON-safe configuration; ``resolve_comparator(c.spec())`` rebuilds it."""
         if not self.keys and not self.tools:
@@ -183,7 +178,7 @@ class ArgumentComparator:
         extra_keys: str = "ignore",
         expected_index: int | None = None,
         actual_index: int | None = None,
-    ) -> Comparison:
+    ) -> ArgumentComparison:
         """Compare the arguments of one expected call with one actual call.
 
         ``keys`` limits the comparison to those argument keys (dot paths
@@ -201,10 +196,10 @@ class ArgumentComparator:
         extra_keys: str,
         expected_index: int | None,
         actual_index: int | None,
-    ) -> Comparison:
+    ) -> ArgumentComparison:
         """:meth:`compare` (positional, for :class:`~tooleval.matching.alignment.CallTable`)."""
         if expected.args is None:
-            return Comparison(1.0, True)
+            return ArgumentComparison(1.0, True)
         if expected.parse_error is not None:
             return _invalid_expected(expected, actual, expected_index, actual_index)
         return self._walk(expected, actual, keys, extra_keys, expected_index, actual_index, True)
@@ -241,24 +236,25 @@ class ArgumentComparator:
         expected_index: int | None,
         actual_index: int | None,
         record: bool,
-    ) -> Comparison:
+    ) -> ArgumentComparison:
         selected = frozenset(keys) if keys else None
         walk = _Walk(self, expected.name, selected, extra_keys, expected_index, actual_index)
         walk.record = record
         actual_args: Any = MISSING if actual.parse_error is not None else actual.arguments
+        assert expected.args is not None  # both callers return early without arguments
         scores = walk.compare_object("", expected.args, actual_args, top=True)
         if actual.parse_error is not None and record:
             # Unreadable arguments match nothing; say so instead of "missing".
             walk.checks = [replace(c, matcher="parse_error") for c in walk.checks]
         if not scores:
-            return Comparison(1.0, True, tuple(walk.checks))
+            return ArgumentComparison(1.0, True, tuple(walk.checks))
         score = math.fsum(s for s, _ in scores) / len(scores)
-        return Comparison(score, all(ok for _, ok in scores), tuple(walk.checks))
+        return ArgumentComparison(score, all(ok for _, ok in scores), tuple(walk.checks))
 
 
 def _invalid_expected(
     expected: ToolCall, actual: ToolCall, expected_index: int | None, actual_index: int | None
-) -> Comparison:
+) -> ArgumentComparison:
     """An expected call whose arguments are not an object matches no call (one failed check)."""
     check = ArgumentCheck(
         tool=expected.name,
@@ -270,7 +266,7 @@ def _invalid_expected(
         actual_index=actual_index,
         matcher="parse_error",
     )
-    return Comparison(0.0, False, (check,))
+    return ArgumentComparison(0.0, False, (check,))
 
 
 class _Walk:
