@@ -76,7 +76,9 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _text(row: Mapping, key: str, number: int | None, *, numbers: bool = False) -> str | None:
+def _text(
+    row: Mapping[str, Any], key: str, number: int | None, *, numbers: bool = False
+) -> str | None:
     value = _cell(row.get(key))
     if value is None or isinstance(value, str):
         return value
@@ -119,7 +121,7 @@ def _topics(value: Any, number: int | None) -> list[str] | None:
     )
 
 
-def _metadata(row: Mapping, extra_keys: list[str], number: int | None) -> dict[str, Any]:
+def _metadata(row: Mapping[str, Any], extra_keys: list[str], number: int | None) -> dict[str, Any]:
     raw = row.get("metadata")
     if raw is None and not extra_keys:
         return {}
