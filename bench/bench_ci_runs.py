@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.agent_stub import AgentStub  # noqa: E402
 
+from tooleval.analysis.summary_md import run_summary_markdown  # noqa: E402
 from tooleval.runs import plan_from_dict, run_plan  # noqa: E402
 from tooleval.runs.rescore import parse_metric_specs, rescore_run  # noqa: E402
 from tooleval.runs.response_cache import ResponseCache  # noqa: E402
-from tooleval.runs.summary_md import run_summary_markdown  # noqa: E402
 from tooleval.store import open_store  # noqa: E402
 
 

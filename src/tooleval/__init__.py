@@ -78,6 +78,12 @@ from tooleval.model import (
 )
 
 if TYPE_CHECKING:  # the lazy names below, visible to type checkers and IDEs
+    from tooleval.analysis import (
+        classify_failure,
+        cluster_failures,
+        compare_runs,
+        evaluate_gate,
+    )
     from tooleval.connectors import (
         AgentResponse,
         CallableConnector,
@@ -97,15 +103,7 @@ if TYPE_CHECKING:  # the lazy names below, visible to type checkers and IDEs
         run_detectors,
         session_to_case,
     )
-    from tooleval.runs import (
-        arun_plan,
-        classify_failure,
-        cluster_failures,
-        compare_runs,
-        evaluate_gate,
-        load_plan,
-        run_plan,
-    )
+    from tooleval.runs import arun_plan, load_plan, run_plan
     from tooleval.store import MetricSpec, RowRecord, RunInfo, Store, open_store
     from tooleval.testing import assert_tool_calls
 
@@ -130,10 +128,10 @@ _LAZY = {
     "load_plan": "tooleval.runs",
     "run_plan": "tooleval.runs",
     "arun_plan": "tooleval.runs",
-    "compare_runs": "tooleval.runs",
-    "classify_failure": "tooleval.runs",
-    "cluster_failures": "tooleval.runs",
-    "evaluate_gate": "tooleval.runs",
+    "compare_runs": "tooleval.analysis",
+    "classify_failure": "tooleval.analysis",
+    "cluster_failures": "tooleval.analysis",
+    "evaluate_gate": "tooleval.analysis",
     "assert_tool_calls": "tooleval.testing",
     # LLM judges and judged metrics
     "JudgeReply": "tooleval.judge",

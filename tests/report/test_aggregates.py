@@ -9,13 +9,13 @@ import re
 import pytest
 from tests.web.seed import METRICS, seed_many, seed_support_runs
 
+from tooleval.analysis.clusters import cluster_failures
+from tooleval.analysis.compare import compare_runs
 from tooleval.cli.main import main
 from tooleval.model import Result, Sample
 from tooleval.report.charts import bin_counts, histogram_svg
 from tooleval.report.comparison import comparison_page
 from tooleval.report.summary import aggregate_run, run_clusters, run_counts
-from tooleval.runs.clusters import cluster_failures
-from tooleval.runs.compare import compare_runs
 from tooleval.store.aggregates import load_aggregate
 from tooleval.store.records import RowRecord
 
@@ -261,9 +261,9 @@ def test_cached_run_headers_equal_get_run_and_follow_a_resume(store):
 
 
 def test_clusters_read_calls_kept_in_messages(store):
+    from tooleval.analysis.clusters import classify_failure
     from tooleval.metrics.registry import score_sample
     from tooleval.model import AssistantMessage, ExpectedTools, ToolCall, UserMessage
-    from tooleval.runs.clusters import classify_failure
     from tooleval.store.aggregates import iter_unpassed_rows, iter_unpassed_slim
 
     run_id = store.create_run("messages", dataset={}, connector={}, metrics=METRICS[1:])

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from tests.runs.support import script_correct, write_dataset, write_plan
 
+from tooleval.analysis.summary_md import md_text
 from tooleval.cli.main import main
-from tooleval.runs.summary_md import md_text
 from tooleval.store import open_store
 
 

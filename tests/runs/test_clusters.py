@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tooleval.analysis.clusters import classify_failure, cluster_failures, failure_detail
 from tooleval.model import ArgumentCheck, Diagnosis, Result, Sample, ToolCall
-from tooleval.runs.clusters import classify_failure, cluster_failures, failure_detail
 from tooleval.store.records import RowRecord
 
 

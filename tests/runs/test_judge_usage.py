@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+from tooleval.analysis.export import judge_usage, write_json
 from tooleval.model import Diagnosis, Result, Sample
-from tooleval.runs.export import judge_usage, write_json
 from tooleval.runs.render import make_console, show_run
 from tooleval.store import MetricSpec, RowRecord, open_store
 

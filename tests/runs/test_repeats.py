@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from tests.runs.support import CASES, script_correct, write_dataset, write_plan
 
+from tooleval.analysis.repeats import analyse_repeats, pass_at_k, pass_hat_k, repeat_gate, repeat_of
 from tooleval.errors import ConfigError
 from tooleval.runs.plan import GateSpec, load_plan
-from tooleval.runs.repeats import analyse_repeats, pass_at_k, pass_hat_k, repeat_gate, repeat_of
 from tooleval.runs.runner import run_plan
 from tooleval.store import open_store
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from tooleval.analysis.clusters import classify_failure
 from tooleval.metrics.registry import score_sample
 from tooleval.model import ExpectedTools, Result, Sample, ToolCall
-from tooleval.runs.clusters import classify_failure
 from tooleval.store.records import MetricSpec, RowRecord
 
 XSS = "<script>window.__xss=1</script>"

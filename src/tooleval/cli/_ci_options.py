@@ -103,7 +103,7 @@ def run_kwargs(args: argparse.Namespace, cache: Any) -> dict[str, Any]:
 
 def after_run(args: argparse.Namespace, store: Any, outcome: Any, gate: Any, console: Any) -> Any:
     """Print a repeated run's pass^k / pass@k and flaky rows; gate on what --gate-on says."""
-    from tooleval.runs.repeats import repeat_gate, repeat_lines, summarise_run
+    from tooleval.analysis.repeats import repeat_gate, repeat_lines, summarise_run
 
     summary = summarise_run(store, outcome.run)
     if summary is None:
@@ -120,7 +120,7 @@ def write_ci_outputs(
     args: argparse.Namespace, store: Any, outcome: Any, cache: Any, console: Any
 ) -> None:
     """The cache's tally, the Markdown summary and ``$GITHUB_STEP_SUMMARY``."""
-    from tooleval.runs.summary_md import run_summary_markdown, step_summary_path, write_summary
+    from tooleval.analysis.summary_md import run_summary_markdown, step_summary_path, write_summary
 
     if cache is not None:
         console.print(cache.describe(), markup=False, highlight=False)

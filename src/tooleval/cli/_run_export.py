@@ -52,9 +52,8 @@ def add_export_verb(verbs: Any) -> None:
 
 
 def _gate(args: argparse.Namespace, run: Any) -> Any:
+    from tooleval.analysis.gate import GateSpec, MetricGate, evaluate_gate
     from tooleval.errors import ConfigError
-    from tooleval.runs.gate import evaluate_gate
-    from tooleval.runs.plan import GateSpec, MetricGate
 
     stored = run.config.get("gate") or {}
     values = {}
@@ -109,11 +108,11 @@ def _cell(text: str) -> str:
 
 
 def export_run(args: argparse.Namespace) -> int:
+    from tooleval.analysis.export import write_json, write_junit
+    from tooleval.analysis.summary_md import run_summary_markdown, step_summary_path, write_summary
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
     from tooleval.io_atomic import check_output_path
-    from tooleval.runs.export import write_json, write_junit
-    from tooleval.runs.summary_md import run_summary_markdown, step_summary_path, write_summary
 
     outputs = {o: getattr(args, o) for o in ("junit", "json", "csv", "summary_md")}
     given = {o: v for o, v in outputs.items() if v}

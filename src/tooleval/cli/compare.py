@@ -43,8 +43,8 @@ def compare(args: argparse.Namespace) -> int:
 
     import orjson
 
+    from tooleval.analysis.compare import compare_runs
     from tooleval.cli.run import open_cli_store
-    from tooleval.runs.compare import compare_runs
     from tooleval.runs.render import make_console, print_comparison
 
     if args.json:

@@ -1,6 +1,6 @@
 """Comparison blocks (run A = baseline, run B = new), shared by report and viewer.
 
->>> from tooleval.runs.compare import DeltaCounts
+>>> from tooleval.analysis.compare import DeltaCounts
 >>> category_deltas({"refund": {"m": DeltaCounts(fixed=2, regressed=1)}})
 [('refund', 2, 1)]
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tooleval.analysis.compare import CHANGES
 from tooleval.report.charts import delta_chart_svg
 from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
-from tooleval.runs.compare import CHANGES
 
 __all__ = [
     "CHANGE_LABELS",

@@ -1,6 +1,6 @@
 """Comparisons of two runs for the viewer and the report, computed once and kept in the store.
 
-:func:`tooleval.runs.compare.compare_runs` decides every row's change; it is
+:func:`tooleval.analysis.compare.compare_runs` decides every row's change; it is
 fed *lean* rows here (row id, index, category and each result's score and
 verdict, read by :func:`tooleval.store.aggregates.verdict_rows` without
 decoding any sample or diagnosis JSON), which is what makes two big runs
@@ -26,9 +26,9 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from tooleval.analysis.compare import CHANGES
 from tooleval.model import Result, Sample
 from tooleval.report.summary import FINISHED, cached_run, stamp
-from tooleval.runs.compare import CHANGES
 from tooleval.store import aggregates as agg
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -122,7 +122,7 @@ def _save(store: Any, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps:
 
 
 def _counts(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> Any:
-    from tooleval.runs.compare import Comparison, DeltaCounts, config_differences
+    from tooleval.analysis.compare import Comparison, DeltaCounts, config_differences
 
     return Comparison(
         run_a=info_a,
@@ -158,7 +158,7 @@ def _stored_page(
     offset: int,
     limit: int,
 ) -> ComparisonPage:
-    from tooleval.runs.compare import RowDelta
+    from tooleval.analysis.compare import RowDelta
 
     comparison = _counts(payload, info_a, info_b)
     metrics = list(comparison.metrics)
@@ -202,7 +202,7 @@ def comparison_page(
     deltas (each group in row order); ``unchanged`` pairs are counted in the
     comparison but listed only while it is computed fresh (a run still going).
     """
-    from tooleval.runs.compare import compare_runs
+    from tooleval.analysis.compare import compare_runs
 
     info_a, info_b = cached_run(store, run_a), cached_run(store, run_b)
     stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]

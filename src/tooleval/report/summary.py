@@ -5,7 +5,7 @@ Two documents per run (see :mod:`tooleval.store.aggregates`):
 - ``counts``: score histograms per metric, per-category row verdicts and
   per-metric pass rates, rows per failure class with the first example rows.
   Database GROUP BYs only: seconds on a million rows.
-- ``clusters``: the failure clusters (:func:`tooleval.runs.clusters.cluster_failures`
+- ``clusters``: the failure clusters (:func:`tooleval.analysis.clusters.cluster_failures`
   over every row that did not pass), with at most ``CLUSTER_EXAMPLES`` row ids each.
 
 A finished run's documents are written once (``tooleval aggregate``, or on
@@ -180,7 +180,7 @@ class RunCounts:
 
 
 def _count(store: Any, run: RunInfo, *, bins: int = 10) -> RunCounts:
-    from tooleval.runs.clusters import FAILURE_CLASSES
+    from tooleval.analysis.clusters import FAILURE_CLASSES
 
     thresholds = {m.name: m.threshold for m in run.metrics}
     histograms = agg.score_histograms(store, run.id, bins=bins)
@@ -239,7 +239,7 @@ def run_counts(store: Any, run: RunInfo, *, refresh: bool = False) -> RunCounts:
 
 
 def _cluster(store: Any, run: RunInfo) -> tuple[list[Any], int]:
-    from tooleval.runs.clusters import cluster_failures
+    from tooleval.analysis.clusters import cluster_failures
 
     failing = list(agg.iter_unpassed_slim(store, run.id))
     clusters = cluster_failures(failing, total_rows=run.row_count)
@@ -248,7 +248,7 @@ def _cluster(store: Any, run: RunInfo) -> tuple[list[Any], int]:
 
 def run_clusters(store: Any, run: RunInfo, *, refresh: bool = False) -> tuple[list[Any], int]:
     """The run's failure clusters (examples capped) and how many rows did not pass."""
-    from tooleval.runs.clusters import FailureCluster
+    from tooleval.analysis.clusters import FailureCluster
 
     if not refresh:
         payload = agg.load_aggregate(store, run.id, _CLUSTERS, row_count=run.row_count)

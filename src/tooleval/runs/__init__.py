@@ -1,4 +1,7 @@
-"""Evaluation runs: plans, the concurrent runner, comparison, failure clustering, the CI gate.
+"""Evaluation runs: plans, the concurrent runner; re-exports the read-side analysis.
+
+Comparison, failure clustering and the CI gate live in :mod:`tooleval.analysis`
+(they read stored runs only) and are re-exported here under their old names.
 
 >>> plan = plan_from_dict({"dataset": "cases.jsonl", "connector": {"url": "http://127.0.0.1:9"},
 ...                        "metrics": ["tool_correctness"], "gate": {"min_pass_rate": 0.9}})
@@ -6,7 +9,7 @@
 (8, 0.9)
 """
 
-from tooleval.runs.clusters import (
+from tooleval.analysis.clusters import (
     FAILURE_CLASSES,
     FailureCluster,
     classify_failure,
@@ -14,7 +17,7 @@ from tooleval.runs.clusters import (
     error_key,
     failure_detail,
 )
-from tooleval.runs.compare import (
+from tooleval.analysis.compare import (
     Comparison,
     ConfigDifference,
     DeltaCounts,
@@ -22,7 +25,7 @@ from tooleval.runs.compare import (
     change_of,
     compare_runs,
 )
-from tooleval.runs.gate import GateCheck, GateResult, evaluate_gate
+from tooleval.analysis.gate import GateCheck, GateResult, evaluate_gate
 from tooleval.runs.plan import DatasetSpec, GateSpec, MetricGate, Plan, load_plan, plan_from_dict
 from tooleval.runs.preflight import PreflightReport, Problem, preflight
 from tooleval.runs.runner import RunOutcome, arun_plan, check_plan, run_plan

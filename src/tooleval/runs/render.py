@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooleval.runs.clusters import FAILURE_CLASSES, cluster_failures
-from tooleval.runs.compare import Comparison, DeltaCounts
-from tooleval.runs.gate import GateResult, gate_pass_rate
+from tooleval.analysis.clusters import FAILURE_CLASSES, cluster_failures
+from tooleval.analysis.compare import Comparison, DeltaCounts
+from tooleval.analysis.gate import GateResult, gate_pass_rate
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
@@ -162,8 +162,8 @@ def print_summary(console: Any, run: RunInfo) -> None:
 
 def print_judge_usage(console: Any, store: Any, run: RunInfo) -> None:
     """One line of judge accounting when the run has LLM-judged metrics."""
+    from tooleval.analysis.export import judge_usage
     from tooleval.metrics.registry import get_metric
-    from tooleval.runs.export import judge_usage
 
     judged = [m.name for m in run.metrics if get_metric(m.name).needs_judge]
     if not judged:
@@ -305,7 +305,7 @@ def show_run(
     print_summary(console, run)
     print_judge_usage(console, store, run)
     print_categories(console, store, run)
-    from tooleval.runs.repeats import repeat_lines, summarise_run
+    from tooleval.analysis.repeats import repeat_lines, summarise_run
 
     repeats = summarise_run(store, run) if category is None else None
     for line in repeat_lines(repeats) if repeats is not None else ():

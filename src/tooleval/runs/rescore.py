@@ -20,9 +20,9 @@ from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
+from tooleval.analysis.clusters import classify_failure
 from tooleval.errors import ConfigError
 from tooleval.model import Result, Sample
-from tooleval.runs.clusters import classify_failure
 from tooleval.store.records import MetricSpec, RowRecord
 
 __all__ = ["parse_metric_specs", "rescore_run", "rescore_row"]

@@ -29,10 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from tooleval.analysis.clusters import classify_failure, cluster_failures
+from tooleval.analysis.gate import GateResult, evaluate_gate
 from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
-from tooleval.runs.clusters import classify_failure, cluster_failures
-from tooleval.runs.gate import GateResult, evaluate_gate
 from tooleval.runs.heartbeat import Heartbeat
 from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooleval.analysis.compare import CHANGES
 from tooleval.report.compare import CHANGE_LABELS, change_cell, comparison_overview
 from tooleval.report.components import score_text
 from tooleval.report.html import Href, Safe, el, href, void
 from tooleval.report.page import chip_legend
 from tooleval.report.side_by_side import delta_calls, side_by_side
-from tooleval.runs.compare import CHANGES
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import page, select
 

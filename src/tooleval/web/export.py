@@ -1,6 +1,6 @@
 """The viewer's exports: the rows of a view (same filters and order) as CSV or JSONL.
 
-JSONL lines are :func:`tooleval.runs.export.row_to_dict` (what ``--json``
+JSONL lines are :func:`tooleval.analysis.export.row_to_dict` (what ``--json``
 writes per row). CSV has one line per row: id, category, verdict, failure
 class, error, per metric score / passed / reason, expected and called tools,
 input and output. A CSV cell that a spreadsheet would read as a formula
@@ -75,7 +75,7 @@ def csv_values(run: RunInfo, row: RowRecord) -> list[str]:
 
 def export_lines(kind: str, run: RunInfo, rows: Iterable[RowRecord]) -> Iterator[str]:
     """The export as text chunks (streamed: a big run is never held in memory)."""
-    from tooleval.runs.export import row_to_dict
+    from tooleval.analysis.export import row_to_dict
 
     if kind == "jsonl":
         for row in rows:

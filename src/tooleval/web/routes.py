@@ -41,7 +41,7 @@ def run_filters(
     A score order without a metric uses the run's first metric (and says so)
     instead of refusing the request.
     """
-    from tooleval.runs.clusters import FAILURE_CLASSES
+    from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.store.queries import ORDER_BY
 
     metrics = list(info.summaries)
@@ -122,8 +122,8 @@ def render_run(
     note: str | None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
+    from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.report.summary import run_counts
-    from tooleval.runs.clusters import FAILURE_CLASSES
     from tooleval.web import pages
 
     counts = run_counts(store, info)
@@ -192,8 +192,8 @@ def render_compare(
     page: int,
 ) -> str:
     """The compare page: the stored comparison and one page of deltas with both rows' calls."""
+    from tooleval.analysis.compare import CHANGES
     from tooleval.report.comparison import comparison_page
-    from tooleval.runs.compare import CHANGES
     from tooleval.web.compare_pages import compare_page
 
     every = cached_runs(store)

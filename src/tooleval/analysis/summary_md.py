@@ -40,7 +40,7 @@ def _pct(value: float | None) -> str:
 
 
 def _metric_table(run: RunInfo) -> list[str]:
-    from tooleval.runs.gate import gate_pass_rate
+    from tooleval.analysis.gate import gate_pass_rate
 
     lines = [
         "| metric | pass rate | passed | failed | errors | unscored | mean score |",
@@ -66,7 +66,7 @@ def _gate_lines(gate: Any) -> list[str]:
 
 
 def _regression_lines(store: Any, run: RunInfo, baseline: str, limit: int) -> list[str]:
-    from tooleval.runs.compare import compare_runs
+    from tooleval.analysis.compare import compare_runs
 
     comparison = compare_runs(store, baseline, run.id)
     regressed = comparison.changed("regressed")
@@ -142,8 +142,8 @@ def run_summary_markdown(
     rows: int = 10,
 ) -> str:
     """The Markdown summary of a stored run (``baseline`` another run id to compare with)."""
-    from tooleval.runs.clusters import cluster_failures
-    from tooleval.runs.repeats import summarise_run
+    from tooleval.analysis.clusters import cluster_failures
+    from tooleval.analysis.repeats import summarise_run
 
     run = store.get_run(run_id)
     all_rows = list(store.iter_rows(run.id))

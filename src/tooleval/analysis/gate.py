@@ -20,13 +20,43 @@ False
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.runs.plan import GateSpec
 from tooleval.store.records import RunInfo
 
-__all__ = ["GateCheck", "GateResult", "evaluate_gate", "gate_pass_rate"]
+__all__ = ["GateCheck", "GateResult", "GateSpec", "MetricGate", "evaluate_gate", "gate_pass_rate"]
+
+
+@dataclass(frozen=True, slots=True)
+class MetricGate:
+    """What one metric must reach for the run to pass."""
+
+    min_pass_rate: float | None = None
+    min_mean_score: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateSpec:
+    """The CI gate: a global pass rate, an error budget, per-metric floors."""
+
+    min_pass_rate: float | None = None
+    max_error_rate: float | None = None
+    metrics: dict[str, MetricGate] = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.min_pass_rate is None and self.max_error_rate is None and not self.metrics
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "min_pass_rate": self.min_pass_rate,
+            "max_error_rate": self.max_error_rate,
+            "metrics": {
+                name: {"min_pass_rate": g.min_pass_rate, "min_mean_score": g.min_mean_score}
+                for name, g in self.metrics.items()
+            },
+        }
 
 
 @dataclass(frozen=True, slots=True)
