@@ -72,7 +72,7 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
         query = query.select_from(t.rows.join(t.results, on))
     elif passed is not None:
         query = query.where(rows.passed.is_(passed))
-    if searched_text(filters.search):
+    if filters.search is not None and searched_text(filters.search):
         # Row id, input, output, error, tool names and argument values (the calls
         # made and the expected ones), through the full-text index: see search_index.
         query = query.where(search_condition(filters.search))

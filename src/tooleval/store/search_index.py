@@ -90,7 +90,7 @@ class _FtsCandidates(sa.sql.expression.ColumnElement[bool]):
     """SQLite: the row is among the index's candidates for the phrase; elsewhere: true."""
 
     # Not Boolean: SQLite would compare it "= 1", which keeps the rowid IN off the index.
-    type = sa.types.NullType()
+    type: Any = sa.types.NullType()
     inherit_cache = True
     _traverse_internals = [("phrase", InternalTraversal.dp_clauseelement)]
 
