@@ -4,7 +4,8 @@
 current directory; pass a file path, ``sqlite:///FILE`` or
 ``postgresql://USER@HOST:PORT/DB`` for another store. Everything that reads
 runs (CLI, report, web viewer, comparison) goes through the read API of
-:class:`Store` and gets the plain records of :mod:`tooleval.store.records`.
+:class:`Store` (typed as :class:`StoreReader`; writers as :class:`StoreWriter`)
+and gets the plain records of :mod:`tooleval.store.records`.
 
 >>> store = open_store("sqlite:///:memory:")
 >>> run_id = store.create_run("demo", dataset={"path": "d.jsonl"}, connector={}, metrics=[])
@@ -18,12 +19,22 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from tooleval.store.protocol import StoreReader, StoreWriter
 from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
 
 if TYPE_CHECKING:
     from tooleval.store.sql import Store
 
-__all__ = ["MetricSpec", "MetricSummary", "RowRecord", "RunInfo", "Store", "open_store"]
+__all__ = [
+    "MetricSpec",
+    "MetricSummary",
+    "RowRecord",
+    "RunInfo",
+    "Store",
+    "StoreReader",
+    "StoreWriter",
+    "open_store",
+]
 
 
 def open_store(url: str | os.PathLike[str] | None = None) -> Store:
