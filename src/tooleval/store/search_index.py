@@ -62,7 +62,7 @@ def fts_phrase(text: str) -> str:
 
 
 def searched_text(search: str | None) -> str:
-    """The text a search looks for: ``search`` less NUL characters.
+    r"""The text a search looks for: ``search`` less NUL characters.
 
     PostgreSQL stores no NUL (the store drops them on write) and cannot take
     one in a query; SQLite's LIKE and FTS5 stop reading at one.
