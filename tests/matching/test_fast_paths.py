@@ -16,12 +16,8 @@ from hypothesis import strategies as st
 
 from tooleval.matching import MISSING, resolve_comparator
 from tooleval.matching.alignment import CallTable, _is_listed_chain
-from tooleval.matching.assignment import (
-    _hungarian,
-    max_weight_matching,
-    max_weight_partial_order,
-    max_weight_subsequence,
-)
+from tooleval.matching.assignment import _hungarian, max_weight_matching, max_weight_subsequence
+from tooleval.matching.partial_order import max_weight_partial_order
 from tooleval.matching.values import deep_equal
 from tooleval.model import ToolCall
 

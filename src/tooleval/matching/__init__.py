@@ -19,11 +19,7 @@
 """
 
 from tooleval.matching.alignment import CallTable, order_violations
-from tooleval.matching.assignment import (
-    max_weight_matching,
-    max_weight_partial_order,
-    max_weight_subsequence,
-)
+from tooleval.matching.assignment import max_weight_matching, max_weight_subsequence
 from tooleval.matching.base import Matcher
 from tooleval.matching.config import (
     ArgumentComparator,
@@ -33,6 +29,7 @@ from tooleval.matching.config import (
     resolve_comparator,
     resolve_matcher,
 )
+from tooleval.matching.partial_order import max_weight_partial_order
 from tooleval.matching.structural import NumericText, Unordered
 from tooleval.matching.values import (
     CallableMatcher,

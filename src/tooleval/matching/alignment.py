@@ -33,7 +33,7 @@ from tooleval.matching.assignment import (
 )
 from tooleval.matching.config import ArgumentComparator, ArgumentComparison
 from tooleval.matching.json_values import stored
-from tooleval.matching.partial_order import max_weight_partial_order_bounded
+from tooleval.matching.partial_order import max_weight_partial_order
 from tooleval.model import ToolCall
 
 __all__ = ["CallTable", "call_entry", "order_violations"]
@@ -233,7 +233,7 @@ class CallTable:
             return self.match_in_order(require_match=require_match)
         # Exponential in the worst case: a step budget turns a row that would
         # stall the run into SearchBudgetExceeded (an unscored row, not a hang).
-        return max_weight_partial_order_bounded(
+        return max_weight_partial_order(
             self._weights(require_match=require_match, plain=True), pairs
         )
 

@@ -1,6 +1,6 @@
-"""Optimal pairings between two lists: assignment, ordered subsequence, partial order.
+"""Optimal pairings between two lists: assignment and ordered subsequence.
 
-All three take a weight table ``weights[i][j]`` (a number > 0 when row ``i``
+Both take a weight table ``weights[i][j]`` (a number > 0 when row ``i``
 may pair with column ``j``, ``None`` when it may not) and return the pairs
 ``(i, j)`` of a pairing with the largest total weight, sorted by ``i``.
 Nothing here is greedy, so the result never depends on list order beyond
@@ -14,8 +14,10 @@ the arithmetic exact.
 [(0, 1), (1, 0)]
 >>> max_weight_subsequence([[None, 1], [1, None]])
 [(0, 1)]
->>> max_weight_partial_order([[1, None], [None, 1]], before=[(1, 0)])
-[(1, 1)]
+
+
+Pairing under a partial order (``before`` constraints) is the budgeted search
+in :mod:`tooleval.matching.partial_order`, built on these two.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "max_weight_matching",
-    "max_weight_partial_order",
     "max_weight_subsequence",
     "transitive_closure",
 ]
@@ -184,91 +185,3 @@ def transitive_closure(n: int, before: Iterable[tuple[int, int]]) -> set[tuple[i
             closure.add((start, node))
             stack.extend(after[node])
     return closure
-
-
-def max_weight_partial_order(
-    weights: Weights, before: Iterable[tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """Heaviest pairing whose columns respect the rows' ordering constraints.
-
-    ``before`` holds ``(a, b)``: if rows ``a`` and ``b`` are both paired,
-    ``a``'s column must come before ``b``'s. Constraints are taken with their
-    transitive closure; rows on a cycle can never be paired together. This is
-    an exact branch-and-bound search bounded by the unconstrained optimum, fast
-    for the handful of calls a test row holds.
-
-    >>> max_weight_partial_order([[1, None, None], [None, 1, None], [None, None, 1]],
-    ...                          before=[(2, 0)])
-    [(1, 1), (2, 2)]
-    """
-    rows = len(weights)
-    cols = len(weights[0]) if rows else 0
-    if rows == 0 or cols == 0:
-        return []
-    closure = transitive_closure(rows, before)
-    if not closure:
-        return max_weight_matching(weights)
-    order = _topological_order(rows, closure)
-    # per row, the allowed columns heaviest first ((w or 0): None is never positive)
-    candidates = [
-        [
-            j
-            for _, j in sorted(
-                (-(w or 0), j) for j, w in enumerate(weights[i][:cols]) if (w or 0) > 0
-            )
-        ]
-        for i in range(rows)
-    ]
-    assigned: dict[int, int] = {}
-    used: set[int] = set()
-    best_pairs: list[tuple[int, int]] = []
-    best_total: list[int | float] = [0]
-
-    def bound(position: int) -> int | float:
-        rest = order[position:]
-        free = [j for j in range(cols) if j not in used]
-        if not rest or not free:
-            return 0
-        sub = [[weights[i][j] for j in free] for i in rest]
-        return sum(sub[a][b] or 0 for a, b in max_weight_matching(sub))  # matched: never None
-
-    def consistent(i: int, j: int) -> bool:
-        for k, col in assigned.items():
-            if (k, i) in closure and not col < j:
-                return False
-            if (i, k) in closure and not j < col:
-                return False
-        return (i, i) not in closure
-
-    def search(position: int, total: int | float) -> None:
-        if total > best_total[0]:
-            best_total[0] = total
-            best_pairs[:] = sorted(assigned.items())
-        if position == len(order) or total + bound(position) <= best_total[0]:
-            return
-        i = order[position]
-        for j in candidates[i]:
-            if j in used or not consistent(i, j):
-                continue
-            assigned[i] = j
-            used.add(j)
-            search(position + 1, total + (weights[i][j] or 0))  # a candidate: never None
-            del assigned[i]
-            used.discard(j)
-        search(position + 1, total)
-
-    search(0, 0)
-    return best_pairs
-
-
-def _topological_order(n: int, closure: set[tuple[int, int]]) -> list[int]:
-    """Rows ordered so constrained predecessors come first (index order on ties)."""
-    placed: list[int] = []
-    remaining = set(range(n))
-    while remaining:
-        ready = [i for i in sorted(remaining) if not any((k, i) in closure for k in remaining)]
-        # A cycle leaves nothing ready; take the lowest index so the search still ends.
-        nxt = ready[0] if ready else min(remaining)
-        placed.append(nxt)
-        remaining.discard(nxt)
-    return placed

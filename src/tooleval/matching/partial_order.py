@@ -19,10 +19,10 @@ not seconds, so the same row gives the same outcome on every machine; a step
 cost 17-26 microseconds on 40-60 calls in our measurements, so one row stops within
 about a second or two.
 
->>> max_weight_partial_order_bounded([[1, None], [None, 1]], before=[(1, 0)])
+>>> max_weight_partial_order([[1, None], [None, 1]], before=[(1, 0)])
 [(1, 1)]
 >>> try:
-...     max_weight_partial_order_bounded([[1] * 12] * 12, [(i, i + 1) for i in range(0, 11, 2)],
+...     max_weight_partial_order([[1] * 12] * 12, [(i, i + 1) for i in range(0, 11, 2)],
 ...                                       budget=3)
 ... except SearchBudgetExceeded as exc:
 ...     print(exc.reason)
@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from tooleval.errors import ToolEvalError
 from tooleval.matching.assignment import Weights, max_weight_matching, transitive_closure
 
-__all__ = ["SEARCH_BUDGET", "SearchBudgetExceeded", "max_weight_partial_order_bounded"]
+__all__ = ["SEARCH_BUDGET", "SearchBudgetExceeded", "max_weight_partial_order"]
 
 #: Search steps allowed for one row's partial-order pairing.
 SEARCH_BUDGET = 50_000
@@ -53,15 +53,22 @@ class SearchBudgetExceeded(ToolEvalError):
         self.reason = reason
 
 
-def max_weight_partial_order_bounded(
+def max_weight_partial_order(
     weights: Weights, before: Iterable[tuple[int, int]], *, budget: int | None = None
 ) -> list[tuple[int, int]]:
     """Heaviest pairing whose columns respect the rows' ordering constraints.
 
-    Same answer (and same tie-breaking) as
-    :func:`tooleval.matching.assignment.max_weight_partial_order`, or
+    ``before`` holds ``(a, b)``: if rows ``a`` and ``b`` are both paired,
+    ``a``'s column must come before ``b``'s. Constraints are taken with their
+    transitive closure; rows on a cycle can never be paired together. Among
+    equally heavy pairings the first one the search meets wins (rows in
+    topological order, columns heaviest first). Raises
     :class:`SearchBudgetExceeded` after ``budget`` search steps (default
     :data:`SEARCH_BUDGET`).
+
+    >>> max_weight_partial_order([[1, None, None], [None, 1, None], [None, None, 1]],
+    ...                          before=[(2, 0)])
+    [(1, 1), (2, 2)]
     """
     if budget is None:
         budget = SEARCH_BUDGET
