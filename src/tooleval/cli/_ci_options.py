@@ -68,6 +68,22 @@ def add_ci_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def apply_plan_defaults(args: argparse.Namespace, plan: Any) -> None:
+    """Fill ``--repeat``, ``--max-rps`` and the cache from the plan where the command line is silent.
+
+    The command line wins: ``--repeat 1`` runs once a plan that says ``repeat: 3``,
+    ``--no-cache`` turns off a plan's ``cache: true``, ``--cache-file`` replaces its file.
+    """
+    if args.repeat is None:
+        args.repeat = plan.repeat
+    if args.max_rps is None:
+        args.max_rps = plan.max_rps
+    if plan.cache and not (args.cache or args.no_cache or args.refresh_cache):
+        args.cache = True
+    if args.cache_file is None and plan.cache_file is not None and not args.no_cache:
+        args.cache_file = str(plan.cache_file)
+
+
 def check_ci_options(args: argparse.Namespace, inputs: list[Any]) -> None:
     """Usage errors before any call: bad numbers, an unwritable summary path."""
     from tooleval.errors import ConfigError

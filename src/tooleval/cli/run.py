@@ -200,10 +200,12 @@ def _dry_run(plan: Any, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooleval.cli._ci_options import apply_plan_defaults
     from tooleval.errors import ConfigError
     from tooleval.runs.plan import load_plan
 
     plan = load_plan(args.plan)
+    apply_plan_defaults(args, plan)
     gate = _gate_from_args(plan, args)
     if args.concurrency is not None and args.concurrency < 1:
         raise ConfigError(

@@ -17,6 +17,9 @@
         params: {args: ignore}
         threshold: 0.8
     concurrency: 8
+    repeat: 3                      # run every row 3 times (pass^k / pass@k)
+    max_rps: 20                    # at most 20 agent calls a second
+    cache: true                    # or a file: responses.db (relative to the plan file)
     judge: {type: local}           # only for judged metrics
     gate:
       min_pass_rate: 0.9           # every metric
@@ -31,7 +34,7 @@ Every mistake is a :class:`ConfigError` naming the key path:
 ...                 "concurency": 4})
 Traceback (most recent call last):
 ...
-tooleval.errors.ConfigError: field concurency: unknown key; expected one of concurrency, connector, dataset, gate, judge, metrics, name, tags
+tooleval.errors.ConfigError: field concurency: unknown key; expected one of cache, concurrency, connector, dataset, gate, judge, max_rps, metrics, name, repeat, tags
 """
 
 from __future__ import annotations
@@ -44,12 +47,26 @@ from typing import Any
 
 from tooleval.analysis.gate import GateSpec, MetricGate
 from tooleval.errors import ConfigError
+from tooleval.runs.rate_limit import check_rps
+from tooleval.runs.repeats import check_repeat
 from tooleval.store.records import MetricSpec
 
 __all__ = ["DatasetSpec", "GateSpec", "MetricGate", "Plan", "load_plan", "plan_from_dict"]
 
 DEFAULT_CONCURRENCY = 8
-_TOP_KEYS = ("name", "tags", "dataset", "connector", "metrics", "concurrency", "judge", "gate")
+_TOP_KEYS = (
+    "name",
+    "tags",
+    "dataset",
+    "connector",
+    "metrics",
+    "concurrency",
+    "judge",
+    "gate",
+    "repeat",
+    "max_rps",
+    "cache",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +82,12 @@ class DatasetSpec:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """A validated plan (see the module docstring for the file format)."""
+    """A validated plan (see the module docstring for the file format).
+
+    ``repeat``, ``max_rps`` and ``cache`` / ``cache_file`` are the plan's
+    defaults for ``tooleval run``'s ``--repeat``, ``--max-rps`` and
+    ``--cache`` / ``--cache-file``; the command line overrides them.
+    """
 
     name: str
     dataset: DatasetSpec
@@ -76,6 +98,10 @@ class Plan:
     judge: dict[str, Any] | None = None
     gate: GateSpec = field(default_factory=GateSpec)
     path: Path | None = None
+    repeat: int | None = None
+    max_rps: float | None = None
+    cache: bool = False
+    cache_file: Path | None = None
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -140,6 +166,8 @@ def plan_from_dict(
                 f"{', '.join(m.name for m in metrics)}",
                 field=f"gate.metrics.{gated}",
             )
+    repeat = data.get("repeat")
+    cache, cache_file = _cache(data.get("cache", False), base_dir)
     return Plan(
         name=name.strip(),
         dataset=_dataset(data["dataset"], base_dir),
@@ -150,6 +178,10 @@ def plan_from_dict(
         judge=None if judge is None else dict(judge),
         gate=gate,
         path=path,
+        repeat=None if repeat is None else check_repeat(repeat, "repeat"),
+        max_rps=check_rps(data.get("max_rps"), "max_rps"),
+        cache=cache,
+        cache_file=cache_file,
     )
 
 
@@ -230,6 +262,20 @@ def _concurrency(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"expected a whole number >= 1, got {value!r}", field=where)
     return value
+
+
+def _cache(value: Any, base_dir: Path | None) -> tuple[bool, Path | None]:
+    """``cache: true`` / ``false``, or a cache file (relative to the plan's folder)."""
+    if value is None or isinstance(value, bool):
+        return bool(value), None
+    if isinstance(value, str) and value.strip():
+        file = Path(value.strip())
+        if base_dir is not None and not file.is_absolute():
+            file = base_dir / file
+        return True, file
+    raise ConfigError(
+        f"expected true, false or a cache file path, got {_kind(value)}", field="cache"
+    )
 
 
 def _fraction(value: Any, where: str) -> float | None:

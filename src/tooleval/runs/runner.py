@@ -115,7 +115,8 @@ async def arun_plan(
     ``repeat`` runs every row that many times (see :mod:`tooleval.runs.repeats`;
     a resumed run keeps its own count); ``max_rps`` and ``cache`` (a
     :class:`~tooleval.runs.response_cache.ResponseCache`) wrap the connector
-    (:mod:`tooleval.runs.calls`).
+    (:mod:`tooleval.runs.calls`). ``repeat`` and ``max_rps`` left at None take
+    the plan's ``repeat`` / ``max_rps``; the plan's ``cache`` is opened by the CLI.
     """
     from tooleval.runs.calls import wrap_connectors
     from tooleval.runs.repeats import attempt_rows, check_repeat, repeat_config
@@ -140,7 +141,8 @@ async def arun_plan(
     # with a connector per few workers every pool stays small.
     extra = -(-concurrency // _WORKERS_PER_CONNECTOR) - 1 if own_connector else 0
     connectors = [first] + [_make_connector(plan) for _ in range(extra)]
-    calling = wrap_connectors(connectors, max_rps=max_rps, cache=cache)
+    rps = plan.max_rps if max_rps is None else max_rps
+    calling = wrap_connectors(connectors, max_rps=rps, cache=cache)
     connector = connectors[0]
     config = {
         "concurrency": concurrency,
@@ -148,7 +150,7 @@ async def arun_plan(
         "judge": _describe(judge) if judge is not None else None,
         "plan": str(plan.path) if plan.path else None,
     }
-    asked = None if repeat is None else check_repeat(repeat)
+    asked = plan.repeat if repeat is None else check_repeat(repeat)
     repeat = asked or 1
     if repeat > 1:
         config["repeat"] = repeat_config(dataset.rows, repeat)
