@@ -60,6 +60,8 @@ shell: $(VENV)/.core
 test: system-deps $(VENV)/.dev kernel
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	# dead code ([tool.vulture]): any finding under src/ fails; tests and bench count as callers
+	@! $(VENV)/bin/vulture | grep '^src/'
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
 	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile
 
