@@ -2,6 +2,10 @@
 
 Comparison, failure clustering and the CI gate live in :mod:`tooleval.analysis`
 (they read stored runs only) and are re-exported here under their old names.
+For CI loops: :func:`rescore_run` (new metrics over stored answers, no agent
+call, specs from :func:`parse_metric_specs`) and :class:`ResponseCache`
+(passed as ``run_plan(..., cache=...)``; :func:`default_cache_path` is where
+the CLI keeps it).
 
 >>> plan = plan_from_dict({"dataset": "cases.jsonl", "connector": {"url": "http://127.0.0.1:9"},
 ...                        "metrics": ["tool_correctness"], "gate": {"min_pass_rate": 0.9}})
@@ -28,6 +32,8 @@ from tooleval.analysis.compare import (
 from tooleval.analysis.gate import GateCheck, GateResult, evaluate_gate
 from tooleval.runs.plan import DatasetSpec, GateSpec, MetricGate, Plan, load_plan, plan_from_dict
 from tooleval.runs.preflight import PreflightReport, Problem, preflight
+from tooleval.runs.rescore import parse_metric_specs, rescore_run
+from tooleval.runs.response_cache import ResponseCache, default_cache_path
 from tooleval.runs.runner import RunOutcome, arun_plan, check_plan, run_plan
 
 __all__ = [
@@ -44,6 +50,7 @@ __all__ = [
     "Plan",
     "PreflightReport",
     "Problem",
+    "ResponseCache",
     "RowDelta",
     "RunOutcome",
     "arun_plan",
@@ -52,11 +59,14 @@ __all__ = [
     "classify_failure",
     "cluster_failures",
     "compare_runs",
+    "default_cache_path",
     "error_key",
     "evaluate_gate",
     "failure_detail",
     "load_plan",
+    "parse_metric_specs",
     "plan_from_dict",
     "preflight",
+    "rescore_run",
     "run_plan",
 ]

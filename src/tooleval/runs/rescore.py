@@ -189,7 +189,13 @@ def rescore_run(
     """Store a new run scoring ``run_id``'s stored answers with ``specs``; return its id.
 
     Nothing is called: the connector description, dataset and rows are the
-    source run's, the config records ``rescored_from``.
+    source run's, the config records ``rescored_from``. ::
+
+        from tooleval.store import open_store
+
+        with open_store("runs.db") as store:
+            specs = parse_metric_specs(["tool_call_f1"], ["tool_call_f1.args=ignore"])
+            new_id = rescore_run(store, "20261129-1841", specs)  # an id or its prefix
     """
     from tooleval.runs.runner import _mark_plumbing
 

@@ -49,7 +49,11 @@ def request_key(config: Any, request: Any, *, attempt: int = 1) -> str:
 
 
 def default_cache_path(store_url: str | None) -> Path:
-    """``responses.db`` beside a SQLite store file, else ``.tooleval/responses.db``."""
+    """``responses.db`` beside a SQLite store file, else ``.tooleval/responses.db``.
+
+    >>> default_cache_path("sqlite:///ci/runs.db").as_posix()
+    'ci/responses.db'
+    """
     from tooleval.store.engine import resolve_url
 
     url = resolve_url(store_url)
@@ -59,7 +63,23 @@ def default_cache_path(store_url: str | None) -> Path:
 
 
 class ResponseCache:
-    """Responses by key in one SQLite table; safe to share between a run's workers."""
+    """Responses by key in one SQLite table; safe to share between a run's workers.
+
+    Pass one to ``run_plan(plan, store=..., cache=ResponseCache(path))``;
+    ``refresh=True`` calls the agent for every row and overwrites the entries.
+
+    >>> import tempfile, pathlib
+    >>> cache = ResponseCache(pathlib.Path(tempfile.mkdtemp()) / "responses.db")
+    >>> key = request_key({"type": "http"}, {"input": "hi"})
+    >>> cache.get(key) is None
+    True
+    >>> cache.put(key, {"output": "hello"})
+    >>> cache.get(key), len(cache)
+    ({'output': 'hello'}, 1)
+    >>> cache.describe().endswith("1 hits, 1 calls, 1 stored")
+    True
+    >>> cache.close()
+    """
 
     def __init__(self, path: str | Path, *, refresh: bool = False) -> None:
         self.path = Path(path)
