@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from tooleval.store import Store, StoreReader, StoreWriter, open_store
+from tooleval.store import RunRowsReader, Store, StoreReader, StoreWriter, open_store
 
 
 def _protocol_methods(protocol: type) -> list[str]:
@@ -27,6 +27,7 @@ def store():
 def test_store_is_a_reader_and_a_writer(store):
     assert isinstance(store, StoreReader)
     assert isinstance(store, StoreWriter)
+    assert isinstance(store, RunRowsReader)
     reader: StoreReader = store  # checked by mypy when the tests are type-checked
     assert reader.list_runs() == []
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooleval.store import RunRowsReader
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
@@ -254,7 +255,7 @@ class _Tally:
         )
 
 
-def compare_runs(store: Any, run_a: str, run_b: str) -> Comparison:
+def compare_runs(store: RunRowsReader, run_a: str, run_b: str) -> Comparison:
     """Per-row deltas of run B against run A, per metric and per category."""
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
     rows_a = _keyed(list(store.iter_rows(info_a.id)))

@@ -26,6 +26,7 @@ from math import comb
 from typing import Any
 
 from tooleval.errors import ConfigError
+from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
@@ -210,7 +211,7 @@ def analyse_repeats(rows: Iterable[RowRecord], n: int, stride: int) -> RepeatSum
     return RepeatSummary(n=n, rows=tuple(measured))
 
 
-def summarise_run(store: Any, run: RunInfo) -> RepeatSummary | None:
+def summarise_run(store: StoreReader, run: RunInfo) -> RepeatSummary | None:
     """The repeat summary of a stored run, None when it was not repeated."""
     spec = repeat_of(run)
     if spec is None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
 __all__ = ["md_text", "run_summary_markdown", "write_summary", "step_summary_path"]
@@ -65,7 +66,7 @@ def _gate_lines(gate: Any) -> list[str]:
     return [*lines, ""]
 
 
-def _regression_lines(store: Any, run: RunInfo, baseline: str, limit: int) -> list[str]:
+def _regression_lines(store: StoreReader, run: RunInfo, baseline: str, limit: int) -> list[str]:
     from tooleval.analysis.compare import compare_runs
 
     comparison = compare_runs(store, baseline, run.id)
@@ -133,7 +134,7 @@ def _repeat_lines(summary: Any, limit: int) -> list[str]:
 
 
 def run_summary_markdown(
-    store: Any,
+    store: StoreReader,
     run_id: str,
     *,
     gate: Any = None,

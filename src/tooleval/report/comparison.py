@@ -29,6 +29,7 @@ from typing import Any
 from tooleval.analysis.compare import CHANGES
 from tooleval.model import Result, Sample
 from tooleval.report.summary import FINISHED, cached_run, stamp
+from tooleval.store import StoreReader
 from tooleval.store import aggregates as agg
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -42,7 +43,7 @@ LISTED = ("regressed", "fixed") + tuple(
 _NAME = "compare/2/"
 
 
-def lean_rows(store: Any, run: RunInfo) -> Iterator[RowRecord]:
+def lean_rows(store: StoreReader, run: RunInfo) -> Iterator[RowRecord]:
     """The run's rows with only what a comparison reads (no messages, no diagnoses)."""
     thresholds = {m.name: m.threshold for m in run.metrics}
     current: tuple[int, str, str | None] | None = None
@@ -66,7 +67,7 @@ def _lean(run_id: str, key: tuple[int, str, str | None], results: list[Result]) 
 class _LeanStore:
     """The two read calls ``compare_runs`` makes, answered with lean rows."""
 
-    def __init__(self, store: Any, runs: dict[str, RunInfo]) -> None:
+    def __init__(self, store: StoreReader, runs: dict[str, RunInfo]) -> None:
         self._store = store
         self._runs = runs
 
@@ -98,7 +99,9 @@ def _groups(comparison: Any) -> dict[tuple[str, str], list[Any]]:
     return groups
 
 
-def _save(store: Any, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps: list[str]) -> None:
+def _save(
+    store: StoreReader, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps: list[str]
+) -> None:
     metrics = list(comparison.metrics)
     groups = _groups(comparison)
     head = {
@@ -149,7 +152,7 @@ def _wanted(
 
 
 def _stored_page(
-    store: Any,
+    store: StoreReader,
     info_a: RunInfo,
     info_b: RunInfo,
     payload: dict[str, Any],
@@ -186,7 +189,7 @@ def _stored_page(
 
 
 def comparison_page(
-    store: Any,
+    store: StoreReader,
     run_a: str,
     run_b: str,
     *,

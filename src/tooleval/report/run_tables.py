@@ -14,6 +14,7 @@ from typing import Any
 
 from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
+from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
 __all__ = ["clusters_table", "live_status", "metric_summary_table", "run_header", "run_status"]
@@ -42,7 +43,7 @@ def live_status(run: RunInfo, holder: dict[str, Any] | None) -> Status:
     return "stopped: no live process (resume it with tooleval run PLAN --resume ID)", "stopped"
 
 
-def run_status(store: Any, run: RunInfo) -> Status:
+def run_status(store: StoreReader, run: RunInfo) -> Status:
     """:func:`live_status` of ``run``, its lease read from ``store`` (only when it is running)."""
     holder = store.lease_holder(run.id) if run.status == "running" else None
     return live_status(run, holder)

@@ -32,6 +32,7 @@ from tooleval.report.run_tables import (
     run_status,
 )
 from tooleval.report.stats import CategoryStats, ScoreBins
+from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
 __all__ = [
@@ -106,7 +107,7 @@ def category_section(stats: list[CategoryStats], metrics: list[str], *, link: An
 
 
 def build_report(
-    store: Any,
+    store: StoreReader,
     run_id: str,
     *,
     compare_with: str | None = None,
@@ -145,9 +146,7 @@ def build_report(
     comparison = None
     changes: dict[str, list[str]] = {}
     if compare_with is not None:
-        baseline = (
-            store.resolve_run_id(compare_with) if hasattr(store, "resolve_run_id") else compare_with
-        )
+        baseline = store.resolve_run_id(compare_with)
         if baseline == run.id:
             raise InputError("compare a run with another run, not with itself", field="--compare")
         regressed_page = comparison_page(
@@ -237,7 +236,7 @@ def _rate(run: RunInfo) -> float | None:
 
 
 def write_report(
-    store: Any,
+    store: StoreReader,
     run_id: str,
     path: str | os.PathLike[str],
     *,

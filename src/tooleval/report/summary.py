@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.report.stats import CategoryStats, ScoreBins
+from tooleval.store import StoreReader
 from tooleval.store import aggregates as agg
 from tooleval.store.records import RunInfo
 
@@ -100,7 +101,7 @@ def _run_from_payload(p: dict[str, Any]) -> RunInfo:
     )
 
 
-def _cached(store: Any, run_id: str, status: str, finished_at: str | None) -> RunInfo:
+def _cached(store: StoreReader, run_id: str, status: str, finished_at: str | None) -> RunInfo:
     if status not in FINISHED:
         return store.get_run(run_id)
     payload = agg.load_aggregate(store, run_id, _RUN, row_count=None)
@@ -115,7 +116,7 @@ def _cached(store: Any, run_id: str, status: str, finished_at: str | None) -> Ru
     return run
 
 
-def cached_run(store: Any, run_id: str) -> RunInfo:
+def cached_run(store: StoreReader, run_id: str) -> RunInfo:
     """``store.get_run(run_id)``, read from its stored copy once the run has stopped.
 
     ``get_run`` sums every result of the run (about 0.6 s on a million rows);
@@ -128,7 +129,9 @@ def cached_run(store: Any, run_id: str) -> RunInfo:
     return _cached(store, *found[0])
 
 
-def cached_runs(store: Any, *, search: str | None = None, tag: str | None = None) -> list[RunInfo]:
+def cached_runs(
+    store: StoreReader, *, search: str | None = None, tag: str | None = None
+) -> list[RunInfo]:
     """``store.list_runs(search=, tag=)`` with stopped runs read from their stored copies."""
     return [_cached(store, *row) for row in agg.run_stamps(store, search=search, tag=tag)]
 
@@ -179,7 +182,7 @@ class RunCounts:
         )
 
 
-def _count(store: Any, run: RunInfo, *, bins: int = 10) -> RunCounts:
+def _count(store: StoreReader, run: RunInfo, *, bins: int = 10) -> RunCounts:
     from tooleval.analysis.clusters import FAILURE_CLASSES
 
     thresholds = {m.name: m.threshold for m in run.metrics}
@@ -222,7 +225,7 @@ def _count(store: Any, run: RunInfo, *, bins: int = 10) -> RunCounts:
     return RunCounts(score_bins, categories, classes, examples)
 
 
-def run_counts(store: Any, run: RunInfo, *, refresh: bool = False) -> RunCounts:
+def run_counts(store: StoreReader, run: RunInfo, *, refresh: bool = False) -> RunCounts:
     """The run's counts: stored ones when fresh, else counted (and stored if finished)."""
     if not refresh:
         payload = agg.load_aggregate(store, run.id, _COUNTS, row_count=run.row_count)
@@ -238,7 +241,7 @@ def run_counts(store: Any, run: RunInfo, *, refresh: bool = False) -> RunCounts:
     return counts
 
 
-def _cluster(store: Any, run: RunInfo) -> tuple[list[Any], int]:
+def _cluster(store: StoreReader, run: RunInfo) -> tuple[list[Any], int]:
     from tooleval.analysis.clusters import cluster_failures
 
     failing = list(agg.iter_unpassed_slim(store, run.id))
@@ -246,7 +249,9 @@ def _cluster(store: Any, run: RunInfo) -> tuple[list[Any], int]:
     return clusters, len(failing)
 
 
-def run_clusters(store: Any, run: RunInfo, *, refresh: bool = False) -> tuple[list[Any], int]:
+def run_clusters(
+    store: StoreReader, run: RunInfo, *, refresh: bool = False
+) -> tuple[list[Any], int]:
     """The run's failure clusters (examples capped) and how many rows did not pass."""
     from tooleval.analysis.clusters import FailureCluster
 
@@ -295,7 +300,7 @@ def run_clusters(store: Any, run: RunInfo, *, refresh: bool = False) -> tuple[li
     return clusters, failures
 
 
-def aggregate_run(store: Any, run_id: str) -> RunInfo:
+def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
     """Recompute and store both documents of a finished run (``tooleval aggregate``).
 
     Raises :class:`~tooleval.errors.InputError` for a run still running:

@@ -11,6 +11,7 @@ from typing import Any
 from tooleval.analysis.clusters import FAILURE_CLASSES, cluster_failures
 from tooleval.analysis.compare import Comparison, DeltaCounts
 from tooleval.analysis.gate import GateResult, gate_pass_rate
+from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
@@ -70,7 +71,7 @@ def actual_names(row: RowRecord) -> list[str]:
     return [str(c) for c in row.sample.actual_calls()]
 
 
-def run_status(store: Any, run: RunInfo) -> str:
+def run_status(store: StoreReader, run: RunInfo) -> str:
     """The run's status, saying whether a ``running`` run is really being worked.
 
     A run killed without a chance to mark itself stays ``running`` in the
@@ -160,7 +161,7 @@ def print_summary(console: Any, run: RunInfo) -> None:
         )
 
 
-def print_judge_usage(console: Any, store: Any, run: RunInfo) -> None:
+def print_judge_usage(console: Any, store: StoreReader, run: RunInfo) -> None:
     """One line of judge accounting when the run has LLM-judged metrics."""
     from tooleval.analysis.export import judge_usage
     from tooleval.metrics.registry import get_metric
@@ -178,7 +179,7 @@ def print_judge_usage(console: Any, store: Any, run: RunInfo) -> None:
     )
 
 
-def print_categories(console: Any, store: Any, run: RunInfo) -> None:
+def print_categories(console: Any, store: StoreReader, run: RunInfo) -> None:
     from rich.table import Table
 
     categories = store.categories(run.id)
@@ -297,7 +298,7 @@ def print_gate(console: Any, gate: GateResult) -> None:
 
 
 def show_run(
-    console: Any, store: Any, run_id: str, *, category: str | None = None, limit: int = 20
+    console: Any, store: StoreReader, run_id: str, *, category: str | None = None, limit: int = 20
 ) -> None:
     """Everything ``tooleval runs show`` prints for one run."""
     run = store.get_run(run_id)

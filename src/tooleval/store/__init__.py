@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from tooleval.store.protocol import StoreReader, StoreWriter
+from tooleval.store.protocol import RunRowsReader, StoreReader, StoreWriter
 from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ __all__ = [
     "MetricSummary",
     "RowRecord",
     "RunInfo",
+    "RunRowsReader",
     "Store",
     "StoreReader",
     "StoreWriter",

@@ -21,7 +21,20 @@ from typing import Any, Protocol, runtime_checkable
 
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
 
-__all__ = ["StoreReader", "StoreWriter"]
+__all__ = ["RunRowsReader", "StoreReader", "StoreWriter"]
+
+
+@runtime_checkable
+class RunRowsReader(Protocol):
+    """The least a run comparison reads: a run and all its rows (every StoreReader is one)."""
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """One run with its per-metric summaries."""
+        ...
+
+    def iter_rows(self, run_id: str) -> Iterator[RowRecord]:
+        """The run's rows with every Result, in index order."""
+        ...
 
 
 @runtime_checkable

@@ -11,7 +11,10 @@ rendering layer and read runs only through the store's public read API.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooleval.store import StoreReader
 
 __all__ = ["create_app", "is_loopback"]
 
@@ -26,7 +29,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def create_app(store: Any, *, host: str | None = None) -> Any:
+def create_app(store: StoreReader, *, host: str | None = None) -> Any:
     """The viewer as a FastAPI app over ``store`` (see :mod:`tooleval.web.app`).
 
     ``host`` is the address it listens on: requests must name it, or

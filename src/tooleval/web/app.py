@@ -21,6 +21,7 @@ from importlib import resources
 from typing import Any
 
 from tooleval.errors import InputError, StoreError
+from tooleval.store import StoreReader
 
 __all__ = ["CSP", "LOCAL_HOSTS", "SECURITY_HEADERS", "allowed_host", "create_app"]
 
@@ -73,7 +74,7 @@ def _static_text(name: str) -> str:
     return resources.files("tooleval.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def create_app(store: Any, *, host: str | None = None) -> Any:
+def create_app(store: StoreReader, *, host: str | None = None) -> Any:
     """The viewer as a FastAPI app reading ``store`` (tests drive it with TestClient).
 
     ``host`` is the address the viewer listens on; requests must name it (or

@@ -11,6 +11,7 @@ from typing import Any
 from tooleval.errors import InputError
 from tooleval.report.run_tables import run_status
 from tooleval.report.summary import cached_run, cached_runs
+from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import PAGE_SIZES, RunFilters
 
@@ -85,7 +86,7 @@ def run_filters(
     )
 
 
-def count_view(store: Any, info: RunInfo, where: dict[str, Any]) -> int:
+def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     """How many rows the view ``where`` keeps: from the run's header when it knows.
 
     A stopped run's header (read from its stored copy) already counts the
@@ -114,7 +115,7 @@ def count_view(store: Any, info: RunInfo, where: dict[str, Any]) -> int:
 
 
 def render_run(
-    store: Any,
+    store: StoreReader,
     info: RunInfo,
     filters: RunFilters,
     rows: list[RowRecord],
@@ -141,7 +142,7 @@ def render_run(
 
 
 def render_row(
-    store: Any, info: RunInfo, record: RowRecord, filters: RunFilters, pos: int | None
+    store: StoreReader, info: RunInfo, record: RowRecord, filters: RunFilters, pos: int | None
 ) -> str:
     """A row page whose previous / next rows are those of the view it was opened from."""
     from tooleval.web import pages
@@ -184,7 +185,7 @@ def render_row(
 
 
 def render_compare(
-    store: Any,
+    store: StoreReader,
     a: str | None,
     b: str | None,
     change: str | None,
@@ -238,7 +239,9 @@ def render_compare(
     )
 
 
-def render_compare_row(store: Any, a: str, b: str, index_a: int | None, index_b: int | None) -> str:
+def render_compare_row(
+    store: StoreReader, a: str, b: str, index_a: int | None, index_b: int | None
+) -> str:
     """One row of both runs side by side (either side may be absent)."""
     from tooleval.errors import StoreError
     from tooleval.web.compare_pages import compare_row_page
