@@ -18,12 +18,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.clusters import classify_failure
 from tooleval.errors import ConfigError
 from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
+
+if TYPE_CHECKING:
+    from tooleval.store import Store
 
 __all__ = ["parse_metric_specs", "rescore_run", "rescore_row"]
 
@@ -78,20 +81,19 @@ def parse_metric_specs(
         left, sep, value = pair.rpartition("=")
         if not sep:
             left, value = "", pair
-        metric = left.strip() or None
-        if metric is not None and metric not in params:
+        named = left.strip() or None
+        if named is not None and named not in params:
             raise ConfigError(
-                f"--threshold names metric {metric!r}, which no --metric gives "
-                f"({', '.join(order)})",
+                f"--threshold names metric {named!r}, which no --metric gives ({', '.join(order)})",
                 field="--threshold",
             )
-        if metric is None:
+        if named is None:
             if len(order) != 1:
                 raise ConfigError(
                     f"--threshold {pair!r}: with several metrics write METRIC=X",
                     field="--threshold",
                 )
-            metric = order[0]
+            named = order[0]
         try:
             limit = float(value)
         except ValueError:
@@ -100,7 +102,7 @@ def parse_metric_specs(
             raise ConfigError(
                 f"--threshold {pair!r}: expected a number between 0 and 1", field="--threshold"
             )
-        limits[metric] = limit
+        limits[named] = limit
     return [MetricSpec(n, params[n], limits.get(n)) for n in order]
 
 
@@ -108,7 +110,8 @@ def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
     from tooleval.runs.runner import _resolve_metrics
 
     try:
-        metrics = _resolve_metrics(SimpleNamespace(metrics=tuple(specs)))
+        plan: Any = SimpleNamespace(metrics=tuple(specs))  # all _resolve_metrics reads
+        metrics = _resolve_metrics(plan)
     except ConfigError as exc:  # name the command-line option, not a plan key
         where = str(exc.context.get("field", ""))
         option = "--option" if ".params." in where else "--metric"
@@ -179,7 +182,7 @@ def _not_reported(sample: Sample) -> set[str]:
 
 
 def rescore_run(
-    store: Any,
+    store: Store,
     run_id: str,
     specs: Sequence[MetricSpec],
     *,
