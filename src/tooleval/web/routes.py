@@ -98,6 +98,8 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     from tooleval.report.summary import run_counts
 
     keys = {k for k, v in where.items() if v is not None}
+    metric: Any
+    category: Any
     metric, passed, category = where.get("metric"), where.get("passed"), where.get("category")
     summary = info.summaries.get(metric or "")
     if info.status == "running" or summary is None:
@@ -126,6 +128,7 @@ def render_run(
     from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.report.summary import run_counts
     from tooleval.web import pages
+    from tooleval.web.repeats import repeats_html
 
     counts = run_counts(store, info)
     return pages.run_page(
@@ -138,6 +141,7 @@ def render_run(
         categories=[c.category for c in counts.categories],
         failure_classes=FAILURE_CLASSES,
         note=note,
+        repeats=repeats_html(store, info),
     )
 
 
