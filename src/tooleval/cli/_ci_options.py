@@ -12,7 +12,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooleval.store import StoreReader
 
 
 def add_ci_options(parser: argparse.ArgumentParser) -> None:
@@ -117,7 +120,9 @@ def run_kwargs(args: argparse.Namespace, cache: Any) -> dict[str, Any]:
     return {"repeat": args.repeat, "max_rps": args.max_rps, "cache": cache}
 
 
-def after_run(args: argparse.Namespace, store: Any, outcome: Any, gate: Any, console: Any) -> Any:
+def after_run(
+    args: argparse.Namespace, store: StoreReader, outcome: Any, gate: Any, console: Any
+) -> Any:
     """Print a repeated run's pass^k / pass@k and flaky rows; gate on what --gate-on says."""
     from tooleval.analysis.repeats import repeat_gate, repeat_lines, summarise_run
 
@@ -133,7 +138,7 @@ def after_run(args: argparse.Namespace, store: Any, outcome: Any, gate: Any, con
 
 
 def write_ci_outputs(
-    args: argparse.Namespace, store: Any, outcome: Any, cache: Any, console: Any
+    args: argparse.Namespace, store: StoreReader, outcome: Any, cache: Any, console: Any
 ) -> None:
     """The cache's tally, the Markdown summary and ``$GITHUB_STEP_SUMMARY``."""
     from tooleval.analysis.summary_md import run_summary_markdown, step_summary_path, write_summary

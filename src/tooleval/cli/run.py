@@ -16,7 +16,10 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooleval.store import Store, StoreReader
 
 STORE_HELP = (
     "run store: a file path, sqlite:///FILE or postgresql://USER@HOST:PORT/DB "
@@ -230,7 +233,9 @@ def run(args: argparse.Namespace) -> int:
             return signals.exit_code
 
 
-def _interrupted(args: argparse.Namespace, signals: Any, tracked: _Tracked, store: Any) -> None:
+def _interrupted(
+    args: argparse.Namespace, signals: Any, tracked: _Tracked, store: StoreReader | None
+) -> None:
     how = "stopped by SIGTERM" if signals.exit_code == 143 else "interrupted"
     if tracked.run_id and store is not None:
         stored = store.count_rows(tracked.run_id)
@@ -244,7 +249,7 @@ def _interrupted(args: argparse.Namespace, signals: Any, tracked: _Tracked, stor
         print(f"tooleval run: {how}", file=sys.stderr)
 
 
-def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Any, tracked: _Tracked) -> int:
+def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: _Tracked) -> int:
     from tooleval.analysis.export import write_json, write_junit
     from tooleval.cli._ci_options import after_run, make_cache, run_kwargs, write_ci_outputs
     from tooleval.runs.progress import make_progress
@@ -280,7 +285,7 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Any, tracked: _T
     return 0 if outcome.gate.passed else 1
 
 
-def _store_aggregates(store: Any, run_id: str) -> None:
+def _store_aggregates(store: StoreReader, run_id: str) -> None:
     """Write the stopped run's aggregates once, so the viewer and reports never count rows."""
     from tooleval.errors import ToolEvalError
     from tooleval.report.summary import aggregate_run

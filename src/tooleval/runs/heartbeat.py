@@ -9,9 +9,12 @@ run over, :meth:`Heartbeat.check` stops the workers before their next row.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooleval.errors import ToolEvalError
+
+if TYPE_CHECKING:
+    from tooleval.store import Store
 
 __all__ = ["Heartbeat"]
 
@@ -19,7 +22,7 @@ __all__ = ["Heartbeat"]
 class Heartbeat:
     """Renews the run's lease from a thread, so a busy event loop never lets it lapse."""
 
-    def __init__(self, store: Any, lease: Any, interval: float | None = None) -> None:
+    def __init__(self, store: Store, lease: Any, interval: float | None = None) -> None:
         from tooleval.store.leases import HEARTBEAT_SECONDS
 
         self.store = store

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.clusters import classify_failure, cluster_failures
 from tooleval.analysis.gate import GateResult, evaluate_gate
@@ -38,6 +38,9 @@ from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight
 from tooleval.runs.progress import Progress
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
+
+if TYPE_CHECKING:
+    from tooleval.store import Store
 
 __all__ = ["RunOutcome", "arun_plan", "check_plan", "run_plan"]
 
@@ -68,7 +71,7 @@ class _Metric:
 def run_plan(
     plan: Plan,
     *,
-    store: Any,
+    store: Store,
     concurrency: int | None = None,
     resume: str | None = None,
     progress: Progress | None = None,
@@ -98,7 +101,7 @@ def run_plan(
 async def arun_plan(
     plan: Plan,
     *,
-    store: Any,
+    store: Store,
     concurrency: int | None = None,
     resume: str | None = None,
     progress: Progress | None = None,
@@ -258,7 +261,7 @@ class _Runner:
     def __init__(
         self,
         run_id: str,
-        store: Any,
+        store: Store,
         connectors: Sequence[Any],
         judge: Any,
         metrics: Sequence[_Metric],
@@ -577,7 +580,7 @@ def _check_resumable(
         )
 
 
-def _mark_plumbing(store: Any, run_id: str) -> None:
+def _mark_plumbing(store: Store, run_id: str) -> None:
     """Store ``plumbing`` on the rows when the whole run failed the same way."""
     if store.count_rows(run_id) < 3 or store.count_rows(run_id, passed=True) > 0:
         return
