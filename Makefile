@@ -60,6 +60,8 @@ shell: $(VENV)/.core
 test: system-deps $(VENV)/.dev kernel
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	# types ([tool.mypy]): strict on model, matching, metrics and formats, checked everywhere else
+	$(VENV)/bin/mypy
 	# dead code ([tool.vulture]): any finding under src/ fails; tests and bench count as callers
 	@! $(VENV)/bin/vulture | grep '^src/'
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
