@@ -5,7 +5,8 @@ current directory; pass a file path, ``sqlite:///FILE`` or
 ``postgresql://USER@HOST:PORT/DB`` for another store. Everything that reads
 runs (CLI, report, web viewer, comparison) goes through the read API of
 :class:`Store` (typed as :class:`StoreReader`; writers as :class:`StoreWriter`)
-and gets the plain records of :mod:`tooleval.store.records`.
+and gets the plain records of :mod:`tooleval.store.records`; runs are written
+through :class:`RunWriter` (the runner and the monitor alike).
 
 >>> store = open_store("sqlite:///:memory:")
 >>> run_id = store.create_run("demo", dataset={"path": "d.jsonl"}, connector={}, metrics=[])
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooleval.store.protocol import RunRowsReader, StoreReader, StoreWriter
 from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
+from tooleval.store.writer import RunWriter
 
 if TYPE_CHECKING:
     from tooleval.store.sql import Store
@@ -31,6 +33,7 @@ __all__ = [
     "RowRecord",
     "RunInfo",
     "RunRowsReader",
+    "RunWriter",
     "Store",
     "StoreReader",
     "StoreWriter",
