@@ -351,8 +351,9 @@ def run_page(
     categories: Sequence[str],
     failure_classes: dict[str, str],
     note: str | None = None,
+    repeats: Safe | None = None,
 ) -> str:
-    """One run: header, metrics, charts, categories, failure classes, filtered paged rows."""
+    """One run: header, metrics, charts, repeats, categories, failure classes, filtered rows."""
     metrics = list(run.summaries)
     start = (filters.page - 1) * filters.per_page
     positions = {row.index: start + i for i, row in enumerate(rows)}
@@ -393,6 +394,7 @@ def run_page(
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts,
+        repeats,
         el("h2", "Per category"),
         category_section(
             list(counts.categories),
