@@ -193,33 +193,34 @@ def monitor_sessions(
     baseline = _baseline(sessions, resolved)
     report = MonitorReport(detectors=resolved, ingest=ingest or IngestReport())
     writer: Any = None
-    owned_store, run_id = None, None
+    owned_store, rows = None, None
 
     def open_outputs() -> None:
         # Opened at the first session (or once an empty input is known to be fine),
         # so unreadable input stores no run and writes no events file.
-        nonlocal writer, store, owned_store, run_id
+        nonlocal writer, store, owned_store, rows
         if emit is not None:
             from tooleval.monitor.emit import EvaluationEventWriter
 
             writer = EvaluationEventWriter(emit, include_passes=emit_passes)
         if store is not None:
-            from tooleval.store import MetricSpec, open_store
+            from tooleval.store import MetricSpec, RunWriter, open_store
 
             if isinstance(store, str | Path):
                 store = owned_store = open_store(str(store))
-            run_id = store.create_run(
+            rows = RunWriter.start(
+                store,
                 run_name,
                 dataset=dict(dataset or {"kind": "traces"}),
                 connector={"type": "traces"},
                 metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in resolved.items()],
                 tags=("monitor",),
                 config={"detectors": resolved},
+                batch_size=200,
             )
-            report.run_id = run_id
+            report.run_id = rows.run_id
 
     try:
-        batch = []
         for index, verdict in enumerate(
             iter_verdicts(sessions, detectors=resolved, options=options, baseline=baseline)
         ):
@@ -238,22 +239,17 @@ def monitor_sessions(
                     writer.add_judged(verdict.session, judged)
             if writer is not None:
                 writer.add(verdict, resolved)
-            if run_id is not None:
-                batch.append(_row(run_id, index, verdict, resolved))
-                if len(batch) >= 200:
-                    store.add_rows(run_id, batch)
-                    batch = []
+            if rows is not None:
+                rows.add(_row(rows.run_id, index, verdict, resolved))
         if report.sessions == 0:
             if source is not None:
                 check_something_read(report, source)
             open_outputs()
-        if run_id is not None:
-            if batch:
-                store.add_rows(run_id, batch)
-            store.finish_run(run_id)
+        if rows is not None:
+            rows.finish()
     except BaseException:
-        if run_id is not None:
-            store.finish_run(run_id, "failed")
+        if rows is not None:
+            rows.finish("failed")
         raise
     finally:
         if writer is not None:
