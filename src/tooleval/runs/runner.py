@@ -37,6 +37,7 @@ from tooleval.runs.heartbeat import Heartbeat
 from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight
 from tooleval.runs.progress import Progress
+from tooleval.store import RunWriter
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
 
 if TYPE_CHECKING:
@@ -176,8 +177,10 @@ async def arun_plan(
             lease = store.acquire_lease(run_id)
             done = store.row_indexes(run_id)
             store.reopen_run(run_id)
+            rows = RunWriter(store, run_id)
         else:
-            run_id = store.create_run(
+            rows = RunWriter.start(
+                store,
                 plan.name,
                 dataset=dataset_info,
                 connector=_describe(connector),
@@ -185,6 +188,7 @@ async def arun_plan(
                 tags=plan.tags,
                 config=config,
             )
+            run_id = rows.run_id
             lease = store.acquire_lease(run_id)
             done = set()
         heartbeat = Heartbeat(store, lease)
@@ -201,17 +205,17 @@ async def arun_plan(
             await runner.run(todo, concurrency)
         except (asyncio.CancelledError, KeyboardInterrupt):
             if not heartbeat.lost:
-                store.finish_run(run_id, "interrupted")
+                rows.finish("interrupted")
             raise
         except BaseException:
             if not heartbeat.lost:  # a run taken over belongs to its new holder
-                store.finish_run(run_id, "failed")
+                rows.finish("failed")
             raise
         finally:
             if progress is not None:
                 progress.close()
         _mark_plumbing(store, run_id)
-        store.finish_run(run_id, "finished")
+        rows.finish("finished")
     finally:
         if heartbeat is not None:
             heartbeat.stop()
@@ -271,6 +275,7 @@ class _Runner:
     ) -> None:
         self.run_id = run_id
         self.store = store
+        self.rows = RunWriter(store, run_id)  # one row committed at a time
         self.connectors = connectors
         self.judge = judge
         self.metrics = metrics
@@ -296,7 +301,7 @@ class _Runner:
                 if committing is not None:
                     await self._committed(*committing)
                 committing = (
-                    loop.run_in_executor(writer, self.store.add_row, self.run_id, record),
+                    loop.run_in_executor(writer, self.rows.add, record),
                     record,
                 )
             if committing is not None:
