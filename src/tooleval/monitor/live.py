@@ -137,8 +137,8 @@ class LiveMonitor:
         self.calls = 0
         self.judged = 0
         self._recent: deque[Counter[str]] = deque(maxlen=baseline_window)
-        # a tooleval.store Store once started (monitor sits below the store layer)
-        self._store: Any = None
+        # the store's RunWriter once started: the writer plan runs and monitor passes use
+        self._rows: Any = None
         self._owned_store: Any = None
         self.run_id: str | None = None
         self._index = 0
@@ -150,19 +150,21 @@ class LiveMonitor:
         store = self._store_arg
         if store is None:
             return
-        from tooleval.store import MetricSpec, open_store
+        from tooleval.store import MetricSpec, RunWriter, open_store
 
         if isinstance(store, str):
             store = self._owned_store = open_store(store)
-        self._store = store
-        self.run_id = store.create_run(
+        self._rows = RunWriter.start(
+            store,
             self._run_name,
             dataset={"kind": "traces", "format": "otlp-live"},
             connector={"type": "traces"},
             metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in self.resolved.items()],
             tags=("monitor", "live"),
             config={"detectors": self.resolved},
+            batch_size=200,
         )
+        self.run_id = self._rows.run_id
 
     def process(self, sessions: list[Session]) -> list[Finding]:
         """Run everything on released sessions; returns their findings."""
@@ -207,8 +209,10 @@ class LiveMonitor:
                     row.sample.metadata["usage"]["cost"] = stats["cost"]
                 rows.append(row)
                 self._index += 1
-        if rows and self._store is not None:
-            self._store.add_rows(self.run_id, rows)
+        if self._rows is not None:
+            for row in rows:
+                self._rows.add(row)
+            self._rows.flush()  # released sessions are stored as they are released
         if self.writer is not None:
             self.writer.flush()
         return findings
@@ -216,8 +220,8 @@ class LiveMonitor:
     def close(self, status: str = "finished") -> None:
         if self.writer is not None:
             self.writer.close()
-        if self._store is not None and self.run_id is not None:
-            self._store.finish_run(self.run_id, status)
+        if self._rows is not None:
+            self._rows.finish(status)
         if self._owned_store is not None:
             self._owned_store.close()
             self._owned_store = None
