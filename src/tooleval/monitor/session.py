@@ -239,21 +239,47 @@ def _time(value: int | None) -> int:
     return value if value is not None else 0
 
 
+_Entry = tuple[int, SpanFacts, SpanCall]
+
+
 def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
     """Build one session from the facts of its spans (see the module docstring for the rules)."""
     ordered = sorted(enumerate(facts), key=lambda p: (_time(p[1].start_ns), p[0]))
-    executed: list[tuple[int, SpanFacts, SpanCall]] = []
-    requested: list[tuple[int, SpanFacts, SpanCall]] = []
+    executed, requested = _split_calls(ordered)
+    _join_langchain(executed, requested, ordered)
+    kept = _fold_nested(executed)
+    requests = _unanswered_requests(kept, requested)
+    _attach_responses(ordered, kept, requests)
+    timed = _timeline(kept, requests)
+    output, output_ns = _final_output(ordered)
+    return Session(
+        id=session_id,
+        calls=[t for _, _, t in timed],
+        input=next((f.user_input for _, f in ordered if f.user_input), ""),
+        output=output,
+        output_ns=output_ns,
+        trace_ids=tuple(dict.fromkeys(f.trace_id for _, f in ordered)),
+        source="otel",
+        usage=session_usage(f for _, f in ordered),
+        unreadable=_unreadable(ordered, timed),
+    )
+
+
+def _split_calls(ordered: Sequence[tuple[int, SpanFacts]]) -> tuple[list[_Entry], list[_Entry]]:
+    """The calls of every span, copied (later phases edit them), split into ran and requested."""
+    executed: list[_Entry] = []
+    requested: list[_Entry] = []
     for seq, fact in ordered:
         for original in fact.calls:
             call = replace(original)  # folding below edits calls; keep the input untouched
             (executed if call.executed else requested).append((seq, fact, call))
+    return executed, requested
 
-    _join_langchain(executed, requested, ordered)
 
-    # Fold a tool span into a same-named tool span that is its parent (one call, two layers).
+def _fold_nested(executed: list[_Entry]) -> list[_Entry]:
+    """Fold a tool span into a same-named tool span that is its parent (one call, two layers)."""
     by_span = {f.span_id: c for _, f, c in executed}
-    kept: list[tuple[int, SpanFacts, SpanCall]] = []
+    kept: list[_Entry] = []
     for seq, fact, call in executed:
         parent = by_span.get(fact.parent_span_id) if fact.parent_span_id else None
         if parent is not None and parent.name == call.name:
@@ -265,26 +291,36 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
                 parent.arguments = call.arguments
             continue
         kept.append((seq, fact, call))
+    return kept
 
+
+def _unanswered_requests(kept: list[_Entry], requested: list[_Entry]) -> list[_Entry]:
+    """The model's tool requests that no ran call accounts for, each once.
+
+    A request is accounted for by a ran call with its call id, or (when one of
+    the two has no id) by the first unclaimed ran call with the same name and
+    arguments that started no earlier. Ran calls are indexed by (name,
+    arguments), so each request looks only at its own candidates.
+    """
     ids = {c.call_id for _, _, c in kept if c.call_id}
-    keys = [(c.name, canonical_arguments(_to_tool_call(c)), _time(f.start_ns)) for _, f, c in kept]
-    absorbed = [False] * len(kept)
+    candidates: dict[tuple[str, str], list[int]] = {}
+    for i, (_, _, call) in enumerate(kept):
+        candidates.setdefault((call.name, canonical_arguments(_to_tool_call(call))), []).append(i)
     seen_request_ids: set[str] = set()
-    requests: list[tuple[int, SpanFacts, SpanCall]] = []
+    requests: list[_Entry] = []
     for seq, fact, call in requested:
         if call.call_id and (call.call_id in ids or call.call_id in seen_request_ids):
             continue
         if call.call_id is None and call.from_input:
             continue
-        key = (call.name, canonical_arguments(_to_tool_call(call)))
+        pool = candidates.get((call.name, canonical_arguments(_to_tool_call(call))), [])
+        start = _time(fact.start_ns)
         match = next(
             (
                 i
-                for i, (name, args, start) in enumerate(keys)
-                if not absorbed[i]
-                and (name, args) == key
-                and (kept[i][2].call_id is None or call.call_id is None)
-                and start >= _time(fact.start_ns)
+                for i in pool
+                if (kept[i][2].call_id is None or call.call_id is None)
+                and _time(kept[i][1].start_ns) >= start
             ),
             None,
         )
@@ -292,10 +328,16 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             # the same request shows up again in later history: handled once, here
             seen_request_ids.add(call.call_id)
         if match is not None:
-            absorbed[match] = True
+            pool.remove(match)  # absorbed: no later request can claim it
             continue
         requests.append((seq, fact, call))
+    return requests
 
+
+def _attach_responses(
+    ordered: Sequence[tuple[int, SpanFacts]], kept: list[_Entry], requests: list[_Entry]
+) -> None:
+    """Give calls the tool responses later model calls saw (first response per call id)."""
     responses: dict[str, dict[str, Any]] = {}
     for _, fact in ordered:
         for response in fact.responses:
@@ -314,6 +356,9 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             if found.get("is_error") and not call.is_error:
                 call.is_error, call.error_type = True, "tool_error"
 
+
+def _timeline(kept: list[_Entry], requests: list[_Entry]) -> list[tuple[int, int, TracedCall]]:
+    """Ran calls (at their start) and unanswered requests (at their span's end), in time order."""
     timed: list[tuple[int, int, TracedCall]] = []
     for seq, fact, call in kept:
         traced = TracedCall(
@@ -341,8 +386,11 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
         )
         timed.append((_time(when), seq, traced))
     timed.sort(key=lambda t: (t[0], t[1]))
+    return timed
 
-    user_input = next((f.user_input for _, f in ordered if f.user_input), "")
+
+def _final_output(ordered: Sequence[tuple[int, SpanFacts]]) -> tuple[str | None, int | None]:
+    """The answer: the highest-priority output text, the latest among equals."""
     output, output_ns, best = None, None, (-1, -1)
     for _, fact in ordered:
         if fact.output_text:
@@ -350,18 +398,7 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
             if rank >= best:
                 best = rank
                 output, output_ns = fact.output_text, fact.end_ns or fact.start_ns
-    trace_ids = tuple(dict.fromkeys(f.trace_id for _, f in ordered))
-    return Session(
-        id=session_id,
-        calls=[t for _, _, t in timed],
-        input=user_input,
-        output=output,
-        output_ns=output_ns,
-        trace_ids=trace_ids,
-        source="otel",
-        usage=session_usage(f for _, f in ordered),
-        unreadable=_unreadable(ordered, timed),
-    )
+    return output, output_ns
 
 
 def _duration(fact: SpanFacts) -> float | None:
