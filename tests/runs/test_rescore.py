@@ -79,9 +79,19 @@ def test_rescore_usage_errors_are_one_line_exit_2(tmp_path, agent_stub, capsys, 
 
 
 def test_unknown_run_is_exit_2(tmp_path, capsys):
+    from tooleval.store import open_store
+
     db = tmp_path / "runs.db"
+    open_store(db).close()
     assert main(["rescore", "nope", "--metric", "tool_call_f1", "--store", str(db)]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
+
+
+def test_missing_store_is_exit_2_and_creates_nothing(tmp_path, capsys):
+    db = tmp_path / "typo" / "runs.db"
+    assert main(["rescore", "nope", "--metric", "tool_call_f1", "--store", str(db)]) == 2
+    assert "no run store at" in capsys.readouterr().err
+    assert not db.parent.exists()
 
 
 def test_parse_metric_specs_names_the_unknown_metric_of_an_option():

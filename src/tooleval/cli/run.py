@@ -31,10 +31,11 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", metavar="URL", help=STORE_HELP)
 
 
-def open_cli_store(args: argparse.Namespace) -> Any:
+def open_cli_store(args: argparse.Namespace, *, create: bool = False) -> Any:
+    """The store ``--store`` / ``$TOOLEVAL_STORE`` names; only writers create a missing one."""
     from tooleval.store import open_store
 
-    return open_store(args.store or os.environ.get("TOOLEVAL_STORE") or None)
+    return open_store(args.store or os.environ.get("TOOLEVAL_STORE") or None, create=create)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -220,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     tracked = _Tracked(None)
     with _StopSignals() as signals:
         try:
-            store = open_cli_store(args)
+            store = open_cli_store(args, create=True)
             try:
                 return _run(plan, gate, args, store, tracked)
             except KeyboardInterrupt:

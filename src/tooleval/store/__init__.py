@@ -41,16 +41,47 @@ __all__ = [
 ]
 
 
-def open_store(url: str | os.PathLike[str] | None = None) -> Store:
+def open_store(url: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
     """Open a run store; None means the SQLite file ``.tooleval/runs.db``.
 
+    ``create=False`` is for readers (listing, reports, the viewer): a SQLite
+    store file that does not exist is a :class:`~tooleval.errors.StoreError`
+    naming the path, instead of a new empty store (and folders) made by a typo.
     Raises :class:`tooleval.errors.StoreError` with what to do when the store
     cannot be reached, is not a tooleval store, or has a newer schema.
+
+    >>> open_store("/no/such/folder/runs.db", create=False)
+    Traceback (most recent call last):
+    ...
+    tooleval.errors.StoreError: field --store: no run store at /no/such/folder/runs.db: ...
     """
     from tooleval.store.engine import resolve_url
     from tooleval.store.sql import Store
 
-    return Store(resolve_url(url))
+    resolved = resolve_url(url)
+    if not create:
+        _require_existing_file(resolved)
+    return Store(resolved)
+
+
+def _require_existing_file(url: str) -> None:
+    from pathlib import Path
+
+    import sqlalchemy as sa
+
+    from tooleval.errors import StoreError
+
+    parsed = sa.engine.make_url(url)
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return
+    if database.startswith("file:") or Path(database).exists():
+        return
+    raise StoreError(
+        f"no run store at {database}: the file does not exist; point --store "
+        "(or $TOOLEVAL_STORE) at the store `tooleval run` wrote to",
+        field="--store",
+    )
 
 
 def __getattr__(name: str) -> Any:
