@@ -133,7 +133,9 @@ def _run(url: str, rows: int, concurrency: int, tmp: Path, profile: bool) -> tup
 
             profiler = cProfile.Profile()
             outcome = profiler.runcall(run_plan, plan, store=store, concurrency=concurrency)
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats("tooleval|orjson|sqlite|jsonpath", 30)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(
+                "tooleval|orjson|sqlite|jsonpath", 30
+            )
         else:
             outcome = run_plan(plan, store=store, concurrency=concurrency)
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
