@@ -290,3 +290,14 @@ def test_a_python_agent_without_output_leaves_output_metrics_unscored(tmp_path):
         output, correctness = row.results
         assert output.score is None and "reported no output" in output.reason
         assert correctness.score == 1.0
+
+
+def test_dry_run_counts_unreadable_rows_apart_from_ready_ones(tmp_path, agent_stub, capsys):
+    data = write_dataset(tmp_path / "cases.jsonl")
+    lines = data.read_text().splitlines()
+    data.write_text("\n".join([lines[0], '{"id": "broken", "input":', *lines[1:]]) + "\n")
+    plan = write_plan(tmp_path, agent_stub)
+    assert main(["run", str(plan), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"preflight OK: {len(lines)} rows ready, 1 unreadable (error rows)" in out
+    assert agent_stub.requests == []

@@ -199,7 +199,9 @@ def _dry_run(plan: Any, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    print(f"preflight OK: {report.rows} rows ready; nothing was called (--dry-run)")
+    ready = report.rows - report.unreadable
+    unreadable = f", {report.unreadable} unreadable (error rows)" if report.unreadable else ""
+    print(f"preflight OK: {ready} rows ready{unreadable}; nothing was called (--dry-run)")
     return 0
 
 

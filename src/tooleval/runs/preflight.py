@@ -55,6 +55,7 @@ class PreflightReport:
     rows: int
     problems: tuple[Problem, ...] = ()
     notes: tuple[str, ...] = ()
+    unreadable: int = 0  # rows that will be stored as error rows
 
     @property
     def ok(self) -> bool:
@@ -295,4 +296,6 @@ def preflight(
             f"{len(unreadable)} rows cannot be read ({_rows_text(unreadable)}): they are stored "
             "as error rows and count against --max-error-rate"
         )
-    return PreflightReport(len(dataset.rows), tuple(problems), tuple(dict.fromkeys(notes)))
+    return PreflightReport(
+        len(dataset.rows), tuple(problems), tuple(dict.fromkeys(notes)), len(unreadable)
+    )
