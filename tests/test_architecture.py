@@ -31,8 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "formats": {"model"},
     "judge": {"model"},
     "store": {"model"},
-    # Judged metrics are metrics: they describe themselves with the registry's types.
-    "judged": {"model", "judge", "metrics"},
+    "judged": {"model", "judge"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.

@@ -26,7 +26,7 @@ def judged_metrics() -> list[Any]:
     from tooleval.judged.task_success import atask_success, task_success
     from tooleval.judged.tools_error import atools_error, tools_error
     from tooleval.judged.topic_adherence import atopic_adherence, topic_adherence
-    from tooleval.metrics.registry import MetricInfo, Param
+    from tooleval.model import MetricInfo, Param
 
     max_chars = Param(2000, _MAX_CHARS_HELP)
     threshold = Param(None, "pass when score >= threshold (null: score == 1)")

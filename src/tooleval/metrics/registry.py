@@ -23,13 +23,13 @@ provider that is declared but fails to load raises, naming the entry point.
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tooleval.errors import ConfigError, JudgeError
 from tooleval.matching.json_values import json_safe
-from tooleval.model import Result, Sample
+from tooleval.model import MetricInfo, Param, Result, Sample
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -48,39 +48,6 @@ __all__ = [
 # Entry points of this group are loaded on first registry use; each names a callable
 # returning an iterable of MetricInfo (tooleval.judged declares itself here too).
 ENTRY_POINT_GROUP = "tooleval.metrics"
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One metric parameter: its default, a one-line help, and allowed values if enumerated."""
-
-    default: Any
-    help: str
-    choices: tuple[Any, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MetricInfo:
-    """What the registry knows about one metric.
-
-    ``score_sample(sample, **params)`` (plus ``judge=`` when ``needs_judge``)
-    scores one :class:`Sample`; ``ascore_sample`` is its async twin when the
-    metric does I/O. ``requires`` names the Sample fields it reads
-    (``tools_called`` stands for the actual calls, from ``tools_called`` or the
-    assistant messages; ``output`` for the final answer).
-    """
-
-    name: str
-    description: str
-    params: Mapping[str, Param]
-    requires: tuple[str, ...]
-    needs_judge: bool
-    score_sample: Callable[..., Result]
-    ascore_sample: Callable[..., Awaitable[Result]] | None = None
-    provider: str = field(default="", compare=False)
-    # Optional: turn effective params into what score_sample takes, once per
-    # bind (e.g. resolve an ``args`` spec to a comparator); same results.
-    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
 
 
 _metrics: dict[str, MetricInfo] = {}

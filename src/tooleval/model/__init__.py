@@ -14,6 +14,7 @@ module             holds
 ``sample``         :class:`Sample`, one row to score
 ``results``        :class:`Result`, :class:`Diagnosis`, :class:`ArgumentCheck`
 ``values``         :data:`MISSING` and :class:`AnyOf` (acceptable values)
+``metric``         :class:`MetricInfo`, :class:`Param`: a metric as registries list it
 =================  ===========================================================
 
 >>> call = ToolCall.parse("cancel_order", '{"order_id": "4471"}')
@@ -33,6 +34,7 @@ from tooleval.model.messages import (
     UserMessage,
     message_from_dict,
 )
+from tooleval.model.metric import MetricInfo, Param
 from tooleval.model.results import ArgumentCheck, Diagnosis, Result
 from tooleval.model.sample import Sample
 from tooleval.model.values import MISSING, AnyOf, values_equal
@@ -45,6 +47,8 @@ __all__ = [
     "Diagnosis",
     "ExpectedTools",
     "Message",
+    "MetricInfo",
+    "Param",
     "Result",
     "Sample",
     "SystemMessage",
