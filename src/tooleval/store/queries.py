@@ -17,23 +17,13 @@ from tooleval.errors import InputError
 from tooleval.model import Result
 from tooleval.store import schema as t
 from tooleval.store.codec import result_from_row
+from tooleval.store.records import ROW_ORDERS
 from tooleval.store.search_index import run_key, search_condition, searched_text
 
 __all__ = ["ORDER_BY", "RowFilters", "escape_like", "non_negative", "results_for", "rows_query"]
 
-# order_by name -> (column, descending); every order ends with row_index for stable pages.
-ORDER_BY = {
-    "index": ("row_index", False),
-    "-index": ("row_index", True),
-    "row_id": ("row_id", False),
-    "-row_id": ("row_id", True),
-    "category": ("category", False),
-    "-category": ("category", True),
-    "latency": ("latency_ms", False),
-    "-latency": ("latency_ms", True),
-    "score": ("score", False),
-    "-score": ("score", True),
-}
+# order_by name -> (column, descending), kept with the public records.
+ORDER_BY = ROW_ORDERS
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,22 @@ from typing import Any
 
 from tooleval.model import Result, Sample
 
-__all__ = ["MetricSpec", "RowRecord", "RunInfo", "MetricSummary"]
+# The row orders ``iter_rows(order_by=...)`` takes: name -> (column, descending);
+# every order ends with row_index, so pages are stable.
+ROW_ORDERS: dict[str, tuple[str, bool]] = {
+    "index": ("row_index", False),
+    "-index": ("row_index", True),
+    "row_id": ("row_id", False),
+    "-row_id": ("row_id", True),
+    "category": ("category", False),
+    "-category": ("category", True),
+    "latency": ("latency_ms", False),
+    "-latency": ("latency_ms", True),
+    "score": ("score", False),
+    "-score": ("score", True),
+}
+
+__all__ = ["ROW_ORDERS", "MetricSpec", "MetricSummary", "RowRecord", "RunInfo"]
 
 
 @dataclass(frozen=True, slots=True)

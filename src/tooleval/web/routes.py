@@ -43,14 +43,14 @@ def run_filters(
     instead of refusing the request.
     """
     from tooleval.analysis.clusters import FAILURE_CLASSES
-    from tooleval.store.queries import ORDER_BY
+    from tooleval.store.records import ROW_ORDERS
 
     metrics = list(info.summaries)
     checks = [
         (metric, metrics, "metric"),
         (result, ["pass", "fail"], "result"),
         (failure_class, list(FAILURE_CLASSES), "failure_class"),
-        (sort, list(ORDER_BY), "sort"),
+        (sort, list(ROW_ORDERS), "sort"),
     ]
     for value, allowed, name in checks:
         if value and value not in allowed:
