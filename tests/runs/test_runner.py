@@ -286,3 +286,14 @@ def test_unscored_rows_are_skipped_testcases(tmp_path, agent_stub):
         row = store.get_row(run.id, 6)
         assert row.error is None and row.failure_class == "unscored"
         assert run.summaries["tool_correctness"].unscored == 1
+
+
+async def test_run_plan_inside_a_running_event_loop_says_to_await_arun_plan(tmp_path, agent_stub):
+    from tooleval.errors import ConfigError
+    from tooleval.runs import load_plan, run_plan
+
+    write_dataset(tmp_path / "cases.jsonl")
+    plan = load_plan(write_plan(tmp_path, agent_stub))
+    with open_store(tmp_path / "r.db") as store, pytest.raises(ConfigError, match="arun_plan"):
+        run_plan(plan, store=store)
+    assert agent_stub.requests == []

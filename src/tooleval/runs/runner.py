@@ -82,7 +82,21 @@ def run_plan(
     max_rps: float | None = None,
     cache: Any = None,
 ) -> RunOutcome:
-    """Run ``plan`` to the end and return the stored outcome (see :func:`arun_plan`)."""
+    """Run ``plan`` to the end and return the stored outcome (see :func:`arun_plan`).
+
+    Inside a running event loop (a notebook, an async app) use ``await
+    arun_plan(...)``: this synchronous twin says so instead of failing deep
+    inside asyncio.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise ConfigError(
+            "run_plan was called inside a running event loop; use `await arun_plan(...)` "
+            "there (same arguments)"
+        )
     return asyncio.run(
         arun_plan(
             plan,
