@@ -320,10 +320,11 @@ def _dequantize(tensor: Any, path: str) -> np.ndarray:
             values = np.asarray(tensor.data)
         else:
             values = dequantize(tensor.data, kind)
-    except NotImplementedError as exc:
+    except Exception as exc:  # the gguf package refuses unsupported kinds with its own errors
         raise JudgeError(
             f"tensor {tensor.name} is quantized as {kind.name}, which the gguf package cannot "
-            "dequantize; use a Q4_0, Q4_1, Q5, Q8_0, K-quant or F16/F32 file",
+            f"dequantize ({type(exc).__name__}: {exc}); use a Q4_0, Q4_1, Q5, Q8_0, K-quant or "
+            "F16/F32 file",
             path=path,
         ) from exc
     # GGUF lists dimensions fastest-first; numpy wants them slowest-first.
