@@ -7,7 +7,6 @@ from tests.runs.support import script_correct, write_dataset, write_plan
 
 from tooleval.cli.main import main
 from tooleval.store import open_store
-from tooleval.store.aggregates import load_aggregate
 
 
 def test_a_finished_run_has_its_aggregates(tmp_path):
@@ -24,4 +23,6 @@ def _run(tmp_path, stub):
     with open_store(db) as store:
         (run,) = store.list_runs()
         for name in ("run/1", "counts/1", "clusters/1"):
-            assert load_aggregate(store, run.id, name, row_count=run.row_count) is not None, name
+            assert (
+                store.aggregates.load_aggregate(run.id, name, row_count=run.row_count) is not None
+            ), name

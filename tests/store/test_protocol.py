@@ -6,7 +6,15 @@ import inspect
 
 import pytest
 
-from tooleval.store import RunRowsReader, Store, StoreReader, StoreWriter, open_store
+from tooleval.store import (
+    AggregateStore,
+    RunRowsReader,
+    Store,
+    StoreReader,
+    StoreWriter,
+    open_store,
+)
+from tooleval.store.aggregates import RunAggregates
 
 
 def _protocol_methods(protocol: type) -> list[str]:
@@ -40,6 +48,18 @@ def test_protocol_signatures_match_the_store(protocol):
         declared = inspect.signature(getattr(protocol, name))
         actual = inspect.signature(getattr(Store, name))
         assert str(declared) == str(actual), f"{protocol.__name__}.{name}: {declared} != {actual}"
+
+
+def test_aggregate_protocol_matches_the_store_aggregates(store):
+    assert isinstance(store.aggregates, AggregateStore)
+    names = _protocol_methods(AggregateStore)
+    assert names
+    for name in names:
+        declared = inspect.signature(getattr(AggregateStore, name))
+        actual = inspect.signature(getattr(RunAggregates, name))
+        assert str(declared) == str(actual), f"AggregateStore.{name}: {declared} != {actual}"
+    public = {n for n in vars(RunAggregates) if not n.startswith("_")}
+    assert public == set(names), "RunAggregates and AggregateStore list different methods"
 
 
 def test_an_object_missing_a_read_method_is_not_a_reader(store):

@@ -11,7 +11,6 @@ import re
 import pytest
 from tests.web.seed import BIDI, LONG_NAME
 
-from tooleval.store.aggregates import load_aggregate
 from tooleval.web.app import CSP
 
 
@@ -81,7 +80,8 @@ def test_an_unexpected_failure_is_a_500_page_with_headers(seeded):
     from tooleval.web import create_app
 
     class Broken:
-        def _read(self):
+        @property
+        def aggregates(self):
             raise RuntimeError("disk on fire")
 
         def list_runs(self, **_):
@@ -241,8 +241,11 @@ def test_a_finished_runs_aggregates_are_stored_on_first_view(client, seeded):
     store, run = seeded["store"], seeded["a"]
     client.get(f"/runs/{run}")
     info = store.get_run(run)
-    stored = load_aggregate(store, run, "counts/1", row_count=info.row_count)
+    stored = store.aggregates.load_aggregate(run, "counts/1", row_count=info.row_count)
     assert stored and {b["metric"] for b in stored["bins"]} == set(info.summaries)
     client.get("/compare", params={"a": seeded["a"], "b": seeded["b"]})
     rows_b = store.get_run(seeded["b"]).row_count
-    assert load_aggregate(store, seeded["b"], f"compare/2/{run}", row_count=rows_b) is not None
+    assert (
+        store.aggregates.load_aggregate(seeded["b"], f"compare/2/{run}", row_count=rows_b)
+        is not None
+    )

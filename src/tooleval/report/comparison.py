@@ -30,7 +30,6 @@ from tooleval.analysis.compare import CHANGES
 from tooleval.model import Result, Sample
 from tooleval.report.summary import FINISHED, cached_run, stamp
 from tooleval.store import StoreReader
-from tooleval.store import aggregates as agg
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = ["CHUNK", "ComparisonPage", "comparison_page", "lean_rows"]
@@ -48,7 +47,7 @@ def lean_rows(store: StoreReader, run: RunInfo) -> Iterator[RowRecord]:
     thresholds = {m.name: m.threshold for m in run.metrics}
     current: tuple[int, str, str | None] | None = None
     results: list[Result] = []
-    for index, row_id, category, metric, score, passed in agg.verdict_rows(store, run.id):
+    for index, row_id, category, metric, score, passed in store.aggregates.verdict_rows(run.id):
         if current is None or current[0] != index:
             if current is not None:
                 yield _lean(run.id, current, results)
@@ -120,8 +119,8 @@ def _save(
         for k in range(0, len(items), CHUNK):
             name = f"{prefix}/{change}/{metrics.index(metric)}/{k // CHUNK}"
             documents[name] = [_plain(d) for d in items[k : k + CHUNK]]
-    agg.delete_aggregates(store, info_b.id, prefix=prefix)
-    agg.save_aggregates(store, info_b.id, documents, row_count=info_b.row_count)
+    store.aggregates.delete_aggregates(info_b.id, prefix=prefix)
+    store.aggregates.save_aggregates(info_b.id, documents, row_count=info_b.row_count)
 
 
 def _counts(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> Any:
@@ -178,7 +177,9 @@ def _stored_page(
         while start < count and len(deltas) < limit:
             k = start // CHUNK
             name = f"{_NAME}{info_a.id}/{group_change}/{metrics.index(group_metric)}/{k}"
-            chunk = agg.load_aggregate(store, info_b.id, name, row_count=info_b.row_count) or []
+            chunk = (
+                store.aggregates.load_aggregate(info_b.id, name, row_count=info_b.row_count) or []
+            )
             taken = chunk[start - k * CHUNK : start - k * CHUNK + limit - len(deltas)]
             if not taken:
                 break
@@ -211,8 +212,8 @@ def comparison_page(
     stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]
     stopped = info_a.status in FINISHED and info_b.status in FINISHED
     if stopped and not refresh:
-        payload = agg.load_aggregate(
-            store, info_b.id, _NAME + info_a.id, row_count=info_b.row_count
+        payload = store.aggregates.load_aggregate(
+            info_b.id, _NAME + info_a.id, row_count=info_b.row_count
         )
         if (
             payload is not None

@@ -121,7 +121,6 @@ def build_report(
     """
     from tooleval.report.comparison import comparison_page
     from tooleval.report.summary import cached_run, run_clusters, run_counts
-    from tooleval.store.aggregates import iter_unpassed_rows
 
     if not isinstance(max_rows, int) or isinstance(max_rows, bool) or max_rows < 0:
         raise InputError(
@@ -130,7 +129,7 @@ def build_report(
     run: RunInfo = cached_run(store, run_id)
     counts = run_counts(store, run)
     clusters, failures = run_clusters(store, run)
-    fail_cards = list(iter_unpassed_rows(store, run.id, limit=max_rows))
+    fail_cards = list(store.aggregates.iter_unpassed_rows(run.id, limit=max_rows))
     pass_cards = (
         list(store.iter_rows(run.id, passed=True, limit=max_rows - len(fail_cards)))
         if len(fail_cards) < max_rows

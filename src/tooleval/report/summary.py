@@ -28,7 +28,6 @@ from typing import Any
 
 from tooleval.report.stats import CategoryStats, ScoreBins
 from tooleval.store import StoreReader
-from tooleval.store import aggregates as agg
 from tooleval.store.records import RunInfo
 
 __all__ = [
@@ -104,7 +103,7 @@ def _run_from_payload(p: dict[str, Any]) -> RunInfo:
 def _cached(store: StoreReader, run_id: str, status: str, finished_at: str | None) -> RunInfo:
     if status not in FINISHED:
         return store.get_run(run_id)
-    payload = agg.load_aggregate(store, run_id, _RUN, row_count=None)
+    payload = store.aggregates.load_aggregate(run_id, _RUN, row_count=None)
     if payload is not None and payload.get("stamp") == stamp(status, finished_at):
         try:
             return _run_from_payload(payload)
@@ -112,7 +111,7 @@ def _cached(store: StoreReader, run_id: str, status: str, finished_at: str | Non
             pass  # written by another version
     run = store.get_run(run_id)
     if run.status in FINISHED:
-        agg.save_aggregate(store, run.id, _RUN, _run_payload(run), row_count=run.row_count)
+        store.aggregates.save_aggregate(run.id, _RUN, _run_payload(run), row_count=run.row_count)
     return run
 
 
@@ -123,7 +122,7 @@ def cached_run(store: StoreReader, run_id: str) -> RunInfo:
     a stopped run's header is stored the first time and checked against the
     run's status and finish time on every later read.
     """
-    found = agg.run_stamps(store, run_id=run_id)
+    found = store.aggregates.run_stamps(run_id=run_id)
     if not found:
         return store.get_run(run_id)  # raises the store's "no run" error
     return _cached(store, *found[0])
@@ -133,7 +132,7 @@ def cached_runs(
     store: StoreReader, *, search: str | None = None, tag: str | None = None
 ) -> list[RunInfo]:
     """``store.list_runs(search=, tag=)`` with stopped runs read from their stored copies."""
-    return [_cached(store, *row) for row in agg.run_stamps(store, search=search, tag=tag)]
+    return [_cached(store, *row) for row in store.aggregates.run_stamps(search=search, tag=tag)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +185,7 @@ def _count(store: StoreReader, run: RunInfo, *, bins: int = 10) -> RunCounts:
     from tooleval.analysis.clusters import FAILURE_CLASSES
 
     thresholds = {m.name: m.threshold for m in run.metrics}
-    histograms = agg.score_histograms(store, run.id, bins=bins)
+    histograms = store.aggregates.score_histograms(run.id, bins=bins)
     score_bins = [
         ScoreBins(
             metric,
@@ -196,9 +195,9 @@ def _count(store: StoreReader, run: RunInfo, *, bins: int = 10) -> RunCounts:
         )
         for metric in run.summaries
     ]
-    per_metric = agg.category_metric_counts(store, run.id)
+    per_metric = store.aggregates.category_metric_counts(run.id)
     categories = []
-    for category, counts in agg.category_counts(store, run.id).items():
+    for category, counts in store.aggregates.category_counts(run.id).items():
         rates: dict[str, float | None] = {}
         for metric in run.summaries:
             ok, bad = per_metric.get(category, {}).get(metric, [0, 0])
@@ -214,13 +213,13 @@ def _count(store: StoreReader, run: RunInfo, *, bins: int = 10) -> RunCounts:
     order = list(FAILURE_CLASSES)
     classes = dict(
         sorted(
-            agg.class_counts(store, run.id).items(),
+            store.aggregates.class_counts(run.id).items(),
             key=lambda kv: (-kv[1], order.index(kv[0]) if kv[0] in order else len(order)),
         )
     )
     examples = {
         cls: [(i, r) for i, r in pairs]
-        for cls, pairs in agg.class_examples(store, run.id, list(classes)).items()
+        for cls, pairs in store.aggregates.class_examples(run.id, list(classes)).items()
     }
     return RunCounts(score_bins, categories, classes, examples)
 
@@ -228,7 +227,7 @@ def _count(store: StoreReader, run: RunInfo, *, bins: int = 10) -> RunCounts:
 def run_counts(store: StoreReader, run: RunInfo, *, refresh: bool = False) -> RunCounts:
     """The run's counts: stored ones when fresh, else counted (and stored if finished)."""
     if not refresh:
-        payload = agg.load_aggregate(store, run.id, _COUNTS, row_count=run.row_count)
+        payload = store.aggregates.load_aggregate(run.id, _COUNTS, row_count=run.row_count)
         if payload is not None and payload.get("stamp") == stamp(run.status, run.finished_at):
             try:
                 return RunCounts.from_payload(payload)
@@ -237,14 +236,14 @@ def run_counts(store: StoreReader, run: RunInfo, *, refresh: bool = False) -> Ru
     counts = _count(store, run)
     if run.status in FINISHED:
         payload = counts.to_payload() | {"stamp": stamp(run.status, run.finished_at)}
-        agg.save_aggregate(store, run.id, _COUNTS, payload, row_count=run.row_count)
+        store.aggregates.save_aggregate(run.id, _COUNTS, payload, row_count=run.row_count)
     return counts
 
 
 def _cluster(store: StoreReader, run: RunInfo) -> tuple[list[Any], int]:
     from tooleval.analysis.clusters import cluster_failures
 
-    failing = list(agg.iter_unpassed_slim(store, run.id))
+    failing = list(store.aggregates.iter_unpassed_slim(run.id))
     clusters = cluster_failures(failing, total_rows=run.row_count)
     return clusters, len(failing)
 
@@ -256,7 +255,7 @@ def run_clusters(
     from tooleval.analysis.clusters import FailureCluster
 
     if not refresh:
-        payload = agg.load_aggregate(store, run.id, _CLUSTERS, row_count=run.row_count)
+        payload = store.aggregates.load_aggregate(run.id, _CLUSTERS, row_count=run.row_count)
         if payload is not None and payload.get("stamp") == stamp(run.status, run.finished_at):
             try:
                 clusters = [
@@ -286,8 +285,7 @@ def run_clusters(
             }
             for c in clusters
         ]
-        agg.save_aggregate(
-            store,
+        store.aggregates.save_aggregate(
             run.id,
             _CLUSTERS,
             {
@@ -314,7 +312,7 @@ def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
             f"run {run.id} is still {run.status}; aggregates are written once a run has stopped",
             field="run",
         )
-    agg.save_aggregate(store, run.id, _RUN, _run_payload(run), row_count=run.row_count)
+    store.aggregates.save_aggregate(run.id, _RUN, _run_payload(run), row_count=run.row_count)
     run_counts(store, run, refresh=True)
     run_clusters(store, run, refresh=True)
     return run

@@ -23,7 +23,7 @@ class Heartbeat:
     """Renews the run's lease from a thread, so a busy event loop never lets it lapse."""
 
     def __init__(self, store: Store, lease: Any, interval: float | None = None) -> None:
-        from tooleval.store.leases import HEARTBEAT_SECONDS
+        from tooleval.store import HEARTBEAT_SECONDS
 
         self.store = store
         self.lease = lease
@@ -51,7 +51,7 @@ class Heartbeat:
 
     def check(self) -> None:
         if self.lost:
-            from tooleval.store.leases import RunBusyError
+            from tooleval.store import RunBusyError
 
             raise RunBusyError(
                 f"another process took run {self.lease.run_id} over (this one was thought "

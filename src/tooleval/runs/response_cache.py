@@ -54,9 +54,9 @@ def default_cache_path(store_url: str | None) -> Path:
     >>> default_cache_path("sqlite:///ci/runs.db").as_posix()
     'ci/responses.db'
     """
-    from tooleval.store.engine import resolve_url
+    from tooleval.store import resolve_store_url
 
-    url = resolve_url(store_url)
+    url = resolve_store_url(store_url)
     if url.startswith("sqlite:///") and ":memory:" not in url:
         return Path(url[len("sqlite:///") :]).parent / CACHE_FILE
     return Path(".tooleval") / CACHE_FILE

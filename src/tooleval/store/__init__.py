@@ -20,24 +20,29 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from tooleval.store.protocol import RunRowsReader, StoreReader, StoreWriter
+from tooleval.store.protocol import AggregateStore, RunRowsReader, StoreReader, StoreWriter
 from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
 from tooleval.store.writer import RunWriter
 
 if TYPE_CHECKING:
+    from tooleval.store.leases import HEARTBEAT_SECONDS, RunBusyError
     from tooleval.store.sql import Store
 
 __all__ = [
+    "HEARTBEAT_SECONDS",
+    "AggregateStore",
     "MetricSpec",
     "MetricSummary",
     "RowRecord",
     "RunInfo",
+    "RunBusyError",
     "RunRowsReader",
     "RunWriter",
     "Store",
     "StoreReader",
     "StoreWriter",
     "open_store",
+    "resolve_store_url",
 ]
 
 
@@ -62,6 +67,17 @@ def open_store(url: str | os.PathLike[str] | None = None, *, create: bool = True
     if not create:
         _require_existing_file(resolved)
     return Store(resolved)
+
+
+def resolve_store_url(url: str | os.PathLike[str] | None) -> str:
+    """The SQLAlchemy URL of a store given as None, a path or a URL (what ``open_store`` opens).
+
+    >>> resolve_store_url("sqlite:///ci/runs.db")
+    'sqlite:///ci/runs.db'
+    """
+    from tooleval.store.engine import resolve_url
+
+    return resolve_url(url)
 
 
 def _require_existing_file(url: str) -> None:
@@ -90,4 +106,8 @@ def __getattr__(name: str) -> Any:
         from tooleval.store.sql import Store
 
         return Store
+    if name in ("HEARTBEAT_SECONDS", "RunBusyError"):  # the lease rules, for the runner
+        from tooleval.store import leases
+
+        return getattr(leases, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

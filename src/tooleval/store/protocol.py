@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
 
-__all__ = ["RunRowsReader", "StoreReader", "StoreWriter"]
+__all__ = ["AggregateStore", "RunRowsReader", "StoreReader", "StoreWriter"]
 
 
 @runtime_checkable
@@ -34,6 +34,72 @@ class RunRowsReader(Protocol):
 
     def iter_rows(self, run_id: str) -> Iterator[RowRecord]:
         """The run's rows with every Result, in index order."""
+        ...
+
+
+@runtime_checkable
+class AggregateStore(Protocol):
+    """A run's stored aggregate documents and the counting queries views need (``store.aggregates``).
+
+    Documents are JSON values saved under a name with the row count they were
+    computed from; ``load_aggregate`` gives None for a stale one. The queries
+    count in the database without decoding any row's JSON.
+    """
+
+    def save_aggregate(self, run_id: str, name: str, payload: Any, *, row_count: int) -> None:
+        """Store (or replace) one aggregate document of ``run_id``."""
+        ...
+
+    def save_aggregates(self, run_id: str, documents: dict[str, Any], *, row_count: int) -> None:
+        """Store (or replace) several documents of ``run_id`` in one transaction."""
+        ...
+
+    def load_aggregate(self, run_id: str, name: str, *, row_count: int | None) -> Any:
+        """The stored document, or None when absent or computed from another row count."""
+        ...
+
+    def delete_aggregates(self, run_id: str, *, prefix: str = "") -> int:
+        """Forget the run's stored documents whose name starts with ``prefix``."""
+        ...
+
+    def run_stamps(
+        self, *, run_id: str | None = None, search: str | None = None, tag: str | None = None
+    ) -> list[tuple[str, str, str | None]]:
+        """``(id, status, finished_at)`` of runs, newest first."""
+        ...
+
+    def score_histograms(self, run_id: str, *, bins: int = 10) -> dict[str, dict[str, Any]]:
+        """Per metric: score counts in ``bins`` bins plus one for 1.0, and ``unscored``."""
+        ...
+
+    def category_counts(self, run_id: str) -> dict[str, dict[str, int]]:
+        """Per category: rows, passed, failed, errors."""
+        ...
+
+    def category_metric_counts(self, run_id: str) -> dict[str, dict[str, list[int]]]:
+        """Per category and metric: ``[passed, failed]`` result counts."""
+        ...
+
+    def class_counts(self, run_id: str) -> dict[str, int]:
+        """How many rows carry each stored failure class."""
+        ...
+
+    def class_examples(
+        self, run_id: str, classes: list[str], *, limit: int = 3
+    ) -> dict[str, list[list[Any]]]:
+        """Per failure class, the first ``limit`` rows as ``[index, row_id]`` pairs."""
+        ...
+
+    def verdict_rows(self, run_id: str) -> Any:
+        """Every result as ``(row_index, row_id, category, metric, score, passed)``, streamed."""
+        ...
+
+    def iter_unpassed_rows(self, run_id: str, *, limit: int | None = None) -> Any:
+        """The rows that did not pass (failed, unscored or errored), by index."""
+        ...
+
+    def iter_unpassed_slim(self, run_id: str) -> Any:
+        """Like ``iter_unpassed_rows`` with only what failure clustering reads."""
         ...
 
 
@@ -100,6 +166,11 @@ class StoreReader(Protocol):
 
     def lease_holder(self, run_id: str) -> dict[str, Any] | None:
         """Who holds the run now: ``{pid, host, heartbeat_at, alive}``, or None."""
+        ...
+
+    @property
+    def aggregates(self) -> AggregateStore:
+        """The run aggregates kept in this store (see :class:`AggregateStore`)."""
         ...
 
 

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from tooleval.errors import StoreError
 from tooleval.store import codec, leases
 from tooleval.store import schema as t
+from tooleval.store.aggregates import RunAggregates
 from tooleval.store.engine import (
     DEFAULT_PATH,
     WRITE_OPTION,
@@ -279,6 +280,11 @@ class Store:
         """Give the run up (nothing happens if another process took it over)."""
         with self._write() as conn:
             leases.release(conn, lease)
+
+    @property
+    def aggregates(self) -> RunAggregates:
+        """The run aggregates kept in this store (documents and counting queries)."""
+        return RunAggregates(self)
 
     def lease_holder(self, run_id: str) -> dict[str, Any] | None:
         """Who holds the run now: ``{pid, host, heartbeat_at, alive}``, or None."""
