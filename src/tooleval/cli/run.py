@@ -11,6 +11,7 @@ resumable with ``--resume RUN_ID``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -221,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         return _dry_run(plan, args)
     _check_outputs(args, plan)
     tracked = _Tracked(None)
+    fresh = _missing_store_files(args)
     with _StopSignals() as signals:
         try:
             store = open_cli_store(args, create=True)
@@ -230,10 +232,55 @@ def run(args: argparse.Namespace) -> int:
                 _interrupted(args, signals, tracked, store)
                 return signals.exit_code
             finally:
+                unused = bool(fresh) and tracked.run_id is None and _holds_no_run(store)
                 store.close()
+                if unused:
+                    _remove_unused(fresh)
         except KeyboardInterrupt:
             _interrupted(args, signals, tracked, None)
             return signals.exit_code
+
+
+def _missing_store_files(args: argparse.Namespace) -> list[Path]:
+    """The SQLite store file and folders this run would create, if they do not exist yet.
+
+    A run that stops before it records anything (a failed preflight, a bad
+    option) removes them again, so a typo never leaves an empty store behind.
+    """
+    from tooleval.store import resolve_store_url
+
+    url = resolve_store_url(args.store or os.environ.get("TOOLEVAL_STORE") or None)
+    if not url.startswith("sqlite:///") or ":memory:" in url or "?" in url:
+        return []
+    path = Path(url[len("sqlite:///") :]).absolute()
+    if path.exists():
+        return []
+    missing = [path]
+    parent = path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    return missing
+
+
+def _holds_no_run(store: Any) -> bool:
+    try:
+        return not store.list_runs()
+    except Exception:  # an unreadable store is left as it is
+        return False
+
+
+def _remove_unused(created: list[Path]) -> None:
+    """Remove a store file (with its -wal/-shm/-journal companions) and folders made for it."""
+    if not created:
+        return
+    store_file, folders = created[0], created[1:]
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            Path(f"{store_file}{suffix}").unlink()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty: anything else in it stays
 
 
 def _interrupted(
