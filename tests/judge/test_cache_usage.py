@@ -95,7 +95,8 @@ def test_usage_from_results_sums_row_details():
         Result.scored("other", 1.0, reason=""),
     ]
     total = JudgeUsage.from_results(rows)
-    assert (total.calls, total.cached_calls) == (2, 3)
+    assert total is not None and (total.calls, total.cached_calls) == (2, 3)
+    assert JudgeUsage.from_results([Result.scored("other", 1.0, reason="")]) is None
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,14 @@ junitparser, GitLab and Jenkins read the file. Files are written atomically
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tooleval.analysis.gate import GateResult, gate_pass_rate
 from tooleval.model import Result, ToolCall
+from tooleval.model.usage import JudgeUsage
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.textsafe import xml_safe as _x
 
@@ -199,16 +200,11 @@ def run_to_dict(run: RunInfo) -> dict[str, Any]:
     }
 
 
-#: The whole-number counters of a judge usage record (besides ``latency_ms``).
-_JUDGE_COUNTERS = ("calls", "cached_calls", "tokens_in", "tokens_out")
-
-
 def judge_usage(rows: Iterable[RowRecord]) -> dict[str, Any] | None:
     """Judge calls, cache hits, tokens and latency summed over a run's rows.
 
-    ``None`` when no row carries judge usage (no judged metric ran). The stored
-    counters are the ``to_dict()`` of :class:`tooleval.judge.JudgeUsage`, summed
-    here from the records alone (this package reads stored runs, not judges).
+    ``None`` when no row carries judge usage (no judged metric ran); else the
+    :meth:`tooleval.model.usage.JudgeUsage.to_dict` of the total.
 
     >>> from tooleval.model import Diagnosis, Result
     >>> usage = {"calls": 1, "cached_calls": 0, "tokens_in": 5, "tokens_out": 2, "latency_ms": 1.5}
@@ -216,22 +212,8 @@ def judge_usage(rows: Iterable[RowRecord]) -> dict[str, Any] | None:
     >>> judge_usage([RowRecord("r", 0, "x", None, (judged, judged))])["tokens_in"]
     10
     """
-    usages = [
-        r.diagnosis.details["judge"]
-        for row in rows
-        for r in row.results
-        if r.diagnosis is not None and "judge" in r.diagnosis.details
-    ]
-    if not usages:
-        return None
-    total = dict.fromkeys(_JUDGE_COUNTERS, 0)
-    latency = 0.0
-    for usage in usages:
-        if isinstance(usage, Mapping):
-            for key in _JUDGE_COUNTERS:
-                total[key] += int(usage.get(key, 0))
-            latency += float(usage.get("latency_ms", 0.0))
-    return {**total, "latency_ms": round(latency, 3)}
+    total = JudgeUsage.from_results(result for row in rows for result in row.results)
+    return None if total is None else total.to_dict()
 
 
 def write_json(

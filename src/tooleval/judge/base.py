@@ -3,7 +3,7 @@
 A judge answers chat messages: ``complete(messages, *, schema=None)`` returns a
 :class:`~tooleval.judge.reply.JudgeReply`; ``acomplete`` is its async twin.
 :class:`BaseJudge` adds, once for every backend, the reply cache, JSON parsing
-against ``schema`` and the :class:`JudgeUsage` counters a runner reads.
+against ``schema`` and the :class:`~tooleval.model.usage.JudgeUsage` counters a runner reads.
 
 >>> usage = JudgeUsage()
 >>> usage.record(JudgeReply(text="{}", tokens_in=12, tokens_out=3))
@@ -15,14 +15,14 @@ against ``schema`` and the :class:`JudgeUsage` counters a runner reads.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from tooleval.errors import JudgeError
 from tooleval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
 from tooleval.judge.reply import JudgeReply, parse_json_reply
+from tooleval.model.usage import JudgeUsage
 
 __all__ = [
     "BaseJudge",
@@ -52,65 +52,6 @@ class Judge(Protocol):
     ) -> JudgeReply: ...
 
     def describe(self) -> dict[str, Any]: ...
-
-
-class JudgeUsage:
-    """Counts judge calls and tokens; thread-safe, shared by every row of a run.
-
-    ``calls`` are calls that reached a model; ``cached_calls`` were answered
-    from the cache (no tokens spent, so their tokens are not added).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.calls = 0
-        self.cached_calls = 0
-        self.tokens_in = 0
-        self.tokens_out = 0
-        self.latency_ms = 0.0
-
-    def record(self, reply: JudgeReply) -> None:
-        with self._lock:
-            if reply.cached:
-                self.cached_calls += 1
-                return
-            self.calls += 1
-            self.tokens_in += reply.tokens_in
-            self.tokens_out += reply.tokens_out
-            self.latency_ms += reply.latency_ms
-
-    def add(self, other: JudgeUsage | Mapping[str, Any]) -> None:
-        """Add another accumulator, or a ``to_dict()`` (e.g. a row's recorded usage)."""
-        data = other.to_dict() if isinstance(other, JudgeUsage) else other
-        with self._lock:
-            self.calls += int(data.get("calls", 0))
-            self.cached_calls += int(data.get("cached_calls", 0))
-            self.tokens_in += int(data.get("tokens_in", 0))
-            self.tokens_out += int(data.get("tokens_out", 0))
-            self.latency_ms += float(data.get("latency_ms", 0.0))
-
-    @classmethod
-    def from_results(cls, results: Iterable[Any]) -> JudgeUsage:
-        """Sum the per-row usage judged metrics keep in ``diagnosis.details["judge"]``."""
-        total = cls()
-        for result in results:
-            usage = result.diagnosis.details.get("judge") if result.diagnosis else None
-            if isinstance(usage, Mapping):
-                total.add(usage)
-        return total
-
-    def to_dict(self) -> dict[str, Any]:
-        with self._lock:
-            return {
-                "calls": self.calls,
-                "cached_calls": self.cached_calls,
-                "tokens_in": self.tokens_in,
-                "tokens_out": self.tokens_out,
-                "latency_ms": round(self.latency_ms, 3),
-            }
-
-    def __repr__(self) -> str:
-        return f"JudgeUsage({self.to_dict()})"
 
 
 _ROLES = {"system", "user", "assistant"}

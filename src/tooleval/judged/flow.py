@@ -30,6 +30,7 @@ from tooleval.judge.base import Judge
 from tooleval.judge.reply import JudgeReply
 from tooleval.judged.prompts import example_in, repeats_example
 from tooleval.model import Diagnosis, Result
+from tooleval.model.usage import JudgeUsage
 
 __all__ = [
     "REPEATS_EXAMPLE",
@@ -103,13 +104,7 @@ class _Transcript:
     def __init__(self, judge: Judge) -> None:
         self.model = getattr(judge, "model", "")
         self.exchanges: list[dict[str, Any]] = []
-        self.usage: dict[str, float] = {
-            "calls": 0,
-            "cached_calls": 0,
-            "tokens_in": 0,
-            "tokens_out": 0,
-            "latency_ms": 0.0,
-        }
+        self.usage = JudgeUsage()
 
     def outcome(self, ask: Ask, attempt: int, messages: list, reply: JudgeReply) -> Any:
         """Record one reply; return the usable object or raise/return a problem."""
@@ -136,18 +131,11 @@ class _Transcript:
                 "tokens_out": reply.tokens_out,
             }
         )
-        if reply.cached:
-            self.usage["cached_calls"] += 1
-        else:
-            self.usage["calls"] += 1
-            self.usage["tokens_in"] += reply.tokens_in
-            self.usage["tokens_out"] += reply.tokens_out
-            self.usage["latency_ms"] += reply.latency_ms
+        self.usage.record(reply)
         return parsed, error
 
     def details(self) -> dict[str, Any]:
-        usage = {**self.usage, "latency_ms": round(self.usage["latency_ms"], 3)}
-        return {"judge": {"model": self.model, **usage}, "exchanges": self.exchanges}
+        return {"judge": {"model": self.model, **self.usage.to_dict()}, "exchanges": self.exchanges}
 
 
 def _finish(

@@ -15,6 +15,7 @@ module             holds
 ``results``        :class:`Result`, :class:`Diagnosis`, :class:`ArgumentCheck`
 ``values``         :data:`MISSING` and :class:`AnyOf` (acceptable values)
 ``metric``         :class:`MetricInfo`, :class:`Param`: a metric as registries list it
+``usage``          :class:`JudgeUsage`: judge calls, cache hits, tokens, latency
 =================  ===========================================================
 
 >>> call = ToolCall.parse("cancel_order", '{"order_id": "4471"}')
@@ -37,6 +38,7 @@ from tooleval.model.messages import (
 from tooleval.model.metric import MetricInfo, Param
 from tooleval.model.results import ArgumentCheck, Diagnosis, Result
 from tooleval.model.sample import Sample
+from tooleval.model.usage import JudgeUsage
 from tooleval.model.values import MISSING, AnyOf, values_equal
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "AssistantMessage",
     "Diagnosis",
     "ExpectedTools",
+    "JudgeUsage",
     "Message",
     "MetricInfo",
     "Param",
