@@ -20,6 +20,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
+// Rust allocations only (Python's objects keep Python's allocator): a row's
+// many small strings and vectors are allocated and freed on the scoring threads.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn bad(what: &str) -> PyErr {
     PyValueError::new_err(format!("kernel config: {what}"))
 }

@@ -26,6 +26,8 @@ from typing import IO, Any
 
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
+_MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -66,10 +68,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--workers",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="score chunks of rows in N processes, output order kept (default 1: in-process; "
-        "ignored with --table; at most the CPU count and the number of 2000-row chunks)",
+        help="score blocks of rows on N threads with the compiled kernel (default: the CPUs "
+        f"available, at most {_MAX_THREADS}), or chunks of rows in N processes in pure Python "
+        "(default 1: in-process); output order and bytes kept; ignored with --table; at most "
+        "the CPU count",
     )
     parser.set_defaults(handler=run)
 
@@ -142,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             "and a `judge:` section in the plan",
             field="--metric",
         )
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
@@ -152,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     kind = args.format or (
         "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
     )
-    workers = cap_workers(args.workers) if args.workers > 1 else 1
+    workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
     with _naming_input(args.dataset), _output(args.output) as out:
         if kind != "jsonl":
@@ -172,9 +176,9 @@ def run(args: argparse.Namespace) -> int:
                 if table_rows is None and (engine.compiled or workers == 1):
                     count = 0
                     score_line = functools.partial(_score_line, metric)
-                    for part in engine.score_lines(source, score_line, threads=workers):
-                        out.write(part)
-                        count += part.count(b"\n")
+                    threads = workers if args.workers else min(_cpus(), _MAX_THREADS)
+                    for part in engine.score_lines(source, score_line, threads=threads):
+                        count += out.write(part) > 0  # parts, not rows: "none" matters
                 elif workers > 1 and table_rows is None:
                     count = _score_in_processes(source, out, args.metric, options, workers)
                 else:
@@ -333,12 +337,17 @@ def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[bytes]]]:
         yield start, lines
 
 
+def _cpus() -> int:
+    """The CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def cap_workers(requested: int) -> int:
     """``requested`` limited to the CPUs this process may use (a note on stderr if lowered)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cpus = os.cpu_count() or 1
+    cpus = _cpus()
     if requested > cpus:
         print(
             f"tooleval score: --workers {requested} lowered to {cpus} (the CPUs available)",

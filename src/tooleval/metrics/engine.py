@@ -198,19 +198,14 @@ class Engine:
         """Result bytes for every non-blank line, in input order (lines numbered from 1).
 
         ``fallback(number, line)`` scores one line in Python (and raises the
-        error of a bad line); ``threads`` > 1 scores each block of lines on
-        that many threads with the GIL released.
+        error of a bad line). With the kernel, blocks of lines are scored on
+        ``threads`` threads with the GIL released, while this thread reads
+        the next blocks and hands back the results of earlier ones.
         """
         if self.kernel is None:
             yield from self._python_lines(lines, fallback)
             return
-        score_block = self.kernel.score_block
-        for start, block in _blocks(lines):
-            for part in score_block(block, start, threads):
-                if type(part) is bytes:
-                    yield part
-                else:
-                    yield fallback(part[0], part[1])
+        yield from _pipeline(self.kernel.score_block, _blocks(lines), fallback, max(1, threads))
 
     def _python_lines(
         self, lines: Iterable[bytes], fallback: Callable[[int, bytes], bytes]
@@ -228,6 +223,44 @@ class Engine:
                     "(`make demo` with cargo installed) for several times the speed",
                     file=sys.stderr,
                 )
+
+
+def _pipeline(
+    score_block: Callable[[bytes, int, int], list[Any]],
+    blocks: Iterator[tuple[int, bytes]],
+    fallback: Callable[[int, bytes], bytes],
+    threads: int,
+) -> Iterator[bytes]:
+    """The kernel's parts of every block in order, while later blocks are being scored.
+
+    Each of ``threads`` threads scores whole blocks (the kernel releases the
+    GIL), so reading the next blocks and writing the results of earlier ones
+    overlap with scoring. At most ``threads + 1`` blocks are in flight, so
+    memory stays flat; rows the kernel hands back are scored here, in order.
+    """
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="tooleval-kernel") as pool:
+        pending: deque[Any] = deque()
+        try:
+            for start, block in blocks:
+                pending.append(pool.submit(score_block, block, start, 1))
+                if len(pending) > threads:
+                    yield from _parts(pending.popleft().result(), fallback)
+            while pending:
+                yield from _parts(pending.popleft().result(), fallback)
+        finally:
+            for future in pending:  # stopped early (a bad row): drop the rest
+                future.cancel()
+
+
+def _parts(parts: list[Any], fallback: Callable[[int, bytes], bytes]) -> Iterator[bytes]:
+    for part in parts:
+        if type(part) is bytes:
+            yield part
+        else:
+            yield fallback(part[0], part[1])
 
 
 def _blocks(lines: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:

@@ -100,15 +100,18 @@ def _entry_point_metrics() -> list[MetricInfo]:
     return infos
 
 
+def _load_builtin() -> None:
+    """This package's metrics, which register themselves when their modules load."""
+    from tooleval.metrics import builtin, profiles  # noqa: F401
+
+
 def _load_providers() -> None:
     with _lock:
         if _state["loaded"] or _state["loading"]:
             return
         _state["loading"] = True
         try:
-            # This package's metrics register themselves when their modules load.
-            from tooleval.metrics import builtin, profiles  # noqa: F401
-
+            _load_builtin()
             known = set(_metrics)
             for info in _entry_point_metrics():
                 if info.name not in known:
@@ -126,7 +129,18 @@ def list_metrics() -> list[MetricInfo]:
 
 
 def get_metric(name: str) -> MetricInfo:
-    """The metric called ``name``; ConfigError listing the known names otherwise."""
+    """The metric called ``name``; ConfigError listing the known names otherwise.
+
+    A name this package (or a ``register_metric`` call) already gave is
+    returned without loading the entry-point providers: a provider never
+    replaces a registered name, so loading them could not change the answer.
+    Any other name loads them first.
+    """
+    _load_builtin()
+    with _lock:
+        info = _metrics.get(name)
+    if info is not None:
+        return info
     _load_providers()
     with _lock:
         info = _metrics.get(name)
