@@ -170,6 +170,48 @@ class RepeatSummary:
             "rows": [r.to_dict() for r in self.rows],
         }
 
+    def digest(self, *, limit: int = 50) -> dict[str, Any]:
+        """What a page shows of this summary, JSON-safe and small whatever the row count.
+
+        pass^k and pass@k for k = 1..n, per category, the flaky-row count and the
+        first ``limit`` flaky rows: the document a report caches for a stopped run.
+
+        >>> row = RowRepeats("r1", "refund", 2, 1, 0, 1.0, (True, False))
+        >>> d = RepeatSummary(n=2, rows=(row,)).digest()
+        >>> d["pass_hat"], d["pass_at"], d["flaky_total"], d["flaky"][0]["verdicts"]
+        ([0.5, 0.0], [0.5, 1.0], 1, [True, False])
+        """
+        flaky = self.flaky
+        ks = range(1, self.n + 1)
+        return {
+            "n": self.n,
+            "rows": len(self.rows),
+            "complete": len(self.complete),
+            "pass_hat": [self.pass_hat(k) for k in ks],
+            "pass_at": [self.pass_at(k) for k in ks],
+            "categories": [
+                {
+                    "name": c,
+                    "pass_hat": self.pass_hat(category=c),
+                    "pass_at": self.pass_at(category=c),
+                    "flaky": sum(1 for r in flaky if (r.category or "(none)") == c),
+                }
+                for c in self.categories
+            ],
+            "flaky_total": len(flaky),
+            "flaky": [
+                {
+                    "row_id": r.row_id,
+                    "category": r.category,
+                    "attempts": r.attempts,
+                    "passed": r.passed,
+                    "spread": r.spread,
+                    "verdicts": list(r.verdicts),
+                }
+                for r in flaky[:limit]
+            ],
+        }
+
 
 def analyse_repeats(rows: Iterable[RowRecord], n: int, stride: int) -> RepeatSummary:
     """Group a repeated run's stored rows by dataset row and measure them."""

@@ -120,7 +120,8 @@ def build_report(
     first use for a stopped run); rows are read only for the cards shown.
     """
     from tooleval.report.comparison import comparison_page
-    from tooleval.report.summary import cached_run, run_clusters, run_counts
+    from tooleval.report.repeats import repeat_section
+    from tooleval.report.summary import cached_run, run_clusters, run_counts, run_repeats
 
     if not isinstance(max_rows, int) or isinstance(max_rows, bool) or max_rows < 0:
         raise InputError(
@@ -139,8 +140,19 @@ def build_report(
     shown = {row.index for row in cards}
     total = run.row_count
 
+    first_card: dict[str, int] = {}
+    for row in cards:  # a repeated run shows a row once per attempt: link the first
+        if row.row_id not in first_card or row.index < first_card[row.row_id]:
+            first_card[row.row_id] = row.index
+
     def anchor(index: int | None) -> Any:
         return href("#", fragment=f"row-{index}") if index in shown else None
+
+    def card_of(row_id: str) -> str:
+        index = first_card.get(row_id)
+        return href("#", fragment=f"row-{index}") if index is not None else ""
+
+    digest = run_repeats(store, run)
 
     comparison = None
     changes: dict[str, list[str]] = {}
@@ -164,6 +176,7 @@ def build_report(
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts_section(counts.bins),
+        None if digest is None else repeat_section(digest, link=card_of),
         el("h2", "Per category"),
         category_section(counts.categories, metrics),
         el("h2", "Failure clusters"),

@@ -1,10 +1,12 @@
 """A run's aggregates, computed once and kept in the store for the report and the viewer.
 
-Two documents per run (see :mod:`tooleval.store.aggregates`):
+The documents of a run (see :mod:`tooleval.store.aggregates`):
 
 - ``counts``: score histograms per metric, per-category row verdicts and
   per-metric pass rates, rows per failure class with the first example rows.
   Database GROUP BYs only: seconds on a million rows.
+- ``repeats`` (runs made with ``--repeat N``): pass^k / pass@k and the flaky rows
+  (:func:`run_repeats`).
 - ``clusters``: the failure clusters (:func:`tooleval.analysis.clusters.cluster_failures`
   over every row that did not pass), with at most ``CLUSTER_EXAMPLES`` row ids each.
 
@@ -32,6 +34,7 @@ from tooleval.store.records import RunInfo
 
 __all__ = [
     "CLUSTER_EXAMPLES",
+    "FLAKY_EXAMPLES",
     "FINISHED",
     "RunCounts",
     "aggregate_run",
@@ -39,6 +42,7 @@ __all__ = [
     "cached_runs",
     "run_clusters",
     "run_counts",
+    "run_repeats",
     "stamp",
 ]
 
@@ -46,6 +50,9 @@ FINISHED = ("finished", "interrupted", "failed")
 CLUSTER_EXAMPLES = 20
 _COUNTS = "counts/1"
 _CLUSTERS = "clusters/1"
+_REPEATS = "repeats/1"
+#: Flaky rows kept (and shown) per repeated run; the count covers them all.
+FLAKY_EXAMPLES = 50
 _RUN = "run/1"
 
 
@@ -298,6 +305,36 @@ def run_clusters(
     return clusters, failures
 
 
+def run_repeats(
+    store: StoreReader, run: RunInfo, *, refresh: bool = False
+) -> dict[str, Any] | None:
+    """The repeat digest of a run made with ``--repeat N`` (None for a run made once).
+
+    :meth:`tooleval.analysis.repeats.RepeatSummary.digest`: pass^k / pass@k per
+    k and per category, the flaky-row count and the first ``FLAKY_EXAMPLES``
+    flaky rows; kept in the store once the run has stopped, so a view reads one
+    small document instead of every attempt row.
+    """
+    from tooleval.analysis.repeats import repeat_of, summarise_run
+
+    if repeat_of(run) is None:
+        return None
+    current = stamp(run.status, run.finished_at)
+    if not refresh:
+        payload = store.aggregates.load_aggregate(run.id, _REPEATS, row_count=run.row_count)
+        if isinstance(payload, dict) and payload.get("stamp") == current:
+            return dict(payload["digest"])
+    summary = summarise_run(store, run)
+    if summary is None:
+        return None
+    digest = summary.digest(limit=FLAKY_EXAMPLES)
+    if run.status in FINISHED:
+        store.aggregates.save_aggregate(
+            run.id, _REPEATS, {"digest": digest, "stamp": current}, row_count=run.row_count
+        )
+    return digest
+
+
 def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
     """Recompute and store both documents of a finished run (``tooleval aggregate``).
 
@@ -315,4 +352,5 @@ def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
     store.aggregates.save_aggregate(run.id, _RUN, _run_payload(run), row_count=run.row_count)
     run_counts(store, run, refresh=True)
     run_clusters(store, run, refresh=True)
+    run_repeats(store, run, refresh=True)
     return run

@@ -126,11 +126,20 @@ def render_run(
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
     from tooleval.analysis.clusters import FAILURE_CLASSES
-    from tooleval.report.summary import run_counts
+    from tooleval.report.html import href
+    from tooleval.report.repeats import repeat_section
+    from tooleval.report.summary import run_counts, run_repeats
     from tooleval.web import pages
-    from tooleval.web.repeats import repeats_html
 
     counts = run_counts(store, info)
+    digest = run_repeats(store, info)
+    repeats = (
+        None
+        if digest is None
+        else repeat_section(
+            digest, link=lambda row_id: href("/runs", info.id, q=row_id, fragment="rows")
+        )
+    )
     return pages.run_page(
         info,
         status=run_status(store, info),
@@ -141,7 +150,7 @@ def render_run(
         categories=[c.category for c in counts.categories],
         failure_classes=FAILURE_CLASSES,
         note=note,
-        repeats=repeats_html(store, info),
+        repeats=repeats,
     )
 
 

@@ -1,31 +1,39 @@
-"""The run page's "Repeats" section: pass^k / pass@k per k and per category, flaky rows.
+"""The "Repeats" section of a run (report and viewer): pass^k / pass@k per k and category, flaky rows.
 
-Shown for a run made with ``--repeat N`` (N >= 2); reads
-:class:`tooleval.analysis.repeats.RepeatSummary`, built from the stored rows by
-:func:`tooleval.analysis.repeats.summarise_run`. Pure: records in, HTML out.
+Shown for a run made with ``--repeat N`` (N >= 2). Renders the digest of
+:meth:`tooleval.analysis.repeats.RepeatSummary.digest` (what
+:func:`tooleval.report.summary.run_repeats` keeps in the store for a stopped
+run). Pure: a digest in, HTML out; ``link`` turns a row id into the address of
+its rows (the viewer's filtered list, the static report's first card of the row);
+an empty address leaves the id as text.
 
 >>> from tooleval.analysis.repeats import RepeatSummary, RowRepeats
 >>> row = RowRepeats("r1", "refund", 2, 1, 0, 1.0, (True, False))
->>> html = repeat_section("run-1", RepeatSummary(n=2, rows=(row,)))
+>>> html = repeat_section(RepeatSummary(n=2, rows=(row,)).digest())
 >>> "pass^k" in html and "r1" in html and "1/2" in html
 True
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tooleval.report.components import pct
-from tooleval.report.html import Safe, el, frag, href
+from tooleval.report.html import Safe, el, frag
 
-__all__ = ["FLAKY_LIMIT", "repeat_section", "repeats_html"]
+__all__ = ["repeat_section"]
 
-FLAKY_LIMIT = 50
 _MARK = {True: ("P", "badge badge-pass", "passed"), False: ("F", "badge badge-fail", "failed")}
 _ERROR = ("E", "badge badge-error", "error")
 
 
-def _verdicts(verdicts: tuple[bool | None, ...]) -> Safe:
+def _row_id(row_id: str, link: Callable[[str], str] | None) -> Any:
+    target = link(row_id) if link is not None else ""
+    return el("a", row_id, href=target) if target else row_id
+
+
+def _verdicts(verdicts: list[bool | None]) -> Safe:
     marks = []
     for attempt, verdict in enumerate(verdicts, start=1):
         text, cls, word = _ERROR if verdict is None else _MARK[verdict]
@@ -33,11 +41,12 @@ def _verdicts(verdicts: tuple[bool | None, ...]) -> Safe:
     return frag(*marks)
 
 
-def repeat_section(run_id: str, summary: Any, *, limit: int = FLAKY_LIMIT) -> Safe:
+def repeat_section(digest: Mapping[str, Any], *, link: Callable[[str], str] | None = None) -> Safe:
     """HTML for a repeated run: pass^k and pass@k for k = 1..n, per category, flaky rows."""
-    n = summary.n
-    complete = len(summary.complete)
-    flaky = summary.flaky
+    n = digest["n"]
+    complete = digest["complete"]
+    flaky = digest["flaky"]
+    flaky_total = digest["flaky_total"]
     by_k = el(
         "table",
         el(
@@ -55,10 +64,12 @@ def repeat_section(run_id: str, summary: Any, *, limit: int = FLAKY_LIMIT) -> Sa
                 el(
                     "tr",
                     el("td", k, class_="num"),
-                    el("td", pct(summary.pass_hat(k)), class_="num"),
-                    el("td", pct(summary.pass_at(k)), class_="num"),
+                    el("td", pct(hat), class_="num"),
+                    el("td", pct(at), class_="num"),
                 )
-                for k in range(1, n + 1)
+                for k, (hat, at) in enumerate(
+                    zip(digest["pass_hat"], digest["pass_at"], strict=True), start=1
+                )
             ],
         ),
         class_="repeats-k",
@@ -80,16 +91,12 @@ def repeat_section(run_id: str, summary: Any, *, limit: int = FLAKY_LIMIT) -> Sa
             [
                 el(
                     "tr",
-                    el("td", category),
-                    el("td", pct(summary.pass_hat(category=category)), class_="num"),
-                    el("td", pct(summary.pass_at(category=category)), class_="num"),
-                    el(
-                        "td",
-                        sum(1 for r in flaky if (r.category or "(none)") == category),
-                        class_="num",
-                    ),
+                    el("td", category["name"]),
+                    el("td", pct(category["pass_hat"]), class_="num"),
+                    el("td", pct(category["pass_at"]), class_="num"),
+                    el("td", category["flaky"], class_="num"),
                 )
-                for category in summary.categories
+                for category in digest["categories"]
             ],
         ),
         class_="repeats-categories",
@@ -113,34 +120,26 @@ def repeat_section(run_id: str, summary: Any, *, limit: int = FLAKY_LIMIT) -> Sa
                 [
                     el(
                         "tr",
-                        el(
-                            "td",
-                            el(
-                                "a",
-                                row.row_id,
-                                href=href("/runs", run_id, q=row.row_id, fragment="rows"),
-                            ),
-                            class_="rowid",
-                        ),
-                        el("td", row.category or "(none)"),
-                        el("td", f"{row.passed}/{row.attempts}", class_="num"),
-                        el("td", _verdicts(row.verdicts), class_="verdicts"),
-                        el("td", f"{row.spread:.2f}", class_="num"),
+                        el("td", _row_id(row["row_id"], link), class_="rowid"),
+                        el("td", row["category"] or "(none)"),
+                        el("td", f"{row['passed']}/{row['attempts']}", class_="num"),
+                        el("td", _verdicts(row["verdicts"]), class_="verdicts"),
+                        el("td", f"{row['spread']:.2f}", class_="num"),
                     )
-                    for row in flaky[:limit]
+                    for row in flaky
                 ],
             ),
             class_="repeats-flaky",
         )
-        more = len(flaky) - limit
+        more = flaky_total - len(flaky)
         flaky_part = frag(
-            el("h3", f"Flaky rows ({len(flaky)}): pass on some attempts, fail on others"),
+            el("h3", f"Flaky rows ({flaky_total}): pass on some attempts, fail on others"),
             flaky_rows,
             el("p", f"… and {more} more", class_="muted") if more > 0 else None,
         )
     else:
         flaky_part = el("p", "No flaky rows: every row passed all attempts or none.", class_="ok")
-    incomplete = len(summary.rows) - complete
+    incomplete = digest["rows"] - complete
     return el(
         "section",
         el("h2", f"Repeats: {n} attempts per row", id="repeats"),
@@ -158,11 +157,3 @@ def repeat_section(run_id: str, summary: Any, *, limit: int = FLAKY_LIMIT) -> Sa
         class_="repeats",
         aria_labelledby="repeats",
     )
-
-
-def repeats_html(store: Any, info: Any) -> Safe | None:
-    """The section for a stored run made with ``--repeat N``; None for a run made once."""
-    from tooleval.analysis.repeats import summarise_run
-
-    summary = summarise_run(store, info)
-    return None if summary is None else repeat_section(info.id, summary)
