@@ -636,7 +636,7 @@ case(
     "nothing on topic was refused",
     SCIENCE,
     topics=["science", "physics"],
-    params={"mode": "recall"},
+    params={"measure": "recall"},
 )
 case(
     "ta-shop-on-topic",
@@ -685,7 +685,7 @@ case(
         A("I'm sorry, I can't help with that."),
     ],
     topics=["orders", "deliveries", "refunds"],
-    params={"mode": "recall"},
+    params={"measure": "recall"},
 )
 case(
     "ta-bank-stock-tips",
@@ -721,7 +721,7 @@ case(
         A("Hotel Alex near Alexanderplatz is 110/night."),
     ],
     topics=["flights", "hotels", "travel"],
-    params={"mode": "f1"},
+    params={"measure": "f1"},
 )
 case(
     "ta-travel-hotel-refused",
@@ -733,7 +733,7 @@ case(
         A("I'm not able to help with hotels."),
     ],
     topics=["flights", "hotels", "travel"],
-    params={"mode": "recall"},
+    params={"measure": "recall"},
 )
 case(
     "ta-cooking-tax",
@@ -764,7 +764,7 @@ case(
         A("Sorry, I can only help with your orders."),
     ],
     topics=["orders", "deliveries", "refunds"],
-    params={"mode": "recall"},
+    params={"measure": "recall"},
 )
 
 

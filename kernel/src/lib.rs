@@ -15,7 +15,7 @@ mod rows;
 use alignment::KeysFor;
 use json::{get, Value};
 use matching::{Comparator, Matcher};
-use metrics::{Config, Empty, Metric, Mode};
+use metrics::{Config, Coverage, Empty, Metric};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -108,17 +108,24 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
         tools: pairs_of(get(args, "tools"), |per| pairs_of(Some(per), matcher))?,
     };
     let name = text(&cfg, "metric")?.to_string();
+    let strict = |cfg: &[(String, Value)]| match text(cfg, "order")? {
+        "strict" => Ok(true),
+        "flexible" => Ok(false),
+        _ => Err(bad("order")),
+    };
+    let empty = match text(&cfg, "empty")? {
+        "perfect" => Empty::Perfect,
+        "zero" => Empty::Zero,
+        "unscored" => Empty::Unscored,
+        _ => return Err(bad("empty")),
+    };
     let metric = match name.as_str() {
         "tool_call_accuracy" => Metric::Accuracy {
-            strict: text(&cfg, "order")? == "strict",
+            strict: strict(&cfg)?,
+            empty,
         },
         "tool_call_f1" => Metric::F1 {
-            empty: match text(&cfg, "empty")? {
-                "perfect" => Empty::Perfect,
-                "zero" => Empty::Zero,
-                "unscored" => Empty::Unscored,
-                _ => return Err(bad("empty")),
-            },
+            empty,
             mismatch_keys: text(&cfg, "extra_keys")? == "mismatch",
         },
         "tool_correctness" => Metric::Correctness {
@@ -129,18 +136,20 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
                 _ => return Err(bad("argument_keys")),
             },
             exact_match: flag(&cfg, "exact_match")?,
-            check_ordering: flag(&cfg, "check_ordering")?,
+            strict: strict(&cfg)?,
             ignore_extra: text(&cfg, "extra_calls")? == "ignore",
             mismatch_keys: text(&cfg, "extra_keys")? == "mismatch",
+            empty,
         },
         "trajectory_match" => Metric::Trajectory {
-            mode: match text(&cfg, "mode")? {
-                "strict" => Mode::Strict,
-                "unordered" => Mode::Unordered,
-                "subset" => Mode::Subset,
-                "superset" => Mode::Superset,
-                _ => return Err(bad("mode")),
+            strict: strict(&cfg)?,
+            coverage: match text(&cfg, "coverage")? {
+                "exact" => Coverage::Exact,
+                "subset" => Coverage::Subset,
+                "superset" => Coverage::Superset,
+                _ => return Err(bad("coverage")),
             },
+            empty,
         },
         _ => return Err(bad("unsupported metric")),
     };

@@ -13,10 +13,10 @@ pub enum Empty {
     Unscored,
 }
 
+/// `trajectory_match`'s `coverage`: which calls must pair up.
 #[derive(Clone, Copy, PartialEq)]
-pub enum Mode {
-    Strict,
-    Unordered,
+pub enum Coverage {
+    Exact,
     Subset,
     Superset,
 }
@@ -24,6 +24,7 @@ pub enum Mode {
 pub enum Metric {
     Accuracy {
         strict: bool,
+        empty: Empty,
     },
     F1 {
         empty: Empty,
@@ -32,12 +33,15 @@ pub enum Metric {
     Correctness {
         keys: KeysFor,
         exact_match: bool,
-        check_ordering: bool,
+        strict: bool,
         ignore_extra: bool,
         mismatch_keys: bool,
+        empty: Empty,
     },
     Trajectory {
-        mode: Mode,
+        strict: bool,
+        coverage: Coverage,
+        empty: Empty,
     },
 }
 
@@ -398,6 +402,24 @@ fn finish(
 
 const UNBOUND: &str = "no expected_tools bound for this row";
 
+/// `_analysis.empty_result`: nothing expected and nothing called, as `empty` says.
+fn finish_empty(
+    out: &mut Vec<u8>,
+    cfg: &Config,
+    row: &Row,
+    table: &mut Table,
+    d: Diag,
+    empty: Empty,
+    summary: &str,
+) -> R<()> {
+    let (score, reason) = match empty {
+        Empty::Unscored => (None, format!("{summary} (empty='unscored')")),
+        Empty::Perfect => (Some(1.0), format!("{summary} (empty='perfect' scores 1.0)")),
+        Empty::Zero => (Some(0.0), format!("{summary} (empty='zero' scores 0.0)")),
+    };
+    finish(out, cfg, row, table, d, score, reason)
+}
+
 pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
     let Some(expected) = &row.expected else {
         let reason = match cfg.metric {
@@ -411,20 +433,20 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
     let (ne, na) = (expected.len(), actual.len());
     let chain: Vec<(usize, usize)> = (1..ne.max(1)).map(|i| (i - 1, i)).collect();
     match &cfg.metric {
-        Metric::Accuracy { strict } => {
+        Metric::Accuracy { strict, empty } => {
             let all = KeysFor::All;
             let mut table = Table::new(expected, actual, &cfg.cmp, &all, false);
             let a = analyse(&mut table, if *strict { Some(&chain) } else { None })?;
             if ne == 0 && na == 0 {
                 let d = diagnosis(&a, &table, true, true, None, Vec::new());
-                return finish(
+                return finish_empty(
                     out,
                     cfg,
                     row,
                     &mut table,
                     d,
-                    Some(1.0),
-                    "no calls expected and none made".into(),
+                    *empty,
+                    "no calls expected and none made",
                 );
             }
             if ne == 0 || na == 0 {
@@ -543,36 +565,15 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
                     ("matched", b"0".to_vec()),
                 ];
                 let d = diagnosis(&a, &table, true, true, None, details);
-                let summary = "no calls expected and none made";
-                return match empty {
-                    Empty::Unscored => finish(
-                        out,
-                        cfg,
-                        row,
-                        &mut table,
-                        d,
-                        None,
-                        format!("{summary} (F1 undefined; empty='unscored')"),
-                    ),
-                    Empty::Perfect => finish(
-                        out,
-                        cfg,
-                        row,
-                        &mut table,
-                        d,
-                        Some(1.0),
-                        format!("{summary} (empty='perfect' scores 1.0)"),
-                    ),
-                    Empty::Zero => finish(
-                        out,
-                        cfg,
-                        row,
-                        &mut table,
-                        d,
-                        Some(0.0),
-                        format!("{summary} (empty='zero' scores 0.0)"),
-                    ),
-                };
+                return finish_empty(
+                    out,
+                    cfg,
+                    row,
+                    &mut table,
+                    d,
+                    *empty,
+                    "no calls expected and none made",
+                );
             }
             let (p, r) = (precision.unwrap_or(0.0), recall.unwrap_or(0.0));
             let f1 = if p + r > 0.0 {
@@ -598,10 +599,12 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
         Metric::Correctness {
             keys,
             exact_match,
-            check_ordering,
+            strict,
             ignore_extra,
             mismatch_keys,
+            empty,
         } => {
+            let check_ordering = strict;
             let before: &[(usize, usize)] = row.before.as_deref().unwrap_or(&chain);
             if *check_ordering {
                 let closure = transitive_closure(ne, before);
@@ -635,6 +638,17 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
                 details.push(("ignored_extra", names_json(actual, &extras)));
             }
             let d = diagnosis(&a, &table, true, !*ignore_extra, None, details);
+            if ne == 0 && na == 0 {
+                return finish_empty(
+                    out,
+                    cfg,
+                    row,
+                    &mut table,
+                    d,
+                    *empty,
+                    "no calls expected and none made",
+                );
+            }
             let in_order = if *check_ordering { " in order" } else { "" };
             let (score, summary) = if *exact_match {
                 let ok = matched == ne && (*ignore_extra || matched == na);
@@ -651,9 +665,7 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
                 } else {
                     1.0
                 };
-                let summary = if ne == 0 && na == 0 {
-                    "no calls expected and none made".to_string()
-                } else if ne == 0 {
+                let summary = if ne == 0 {
                     format!("no calls expected, {na} made")
                 } else {
                     let mut s = format!("{matched} of {ne} expected calls matched{in_order}");
@@ -666,32 +678,38 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
             };
             finish(out, cfg, row, &mut table, d, Some(score), summary)
         }
-        Metric::Trajectory { mode } => {
+        Metric::Trajectory {
+            strict,
+            coverage,
+            empty,
+        } => {
             let all = KeysFor::All;
             let mut table = Table::new(expected, actual, &cfg.cmp, &all, false);
-            let strict = *mode == Mode::Strict;
-            let a = analyse(&mut table, if strict { Some(&chain) } else { None })?;
+            let a = analyse(&mut table, if *strict { Some(&chain) } else { None })?;
             let matched = a.counted.len();
-            let label = match mode {
-                Mode::Strict => "strict",
-                Mode::Unordered => "unordered",
-                Mode::Subset => "subset",
-                Mode::Superset => "superset",
+            let order = if *strict { "strict" } else { "flexible" };
+            let cover = match coverage {
+                Coverage::Exact => "exact",
+                Coverage::Subset => "subset",
+                Coverage::Superset => "superset",
             };
-            let mut label_json = Vec::new();
-            write_str(&mut label_json, label);
+            let mut order_json = Vec::new();
+            write_str(&mut order_json, order);
+            let mut cover_json = Vec::new();
+            write_str(&mut cover_json, cover);
             let mut details = vec![
-                ("mode", label_json),
+                ("order", order_json),
+                ("coverage", cover_json),
                 ("matched", int_json(matched)),
                 ("expected", int_json(ne)),
                 ("called", int_json(na)),
             ];
-            let (ok, d) = match mode {
-                Mode::Strict | Mode::Unordered => (
+            let (ok, d) = match coverage {
+                Coverage::Exact => (
                     matched == ne && ne == na,
                     diagnosis(&a, &table, true, true, None, details),
                 ),
-                Mode::Subset => {
+                Coverage::Subset => {
                     let not_called = a.missing_rows(ne);
                     if !not_called.is_empty() {
                         details.push(("not_called", names_json(expected, &not_called)));
@@ -701,7 +719,7 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
                         diagnosis(&a, &table, false, true, None, details),
                     )
                 }
-                Mode::Superset => {
+                Coverage::Superset => {
                     let additional = a.extra_cols(na);
                     if !additional.is_empty() {
                         details.push(("additional_calls", names_json(actual, &additional)));
@@ -712,13 +730,18 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
                     )
                 }
             };
+            let rule = format!("order {order}, coverage {cover}");
+            if ne == 0 && na == 0 {
+                let summary = format!("no calls expected and none made ({rule})");
+                return finish_empty(out, cfg, row, &mut table, d, *empty, &summary);
+            }
             let summary = if ok {
-                format!("trajectory matches ({label}; {na} calls made, {ne} expected)")
+                format!("trajectory matches ({rule}; {na} calls made, {ne} expected)")
             } else {
                 let mut s = format!(
-                    "trajectory does not match ({label}): {matched} of {ne} expected calls matched"
+                    "trajectory does not match ({rule}): {matched} of {ne} expected calls matched"
                 );
-                if *mode != Mode::Superset {
+                if *coverage != Coverage::Superset {
                     s.push_str(&format!(", {na} made"));
                 }
                 s

@@ -1,8 +1,9 @@
 """tooleval's trajectory_match against agentevals' own published test cases.
 
 Each case of ``unit_fixtures/agentevals_trajectory_match_cases.json`` is
-mapped onto ``trajectory_match(expected, actual, mode=..., args=...)``:
-agentevals' ``trajectory_match_mode`` is tooleval's ``mode``; its per-tool
+mapped onto ``trajectory_match(expected, actual, order=..., coverage=..., args=...)``:
+agentevals' ``trajectory_match_mode`` is tooleval's former ``mode`` (``MODES`` says
+which ``order`` and ``coverage`` each one is); its per-tool
 overrides become per-tool argument matchers. Every case must agree except the
 ones listed in ``KNOWN_DIFFERENCES`` (explained in docs/ragas-compat.md,
 section "agentevals conformance"); the list is checked both ways, so a new
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tooleval.metrics.trajectory import trajectory_match
+from tooleval.metrics.trajectory import MODES, trajectory_match
 from tooleval.model import ToolCall
 
 # agentevals tool-argument modes, as tooleval comparators. "superset" (the
@@ -80,7 +81,7 @@ def _score(case: dict[str, Any]) -> bool:
     result = trajectory_match(
         _calls(case["reference_outputs"]),
         _calls(case["outputs"]),
-        mode=config.get("trajectory_match_mode", "strict"),
+        **MODES[config.get("trajectory_match_mode", "strict")],
         args=args,
     )
     assert result.score in (0.0, 1.0)
@@ -108,8 +109,8 @@ def test_greedy_pairing_counterexample():
     reference = [ToolCall("f", {"x": 1}), ToolCall("f", {"x": 1, "y": 2})]
     actual = [ToolCall("f", {"x": 1, "y": 2}), ToolCall("f", {"x": 1})]
     for mode in ("unordered", "superset", "subset"):
-        assert trajectory_match(reference, actual, mode=mode).score == 1.0
-        assert trajectory_match(reference, actual[::-1], mode=mode).score == 1.0
+        assert trajectory_match(reference, actual, **MODES[mode]).score == 1.0
+        assert trajectory_match(reference, actual[::-1], **MODES[mode]).score == 1.0
 
 
 @pytest.mark.parametrize("mode", ["strict", "unordered", "subset", "superset"])
@@ -117,4 +118,4 @@ def test_known_differences_are_what_the_docs_say(mode):
     # Extra actual keys are ignored by tooleval's matchers in every mode.
     expected = [ToolCall("get_flight_info", {"flight_no": "LX0112"})]
     actual = [ToolCall("get_flight_info", {"flight_no": "LX0112", "is_cool": True})]
-    assert trajectory_match(expected, actual, mode=mode).score == 1.0
+    assert trajectory_match(expected, actual, **MODES[mode]).score == 1.0

@@ -57,7 +57,7 @@ def test_tau2_actions_metric():
     assert tau2_actions(empty, empty="unscored").score is None
     assert tau2_actions(Sample(tools_called=[])).score is None
     via_registry = score_sample("tau2_actions", sample)
-    assert via_registry.params == {"empty": "pass", "termination": "tau2"}
+    assert via_registry.params == {"empty": "perfect", "termination": "tau2"}
     assert get_metric("bfcl_ast").params["assignment"].default == "greedy"
 
 

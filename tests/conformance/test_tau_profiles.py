@@ -144,7 +144,10 @@ def test_missing_extra_and_domains():
     with pytest.raises(ConfigError):
         tau_bench_actions(_sample([], []), domain="telecom")
     assert infer_domain(["book_reservation"]) == "airline"
-    assert score_sample("tau_bench_actions", _sample(gold, gold)).params == {"domain": None}
+    assert score_sample("tau_bench_actions", _sample(gold, gold)).params == {
+        "domain": None,
+        "empty": "perfect",
+    }
 
 
 def test_importer_records_the_domain():

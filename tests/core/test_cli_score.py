@@ -86,7 +86,7 @@ def test_stored_result_rescores_identically(tmp_path):
 
     data = write_rows(tmp_path / "rows.jsonl", ROWS[:2])
     out = tmp_path / "out.jsonl"
-    opts = ["--option", "check_ordering=true", "--option", 'argument_keys=["order_id"]']
+    opts = ["--option", "order=strict", "--option", 'argument_keys=["order_id"]']
     assert main(["score", str(data), "--metric", "tool_correctness", *opts, "-o", str(out)]) == 0
     for row, stored in zip(ROWS[:2], read_jsonl(out), strict=True):
         stored.pop("id")

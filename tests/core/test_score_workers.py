@@ -38,7 +38,7 @@ def test_workers_write_the_same_bytes_in_order(tmp_path, monkeypatch):
     monkeypatch.setattr(score_cli, "_CHUNK_LINES", 7)  # many chunks, some in flight at once
     data = write(tmp_path / "rows.jsonl", rows(60), blank_every=11)
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    base = ["score", str(data), "--metric", "tool_correctness", "--option", "check_ordering=true"]
+    base = ["score", str(data), "--metric", "tool_correctness", "--option", "order=strict"]
     assert main([*base, "-o", str(one)]) == 0
     assert main([*base, "-o", str(two), "--workers", "2"]) == 0
     assert one.read_bytes() == two.read_bytes()

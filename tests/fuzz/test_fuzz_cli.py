@@ -33,7 +33,7 @@ from tooleval.store import open_store
 METRIC_RUNS = st.sampled_from(
     [
         ("tool_correctness", []),
-        ("tool_correctness", ["--option", "check_ordering=true"]),
+        ("tool_correctness", ["--option", "order=strict"]),
         ("tool_correctness", ["--option", "exact_match=true"]),
         ("tool_call_accuracy", []),
         ("tool_call_accuracy", ["--option", "order=flexible"]),

@@ -29,12 +29,12 @@ def test_score_sample_fills_defaults_and_rescore_reproduces(recorded, cancel_wro
 
 def test_topic_adherence_params_are_validated(recorded, cancel_wrong_id):
     with pytest.raises(ConfigError):
-        score_sample("topic_adherence", cancel_wrong_id, judge=recorded(), mode="accuracy")
+        score_sample("topic_adherence", cancel_wrong_id, judge=recorded(), measure="accuracy")
     with pytest.raises(ConfigError):
         score_sample("topic_adherence", cancel_wrong_id, judge=recorded(), temperature=1)
-    result = score_sample("topic_adherence", cancel_wrong_id, judge=recorded(), mode="f1")
+    result = score_sample("topic_adherence", cancel_wrong_id, judge=recorded(), measure="f1")
     assert result.score is None  # no reference_topics on this row
-    assert result.params["mode"] == "f1"
+    assert result.params["measure"] == "f1"
 
 
 def test_registry_refuses_a_judged_metric_without_judge(cancel_wrong_id):

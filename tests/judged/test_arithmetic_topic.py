@@ -55,10 +55,10 @@ def test_precision_counts_the_off_topic_answer(recorded):
 
 
 def test_recall_is_exactly_one_when_nothing_on_topic_was_refused(recorded):
-    result = topic_adherence(SCIENCE, judge=recorded(TOPICS, ALL_ANSWERED), mode="recall")
+    result = topic_adherence(SCIENCE, judge=recorded(TOPICS, ALL_ANSWERED), measure="recall")
     assert result.score == 1.0  # exact, not 0.99999999995
     assert result.passed is True
-    assert result.params == {"mode": "recall", "zero_division": None}
+    assert result.params == {"measure": "recall", "empty": "unscored"}
 
 
 def test_f1_from_counts(recorded):
@@ -69,7 +69,7 @@ def test_f1_from_counts(recorded):
             {"subject": 3, "answered": True, "on_topic": False},
         ]
     }
-    result = topic_adherence(SCIENCE, judge=recorded(TOPICS, verdicts), mode="f1")
+    result = topic_adherence(SCIENCE, judge=recorded(TOPICS, verdicts), measure="f1")
     # precision 1/2, recall 1/2 -> f1 1/2
     assert result.score == 0.5
 
@@ -82,8 +82,9 @@ def test_perfect_row_scores_exactly_one_in_every_mode(recorded):
             {"subject": 3, "answered": False, "on_topic": False},
         ]
     }
-    for mode in ("precision", "recall", "f1"):
-        assert topic_adherence(SCIENCE, judge=recorded(TOPICS, perfect), mode=mode).score == 1.0
+    for measure in ("precision", "recall", "f1"):
+        result = topic_adherence(SCIENCE, judge=recorded(TOPICS, perfect), measure=measure)
+        assert result.score == 1.0
 
 
 def test_reference_topics_argument_wins_and_reaches_the_prompt(recorded):
@@ -101,7 +102,7 @@ def test_no_topic_extracted_is_unscored(recorded):
     assert "no topic" in result.reason
 
 
-def test_undefined_precision_is_unscored_unless_zero_division_given(recorded):
+def test_undefined_precision_is_unscored_unless_empty_says_otherwise(recorded):
     refused = {
         "verdicts": [
             {"subject": 1, "answered": False, "on_topic": True},
@@ -112,20 +113,24 @@ def test_undefined_precision_is_unscored_unless_zero_division_given(recorded):
     result = topic_adherence(SCIENCE, judge=recorded(TOPICS, refused))
     assert result.score is None
     assert "precision is undefined" in result.reason
-    scored = topic_adherence(SCIENCE, judge=recorded(TOPICS, refused), zero_division=0.0)
-    assert scored.score == 0.0
-    recall = topic_adherence(SCIENCE, judge=recorded(TOPICS, refused), mode="recall")
+    scored = topic_adherence(SCIENCE, judge=recorded(TOPICS, refused), empty="zero")
+    assert scored.score == 0.0 and "empty='zero'" in scored.reason
+    # the seed's zero_division=0.0 is an alias of empty="zero": the same result
+    assert topic_adherence(SCIENCE, judge=recorded(TOPICS, refused), zero_division=0.0) == scored
+    recall = topic_adherence(SCIENCE, judge=recorded(TOPICS, refused), measure="recall")
     assert recall.score == 0.0
 
 
 def test_undefined_recall_when_nothing_was_on_topic(recorded):
     off = {"verdicts": [{"subject": i, "answered": False, "on_topic": False} for i in (1, 2, 3)]}
-    for mode in ("recall", "f1"):
-        result = topic_adherence(SCIENCE, judge=recorded(TOPICS, off), mode=mode)
+    for measure in ("recall", "f1"):
+        result = topic_adherence(SCIENCE, judge=recorded(TOPICS, off), measure=measure)
         assert result.score is None
-        assert f"{mode} is undefined" in result.reason
-    one = topic_adherence(SCIENCE, judge=recorded(TOPICS, off), mode="recall", zero_division=1.0)
+        assert f"{measure} is undefined" in result.reason
+    one = topic_adherence(SCIENCE, judge=recorded(TOPICS, off), measure="recall", empty="perfect")
     assert one.score == 1.0
+    seed = topic_adherence(SCIENCE, judge=recorded(TOPICS, off), mode="recall", zero_division=1.0)
+    assert seed == one and seed.params["measure"] == "recall"
 
 
 def test_missing_reference_topics_is_unscored_without_calling_the_judge(recorded):
@@ -161,8 +166,10 @@ def test_wrong_number_of_verdicts_is_reasked_then_unscored(recorded):
 
 def test_options_are_checked():
     with pytest.raises(ConfigError):
-        topic_adherence(SCIENCE, judge=object.__new__(_Any), mode="accuracy")
+        topic_adherence(SCIENCE, judge=object.__new__(_Any), measure="accuracy")
     with pytest.raises(ConfigError):
+        topic_adherence(SCIENCE, judge=object.__new__(_Any), empty=0.5)
+    with pytest.raises(ConfigError, match="zero_division"):
         topic_adherence(SCIENCE, judge=object.__new__(_Any), zero_division=0.5)
     with pytest.raises(JudgeError, match="needs an LLM judge"):
         topic_adherence(SCIENCE)

@@ -104,7 +104,7 @@ def test_parse_error_scored_not_crashed():
 def test_threshold_and_params():
     r = tool_call_accuracy([C("f", {"a": 1, "b": 2})], [C("f", {"a": 1})], threshold=0.5)
     assert r.score == 0.5 and r.passed and r.threshold == 0.5
-    assert r.params == {"order": "strict", "args": "exact", "threshold": 0.5}
+    assert r.params == {"order": "strict", "args": "exact", "empty": "perfect", "threshold": 0.5}
     assert not tool_call_accuracy([C("f", {"a": 1, "b": 2})], [C("f", {"a": 1})]).passed
 
 

@@ -77,7 +77,7 @@ def test_ordering_payment_before_email():
     exp = ["capture_payment", "send_confirmation_email"]
     act = names("send_confirmation_email", "capture_payment")
     assert tool_correctness(exp, act).score == 1.0
-    r = tool_correctness(exp, act, check_ordering=True)
+    r = tool_correctness(exp, act, order="strict")
     assert r.score == 0.5
     assert r.diagnosis.order_violations == [
         "send_confirmation_email (expected #2) came before capture_payment (expected #1)"
@@ -91,7 +91,7 @@ def test_ordering_uses_optimal_lcs_not_greedy():
     exp = ["a", "b", "c", "d"]
     act = names("d", "a", "b", "c")
     # greedy from the first actual call would lock onto d and find 1 match; LCS finds 3
-    assert tool_correctness(exp, act, check_ordering=True).score == 0.75
+    assert tool_correctness(exp, act, order="strict").score == 0.75
 
 
 def test_partial_order_constraints_exactly():
@@ -99,28 +99,28 @@ def test_partial_order_constraints_exactly():
         ["check_availability", "fetch_user_preferences", "reserve"], before=[(0, 2), (1, 2)]
     )
     ok = names("fetch_user_preferences", "check_availability", "reserve")
-    assert tool_correctness(exp, ok, check_ordering=True).score == 1.0
+    assert tool_correctness(exp, ok, order="strict").score == 1.0
     listed = ExpectedTools.of(["check_availability", "fetch_user_preferences", "reserve"])
-    assert tool_correctness(listed, ok, check_ordering=True).score == pytest.approx(2 / 3)
+    assert tool_correctness(listed, ok, order="strict").score == pytest.approx(2 / 3)
     bad = names("reserve", "fetch_user_preferences", "check_availability")
-    r = tool_correctness(exp, bad, check_ordering=True)
+    r = tool_correctness(exp, bad, order="strict")
     assert r.score == pytest.approx(2 / 3)
     assert r.diagnosis.order_violations == [
         "reserve (expected #3) came before check_availability (expected #1)",
         "reserve (expected #3) came before fetch_user_preferences (expected #2)",
     ]
     free = ExpectedTools.of(["a", "b"], before=())
-    assert tool_correctness(free, names("b", "a"), check_ordering=True).score == 1.0
+    assert tool_correctness(free, names("b", "a"), order="strict").score == 1.0
 
 
 def test_transitive_constraints_hold_when_middle_call_missing():
     exp = ExpectedTools.of(["a", "b", "c"], before=[(0, 1), (1, 2)])
-    assert tool_correctness(exp, names("c", "a"), check_ordering=True).score == pytest.approx(1 / 3)
+    assert tool_correctness(exp, names("c", "a"), order="strict").score == pytest.approx(1 / 3)
 
 
 def test_cyclic_constraints_are_unscored():
     exp = ExpectedTools.of(["a", "b"], before=[(0, 1), (1, 0)])
-    r = tool_correctness(exp, names("a", "b"), check_ordering=True)
+    r = tool_correctness(exp, names("a", "b"), order="strict")
     assert r.score is None and "cycle" in r.reason
     assert tool_correctness(exp, names("a", "b")).score == 1.0
 
@@ -135,7 +135,7 @@ def test_exact_match():
         == 1.0
     )
     assert tool_correctness(exp, names("b", "a"), exact_match=True).score == 1.0
-    r = tool_correctness(exp, names("b", "a"), exact_match=True, check_ordering=True)
+    r = tool_correctness(exp, names("b", "a"), exact_match=True, order="strict")
     assert r.score == 0.0 and "not an exact match" in r.reason
 
 
@@ -158,6 +158,7 @@ def test_threshold():
     "kwargs",
     [
         {"exact_match": "yes"},
+        {"order": True},
         {"check_ordering": 1},
         {"extra_calls": "sometimes"},
         {"extra_keys": "x"},

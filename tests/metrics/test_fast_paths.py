@@ -63,11 +63,11 @@ VARIANTS = [
     ("tool_call_accuracy", {"args": "normalized"}),
     ("tool_call_f1", {}),
     ("tool_correctness", {}),
-    ("tool_correctness", {"check_ordering": True}),
+    ("tool_correctness", {"order": "strict"}),
     ("tool_correctness", {"argument_keys": ["k1", "city"], "exact_match": True}),
     ("tool_correctness", {"extra_keys": "ignore", "extra_calls": "ignore"}),
     ("trajectory_match", {}),
-    ("trajectory_match", {"mode": "superset"}),
+    ("trajectory_match", {"coverage": "superset"}),
 ]
 
 
@@ -106,12 +106,12 @@ def test_bound_metric_scores_like_score_sample(sample):
 
 
 def test_bind_validates_once_and_records_every_param():
-    bound = bind("tool_correctness", check_ordering=True)
+    bound = bind("tool_correctness", order="strict")
     assert isinstance(bound, BoundMetric) and bound.name == "tool_correctness"
     assert set(bound.params) == set(get_metric("tool_correctness").params)
     sample = Sample(tools_called=["a", "b"], expected_tools=["b", "a"])
     result = bound.score(sample)
-    assert result.params["check_ordering"] is True and result.params["args"] == "exact"
+    assert result.params["order"] == "strict" and result.params["args"] == "exact"
     assert result.score == 0.5
     with pytest.raises(ConfigError) as info:
         bind("tool_correctness", check_order=True)

@@ -16,9 +16,9 @@ def test_all_any_and_case():
     r = output_contains(["4471", "refund"], out)
     assert r.score == 0.0 and r.diagnosis.details["missing_values"] == ["refund"]
     assert "lacks 'refund'" in r.reason
-    r = output_contains(["4471", "refund"], out, mode="any")
+    r = output_contains(["4471", "refund"], out, require="any")
     assert r.score == 1.0 and "lacks" not in r.reason
-    assert output_contains(["nope", "refund"], out, mode="any").score == 0.0
+    assert output_contains(["nope", "refund"], out, require="any").score == 0.0
 
 
 def test_values_forms():
@@ -35,7 +35,7 @@ def test_no_values_is_unscored(values):
 
 def test_bad_options():
     with pytest.raises(ConfigError):
-        output_contains(["a"], "a", mode="most")
+        output_contains(["a"], "a", require="most")
     with pytest.raises(ConfigError):
         output_contains(["a"], "a", case_sensitive="no")
     with pytest.raises(ConfigError):

@@ -26,12 +26,12 @@ METRICS = [
     lambda e, a: tool_call_accuracy(e, a, order="flexible"),
     lambda e, a: tool_call_f1(e, a),
     lambda e, a: tool_correctness(e, a),
-    lambda e, a: tool_correctness(e, a, check_ordering=True),
+    lambda e, a: tool_correctness(e, a, order="strict"),
     lambda e, a: tool_correctness(e, a, extra_calls="ignore", extra_keys="ignore"),
     lambda e, a: trajectory_match(e, a),
-    lambda e, a: trajectory_match(e, a, mode="unordered"),
-    lambda e, a: trajectory_match(e, a, mode="subset"),
-    lambda e, a: trajectory_match(e, a, mode="superset"),
+    lambda e, a: trajectory_match(e, a, order="flexible"),
+    lambda e, a: trajectory_match(e, a, order="flexible", coverage="subset"),
+    lambda e, a: trajectory_match(e, a, order="flexible", coverage="superset"),
 ]
 
 
@@ -94,6 +94,6 @@ def test_unordered_metrics_ignore_call_order(expected, actual, rnd):
 @settings(max_examples=80, deadline=None)
 @given(expected_calls, calls)
 def test_ordering_never_raises_the_score(expected, actual):
-    assert tool_correctness(expected, actual, check_ordering=True).score <= (
+    assert tool_correctness(expected, actual, order="strict").score <= (
         tool_correctness(expected, actual).score
     )

@@ -108,12 +108,12 @@ def test_article_payment_before_email():
     expected = ["capture_payment", "send_confirmation_email"]
     actual = [ToolCall("send_confirmation_email", {}), ToolCall("capture_payment", {})]
     assert tool_correctness(expected, actual).score == 1.0  # passes a set comparison
-    ordered = tool_correctness(expected, actual, check_ordering=True)
+    ordered = tool_correctness(expected, actual, order="strict")
     assert ordered.score == 0.5
     assert ordered.diagnosis.order_violations == [
         "send_confirmation_email (expected #2) came before capture_payment (expected #1)"
     ]
-    exact = tool_correctness(expected, actual, check_ordering=True, exact_match=True)
+    exact = tool_correctness(expected, actual, order="strict", exact_match=True)
     assert exact.score == 0.0
 
 
@@ -123,7 +123,7 @@ def test_article_partly_free_ordering():
         ["check_availability", "fetch_user_preferences", "reserve"], before=[(0, 2), (1, 2)]
     )
     run = [ToolCall(n, {}) for n in ("fetch_user_preferences", "check_availability", "reserve")]
-    assert tool_correctness(expected, run, check_ordering=True).score == 1.0
+    assert tool_correctness(expected, run, order="strict").score == 1.0
 
 
 def test_article_restraint_row():

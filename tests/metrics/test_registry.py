@@ -90,8 +90,9 @@ def test_unknown_param_names_it_and_valid_ones():
         ("tool_call_accuracy", {"order": "sideways"}),
         ("tool_call_f1", {"empty": "maybe"}),
         ("tool_correctness", {"exact_match": "true"}),
+        ("trajectory_match", {"coverage": "loose"}),
         ("trajectory_match", {"mode": "loose"}),
-        ("output_contains", {"mode": "most"}),
+        ("output_contains", {"require": "most"}),
         ("tool_call_accuracy", {"args": {"tools": 3}}),
         ("tool_call_accuracy", {"threshold": 7}),
     ],
@@ -113,10 +114,10 @@ def test_rescore_reproduces_with_json_round_trip():
         ("tool_call_f1", {"args": "normalized", "empty": "zero"}),
         (
             "tool_correctness",
-            {"check_ordering": True, "argument_keys": ["order_id"], "threshold": 0.4},
+            {"order": "strict", "argument_keys": ["order_id"], "threshold": 0.4},
         ),
-        ("trajectory_match", {"mode": "unordered", "args": '{"default": "normalized"}'}),
-        ("output_contains", {"values": ["4471"], "mode": "any"}),
+        ("trajectory_match", {"order": "flexible", "args": '{"default": "normalized"}'}),
+        ("output_contains", {"values": ["4471"], "require": "any"}),
     ]
     for name, params in cases:
         first = score_sample(name, s, **params)

@@ -33,9 +33,7 @@ def _two_runs(tmp_path, stub):
         tmp_path,
         stub,
         name="after",
-        metrics=[
-            {"name": "tool_correctness", "threshold": 1.0, "params": {"check_ordering": True}}
-        ],
+        metrics=[{"name": "tool_correctness", "threshold": 1.0, "params": {"order": "strict"}}],
     )
     code = main(["run", str(plan_b), "--store", str(db), "--quiet"])
     with open_store(db) as store:
@@ -63,7 +61,7 @@ def test_compare_runs_fixed_regressed_per_metric_and_category(two_runs):
     assert comparison.categories["status"]["tool_correctness"].regressed == 1
     assert comparison.categories["cancel"]["tool_correctness"].unchanged == 2
     paths = {d.path: (d.a, d.b) for d in comparison.differences}
-    assert paths == {"metrics.tool_correctness.params.check_ordering": (None, True)}
+    assert paths == {"metrics.tool_correctness.params.order": (None, "strict")}
     assert not any(p.startswith("dataset") or p.startswith("connector") for p in paths)
 
 
@@ -91,7 +89,7 @@ def test_compare_command_prints_differences_first(two_runs, capsys, tmp_path):
     assert main(["compare", a, b, "--store", str(db), "--json", str(out_json)]) == 0
     out = capsys.readouterr().out
     assert out.index("configuration differences") < out.index("per metric")
-    assert "metrics.tool_correctness.params.check_ordering" in out
+    assert "metrics.tool_correctness.params.order" in out
     assert "regressed (1)" in out and "fixed (2)" in out
     assert orjson.loads(out_json.read_bytes())["metrics"]["tool_correctness"]["fixed"] == 2
     assert main(["compare", a, b, "--store", str(db), "--fail-on-regression"]) == 1

@@ -50,7 +50,7 @@ def test_wrong_order_with_ordering_on():
     message = _message(
         ["send_email", "capture_payment"],
         ["capture_payment", "send_email"],
-        check_ordering=True,
+        order="strict",
         threshold=1.0,
     )
     assert "order:" in message and "capture_payment" in message

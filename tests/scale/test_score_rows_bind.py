@@ -18,9 +18,9 @@ ROWS = [
 
 
 def test_results_equal_score_sample():
-    out = score_rows(ROWS, metric="tool_correctness", check_ordering=True)
+    out = score_rows(ROWS, metric="tool_correctness", order="strict")
     for row, got in zip(ROWS, out, strict=True):
-        want = score_sample("tool_correctness", sample_from_row(row), check_ordering=True)
+        want = score_sample("tool_correctness", sample_from_row(row), order="strict")
         assert json.loads(got["result"]) == json.loads(json.dumps(want.to_dict(), default=str))
 
 

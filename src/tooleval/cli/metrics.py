@@ -17,8 +17,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _aliases(info) -> dict:
+    """Former parameter names and values, as ``{name: {help, values: {old: new params}}}``."""
+    out: dict = {}
+    for name, alias in info.aliases.names.items():
+        out[name] = {
+            "help": alias.help,
+            "values": {json.dumps(old): dict(new) for old, new in alias.values.items()},
+        }
+    for name, renames in info.aliases.values.items():
+        out[f"{name} (values)"] = {
+            "help": f"former values of {name}",
+            "values": {json.dumps(old): {name: new} for old, new in renames.items()},
+        }
+    return out
+
+
+def _alias_lines(aliases: dict) -> list[str]:
+    lines = []
+    for name, alias in aliases.items():
+        for old, new in alias["values"].items():
+            meant = ", ".join(f"{k}={json.dumps(v)}" for k, v in new.items())
+            label = name.removesuffix(" (values)")
+            lines.append(f"alias {label}={old} -> {meant}")
+    return lines
+
+
 def metric_table() -> list[dict]:
-    """The registry as plain rows (name, judge, requires, params with defaults)."""
+    """The registry as plain rows (name, judge, requires, params with defaults, aliases)."""
     from tooleval.metrics.registry import list_metrics
 
     rows = []
@@ -33,6 +59,7 @@ def metric_table() -> list[dict]:
                     name: {"default": param.default, "help": param.help}
                     for name, param in info.params.items()
                 },
+                "aliases": _aliases(info),
             }
         )
     return rows
@@ -51,7 +78,10 @@ def run(args: argparse.Namespace) -> int:
     for column in ("metric", "judge", "requires", "parameters (default)", "what it scores"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        params = "\n".join(f"{k}={v['default']!r}" for k, v in row["params"].items())
+        params = "\n".join(
+            [f"{k}={v['default']!r}" for k, v in row["params"].items()]
+            + _alias_lines(row["aliases"])
+        )
         table.add_row(
             row["name"],
             "LLM" if row["needs_judge"] else "-",

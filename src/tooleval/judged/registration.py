@@ -25,7 +25,13 @@ def judged_metrics() -> list[Any]:
     from tooleval.judged.goal_accuracy import agoal_accuracy, goal_accuracy
     from tooleval.judged.task_success import atask_success, task_success
     from tooleval.judged.tools_error import atools_error, tools_error
-    from tooleval.judged.topic_adherence import atopic_adherence, topic_adherence
+    from tooleval.judged.topic_adherence import (
+        ALIASES,
+        EMPTY_CHOICES,
+        MEASURES,
+        atopic_adherence,
+        topic_adherence,
+    )
     from tooleval.model import MetricInfo, Param
 
     max_chars = Param(2000, _MAX_CHARS_HELP)
@@ -38,13 +44,12 @@ def judged_metrics() -> list[Any]:
                 "reference_topics (precision), or of on-topic requests it answered (recall), or F1"
             ),
             params={
-                "mode": Param(
-                    "precision", "precision, recall or f1", choices=("precision", "recall", "f1")
-                ),
-                "zero_division": Param(
-                    None,
-                    "score for an undefined ratio (0.0 or 1.0); null: unscored",
-                    choices=(None, 0.0, 1.0),
+                "measure": Param("precision", "precision, recall or f1", choices=MEASURES),
+                "empty": Param(
+                    "unscored",
+                    "nothing to compare (the measure's denominator is 0, e.g. precision "
+                    "when nothing was answered): perfect (1.0), zero (0.0) or unscored",
+                    choices=EMPTY_CHOICES,
                 ),
                 "max_chars": max_chars,
                 "threshold": threshold,
@@ -53,6 +58,7 @@ def judged_metrics() -> list[Any]:
             needs_judge=True,
             score_sample=topic_adherence,
             ascore_sample=atopic_adherence,
+            aliases=ALIASES,
         ),
         MetricInfo(
             name="goal_accuracy",

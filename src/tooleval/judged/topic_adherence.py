@@ -11,8 +11,10 @@ whether it is *on topic* (belongs to a reference topic). From the counts
 computed from integers, so a perfect row is exactly 1.0. Undefined cases are
 stated, not hidden: no subject extracted → unscored; a ratio whose
 denominator is 0 (precision when nothing was answered, recall when no subject
-was on topic, f1 when neither applies) → ``zero_division`` (default None:
-unscored; pass 0.0 or 1.0 to score it).
+was on topic, f1 when neither applies) → ``empty`` (default ``"unscored"``;
+``"zero"`` scores 0.0, ``"perfect"`` 1.0), the option every metric has for
+"nothing to compare". The seed's names stay as aliases: ``mode`` for
+``measure``, ``zero_division`` (None / 0.0 / 1.0) for ``empty``.
 
 >>> topic_adherence_score({"answered_on": 2, "answered_off": 1, "refused_on": 0,
 ...                        "refused_off": 0}, "precision")
@@ -38,9 +40,13 @@ from tooleval.judged.prompts import (
     messages_for,
 )
 from tooleval.judged.render import render_conversation
-from tooleval.model import Diagnosis, Result, Sample
+from tooleval.model import Alias, Aliases, Diagnosis, Result, Sample, accepts_aliases
+from tooleval.model.metric import EMPTY_CHOICES
 
 __all__ = [
+    "ALIASES",
+    "EMPTY_CHOICES",
+    "MEASURES",
     "atopic_adherence",
     "count_topic_verdicts",
     "topic_adherence",
@@ -50,7 +56,17 @@ __all__ = [
 ]
 
 METRIC = "topic_adherence"
-MODES = ("precision", "recall", "f1")
+MEASURES = ("precision", "recall", "f1")
+_EMPTY_SCORES = {"perfect": 1.0, "zero": 0.0}
+ALIASES = Aliases(
+    names={
+        "mode": Alias({m: {"measure": m} for m in MEASURES}, "former name of measure"),
+        "zero_division": Alias(
+            {None: {"empty": "unscored"}, 0.0: {"empty": "zero"}, 1.0: {"empty": "perfect"}},
+            "former name of empty: null is unscored, 0.0 zero, 1.0 perfect",
+        ),
+    }
+)
 
 
 def topic_extract_messages(conversation: str) -> list[dict[str, str]]:
@@ -105,13 +121,13 @@ def count_topic_verdicts(verdicts: Sequence[Mapping[str, Any]]) -> dict[str, int
     return counts
 
 
-def topic_adherence_score(counts: Mapping[str, int], mode: str) -> float | None:
-    """The ``mode`` ratio from counts, or None when its denominator is 0."""
+def topic_adherence_score(counts: Mapping[str, int], measure: str) -> float | None:
+    """The ``measure`` ratio from counts, or None when its denominator is 0."""
     good = counts["answered_on"]
-    if mode == "precision":
+    if measure == "precision":
         denominator = good + counts["answered_off"]
         numerator = good
-    elif mode == "recall":
+    elif measure == "recall":
         denominator = good + counts["refused_on"]
         numerator = good
     else:
@@ -125,8 +141,8 @@ def topic_adherence_score(counts: Mapping[str, int], mode: str) -> float | None:
 def _topic_flow(
     sample: Sample,
     reference_topics: Sequence[str],
-    mode: str,
-    zero_division: float | None,
+    measure: str,
+    empty: str,
     params: dict[str, Any],
     threshold: float | None,
     max_chars: int,
@@ -158,48 +174,49 @@ def _topic_flow(
     ]
     counts = count_topic_verdicts(verdicts)
     details["counts"] = counts
-    for name in MODES:
+    for name in MEASURES:
         details[name] = topic_adherence_score(counts, name)
-    score = details[mode]
+    score = details[measure]
     off = [v["topic"] for v in details["verdicts"] if v["answered"] and not v["on_topic"]]
     refused = [v["topic"] for v in details["verdicts"] if not v["answered"] and v["on_topic"]]
     summary = f"{len(topics)} topic(s); answered off-topic: {off or 'none'}; refused on-topic: {refused or 'none'}"
     if score is None:
-        if zero_division is None:
+        if empty == "unscored":
             return Result.unscored(
                 METRIC,
-                f"{mode} is undefined for this row ({summary})",
+                f"{measure} is undefined for this row ({summary}; empty='unscored')",
                 params=params,
                 threshold=threshold,
                 diagnosis=Diagnosis(details=details),
             )
-        score = float(zero_division)
+        score = _EMPTY_SCORES[empty]
+        summary += f"; {measure} undefined, empty={empty!r}"
     return Result.scored(
         METRIC,
         score,
-        reason=f"{mode} {score:.3g}: {summary}",
+        reason=f"{measure} {score:.3g}: {summary}",
         params=params,
         threshold=threshold,
         diagnosis=Diagnosis(details=details),
     )
 
 
-def _prepare(sample, reference_topics, mode, zero_division, threshold, max_chars):
-    if mode not in MODES:
-        raise ConfigError(f"mode must be one of {list(MODES)}, got {mode!r}", field="mode")
-    if zero_division is not None and zero_division not in (0, 1):
+def _prepare(sample, reference_topics, measure, empty, threshold, max_chars):
+    if measure not in MEASURES:
         raise ConfigError(
-            f"zero_division must be None, 0.0 or 1.0, got {zero_division!r}", field="zero_division"
+            f"measure must be one of {list(MEASURES)}, got {measure!r}", field="measure"
+        )
+    if empty not in EMPTY_CHOICES:
+        raise ConfigError(
+            f"empty must be one of {list(EMPTY_CHOICES)}, got {empty!r}", field="empty"
         )
     topics = reference_topics if reference_topics is not None else sample.reference_topics
-    params = {"mode": mode, "zero_division": zero_division}
+    params = {"measure": measure, "empty": empty}
     if isinstance(topics, str):
         topics = [t for t in (p.strip() for p in topics.split(",")) if t]
     if not topics:
         return params, None
-    return params, _topic_flow(
-        sample, list(topics), mode, zero_division, params, threshold, max_chars
-    )
+    return params, _topic_flow(sample, list(topics), measure, empty, params, threshold, max_chars)
 
 
 def _no_topics(params, threshold) -> Result:
@@ -211,42 +228,44 @@ def _no_topics(params, threshold) -> Result:
     )
 
 
+@accepts_aliases(METRIC, ALIASES)
 def topic_adherence(
     sample: Sample,
     reference_topics: Sequence[str] | None = None,
     *,
     judge: Any = None,
-    mode: str = "precision",
-    zero_division: float | None = None,
+    measure: str = "precision",
+    empty: str = "unscored",
     threshold: float | None = None,
     max_chars: int = 2000,
 ) -> Result:
     """Share of the agent's engagement that stayed within ``reference_topics``.
 
     ``reference_topics`` defaults to ``sample.reference_topics``; without any,
-    the row is unscored. See the module docstring for the three modes and the
-    undefined cases.
+    the row is unscored. See the module docstring for the three measures and
+    the undefined cases (``empty``).
     """
     judge = require_judge(judge, METRIC)
-    params, flow = _prepare(sample, reference_topics, mode, zero_division, threshold, max_chars)
+    params, flow = _prepare(sample, reference_topics, measure, empty, threshold, max_chars)
     if flow is None:
         return _no_topics(params, threshold)
     return run_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)
 
 
+@accepts_aliases(METRIC, ALIASES)
 async def atopic_adherence(
     sample: Sample,
     reference_topics: Sequence[str] | None = None,
     *,
     judge: Any = None,
-    mode: str = "precision",
-    zero_division: float | None = None,
+    measure: str = "precision",
+    empty: str = "unscored",
     threshold: float | None = None,
     max_chars: int = 2000,
 ) -> Result:
     """Async twin of :func:`topic_adherence`."""
     judge = require_judge(judge, METRIC)
-    params, flow = _prepare(sample, reference_topics, mode, zero_division, threshold, max_chars)
+    params, flow = _prepare(sample, reference_topics, measure, empty, threshold, max_chars)
     if flow is None:
         return _no_topics(params, threshold)
     return await arun_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)

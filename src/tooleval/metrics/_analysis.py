@@ -24,6 +24,26 @@ from tooleval.model import (
     ToolCall,
     as_expected,
 )
+from tooleval.model.metric import EMPTY_CHOICES, ORDERS
+
+__all__ = [
+    "EMPTY_CHOICES",
+    "EMPTY_HELP",
+    "ORDERS",
+    "UNBOUND",
+    "Analysis",
+    "ExpectedLike",
+    "actual_calls",
+    "analyse",
+    "choice",
+    "comparator",
+    "empty_result",
+    "expected_tools",
+    "has_cycle",
+    "keys_selector",
+    "threshold_value",
+    "unbound",
+]
 
 ExpectedLike = ExpectedTools | Sequence[ToolCall | str] | None
 
@@ -48,6 +68,42 @@ def expected_tools(expected: ExpectedLike, *, metric: str) -> ExpectedTools | No
 
 
 UNBOUND = "no expected_tools bound for this row"
+
+#: The shared help text of ``empty`` (each metric may add what its case is exactly).
+EMPTY_HELP = "nothing expected and nothing called: perfect (1.0), zero (0.0) or unscored"
+
+
+def empty_result(
+    metric: str,
+    empty: str,
+    summary: str,
+    *,
+    params: dict[str, Any],
+    threshold: float | None = None,
+    diagnosis: Diagnosis | None = None,
+) -> Result:
+    """The result of a row with nothing expected and nothing called, as ``empty`` says.
+
+    >>> empty_result("m", "zero", "no calls expected and none made", params={}).reason
+    "no calls expected and none made (empty='zero' scores 0.0)"
+    """
+    if empty == "unscored":
+        return Result.unscored(
+            metric,
+            f"{summary} (empty='unscored')",
+            params=params,
+            threshold=threshold,
+            diagnosis=diagnosis,
+        )
+    score = 1.0 if empty == "perfect" else 0.0
+    return Result.scored(
+        metric,
+        score,
+        reason=f"{summary} (empty={empty!r} scores {score})",
+        params=params,
+        threshold=threshold,
+        diagnosis=diagnosis,
+    )
 
 
 def unbound(

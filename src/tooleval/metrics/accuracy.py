@@ -27,11 +27,14 @@ from typing import Any
 
 from tooleval.matching.alignment import CallTable
 from tooleval.metrics._analysis import (
+    EMPTY_CHOICES,
+    ORDERS,
     ExpectedLike,
     actual_calls,
     analyse,
     choice,
     comparator,
+    empty_result,
     expected_tools,
     threshold_value,
     unbound,
@@ -42,7 +45,6 @@ from tooleval.model import Result, ToolCall
 __all__ = ["ORDERS", "tool_call_accuracy"]
 
 NAME = "tool_call_accuracy"
-ORDERS = ("strict", "flexible")
 
 
 def tool_call_accuracy(
@@ -51,6 +53,7 @@ def tool_call_accuracy(
     *,
     order: str = "strict",
     args: Any = "exact",
+    empty: str = "perfect",
     threshold: float | None = None,
 ) -> Result:
     """Score ``actual`` calls against ``expected`` ones as alignment × accuracy × coverage.
@@ -67,7 +70,9 @@ def tool_call_accuracy(
       (names only) scores 1.0.
     * coverage: ``n / len(expected)`` (calls beyond the expected ones are
       listed in the diagnosis but do not lower the score).
-    * both lists empty: 1.0; one of them empty: 0.0; ``expected=None``: unscored.
+    * both lists empty: ``empty`` decides (``perfect``: 1.0, the default;
+      ``zero``: 0.0; ``unscored``); one of them empty: 0.0;
+      ``expected=None``: unscored.
 
     ``passed`` is ``score >= threshold`` (``score == 1`` when threshold is None).
 
@@ -75,9 +80,10 @@ def tool_call_accuracy(
     1.0
     """
     order = choice(order, "order", ORDERS, metric=NAME)
+    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)
-    params = {"order": order, "args": cmp.spec(), "threshold": threshold}
+    params = {"order": order, "args": cmp.spec(), "empty": empty, "threshold": threshold}
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold)
@@ -88,14 +94,13 @@ def tool_call_accuracy(
     analysis = analyse(expected_list, actual_list, cmp, before=chain)
 
     if ne == 0 and na == 0:
-        diagnosis = analysis.diagnosis()
-        return Result.scored(
+        return empty_result(
             NAME,
-            1.0,
-            reason=explain(diagnosis, "no calls expected and none made"),
+            empty,
+            "no calls expected and none made",
             params=params,
             threshold=threshold,
-            diagnosis=diagnosis,
+            diagnosis=analysis.diagnosis(),
         )
     if ne == 0 or na == 0:
         diagnosis = analysis.diagnosis(details={"alignment": 0, "coverage": 0.0})

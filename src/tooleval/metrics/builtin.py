@@ -11,12 +11,14 @@ import contextlib
 from typing import Any
 
 from tooleval.matching.config import resolve_comparator
-from tooleval.metrics.accuracy import ORDERS, tool_call_accuracy
+from tooleval.metrics import correctness, output, trajectory
+from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, ORDERS
+from tooleval.metrics.accuracy import tool_call_accuracy
 from tooleval.metrics.correctness import EXTRA_CALLS, EXTRA_KEYS, tool_correctness
-from tooleval.metrics.f1 import EMPTY_CHOICES, tool_call_f1
-from tooleval.metrics.output import CONTAINS_MODES, MESSAGE_SCOPES, agent_texts, output_contains
+from tooleval.metrics.f1 import tool_call_f1
+from tooleval.metrics.output import MESSAGE_SCOPES, REQUIRE, agent_texts, output_contains
 from tooleval.metrics.registry import MetricInfo, Param, register_metric
-from tooleval.metrics.trajectory import MODES, trajectory_match
+from tooleval.metrics.trajectory import COVERAGES, trajectory_match
 from tooleval.model import Result, Sample
 
 __all__: list[str] = []
@@ -26,6 +28,10 @@ _ARGS_HELP = (
     "jaro_winkler, any_of, ignore) or a config {default, keys, tools} (see docs/metrics.md)"
 )
 _CALLS = ("tools_called", "expected_tools")
+
+
+def _empty() -> Param:
+    return Param("perfect", EMPTY_HELP, choices=EMPTY_CHOICES)
 
 
 def _prepare_args(params: dict[str, Any]) -> dict[str, Any]:
@@ -77,10 +83,12 @@ register_metric(
         params={
             "order": Param(
                 "strict",
-                "strict: names must agree position by position; flexible: any order",
+                "strict: the names must agree position by position in the listed order "
+                "(ordering constraints of expected_tools are not used); flexible: any order",
                 choices=ORDERS,
             ),
             "args": Param("exact", _ARGS_HELP),
+            "empty": _empty(),
             "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
         },
         requires=_CALLS,
@@ -97,11 +105,7 @@ register_metric(
         "recall in the diagnosis)",
         params={
             "args": Param("exact", _ARGS_HELP),
-            "empty": Param(
-                "perfect",
-                "nothing expected and nothing called: perfect (1.0), zero (0.0) or unscored",
-                choices=EMPTY_CHOICES,
-            ),
+            "empty": _empty(),
             "extra_keys": Param(
                 "ignore",
                 "an actual argument the expected call lacks: ignore (tooleval) or mismatch "
@@ -133,11 +137,11 @@ register_metric(
                 "1.0 only when every expected call matches and nothing extra was called",
                 choices=(False, True),
             ),
-            "check_ordering": Param(
-                False,
-                "count only calls in the expected order (listed "
-                "order or the expected_tools ordering constraints)",
-                choices=(False, True),
+            "order": Param(
+                "flexible",
+                "strict: count only calls in the expected order (the expected_tools ordering "
+                "constraints when given, else the listed order); flexible: any order",
+                choices=ORDERS,
             ),
             "extra_calls": Param(
                 "penalize",
@@ -151,35 +155,44 @@ register_metric(
                 choices=EXTRA_KEYS,
             ),
             "args": Param("exact", _ARGS_HELP),
+            "empty": _empty(),
             "threshold": Param(0.5, "pass when score >= threshold"),
         },
         requires=_CALLS,
         needs_judge=False,
         score_sample=_correctness,
         prepare=_prepare_args,
+        aliases=correctness.ALIASES,
     )
 )
 
 register_metric(
     MetricInfo(
         name="trajectory_match",
-        description="1 when the whole call trajectory matches the reference: strict, "
-        "unordered, subset or superset",
+        description="1 when the whole call trajectory matches the reference, in order or "
+        "not, exactly or as a subset or superset",
         params={
-            "mode": Param(
+            "order": Param(
                 "strict",
-                "strict (same calls, same order), unordered (same "
-                "multiset), subset (actual within reference), superset (reference "
-                "within actual)",
-                choices=MODES,
+                "strict: calls pair only along the listed order of both sides (ordering "
+                "constraints of expected_tools are not used); flexible: any order",
+                choices=ORDERS,
+            ),
+            "coverage": Param(
+                "exact",
+                "exact: the same calls; subset: every actual call is in the reference; "
+                "superset: every reference call is in the actual calls",
+                choices=COVERAGES,
             ),
             "args": Param("exact", _ARGS_HELP),
+            "empty": _empty(),
             "threshold": Param(None, "pass when score >= threshold (null: score == 1)"),
         },
         requires=_CALLS,
         needs_judge=False,
         score_sample=_trajectory,
         prepare=_prepare_args,
+        aliases=trajectory.ALIASES,
     )
 )
 
@@ -190,8 +203,8 @@ register_metric(
         "or the values option); no judge",
         params={
             "values": Param(None, "values to find; null reads metadata.output_contains of the row"),
-            "mode": Param(
-                "all", "all: every value must appear; any: one is enough", choices=CONTAINS_MODES
+            "require": Param(
+                "all", "all: every value must appear; any: one is enough", choices=REQUIRE
             ),
             "case_sensitive": Param(False, "match case exactly", choices=(False, True)),
             "messages": Param(
@@ -205,5 +218,6 @@ register_metric(
         requires=("output",),
         needs_judge=False,
         score_sample=_contains,
+        aliases=output.ALIASES,
     )
 )

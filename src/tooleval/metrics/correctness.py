@@ -23,11 +23,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooleval.metrics._analysis import (
+    EMPTY_CHOICES,
+    ORDERS,
     ExpectedLike,
     actual_calls,
     analyse,
     choice,
     comparator,
+    empty_result,
     expected_tools,
     has_cycle,
     keys_selector,
@@ -35,25 +38,36 @@ from tooleval.metrics._analysis import (
     unbound,
 )
 from tooleval.metrics.reasons import explain
-from tooleval.model import Result, ToolCall
+from tooleval.model import Alias, Aliases, Result, ToolCall, accepts_aliases
 
-__all__ = ["EXTRA_CALLS", "EXTRA_KEYS", "tool_correctness"]
+__all__ = ["ALIASES", "EXTRA_CALLS", "EXTRA_KEYS", "tool_correctness"]
 
 NAME = "tool_correctness"
 EXTRA_CALLS = ("penalize", "ignore")
 EXTRA_KEYS = ("mismatch", "ignore")
+#: The seed's ``check_ordering`` flag is ``order`` now.
+ALIASES = Aliases(
+    names={
+        "check_ordering": Alias(
+            {True: {"order": "strict"}, False: {"order": "flexible"}},
+            "former name of order: true is strict, false is flexible",
+        )
+    }
+)
 
 
+@accepts_aliases(NAME, ALIASES)
 def tool_correctness(
     expected: ExpectedLike,
     actual: Sequence[ToolCall],
     *,
     argument_keys: Sequence[str] | dict[str, Sequence[str]] | None = None,
     exact_match: bool = False,
-    check_ordering: bool = False,
+    order: str = "flexible",
     extra_calls: str = "penalize",
     extra_keys: str = "mismatch",
     args: Any = "exact",
+    empty: str = "perfect",
     threshold: float | None = 0.5,
 ) -> Result:
     """Partial credit for the expected calls made: matched / max(len(expected), len(actual)).
@@ -67,28 +81,32 @@ def tool_correctness(
     * Pairing is an optimal multiset matching, so an unexpected or repeated
       call lowers the score; ``extra_calls="ignore"`` divides by
       ``len(expected)`` instead (then a row expecting nothing scores 1.0).
-    * ``check_ordering=True``: only pairs that respect the expected order
+    * ``order="strict"``: only pairs that respect the expected order
       count: the listed order (longest common subsequence), or exactly the
       ``ExpectedTools.before`` constraints (and what they imply) when given.
+      ``order="flexible"`` (default) ignores order. The seed's
+      ``check_ordering=True``/``False`` is an alias of ``strict``/``flexible``.
     * ``exact_match=True``: 1.0 iff every expected call matches (in order when
       ordering is checked) and nothing extra was called (unless
       ``extra_calls="ignore"``), else 0.0.
     * ``passed`` is ``score >= threshold`` (0.5 by default).
     * ``expected=None``: unscored. An empty expected list is a restraint row:
-      nothing called scores 1.0.
+      nothing called is the ``empty`` case (``perfect``: 1.0, the default;
+      ``zero``: 0.0; ``unscored``).
 
     >>> tool_correctness(["lookup_order", "cancel_order"], [ToolCall("lookup_order", {}),
     ...                  ToolCall("search_orders", {})]).score
     0.5
     """
-    if not isinstance(exact_match, bool) or not isinstance(check_ordering, bool):
+    if not isinstance(exact_match, bool):
         from tooleval.errors import ConfigError
 
         raise ConfigError(
-            f"{NAME}: exact_match and check_ordering must be true or false, "
-            f"got {exact_match!r} and {check_ordering!r}",
-            field="exact_match" if not isinstance(exact_match, bool) else "check_ordering",
+            f"{NAME}: exact_match must be true or false, got {exact_match!r}", field="exact_match"
         )
+    order = choice(order, "order", ORDERS, metric=NAME)
+    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
+    check_ordering = order == "strict"
     extra_calls = choice(extra_calls, "extra_calls", EXTRA_CALLS, metric=NAME)
     extra_keys = choice(extra_keys, "extra_keys", EXTRA_KEYS, metric=NAME)
     keys_for, keys_value = keys_selector(argument_keys, metric=NAME)
@@ -97,10 +115,11 @@ def tool_correctness(
     params = {
         "argument_keys": keys_value,
         "exact_match": exact_match,
-        "check_ordering": check_ordering,
+        "order": order,
         "extra_calls": extra_calls,
         "extra_keys": extra_keys,
         "args": cmp.spec(),
+        "empty": empty,
         "threshold": threshold,
     }
     exp = expected_tools(expected, metric=NAME)
@@ -145,6 +164,15 @@ def tool_correctness(
     if ignore_extra and extras:
         details["ignored_extra"] = [actual_list[j].name for j in extras]
     diagnosis = analysis.diagnosis(report_extra=not ignore_extra, details=details)
+    if ne == 0 and na == 0:
+        return empty_result(
+            NAME,
+            empty,
+            "no calls expected and none made",
+            params=params,
+            threshold=threshold,
+            diagnosis=diagnosis,
+        )
 
     in_order = " in order" if check_ordering else ""
     if exact_match:
@@ -159,9 +187,7 @@ def tool_correctness(
     else:
         denominator = ne if ignore_extra else max(ne, na)
         score = matched / denominator if denominator else 1.0
-        if ne == 0 and na == 0:
-            summary = "no calls expected and none made"
-        elif ne == 0:
+        if ne == 0:
             summary = f"no calls expected, {na} made"
         else:
             summary = f"{matched} of {ne} expected calls matched{in_order}"

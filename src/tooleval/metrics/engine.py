@@ -44,18 +44,19 @@ _BUILTIN_PROVIDER = "tooleval.metrics.builtin"
 # The parameters each metric the kernel scores takes; a metric with any other
 # parameter (a newer option the kernel does not know) stays in Python.
 _KERNEL_PARAMS = {
-    "tool_call_accuracy": {"order", "args", "threshold"},
+    "tool_call_accuracy": {"order", "args", "empty", "threshold"},
     "tool_call_f1": {"args", "empty", "extra_keys", "threshold"},
     "tool_correctness": {
         "argument_keys",
         "exact_match",
-        "check_ordering",
+        "order",
         "extra_calls",
         "extra_keys",
         "args",
+        "empty",
         "threshold",
     },
-    "trajectory_match": {"mode", "args", "threshold"},
+    "trajectory_match": {"order", "coverage", "args", "empty", "threshold"},
 }
 
 _loaded: list[Any] = []  # [module or None], imported on first use

@@ -26,11 +26,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooleval.metrics._analysis import (
+    EMPTY_CHOICES,
     ExpectedLike,
     actual_calls,
     analyse,
     choice,
     comparator,
+    empty_result,
     expected_tools,
     threshold_value,
     unbound,
@@ -42,7 +44,6 @@ from tooleval.model import Result, ToolCall
 __all__ = ["EMPTY_CHOICES", "tool_call_f1"]
 
 NAME = "tool_call_f1"
-EMPTY_CHOICES = ("perfect", "zero", "unscored")
 
 
 def tool_call_f1(
@@ -97,20 +98,10 @@ def tool_call_f1(
         diagnosis = analysis.diagnosis(
             details={"precision": None, "recall": None, "f1": None, "matched": 0}
         )
-        summary = "no calls expected and none made"
-        if empty == "unscored":
-            return Result.unscored(
-                NAME,
-                summary + " (F1 undefined; empty='unscored')",
-                params=params,
-                threshold=threshold,
-                diagnosis=diagnosis,
-            )
-        score = 1.0 if empty == "perfect" else 0.0
-        return Result.scored(
+        return empty_result(
             NAME,
-            score,
-            reason=f"{summary} (empty={empty!r} scores {score})",
+            empty,
+            "no calls expected and none made",
             params=params,
             threshold=threshold,
             diagnosis=diagnosis,

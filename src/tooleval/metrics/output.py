@@ -7,8 +7,8 @@ order id a row is about.
 1.0
 >>> r = output_contains(["4471", "refund"], "Order 4471 is cancelled.")
 >>> r.score, r.reason
-(0.0, "output contains 1 of 2 values (mode 'all'); output lacks 'refund'")
->>> output_contains(["4471", "refund"], "Order 4471 is cancelled.", mode="any").score
+(0.0, "output contains 1 of 2 values (require 'all'); output lacks 'refund'")
+>>> output_contains(["4471", "refund"], "Order 4471 is cancelled.", require="any").score
 1.0
 """
 
@@ -20,13 +20,17 @@ from typing import Any
 from tooleval.errors import ConfigError
 from tooleval.metrics._analysis import choice, threshold_value
 from tooleval.metrics.reasons import explain
-from tooleval.model import Diagnosis, Result
+from tooleval.model import Alias, Aliases, Diagnosis, Result, accepts_aliases
 
-__all__ = ["CONTAINS_MODES", "MESSAGE_SCOPES", "agent_texts", "output_contains"]
+__all__ = ["ALIASES", "MESSAGE_SCOPES", "REQUIRE", "agent_texts", "output_contains"]
 
 NAME = "output_contains"
-CONTAINS_MODES = ("all", "any")
+REQUIRE = ("all", "any")
 MESSAGE_SCOPES = ("final", "agent")
+#: The seed called ``require`` ``mode`` (a name other metrics use for other things).
+ALIASES = Aliases(
+    names={"mode": Alias({v: {"require": v} for v in REQUIRE}, "former name of require")}
+)
 
 
 def agent_texts(messages: Sequence[Any]) -> list[str]:
@@ -48,15 +52,16 @@ def agent_texts(messages: Sequence[Any]) -> list[str]:
     return out
 
 
+@accepts_aliases(NAME, ALIASES)
 def output_contains(
     values: Sequence[Any] | str | None,
     output: str | Sequence[str] | None,
     *,
-    mode: str = "all",
+    require: str = "all",
     case_sensitive: bool = False,
     threshold: float | None = None,
 ) -> Result:
-    """1.0 when ``output`` contains every value (``mode="all"``) or any value (``"any"``).
+    """1.0 when ``output`` contains every value (``require="all"``) or any value (``"any"``).
 
     Values that are not strings are looked for as text (``4471`` finds
     "4471"). Matching ignores case unless ``case_sensitive``. No values at
@@ -67,14 +72,14 @@ def output_contains(
     >>> output_contains([], "anything").score is None
     True
     """
-    mode = choice(mode, "mode", CONTAINS_MODES, metric=NAME)
+    require = choice(require, "require", REQUIRE, metric=NAME)
     if not isinstance(case_sensitive, bool):
         raise ConfigError(
             f"{NAME}: case_sensitive must be true or false, got {case_sensitive!r}",
             field="case_sensitive",
         )
     threshold = threshold_value(threshold, metric=NAME)
-    params = {"mode": mode, "case_sensitive": case_sensitive, "threshold": threshold}
+    params = {"require": require, "case_sensitive": case_sensitive, "threshold": threshold}
     if isinstance(values, str):
         values = [values]
     if values is not None and not isinstance(values, Sequence):
@@ -99,13 +104,13 @@ def output_contains(
         v for v in wanted if any((v if case_sensitive else v.casefold()) in h for h in haystacks)
     ]
     missing = [v for v in wanted if v not in found]
-    ok = not missing if mode == "all" else bool(found)
-    details: dict[str, Any] = {"values": wanted, "found": found, "mode": mode}
+    ok = not missing if require == "all" else bool(found)
+    details: dict[str, Any] = {"values": wanted, "found": found, "require": require}
     if missing:
         # With "any" and a hit, absent values are not a defect: keep them out of the reason.
-        details["absent_values" if ok and mode == "any" else "missing_values"] = missing
+        details["absent_values" if ok and require == "any" else "missing_values"] = missing
     diagnosis = Diagnosis(details=details)
-    summary = f"output contains {len(found)} of {len(wanted)} values (mode {mode!r})"
+    summary = f"output contains {len(found)} of {len(wanted)} values (require {require!r})"
     reason = explain(diagnosis, summary)
     return Result.scored(
         NAME,

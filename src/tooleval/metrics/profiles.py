@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, empty_result
 from tooleval.metrics.profile_bfcl import check_answer
 from tooleval.metrics.profile_tau2 import action_checks
 from tooleval.metrics.profile_tau_bench import (
@@ -35,9 +36,16 @@ from tooleval.metrics.profile_tau_bench import (
     domain_tools,
     infer_domain,
 )
-from tooleval.model import Diagnosis, Result, Sample
+from tooleval.model import Aliases, Diagnosis, Result, Sample, accepts_aliases
 
-__all__ = ["bfcl_ast", "bfcl_category_kind", "bfcl_language", "tau2_actions", "tau_bench_actions"]
+__all__ = [
+    "TAU2_ALIASES",
+    "bfcl_ast",
+    "bfcl_category_kind",
+    "bfcl_language",
+    "tau2_actions",
+    "tau_bench_actions",
+]
 
 _DECODE_ERROR_TYPE = "ast_decoder:decoder_failed"
 
@@ -168,16 +176,21 @@ def _bfcl_result(
 
 
 _TAU2_FINISHED = ("agent_stop", "user_stop")
+#: tau2_actions called ``empty="perfect"`` ``"pass"`` before every metric shared one ``empty``.
+TAU2_ALIASES = Aliases(values={"empty": {"pass": "perfect"}})
 
 
-def tau2_actions(sample: Sample, *, empty: str = "pass", termination: str = "tau2") -> Result:
+@accepts_aliases("tau2_actions", TAU2_ALIASES)
+def tau2_actions(sample: Sample, *, empty: str = "perfect", termination: str = "tau2") -> Result:
     """tau2-bench's action check: fraction of gold actions matched; passes when all are.
 
     Gold actions are ``sample.expected_tools``; each may be restricted by
     ``sample.metadata["tau2"]["compare_args"][i]`` (a list of keys, ``[]``
     for name only, None for "the keys of the predicted call", which is also
     the rule when no restriction is given). ``empty`` decides a sample with
-    no gold actions: ``"pass"`` (tau2's choice) or ``"unscored"``.
+    no gold actions (calls made or not: tau2 never counts calls beyond the
+    gold ones): ``"perfect"`` (1.0, tau2's choice; the former ``"pass"``),
+    ``"zero"`` or ``"unscored"``.
 
     Read from ``metadata["tau2"]`` (as :mod:`tooleval.formats.tau` fills it):
 
@@ -196,8 +209,9 @@ def tau2_actions(sample: Sample, *, empty: str = "pass", termination: str = "tau
     params = {"empty": empty, "termination": termination}
     from tooleval.errors import ConfigError
 
-    if empty not in ("pass", "unscored"):
-        raise ConfigError(f"empty must be 'pass' or 'unscored', got {empty!r}", field="empty")
+    if empty not in EMPTY_CHOICES:
+        allowed = ", ".join(repr(c) for c in EMPTY_CHOICES)
+        raise ConfigError(f"empty must be one of {allowed}, got {empty!r}", field="empty")
     if termination not in ("tau2", "ignore"):
         raise ConfigError(
             f"termination must be 'tau2' or 'ignore', got {termination!r}", field="termination"
@@ -235,9 +249,7 @@ def tau2_actions(sample: Sample, *, empty: str = "pass", termination: str = "tau
     if outcomes:
         return _tau2_outcomes(sample, expected, restrictions, outcomes, params)
     if not expected:
-        if empty == "unscored":
-            return Result.unscored(name, "the task has no gold actions", params=params)
-        return Result.scored(name, 1.0, reason="no gold actions to check", params=params)
+        return empty_result(name, empty, "no gold actions to check", params=params)
     return _tau2_result(expected, sample.actual_calls(), restrictions, params)
 
 
@@ -303,7 +315,9 @@ def _tau2_outcomes(
     )
 
 
-def tau_bench_actions(sample: Sample, *, domain: str | None = None) -> Result:
+def tau_bench_actions(
+    sample: Sample, *, domain: str | None = None, empty: str = "perfect"
+) -> Result:
     """tau-bench's ``r_actions`` predicted from the calls: 1.0 when the writes agree.
 
     The agent's state-changing calls (read-only tools left out, calls the
@@ -311,7 +325,9 @@ def tau_bench_actions(sample: Sample, *, domain: str | None = None) -> Result:
     actions as a multiset, arguments compared as tau-bench's database hash
     sees them (see :mod:`tooleval.metrics.profile_tau_bench`). ``domain`` is
     ``airline`` or ``retail``; by default the sample's category,
-    ``metadata["tau_bench"]["domain"]``, or the tool names tell.
+    ``metadata["tau_bench"]["domain"]``, or the tool names tell. ``empty``
+    decides a row with no gold actions and no calls (``perfect``: 1.0, as
+    tau-bench's equal hashes give; ``zero``; ``unscored``).
 
     >>> from tooleval.model import ExpectedTools, ToolCall
     >>> gold = ToolCall("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})
@@ -321,18 +337,23 @@ def tau_bench_actions(sample: Sample, *, domain: str | None = None) -> Result:
     1.0
     """
     name = "tau_bench_actions"
-    params: dict[str, Any] = {"domain": domain}
-    if domain is not None and domain not in DOMAINS:
-        from tooleval.errors import ConfigError
+    params: dict[str, Any] = {"domain": domain, "empty": empty}
+    from tooleval.errors import ConfigError
 
+    if domain is not None and domain not in DOMAINS:
         raise ConfigError(
             f"domain must be one of {', '.join(DOMAINS)} (or null), got {domain!r}",
             field="domain",
         )
+    if empty not in EMPTY_CHOICES:
+        allowed = ", ".join(repr(c) for c in EMPTY_CHOICES)
+        raise ConfigError(f"empty must be one of {allowed}, got {empty!r}", field="empty")
     if sample.expected_tools is None:
         return Result.unscored(name, "no gold actions bound for this row", params=params)
     expected = list(sample.expected_tools.calls)
     actual = sample.actual_calls()
+    if not expected and not actual:
+        return empty_result(name, empty, "no gold actions and no calls", params=params)
     meta = (sample.metadata or {}).get("tau_bench") or {}
     chosen = (
         domain
@@ -415,9 +436,10 @@ def _register() -> None:
             "(order free, compare_args restrictions)",
             params={
                 "empty": Param(
-                    "pass",
-                    "a task with no gold actions: 'pass' (tau2) or 'unscored'",
-                    choices=("pass", "unscored"),
+                    "perfect",
+                    "nothing expected (no gold actions; calls beyond them never count in "
+                    "tau2): perfect (1.0, tau2), zero (0.0) or unscored",
+                    choices=EMPTY_CHOICES,
                 ),
                 "termination": Param(
                     "tau2",
@@ -429,6 +451,7 @@ def _register() -> None:
             requires=("tools_called", "expected_tools"),
             needs_judge=False,
             score_sample=tau2_actions,
+            aliases=TAU2_ALIASES,
         )
     )
     register_metric(
@@ -444,6 +467,7 @@ def _register() -> None:
                     "metadata or tool names",
                     choices=(None, *DOMAINS),
                 ),
+                "empty": Param("perfect", EMPTY_HELP, choices=EMPTY_CHOICES),
             },
             requires=("tools_called", "expected_tools"),
             needs_judge=False,

@@ -151,9 +151,13 @@ def get_metric(name: str) -> MetricInfo:
 
 
 def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Defaults filled in, former names and values (``info.aliases``) translated, all checked."""
+    params = info.aliases.translate(info.name, params)
     unknown = sorted(set(params) - set(info.params))
     if unknown:
         valid = ", ".join(sorted(info.params)) or "none"
+        if info.aliases.names:
+            valid += f" (aliases: {', '.join(sorted(info.aliases.names))})"
         raise ConfigError(
             f"metric {info.name!r} has no parameter {unknown[0]!r}; valid parameters: {valid}",
             field=unknown[0],
@@ -298,7 +302,10 @@ def rescore(result: Result, sample: Sample, *, judge: Any = None) -> Result:
 
     Recorded parameters the metric no longer declares are left out (they
     describe, e.g., which judge model ran; the ``judge`` argument decides now).
+    Former names and values (a result stored before a rename) are translated,
+    so the new result records the current names.
     """
     info = get_metric(result.metric)
-    params = {k: v for k, v in result.params.items() if k in info.params}
+    known = set(info.params) | set(info.aliases.names)
+    params = {k: v for k, v in result.params.items() if k in known}
     return score_sample(result.metric, sample, judge=judge, **params)

@@ -1,13 +1,22 @@
 """``trajectory_match``: does the whole sequence of calls match the reference? 1 or 0.
 
+Two options say what "match" means: ``order`` (``strict``: in the listed
+order; ``flexible``: any order) and ``coverage`` (``exact``: the same calls;
+``subset``: the actual calls are among the reference's; ``superset``: the
+reference calls are among the actual ones). The seed's ``mode`` is an alias:
+``strict`` = strict + exact, ``unordered`` = flexible + exact, ``subset`` =
+flexible + subset, ``superset`` = flexible + superset.
+
 >>> from tooleval.model import ToolCall
 >>> ref = [ToolCall("lookup_order", {"order_id": "4471"}), ToolCall("cancel_order", {"order_id": "4471"})]
 >>> trajectory_match(ref, ref).score, trajectory_match(ref, ref[::-1]).score
 (1.0, 0.0)
->>> trajectory_match(ref, ref[::-1], mode="unordered").score
+>>> trajectory_match(ref, ref[::-1], order="flexible").score
 1.0
->>> trajectory_match(ref, ref[:1], mode="subset").score, trajectory_match(ref, ref[:1], mode="superset").score
+>>> trajectory_match(ref, ref[:1], coverage="subset").score, trajectory_match(ref, ref[:1], coverage="superset").score
 (1.0, 0.0)
+>>> trajectory_match(ref, ref[::-1], mode="unordered").params["order"]  # the seed's name
+'flexible'
 """
 
 from __future__ import annotations
@@ -16,66 +25,110 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooleval.metrics._analysis import (
+    EMPTY_CHOICES,
+    ORDERS,
     ExpectedLike,
     actual_calls,
     analyse,
     choice,
     comparator,
+    empty_result,
     expected_tools,
     threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
-from tooleval.model import Result, ToolCall
+from tooleval.model import Alias, Aliases, Result, ToolCall, accepts_aliases
 
-__all__ = ["MODES", "trajectory_match"]
+__all__ = ["ALIASES", "COVERAGES", "MODES", "trajectory_match"]
 
 NAME = "trajectory_match"
-MODES = ("strict", "unordered", "subset", "superset")
+COVERAGES = ("exact", "subset", "superset")
+#: The seed's ``mode`` values and the (order, coverage) each one is.
+MODES: dict[str, dict[str, str]] = {
+    "strict": {"order": "strict", "coverage": "exact"},
+    "unordered": {"order": "flexible", "coverage": "exact"},
+    "subset": {"order": "flexible", "coverage": "subset"},
+    "superset": {"order": "flexible", "coverage": "superset"},
+}
+ALIASES = Aliases(
+    names={
+        "mode": Alias(
+            MODES,
+            "former single option: strict = order strict + coverage exact, unordered = "
+            "flexible + exact, subset = flexible + subset, superset = flexible + superset",
+        )
+    }
+)
 
 
+@accepts_aliases(NAME, ALIASES)
 def trajectory_match(
     expected: ExpectedLike,
     actual: Sequence[ToolCall],
     *,
-    mode: str = "strict",
+    order: str = "strict",
+    coverage: str = "exact",
     args: Any = "exact",
+    empty: str = "perfect",
     threshold: float | None = None,
 ) -> Result:
-    """1.0 when ``actual`` matches the reference trajectory under ``mode``, else 0.0.
+    """1.0 when ``actual`` matches the reference trajectory, else 0.0.
 
-    * ``strict``: the same calls in the same order (the listed order; any
-      ``ExpectedTools.before`` constraints are not used).
-    * ``unordered``: the same multiset of calls, any order.
-    * ``subset``: every actual call is in the reference (calls may be left out).
-    * ``superset``: every reference call is in the actual calls (extras allowed).
+    ``coverage`` says which calls must pair up:
+
+    * ``exact``: every call on both sides (the same calls);
+    * ``subset``: every actual call (reference calls may be left out);
+    * ``superset``: every reference call (additional actual calls allowed).
+
+    ``order="strict"`` pairs calls only along the listed order of both sides
+    (any ``ExpectedTools.before`` constraints are not used): strict + exact is
+    the same calls in the same order, strict + subset the actual calls are an
+    in-order subsequence of the reference, strict + superset the reference is
+    an in-order subsequence of the actual calls. ``order="flexible"`` ignores
+    order (exact: the same multiset).
 
     Calls match by name and arguments (``args`` matcher; names-only expected
-    calls compare names), paired by an optimal assignment, never greedily.
-    Both lists empty: 1.0 in every mode. ``expected=None``: unscored.
+    calls compare names), paired by an optimal assignment (in order: the
+    longest common subsequence), never greedily. Both lists empty: ``empty``
+    decides (``perfect``: 1.0, the default). ``expected=None``: unscored.
 
     >>> trajectory_match(["search"], [ToolCall("search", {"q": "x"}), ToolCall("fetch", {})],
-    ...                  mode="superset").score
+    ...                  coverage="superset").score
     1.0
     """
-    mode = choice(mode, "mode", MODES, metric=NAME)
+    order = choice(order, "order", ORDERS, metric=NAME)
+    coverage = choice(coverage, "coverage", COVERAGES, metric=NAME)
+    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)
-    params = {"mode": mode, "args": cmp.spec(), "threshold": threshold}
+    params = {
+        "order": order,
+        "coverage": coverage,
+        "args": cmp.spec(),
+        "empty": empty,
+        "threshold": threshold,
+    }
     exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
     actual_list = actual_calls(actual, metric=NAME)
     ne, na = len(expected_list), len(actual_list)
-    chain = [(i, i + 1) for i in range(ne - 1)] if mode == "strict" else None
+    chain = [(i, i + 1) for i in range(ne - 1)] if order == "strict" else None
     analysis = analyse(expected_list, actual_list, cmp, before=chain)
     matched = len(analysis.counted)
-    details: dict[str, Any] = {"mode": mode, "matched": matched, "expected": ne, "called": na}
-    if mode in ("strict", "unordered"):
+    details: dict[str, Any] = {
+        "order": order,
+        "coverage": coverage,
+        "matched": matched,
+        "expected": ne,
+        "called": na,
+    }
+    if coverage == "exact":
         ok = matched == ne == na
         diagnosis = analysis.diagnosis(details=details)
-    elif mode == "subset":
+    elif coverage == "subset":
         ok = matched == na
         not_called = analysis.missing_rows()
         if not_called:
@@ -87,11 +140,21 @@ def trajectory_match(
         if additional:
             details["additional_calls"] = [actual_list[j].name for j in additional]
         diagnosis = analysis.diagnosis(report_extra=False, details=details)
+    rule = f"order {order}, coverage {coverage}"
+    if ne == 0 and na == 0:
+        return empty_result(
+            NAME,
+            empty,
+            f"no calls expected and none made ({rule})",
+            params=params,
+            threshold=threshold,
+            diagnosis=diagnosis,
+        )
     if ok:
-        summary = f"trajectory matches ({mode}; {na} calls made, {ne} expected)"
+        summary = f"trajectory matches ({rule}; {na} calls made, {ne} expected)"
     else:
-        summary = f"trajectory does not match ({mode}): {matched} of {ne} expected calls matched"
-        if mode != "superset":
+        summary = f"trajectory does not match ({rule}): {matched} of {ne} expected calls matched"
+        if coverage != "superset":
             summary += f", {na} made"
     return Result.scored(
         NAME,

@@ -14,7 +14,7 @@ module             holds
 ``sample``         :class:`Sample`, one row to score
 ``results``        :class:`Result`, :class:`Diagnosis`, :class:`ArgumentCheck`
 ``values``         :data:`MISSING` and :class:`AnyOf` (acceptable values)
-``metric``         :class:`MetricInfo`, :class:`Param`: a metric as registries list it
+``metric``         :class:`MetricInfo`, :class:`Param`, :class:`Aliases`: a metric as registries list it
 ``usage``          :class:`JudgeUsage`: judge calls, cache hits, tokens, latency
 =================  ===========================================================
 
@@ -35,7 +35,7 @@ from tooleval.model.messages import (
     UserMessage,
     message_from_dict,
 )
-from tooleval.model.metric import MetricInfo, Param
+from tooleval.model.metric import Alias, Aliases, MetricInfo, Param, accepts_aliases
 from tooleval.model.results import ArgumentCheck, Diagnosis, Result
 from tooleval.model.sample import Sample
 from tooleval.model.usage import JudgeUsage
@@ -43,6 +43,8 @@ from tooleval.model.values import MISSING, AnyOf, values_equal
 
 __all__ = [
     "MISSING",
+    "Alias",
+    "Aliases",
     "AnyOf",
     "ArgumentCheck",
     "AssistantMessage",
@@ -58,6 +60,7 @@ __all__ = [
     "ToolCall",
     "ToolMessage",
     "UserMessage",
+    "accepts_aliases",
     "as_expected",
     "message_from_dict",
     "values_equal",
