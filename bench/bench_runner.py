@@ -14,131 +14,41 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_agent import bench_plan, dataset, start_agent  # noqa: E402
 
 from tooleval.model import Diagnosis, ExpectedTools, Result, Sample, ToolCall  # noqa: E402
-from tooleval.runs import plan_from_dict, run_plan  # noqa: E402
+from tooleval.runs import run_plan  # noqa: E402
 from tooleval.store import MetricSpec, RowRecord, open_store  # noqa: E402
 
 LATENCY_S = 0.05
 
 
-# ---------------------------------------------------------------- the agent
-
-
-async def agent_app(scope, receive, send) -> None:
-    """An agent that takes 50 ms and calls lookup_order then cancel_order."""
-    if scope["type"] != "http":
-        return
-    body, more = b"", True
-    while more:
-        message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-    text = json.loads(body or b"{}").get("input", "")
-    await asyncio.sleep(LATENCY_S)
-    reply = {
-        "input": text,
-        "output": "done",
-        "steps": [
-            {"type": "tool_call", "tool": {"name": "lookup_order", "args": {}}},
-            {"type": "tool_call", "tool": {"name": "cancel_order", "args": {}}},
-            {"type": "message", "content": "done"},
-        ],
-    }
-    data = json.dumps(reply).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": data})
-
-
-def serve(port: int) -> None:
-    import uvicorn
-
-    uvicorn.run(
-        agent_app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", backlog=4096
-    )
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_agent() -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, f"http://127.0.0.1:{port}/agent"
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("the bench agent did not start")
-
-
 # ---------------------------------------------------------------- runner
-
-
-def _dataset(path: Path, rows: int) -> Path:
-    with path.open("w") as out:
-        for i in range(rows):
-            row = {
-                "id": f"r{i}",
-                "input": f"cancel order {i}",
-                "category": ("cancel", "refund", "status")[i % 3],
-                "expected_tools": ["lookup_order", "cancel_order"],
-            }
-            out.write(json.dumps(row) + "\n")
-    return path
 
 
 def bench_runner(store_url: str | None, rows_by_concurrency: dict[int, int]) -> list[dict]:
     results = []
-    agent, url = start_agent()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            store = open_store(store_url or Path(tmp) / "runs.db")
-            try:
-                for concurrency, rows in rows_by_concurrency.items():
-                    results.append(_one_run(store, url, Path(tmp), concurrency, rows))
-            finally:
-                store.close()
-    finally:
-        agent.terminate()
-        agent.wait(timeout=10)
+    with start_agent(LATENCY_S) as agent, tempfile.TemporaryDirectory() as tmp:
+        store = open_store(store_url or Path(tmp) / "runs.db")
+        try:
+            for concurrency, rows in rows_by_concurrency.items():
+                results.append(_one_run(store, agent.url, Path(tmp), concurrency, rows))
+        finally:
+            store.close()
     return results
 
 
 def _one_run(store, url: str, tmp: Path, concurrency: int, rows: int) -> dict:
-    dataset = _dataset(tmp / f"d{concurrency}.jsonl", rows)
-    plan = plan_from_dict(
-        {
-            "name": f"bench-c{concurrency}",
-            "dataset": str(dataset),
-            "connector": {
-                "url": url,
-                "timeout": 30,
-                "response": {
-                    "output": "$.output",
-                    "tools_called": "$.steps[?(@.type=='tool_call')].tool.name",
-                },
-            },
-            "metrics": ["tool_correctness"],
-        }
-    )
+    plan = bench_plan(f"bench-c{concurrency}", dataset(tmp / f"d{concurrency}.jsonl", rows), url)
     started = time.perf_counter()
     cpu = time.process_time()
     outcome = run_plan(plan, store=store, concurrency=concurrency)
@@ -259,11 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows-64", type=int, default=2000, help="rows at concurrency 64")
     parser.add_argument("--store-rows", type=int, default=100_000, help="rows for the store bench")
     parser.add_argument("--json", help="also write the numbers here")
-    parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.serve:
-        serve(args.serve)
-        return 0
     runner = bench_runner(args.store, {1: args.rows_1, 8: args.rows_8, 64: args.rows_64})
     store = bench_store(args.store, args.store_rows)
     if args.json:

@@ -1,8 +1,9 @@
 """Run a plan: call the agent for every row, score what it did, store it row by row.
 
-Rows run concurrently (a pool of ``concurrency`` asyncio workers). Each row
-is one committed transaction (row + every Result), so a run killed at any
-point resumes with ``resume=RUN_ID``: stored rows are skipped, the others
+Rows run concurrently (a pool of ``concurrency`` asyncio workers). A row
+(with every Result) is committed as a whole, alone or with the rows that
+finished while the previous commit ran, and counts as done only once
+committed, so a run killed at any point resumes with ``resume=RUN_ID``: stored rows are skipped, the others
 run, none is lost or scored twice. A connector failure is that row's error
 (every metric unscored with the cause), never a score of 0.
 
@@ -25,7 +26,6 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ from tooleval.analysis.clusters import classify_failure, cluster_failures
 from tooleval.analysis.gate import GateResult, evaluate_gate
 from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
+from tooleval.runs.commits import GroupCommit
 from tooleval.runs.heartbeat import Heartbeat
 from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight
@@ -289,7 +290,6 @@ class _Runner:
     ) -> None:
         self.run_id = run_id
         self.store = store
-        self.rows = RunWriter(store, run_id)  # one row committed at a time
         self.connectors = connectors
         self.judge = judge
         self.metrics = metrics
@@ -299,25 +299,22 @@ class _Runner:
         self.expected_column = bindings.get("expected_tools")
 
     async def run(self, rows: list[Any], concurrency: int) -> None:
-        # One writer thread: commits stay serial (no SQLite lock contention) and
-        # never block the event loop that is waiting on the agent.
-        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tooleval-store")
+        # One writer thread (no SQLite lock contention, never blocking the event
+        # loop) storing, in one transaction, the rows that finished while the
+        # last transaction ran (see tooleval.runs.commits).
+        commits: GroupCommit[RowRecord] = GroupCommit(self._store_rows)
         pending = iter(rows)
 
         async def worker(connector: Any) -> None:
-            loop = asyncio.get_running_loop()
             # Each worker calls the agent for its next row while its last row commits.
-            committing: tuple[asyncio.Future, RowRecord] | None = None
+            committing: tuple[asyncio.Future[None], RowRecord] | None = None
             for row in pending:
                 if self.heartbeat is not None:
                     self.heartbeat.check()
                 record = await self.run_row(row, connector)
                 if committing is not None:
                     await self._committed(*committing)
-                committing = (
-                    loop.run_in_executor(writer, self.rows.add, record),
-                    record,
-                )
+                committing = (commits.submit(record), record)
             if committing is not None:
                 await self._committed(*committing)
 
@@ -334,9 +331,16 @@ class _Runner:
             raise
         finally:
             # Let a commit already handed to the writer finish before the run is marked.
-            writer.shutdown(wait=True)
+            commits.close()
 
-    async def _committed(self, commit: asyncio.Future, record: RowRecord) -> None:
+    def _store_rows(self, records: Sequence[RowRecord]) -> None:
+        """Store ``records`` in one transaction (the writer thread's job)."""
+        writer = RunWriter(self.store, self.run_id, batch_size=max(1, len(records)))
+        for record in records:
+            writer.add(record)
+        writer.flush()
+
+    async def _committed(self, commit: asyncio.Future[None], record: RowRecord) -> None:
         await commit
         if self.progress is not None:
             self.progress.advance(error=record.error is not None)
