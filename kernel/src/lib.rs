@@ -11,6 +11,9 @@ mod json;
 mod matching;
 mod metrics;
 mod rows;
+mod similarity;
+mod structural;
+mod text;
 
 use alignment::KeysFor;
 use json::{get, Value};
@@ -29,6 +32,7 @@ fn bad(what: &str) -> PyErr {
     PyValueError::new_err(format!("kernel config: {what}"))
 }
 
+/// A matcher from its list form (`tooleval.metrics.engine._matcher_config` writes it).
 fn matcher(v: &Value) -> PyResult<Matcher> {
     let Value::Arr(parts) = v else {
         return Err(bad("a matcher is a list"));
@@ -42,15 +46,51 @@ fn matcher(v: &Value) -> PyResult<Matcher> {
         Some(Value::Bool(b)) => Ok(*b),
         _ => Err(bad("matcher flag")),
     };
-    match parts.first() {
-        Some(Value::Str(s)) if s == "exact" => Ok(Matcher::Exact),
-        Some(Value::Str(s)) if s == "ignore" => Ok(Matcher::Ignore),
-        Some(Value::Str(s)) if s == "normalized" => Ok(Matcher::Normalized { fold: flag(1)? }),
-        Some(Value::Str(s)) if s == "numeric" => Ok(Matcher::Numeric {
+    let inner = |k: usize| -> PyResult<Box<Matcher>> {
+        Ok(Box::new(matcher(
+            parts.get(k).ok_or_else(|| bad("inner matcher"))?,
+        )?))
+    };
+    let Some(Value::Str(name)) = parts.first() else {
+        return Err(bad("unknown matcher"));
+    };
+    match name.as_str() {
+        "exact" => Ok(Matcher::Exact),
+        "ignore" => Ok(Matcher::Ignore),
+        "normalized" => Ok(Matcher::Normalized {
+            fold: flag(1)?,
+            numeric_text: parts.len() > 2 && flag(2)?,
+        }),
+        "numeric" => Ok(Matcher::Numeric {
             abs_tol: float(1)?,
             rel_tol: float(2)?,
             int_float_equal: flag(3)?,
         }),
+        "similarity" => Ok(Matcher::Similarity {
+            jaro_winkler: match parts.get(1) {
+                Some(Value::Str(m)) if m == "levenshtein" => false,
+                Some(Value::Str(m)) if m == "jaro_winkler" => true,
+                _ => return Err(bad("similarity method")),
+            },
+            min_score: match parts.get(2) {
+                Some(Value::Null) => None,
+                _ => Some(float(2)?),
+            },
+            fold: !flag(3)?,
+        }),
+        "any_of_expected" => Ok(Matcher::AnyOfExpected),
+        "any_of" => match parts.get(1) {
+            Some(Value::Arr(values)) => Ok(Matcher::AnyOf {
+                values: values.clone(),
+                optional: flag(2)?,
+            }),
+            _ => Err(bad("any_of values")),
+        },
+        "unordered" => Ok(Matcher::Unordered {
+            inner: inner(1)?,
+            recursive: flag(2)?,
+        }),
+        "numeric_text" => Ok(Matcher::NumericText { inner: inner(1)? }),
         _ => Err(bad("unknown matcher")),
     }
 }
@@ -302,6 +342,7 @@ impl Kernel {
 #[pymodule]
 fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Kernel>()?;
+    m.add_function(wrap_pyfunction!(similarity::similarity, m)?)?;
     m.add(
         "METRICS",
         (

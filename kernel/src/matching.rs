@@ -2,6 +2,9 @@
 //! (`tooleval.matching.values` and `tooleval.matching.config`).
 
 use crate::json::{get, Obj, Value};
+use crate::similarity;
+use crate::structural::{unordered_same, values_equal};
+use crate::text::{casefold, coerce, normalize_text};
 
 pub struct Call {
     pub name: String,
@@ -15,32 +18,76 @@ pub enum Matcher {
     Ignore,
     Normalized {
         fold: bool,
+        numeric_text: bool,
     },
     Numeric {
         abs_tol: f64,
         rel_tol: f64,
         int_float_equal: bool,
     },
+    /// `Similarity`: rapidfuzz's Levenshtein or Jaro-Winkler similarity of two strings.
+    Similarity {
+        jaro_winkler: bool,
+        min_score: Option<f64>,
+        fold: bool,
+    },
+    /// `"any_of"` by name: an expected list holds the acceptable values.
+    AnyOfExpected,
+    /// `AnyOf(values, optional=...)` given in the matcher configuration.
+    AnyOf {
+        values: Vec<Value>,
+        optional: bool,
+    },
+    Unordered {
+        inner: Box<Matcher>,
+        recursive: bool,
+    },
+    NumericText {
+        inner: Box<Matcher>,
+    },
 }
 
 impl Matcher {
+    /// The `name` the Python matcher records in a diagnosis.
     pub fn name(&self) -> &'static str {
         match self {
             Matcher::Exact => "exact",
             Matcher::Ignore => "ignore",
             Matcher::Normalized { .. } => "normalized",
             Matcher::Numeric { .. } => "numeric",
+            Matcher::Similarity { .. } => "similarity",
+            Matcher::AnyOfExpected | Matcher::AnyOf { .. } => "any_of",
+            Matcher::Unordered { .. } => "unordered",
+            Matcher::NumericText { .. } => "numeric_text",
         }
     }
 
-    /// The score of one argument; `Err` when only Python can say (non-ASCII text to normalise).
-    fn call(&self, expected: &Value, actual: Option<&Value>) -> Result<f64, ()> {
+    /// The lowest score that counts as a match (the Python matcher's `pass_score`).
+    pub fn pass_score(&self) -> f64 {
+        match self {
+            Matcher::Similarity {
+                min_score: Some(m), ..
+            } => *m,
+            Matcher::NumericText { inner } => inner.pass_score(),
+            _ => 1.0,
+        }
+    }
+
+    /// The score of one argument; `Err` when only Python can say (text the
+    /// kernel cannot fold, numbers beyond 64 bits, very long lists).
+    pub fn call(&self, expected: &Value, actual: Option<&Value>) -> Result<f64, ()> {
         let ok = match self {
             Matcher::Ignore => true,
             Matcher::Exact => actual.is_some_and(|a| deep_equal(expected, a)),
-            Matcher::Normalized { fold } => match actual {
+            Matcher::Normalized { fold, numeric_text } => match actual {
                 None => false,
-                Some(a) => deep_equal(&normalize(expected, *fold)?, &normalize(a, *fold)?),
+                Some(a) => {
+                    let (mut e, mut a) = (normalize(expected, *fold)?, normalize(a, *fold)?);
+                    if *numeric_text {
+                        (e, a) = (coerce(&e)?, coerce(&a)?);
+                    }
+                    deep_equal(&e, &a)
+                }
             },
             Matcher::Numeric {
                 abs_tol,
@@ -50,9 +97,73 @@ impl Matcher {
                 None => false,
                 Some(a) => numeric_equal(expected, a, *abs_tol, *rel_tol, *int_float_equal),
             },
+            Matcher::Similarity {
+                jaro_winkler,
+                min_score,
+                fold,
+            } => {
+                return match actual {
+                    None => Ok(0.0),
+                    Some(a) => similarity(expected, a, *jaro_winkler, *min_score, *fold),
+                }
+            }
+            Matcher::AnyOfExpected => match (expected, actual) {
+                (_, None) => false,
+                (Value::Arr(values), Some(a)) => values.iter().any(|e| deep_equal(e, a)),
+                (e, Some(a)) => deep_equal(e, a),
+            },
+            Matcher::AnyOf { values, optional } => match actual {
+                None => *optional,
+                Some(a) => values.iter().any(|v| values_equal(v, a)),
+            },
+            Matcher::Unordered { inner, recursive } => match actual {
+                None => false,
+                Some(a) => unordered_same(inner, *recursive, expected, a)?,
+            },
+            Matcher::NumericText { inner } => {
+                return match actual {
+                    None => inner.call(expected, None),
+                    Some(a) => inner.call(&coerce(expected)?, Some(&coerce(a)?)),
+                }
+            }
         };
         Ok(if ok { 1.0 } else { 0.0 })
     }
+}
+
+/// `Similarity.__call__` for two present values.
+fn similarity(
+    expected: &Value,
+    actual: &Value,
+    jaro_winkler: bool,
+    min_score: Option<f64>,
+    fold: bool,
+) -> Result<f64, ()> {
+    let (Value::Str(e), Value::Str(a)) = (expected, actual) else {
+        return Ok(if deep_equal(expected, actual) {
+            1.0
+        } else {
+            0.0
+        });
+    };
+    let chars = |s: &str| -> Result<Vec<char>, ()> {
+        Ok(if fold {
+            casefold(s)?.chars().collect()
+        } else {
+            s.chars().collect()
+        })
+    };
+    let (e, a) = (chars(e)?, chars(a)?);
+    let raw = if jaro_winkler {
+        similarity::jaro_winkler(&e, &a)
+    } else {
+        similarity::levenshtein(&e, &a)
+    };
+    let score = raw.clamp(0.0, 1.0);
+    Ok(match min_score {
+        Some(m) if score < m => 0.0,
+        _ => score,
+    })
 }
 
 /// `deep_equal`: JSON types kept apart (`1 != 1.0`, `true != 1`), objects by key set.
@@ -75,30 +186,6 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-fn py_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f)
-}
-
-fn normalize_text(s: &str, fold: bool) -> Result<String, ()> {
-    if !s.is_ascii() {
-        return Err(());
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut in_space = false;
-    for &c in s.as_bytes() {
-        if py_space(c) {
-            in_space = true;
-            continue;
-        }
-        if in_space && !out.is_empty() {
-            out.push(' ');
-        }
-        in_space = false;
-        out.push(if fold { c.to_ascii_lowercase() } else { c } as char);
-    }
-    Ok(out)
 }
 
 fn normalize(v: &Value, fold: bool) -> Result<Value, ()> {
@@ -431,7 +518,7 @@ impl<'a> Walk<'a> {
             return Ok(Vec::new());
         }
         let score = matcher.call(expected, actual)?;
-        let ok = score >= 1.0;
+        let ok = score >= matcher.pass_score();
         Ok(vec![self.record(
             path.to_string(),
             Some(expected),

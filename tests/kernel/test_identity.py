@@ -30,6 +30,7 @@ from tooleval.metrics.engine import (  # noqa: E402
     fastest_engine,
     kernel_status,  # noqa: E402
 )
+from tooleval.model import AnyOf  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
@@ -248,9 +249,9 @@ def test_environment_variable_disables_the_kernel(monkeypatch: pytest.MonkeyPatc
 @pytest.mark.parametrize(
     "options",
     [
-        {"args": "similarity"},  # rapidfuzz's floats stay in Python
-        {"args": {"default": "exact", "keys": {"q": "any_of"}}},
-        {"args": {"normalized": {"numeric_text": True}}},
+        # a Python normaliser inside a built-in matcher (test_matchers_identity has more)
+        {"args": {"default": "exact", "keys": {"q": AnyOf(["x"], normalise=str.lower)}}},
+        {"args": {"unordered": {"matcher": lambda e, a: e == a}}},
     ],
 )
 def test_options_the_kernel_does_not_know_stay_in_python(options: dict) -> None:

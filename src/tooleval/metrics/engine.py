@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +41,7 @@ ENV_DISABLE = "TOOLEVAL_NO_KERNEL"
 _BLOCK_BYTES = 1 << 20  # lines handed to the kernel at once (memory stays flat)
 _NOTICE_ROWS = 10_000  # rows scored in Python before saying the kernel would have helped
 _BUILTIN_PROVIDER = "tooleval.metrics.builtin"
+_None = type(None)
 
 # The parameters each metric the kernel scores takes; a metric with any other
 # parameter (a newer option the kernel does not know) stays in Python.
@@ -90,33 +92,77 @@ def _field_names(obj: Any) -> set[str]:
     return {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
 
 
+_INT_RANGE = range(-(2**63), 2**64)  # the integers the kernel's JSON values hold
+
+
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """Is ``value`` JSON the kernel reads back as the same Python value?"""
+    kind = type(value)
+    if kind is str:
+        return value.isascii() or not any(0xD800 <= ord(c) <= 0xDFFF for c in value)
+    if kind is bool or value is None:
+        return True
+    if kind is int:
+        return value in _INT_RANGE
+    if kind is float:
+        return math.isfinite(value)
+    if depth > 24:
+        return False
+    if kind is list or kind is tuple:
+        return all(_plain_json(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
 def _matcher_config(matcher: Any) -> list[Any] | None:
-    """The kernel's form of a built-in matcher; None for anything else."""
-    from tooleval.matching.values import Exact, Ignore, Normalized, Numeric
+    """The kernel's form of a built-in matcher (lib.rs ``matcher()``); None for anything else.
+
+    A built-in matcher is taken only with exactly the fields the kernel knows,
+    so a new option added to a Python matcher keeps it in Python until the
+    kernel learns it.
+    """
+    from tooleval.matching.specs import _ExpectedAlternatives
+    from tooleval.matching.structural import NumericText, Unordered
+    from tooleval.matching.values import Exact, Ignore, Normalized, Numeric, Similarity
+    from tooleval.model import AnyOf
 
     kind = type(matcher)
     fields = _field_names(matcher)
-    if float(getattr(matcher, "pass_score", 1.0)) != 1.0:
-        return None
-    if kind is Exact and fields == {"name", "pass_score"}:
+    plain = {"name", "pass_score"}
+    if kind is Exact and fields == plain and matcher.pass_score == 1.0:
         return ["exact"]
-    if kind is Ignore and fields == {"name", "pass_score"}:
+    if kind is Ignore and fields == plain and matcher.pass_score == 1.0:
         return ["ignore"]
-    if kind is Normalized and fields <= {"name", "pass_score", "case_sensitive", "numeric_text"}:
-        if getattr(matcher, "numeric_text", False) is not False:
+    if kind is _ExpectedAlternatives and fields == plain:
+        if matcher.name != "any_of" or matcher.pass_score != 1.0:
             return None
-        return ["normalized", not getattr(matcher, "case_sensitive", False)]
-    if kind is Numeric and fields == {
-        "name",
-        "pass_score",
-        "abs_tol",
-        "rel_tol",
-        "int_float_equal",
-    }:
+        return ["any_of_expected"]
+    if kind is Normalized and fields == plain | {"case_sensitive", "numeric_text"}:
+        return ["normalized", not matcher.case_sensitive, matcher.numeric_text]
+    if kind is Numeric and fields == plain | {"abs_tol", "rel_tol", "int_float_equal"}:
         tolerances = (matcher.abs_tol, matcher.rel_tol)
-        if not all(type(t) in (int, float) for t in tolerances):
+        if not all(type(t) in (int, float) for t in tolerances) or matcher.pass_score != 1.0:
+            return None
+        if type(matcher.int_float_equal) is not bool:
             return None
         return ["numeric", float(matcher.abs_tol), float(matcher.rel_tol), matcher.int_float_equal]
+    if kind is Similarity and fields == {"name", "method", "min_score", "case_sensitive"}:
+        min_score = matcher.min_score
+        if type(matcher.case_sensitive) is not bool or type(min_score) not in (int, float, _None):
+            return None
+        score = None if min_score is None else float(min_score)
+        return ["similarity", matcher.method, score, matcher.case_sensitive]
+    if kind is AnyOf and fields == {"values", "optional", "normalise", "name"}:
+        if matcher.normalise is not None or not _plain_json(matcher.values):
+            return None
+        return ["any_of", list(matcher.values), matcher.optional]
+    if kind is Unordered and fields == {"matcher", "recursive", "name", "_resolved"}:
+        inner = _matcher_config(matcher._resolved)
+        return None if inner is None else ["unordered", inner, matcher.recursive]
+    if kind is NumericText and fields == {"matcher", "name", "_resolved"}:
+        inner = _matcher_config(matcher._resolved)
+        return None if inner is None else ["numeric_text", inner]
     return None
 
 
