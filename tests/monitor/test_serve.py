@@ -418,3 +418,34 @@ def test_cli_serve_usage_errors_are_one_line():
             )
             assert result.returncode == 2, (args, result.stderr)
             assert len(result.stderr.strip().splitlines()) == 1 and text in result.stderr
+
+
+def test_a_turn_after_the_idle_timeout_is_reported_as_a_split_session(tmp_path):
+    """An idle timeout shorter than the gap between a session's spans stores it as two rows,
+    and the receiver says so (naming the session and what to raise), as it happens."""
+    store_url = f"sqlite:///{tmp_path / 'runs.db'}"
+    monitor = LiveMonitor(store=store_url)
+    said: list[str] = []
+    receiver = OtlpReceiver(monitor, port=0, idle_timeout=0.2, on_problem=said.append).start()
+    try:
+        provider = _provider(f"{receiver.url}/v1/traces")
+        tracer = provider.get_tracer("shop-agent")
+        _agent_spans(tracer, "conv-slow", refund_fails=False)
+        assert provider.force_flush(10_000)
+        deadline = time.monotonic() + 10
+        while monitor.sessions < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert monitor.sessions == 1
+        _agent_spans(tracer, "conv-slow", refund_fails=False)  # the next turn, too late
+        _agent_spans(tracer, "conv-other", refund_fails=False)  # a new session: no problem
+        assert provider.force_flush(10_000)
+        deadline = time.monotonic() + 10
+        while monitor.sessions < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        provider.shutdown()
+    finally:
+        receiver.stop()
+    assert monitor.sessions == 3
+    assert len(said) == 1 and "'conv-slow'" in said[0] and "--idle-timeout" in said[0]
+    assert [p.message for p in receiver.problems.problems] == said
+    assert receiver.sessions.split_sessions == 1

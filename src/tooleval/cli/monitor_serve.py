@@ -251,6 +251,7 @@ def handle(args: argparse.Namespace) -> int:
             max_body=args.max_body,
             max_pending=args.max_pending,
             on_findings=report,
+            on_problem=_problem_printer(),
         )
     except OSError as exc:
         if writer is not None:
@@ -274,6 +275,12 @@ def handle(args: argparse.Namespace) -> int:
     )
     for reason, count in summary["unreadable_tool_use"].items():
         print(f"unreadable tool use in {count} span(s): {reason}", file=sys.stderr)
+    problems = receiver.problems
+    skipped = len(problems.problems) + problems.problems_dropped
+    if skipped:
+        print(f"{skipped} ingest problem(s); the first:", file=sys.stderr)
+        for problem in problems.problems[:10]:
+            print(f"  {problem.message}", file=sys.stderr)
     if summary["run_id"]:
         print(f"stored as run {summary['run_id']}", flush=True)
     if writer is not None and writer.export_errors:
@@ -282,6 +289,18 @@ def handle(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _problem_printer(limit: int = 5) -> Any:
+    """Print the first ``limit`` problems as they happen (all are counted at the end)."""
+    shown = [0]
+
+    def show(message: str) -> None:
+        if shown[0] < limit:
+            shown[0] += 1
+            print(f"tooleval monitor serve: {message}", file=sys.stderr, flush=True)
+
+    return show
 
 
 def print_usage(report: Any) -> bool:

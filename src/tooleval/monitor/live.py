@@ -6,7 +6,10 @@ grouped by ``gen_ai.conversation.id`` / ``session.id``, else the trace id) is
 seconds; :meth:`LiveSessions.pop_idle` assembles and returns those. When more
 than ``max_pending`` facts are buffered, the sessions idle the longest are
 released early, so memory stays bounded whatever the traffic. A turn that
-arrives after its session was released starts a new batch with the same id.
+arrives after its session was released starts a new batch with the same id;
+such a *split* session is remembered (:meth:`LiveSessions.take_splits`) so the
+receiver can say which session was stored as two rows and why (an idle timeout
+shorter than the exporter's batch delay).
 
 :class:`LiveMonitor` runs the detectors on each released session, writes one
 store row per session (one run for the whole serving period), queues
@@ -24,7 +27,7 @@ sampled judges. ``excessive_calls`` compares against the last
 from __future__ import annotations
 
 import threading
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -45,6 +48,9 @@ __all__ = ["LiveMonitor", "LiveSessions"]
 class LiveSessions:
     """Span facts by trace, released as sessions once idle (thread-safe)."""
 
+    #: Released session ids remembered to recognise a late turn (oldest forgotten first).
+    REMEMBERED = 50_000
+
     def __init__(self, *, idle_timeout: float = 30.0, max_pending: int = 200_000) -> None:
         self.idle_timeout = idle_timeout
         self.max_pending = max_pending
@@ -54,21 +60,43 @@ class LiveSessions:
         self._session_of: dict[str, str] = {}
         self._pending = 0
         self.released_early = 0
+        self._released: OrderedDict[str, float] = OrderedDict()  # session id -> when released
+        self._splits: list[tuple[str, float]] = []
+        self.split_sessions = 0
 
     @property
     def pending(self) -> int:
         return self._pending
 
     def add(self, facts: Iterable[SpanFacts], *, now: float) -> None:
+        touched: set[str] = set()
         with self._lock:
             for fact in facts:
                 if fact.session_id:
                     self._session_of.setdefault(fact.trace_id, fact.session_id)
+                    touched.add(fact.trace_id)
                 if not fact.has_content:
                     continue
+                touched.add(fact.trace_id)
                 self._traces.setdefault(fact.trace_id, []).append(fact)
                 self._seen[fact.trace_id] = now
                 self._pending += 1
+            # A late turn of a released session (its spans may name the session in
+            # this batch or a later one): that session becomes two rows.
+            for trace_id in touched:
+                if trace_id not in self._traces:
+                    continue
+                key = self._session_of.get(trace_id, trace_id)
+                released = self._released.pop(key, None)
+                if released is not None:
+                    self.split_sessions += 1
+                    self._splits.append((key, now - released))
+
+    def take_splits(self) -> list[tuple[str, float]]:
+        """``(session id, seconds after its release)`` of late turns seen since the last call."""
+        with self._lock:
+            splits, self._splits = self._splits, []
+            return splits
 
     def _groups(self) -> dict[str, list[str]]:
         groups: dict[str, list[str]] = {}
@@ -76,13 +104,18 @@ class LiveSessions:
             groups.setdefault(self._session_of.get(trace_id, trace_id), []).append(trace_id)
         return groups
 
-    def _release(self, key: str, trace_ids: list[str]) -> Session:
+    def _release(self, key: str, trace_ids: list[str], *, now: float | None = None) -> Session:
         facts: list[SpanFacts] = []
         for trace_id in trace_ids:
             facts.extend(self._traces.pop(trace_id))
             self._seen.pop(trace_id, None)
             self._session_of.pop(trace_id, None)
         self._pending -= len(facts)
+        if now is not None:
+            self._released[key] = now
+            self._released.move_to_end(key)
+            while len(self._released) > self.REMEMBERED:
+                self._released.popitem(last=False)
         return assemble_session(key, facts)
 
     def pop_idle(self, *, now: float) -> list[Session]:
@@ -91,7 +124,7 @@ class LiveSessions:
             groups = self._groups()
             last = {key: max(self._seen[t] for t in traces) for key, traces in groups.items()}
             out = [
-                self._release(key, groups[key])
+                self._release(key, groups[key], now=now)
                 for key in sorted(last, key=last.__getitem__)
                 if now - last[key] >= self.idle_timeout
             ]
@@ -100,7 +133,7 @@ class LiveSessions:
                     if self._pending <= self.max_pending // 2:
                         break
                     if key in groups and all(t in self._traces for t in groups[key]):
-                        out.append(self._release(key, groups[key]))
+                        out.append(self._release(key, groups[key], now=now))
                         self.released_early += 1
             return out
 

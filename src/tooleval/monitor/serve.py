@@ -145,12 +145,14 @@ class OtlpReceiver:
         max_pending: int = 200_000,
         tick: float | None = None,
         on_findings: Any = None,
+        on_problem: Any = None,
     ) -> None:
         self.monitor = monitor
         self.sessions = LiveSessions(idle_timeout=idle_timeout, max_pending=max_pending)
         self.max_body = max_body
         self.tick = tick if tick is not None else max(0.05, min(1.0, idle_timeout / 4))
         self.on_findings = on_findings
+        self.on_problem = on_problem  # called with each split-session message as it happens
         self.requests = 0
         self.rejected = 0
         self.problems = IngestReport()
@@ -281,6 +283,17 @@ class OtlpReceiver:
                     problem.message, trace_id=problem.trace_id, span_id=problem.span_id
                 )
         self.sessions.add(facts, now=time.monotonic())
+        for session_id, late in self.sessions.take_splits():
+            message = (
+                f"session {session_id!r} received spans {late:.1f} s after it was "
+                "monitored as idle, so it is stored as two rows; set --idle-timeout "
+                f"(now {self.sessions.idle_timeout:g} s) above the exporter's batch delay "
+                "(OTEL_BSP_SCHEDULE_DELAY, 5 s by default) and the gaps between turns"
+            )
+            with self._lock:
+                self.problems.problem(message)
+            if self.on_problem is not None:
+                self.on_problem(message)
 
     def _work(self) -> None:
         self.monitor.start()
