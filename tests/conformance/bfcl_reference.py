@@ -136,3 +136,116 @@ def ours(case: dict[str, Any]) -> dict[str, Any]:
         "valid": valid,
         "error_type": None if valid else result.diagnosis.details.get("bfcl_error_type"),
     }
+
+
+# ---------------------------------------------------------------- model handlers
+
+#: Our decoder -> BFCL handler classes (module under ``bfcl_eval.model_handler``, class).
+HANDLER_CLASSES: dict[str, tuple[tuple[str, str], ...]] = {
+    "tool_call_tags": (
+        ("local_inference.qwen_fc", "QwenFCHandler"),
+        ("local_inference.granite_4", "Granite4FCHandler"),
+        ("local_inference.pelican_vl_fc", "PelicanVLFCHandler"),
+        ("local_inference.nanbeige_fc", "NanbeigeFCHandler"),
+    ),
+    "hammer": (("local_inference.hammer", "HammerHandler"),),
+    "xlam": (
+        ("local_inference.salesforce_llama", "SalesforceLlamaHandler"),
+        ("local_inference.salesforce_qwen", "SalesforceQwenHandler"),
+    ),
+    "json_calls": (("local_inference.bitagent", "BitAgentHandler"),),
+    "falcon_fc": (("local_inference.falcon_fc", "Falcon3FCHandler"),),
+    "think_agent": (("local_inference.think_agent", "ThinkAgentHandler"),),
+    "llama_3_1": (("local_inference.llama_3_1", "LlamaHandler_3_1"),),
+    "gorilla": (("api_inference.gorilla", "GorillaHandler"),),
+    "nemotron": (("api_inference.nemotron", "NemotronHandler"),),
+    "glm": (("local_inference.glm", "GLMHandler"),),
+    "granite_fc": (("local_inference.granite", "GraniteFunctionCallingHandler"),),
+    "minicpm_fc": (("local_inference.minicpm_fc", "MiniCPMFCHandler"),),
+}
+
+
+class _Anything(types.ModuleType):
+    """A stand-in module whose every attribute is a harmless placeholder."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+
+def _stub_missing_modules() -> None:
+    """Stand-ins for imports the handlers' ``decode_ast`` never uses (only when not installed)."""
+    try:
+        import overrides  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("overrides")
+        stub.override = lambda function: function  # type: ignore[attr-defined]
+        stub.final = lambda function: function  # type: ignore[attr-defined]
+        stub.EnforceOverrides = type("EnforceOverrides", (), {})  # type: ignore[attr-defined]
+        sys.modules["overrides"] = stub
+    try:
+        import datamodel_code_generator  # noqa: F401
+    except ImportError:
+        for name in (
+            "datamodel_code_generator",
+            "datamodel_code_generator.model",
+            "datamodel_code_generator.parser",
+            "datamodel_code_generator.parser.jsonschema",
+        ):
+            sys.modules[name] = _Anything(name)
+
+
+def load_handler(module: str, cls: str) -> Any:
+    """A BFCL handler instance made without loading a model (``decode_ast`` reads no state)."""
+    import importlib
+
+    _stub_missing_modules()
+    handler_class = getattr(importlib.import_module(f"bfcl_eval.model_handler.{module}"), cls)
+    return handler_class.__new__(handler_class)
+
+
+def handler_decode(bfcl: types.SimpleNamespace, handler: Any, result: Any, language: str) -> Any:
+    """``("ok", decoded)`` or ``("error", None)`` for BFCL's ``handler.decode_ast``."""
+    formats = {"java": "JAVA", "javascript": "JAVASCRIPT", "python": "PYTHON"}
+    try:
+        return "ok", handler.decode_ast(
+            result, getattr(bfcl.ReturnFormat, formats[language]), False
+        )
+    except Exception:
+        return "error", None
+
+
+def handler_verdict(
+    bfcl: types.SimpleNamespace, handler: Any, case: dict[str, Any]
+) -> dict[str, Any]:
+    """BFCL's verdict for one case decoded by ``handler`` (same flow as :func:`theirs`)."""
+    category = case["category"]
+    language = CATEGORIES[category].language
+    formats = {"java": "JAVA", "javascript": "JAVASCRIPT", "python": "PYTHON"}
+    if CATEGORIES[category].kind in ("irrelevance", "relevance"):
+        status, decoded = handler_decode(bfcl, handler, case["result"], "python")
+        has_call = status == "ok" and not bfcl.is_empty_output(decoded)
+        valid = not has_call if "irrelevance" in category else has_call
+        label = "irrelevance_error:decoder_success" if "irrelevance" in category else None
+        return {
+            "valid": valid,
+            "error_type": None if valid else label or "relevance_error:decoder_failed",
+        }
+    status, decoded = handler_decode(bfcl, handler, case["result"], language)
+    if status == "error":
+        return {"valid": False, "error_type": "ast_decoder:decoder_failed"}
+    if not bfcl.is_call_list(decoded):
+        return {"valid": False, "error_type": "ast_decoder:decoder_wrong_output_format"}
+    verdict = bfcl.ast_checker(
+        case["functions"],
+        decoded,
+        case["ground_truth"],
+        getattr(bfcl.Language, formats[language]),
+        category,
+        MODEL_FOR_NAMES[case.get("names", "dots")],
+    )
+    return {
+        "valid": verdict["valid"],
+        "error_type": verdict.get("error_type") if not verdict["valid"] else None,
+    }

@@ -182,10 +182,25 @@ def test_known_models_use_their_handlers_decoder_and_custom_ones_warn(
     assert resolve_settings("r/command-a-03-2025-FC").mode == "cohere"
     assert resolve_settings("r/meta-llama_Llama-3.2-1B-Instruct-FC").mode == "prompt"
     qwen = resolve_settings("r/Qwen_Qwen3-8B-FC")
-    assert qwen.mode == "auto" and "QwenFCHandler" in qwen.note
+    assert qwen.mode == "tool_call_tags" and qwen.note is None
     folder = tmp_path / "Qwen_Qwen3-8B-FC"
-    _write(folder, "irrelevance", [{"id": "irrelevance_0", "result": "<tool_call>{}</tool_call>"}])
+    call = {"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}
+    _write(
+        folder,
+        "simple_python",
+        [{"id": "simple_python_0", "result": f"<tool_call>\n{json.dumps(call)}\n</tool_call>"}],
+    )
     assert main(["bfcl", str(folder), "--data", str(shared_data / "bfcl")]) == 0
     captured = capsys.readouterr()
-    assert captured.err.startswith("warning: BFCL decodes Qwen/Qwen3-8B-FC with QwenFCHandler")
+    assert "mode: tool_call_tags" in captured.out and "100.00%" in captured.out
+    assert captured.err == ""
+    gemma = resolve_settings("r/google_functiongemma-270m-it-FC")
+    assert gemma.mode == "auto" and "FunctionGemmaHandler" in gemma.note
+    folder = tmp_path / "google_functiongemma-270m-it-FC"
+    _write(folder, "irrelevance", [{"id": "irrelevance_0", "result": "<start_function_call>"}])
+    assert main(["bfcl", str(folder), "--data", str(shared_data / "bfcl")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith(
+        "warning: BFCL decodes google/functiongemma-270m-it-FC with FunctionGemmaHandler"
+    )
     assert "irrelevance" in captured.out

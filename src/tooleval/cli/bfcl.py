@@ -16,9 +16,11 @@ says whether calls write dots in function names as underscores: ``yes``,
 setting from BFCL's model list when RESULTS_DIR is named after a known model,
 else decodes text as prompting and lists as function calling, and accepts
 either spelling of a name. For a known model ``auto`` also uses the decoder
-of its BFCL handler (Gemini's fence removal, Cohere's call objects, ...; see
-:mod:`tooleval.formats.bfcl_decode_handlers`); a handler that parses its own
-chat template is reported with a warning.
+of its BFCL handler (Gemini's fence removal, Cohere's call objects, Qwen FC's
+``<tool_call>`` blocks, ...; see :mod:`tooleval.formats.bfcl_decode_handlers`
+and :mod:`tooleval.formats.bfcl_decode_templates`), and ``--mode NAME``
+selects one of those decoders by hand. The one handler not reproduced
+(FunctionGemma's) is reported with a warning.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from tooleval.formats.bfcl_decode_handlers import DECODERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,10 +61,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--mode",
-        choices=("auto", "fc", "prompt"),
+        choices=("auto", *DECODERS),
         default="auto",
-        help="decode results as function calling (fc) or prompt-style text (prompt); "
-        "auto: BFCL's model list for a known model folder, else by the result's type",
+        metavar="MODE",
+        help="decode results as function calling (fc), prompt-style text (prompt) or with "
+        "one BFCL handler's decoder (openai, gemini_fc, cohere, tool_call_tags, hammer, "
+        "xlam, llama_3_1, ...: see docs/conformance.md); auto: BFCL's model list for a "
+        "known model folder, else by the result's type",
     )
     parser.add_argument(
         "--underscore-names",

@@ -20,12 +20,17 @@ other shapes. Each name below is one behaviour, re-implemented:
 =================  ==========================================================
 
 Handlers that parse their own chat templates (Qwen FC, Hammer, xLAM, Llama
-3.1 FC, ...) are not reproduced; :mod:`~tooleval.formats.bfcl_models` marks
-them ``custom:<Handler>``.
+3.1 FC, ...) have decoders of their own in
+:mod:`~tooleval.formats.bfcl_decode_templates` (``tool_call_tags``,
+``hammer``, ``xlam``, ...: :data:`TEMPLATE_DECODERS`), also selected by name
+here. The one handler not reproduced (FunctionGemma's state-machine parser)
+stays ``custom:<Handler>`` in :mod:`~tooleval.formats.bfcl_models`.
 
 >>> decode_with("name_arguments", [{"name": "f", "arguments": {"a": 1}}])
 [{'f': {'a': 1}}]
 >>> decode_with("gemini_prompt", "```tool_code\\n[f(a=1)]\\n```")
+[{'f': {'a': 1}}]
+>>> decode_with("hammer", '[{"name": "f", "arguments": {"a": 1}}]')
 [{'f': {'a': 1}}]
 """
 
@@ -34,8 +39,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.formats.bfcl_decode_python import BfclDecodeError, decode_python
-from tooleval.formats.bfcl_decode_tree import decode_java, decode_javascript
+from tooleval.formats.bfcl_decode_python import BfclDecodeError
+from tooleval.formats.bfcl_decode_templates import (
+    TEMPLATE_DECODERS,
+    decode_prompt_text,
+    decode_template,
+)
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 
 __all__ = ["DECODERS", "PROMPT_DECODERS", "decode_with"]
@@ -52,6 +61,7 @@ DECODERS = (
     "list_of_dicts",
     "name_arguments",
     "cohere",
+    *TEMPLATE_DECODERS,
 )
 
 
@@ -78,15 +88,13 @@ def decode_with(decoder: str, result: Any, language: str = "python") -> Any:
         return _keyed(result, "name", "arguments")
     if decoder == "cohere":
         return _keyed(result, "tool_name", "parameters") if isinstance(result, list) else []
+    if decoder in TEMPLATE_DECODERS:
+        return decode_template(decoder, result, language)
     raise ValueError(f"unknown BFCL decoder {decoder!r}; expected one of {', '.join(DECODERS)}")
 
 
 def _prompt(result: Any, language: str) -> Any:
-    if language == "java":
-        return decode_java(result)
-    if language == "javascript":
-        return decode_javascript(result)
-    return decode_python(result)
+    return decode_prompt_text(result, language)
 
 
 def _prepare(decoder: str, result: Any) -> Any:

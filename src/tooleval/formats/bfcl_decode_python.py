@@ -43,6 +43,7 @@ __all__ = [
     "POSITIONAL",
     "WRONG_OUTPUT_FORMAT",
     "BfclDecodeError",
+    "decode_call",
     "decode_python",
     "evaluate_binop",
     "prompt_text",
@@ -106,6 +107,15 @@ def decode_python(result: Any) -> list[dict[str, dict[str, Any]]]:
             raise BfclDecodeError(f"list element is not a call: {type(element).__name__}")
         calls.append(_call(element))
     return calls
+
+
+def decode_call(node: ast.Call) -> dict[str, dict[str, Any]]:
+    """``{name: {param: value}}`` for one parsed call, read as BFCL's ``resolve_ast_call``.
+
+    >>> decode_call(ast.parse("a.b(x=1, y=z)", mode="eval").body)
+    {'a.b': {'x': 1, 'y': 'z'}}
+    """
+    return _call(node)
 
 
 def _call(node: ast.Call) -> dict[str, dict[str, Any]]:
