@@ -163,10 +163,10 @@ def tau_bench_section(data: Path) -> list[str]:
     samples = load_tau_bench(data / "tau_bench" / "trajectories" / "gpt-4o-airline.json")
     labelled = [s for s in samples if s.metadata["tau_bench"]["r_actions"] is not None]
     settings = [
-        ("ordering off, extra calls penalised", {"check_ordering": False}),
-        ("ordering on, extra calls penalised", {"check_ordering": True}),
-        ("ordering off, extra calls ignored", {"check_ordering": False, "extra_calls": "ignore"}),
-        ("ordering on, extra calls ignored", {"check_ordering": True, "extra_calls": "ignore"}),
+        ("ordering off, extra calls penalised", {"order": "flexible"}),
+        ("ordering on, extra calls penalised", {"order": "strict"}),
+        ("ordering off, extra calls ignored", {"order": "flexible", "extra_calls": "ignore"}),
+        ("ordering on, extra calls ignored", {"order": "strict", "extra_calls": "ignore"}),
     ]
     lines = [
         "### tau-bench: `tool_correctness` (exact_match) vs `r_actions` (gpt-4o airline)",

@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         ("tool_call_accuracy", {}),
         ("tool_call_f1", {}),
         ("tool_correctness", {}),
-        ("trajectory_match", {"mode": "unordered"}),
+        ("trajectory_match", {"order": "flexible"}),
     ]
     print(f"kernel: {kernel_status()}; load average: {os.getloadavg()[0]:.1f}")
     print(f"{'calls':>5}  {'variant':<34} {'samples/s':>10} {'vs ragas':>9}")

@@ -56,13 +56,13 @@ def main(path: str) -> None:
                 "accuracy",
                 {"order": "flexible"},
             ),
-            ("trajectory_match strict", "trajectory_match", "trajectory", {"mode": "strict"}),
-            ("trajectory_match unordered", "trajectory_match", "trajectory", {"mode": "unordered"}),
+            ("trajectory_match strict", "trajectory_match", "trajectory", {"order": "strict"}),
+            ("trajectory_match unordered", "trajectory_match", "trajectory", {"order": "flexible"}),
             (
                 "tool_correctness ordered",
                 "tool_correctness",
                 "correctness",
-                {"check_ordering": True},
+                {"order": "strict"},
             ),
             ("tool_correctness", "tool_correctness", "correctness", {}),
         ]

@@ -168,6 +168,57 @@ def test_kernel_line_equals_python_line(row: dict[str, Any], which: int, number:
         assert got == python_line(metric, number, line)
 
 
+# Every enumerated option of every kernel metric, each value drawn (the shared
+# vocabulary: order, coverage, empty; and each metric's own flags).
+KERNEL_METRICS = ("tool_call_accuracy", "tool_call_f1", "tool_correctness", "trajectory_match")
+
+
+def _choices(name: str) -> dict[str, tuple[Any, ...]]:
+    from tooleval.metrics.registry import get_metric
+
+    return {k: p.choices for k, p in get_metric(name).params.items() if p.choices is not None}
+
+
+@st.composite
+def kernel_options(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    name = draw(st.sampled_from(KERNEL_METRICS))
+    options = {k: draw(st.sampled_from(values)) for k, values in _choices(name).items()}
+    options["args"] = draw(st.sampled_from(["exact", "normalized", "ignore"]))
+    return name, options
+
+
+_BOUND_BY_OPTIONS: dict[str, Any] = {}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chosen=kernel_options(), row=rows(), number=st.integers(1, 10**6))
+def test_every_option_value_is_byte_identical(
+    chosen: tuple[str, dict[str, Any]], row: dict[str, Any], number: int
+) -> None:
+    name, options = chosen
+    key = repr((name, sorted(options.items())))
+    metric = _BOUND_BY_OPTIONS.setdefault(key, bind(name, **options))
+    engine = fastest_engine(metric)
+    assert engine.compiled, (name, options)
+    line = orjson.dumps(row) + b"\n"
+    got = engine.kernel.score_line(line, number)
+    if got is not None:
+        assert got == python_line(metric, number, line)
+
+
+@pytest.mark.parametrize("name", KERNEL_METRICS)
+def test_the_kernel_takes_every_value_of_every_option(name: str) -> None:
+    """Each option value keeps the metric compiled (no silent fallback to Python)."""
+    for option, values in _choices(name).items():
+        for value in values:
+            assert fastest_engine(bind(name, **{option: value})).compiled, (name, option, value)
+    empty_row = orjson.dumps({"id": "e", "tools_called": [], "expected_tools": []})
+    for empty in ("perfect", "zero", "unscored"):
+        metric = bind(name, empty=empty)
+        got = fastest_engine(metric).kernel.score_line(empty_row, 1)
+        assert got is not None and got == python_line(metric, 1, empty_row)
+
+
 @pytest.mark.parametrize(("name", "options", "metric"), BOUND, ids=[c[0] for c in CONFIGS])
 def test_plain_rows_are_taken_by_the_kernel(name: str, options: dict, metric: Any) -> None:
     """The common row shape never falls back (else the kernel would only look fast)."""

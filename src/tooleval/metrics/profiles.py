@@ -438,7 +438,7 @@ def _register() -> None:
                 "empty": Param(
                     "perfect",
                     "nothing expected (no gold actions; calls beyond them never count in "
-                    "tau2): perfect (1.0, tau2), zero (0.0) or unscored",
+                    "tau2): perfect (1.0), tau2's own score, zero (0.0) or unscored",
                     choices=EMPTY_CHOICES,
                 ),
                 "termination": Param(

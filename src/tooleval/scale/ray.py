@@ -130,7 +130,7 @@ def _check_metric(metric: str, options: Mapping[str, Any]) -> None:
     from tooleval.metrics.registry import get_metric
 
     info = get_metric(metric)
-    unknown = sorted(set(options) - set(info.params))
+    unknown = sorted(set(options) - set(info.params) - set(info.aliases.names))
     if unknown:
         raise ConfigError(
             f"unknown parameter(s) {unknown} for metric {metric}; known: {sorted(info.params)}",
