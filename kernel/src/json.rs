@@ -290,14 +290,25 @@ impl<'a> Reader<'a> {
 
 // ---------------------------------------------------------------- writing (orjson)
 
+/// Bytes orjson escapes in a string: control characters, `"` and `\\`.
+const ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        table[c] = true;
+        c += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
     let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
     let mut start = 0;
-    while let Some(offset) = b[start..]
-        .iter()
-        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-    {
+    while let Some(offset) = b[start..].iter().position(|&c| ESCAPED[c as usize]) {
         let at = start + offset;
         out.extend_from_slice(&b[start..at]);
         match b[at] {
@@ -328,8 +339,20 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 /// decimals for exponents -5..=15, repr for -4..=15, and repr pads the exponent
 /// to two digits.
 fn float_into(out: &mut Vec<u8>, x: f64, python: bool) {
+    if x.fract() == 0.0 && x.abs() < 1e15 && !(x == 0.0 && x.is_sign_negative()) {
+        // A whole number (every score 1.0 or 0.0): both write its digits and `.0`.
+        write_int(out, x as i64);
+        out.extend_from_slice(b".0");
+        return;
+    }
     let mut buffer = ryu::Buffer::new();
     let text = buffer.format_finite(x).as_bytes();
+    if !python && !text.contains(&b'e') {
+        // ryu writes a plain decimal exactly for decimal exponents -5..=15,
+        // orjson's range, laid out as orjson does (`0.00001`, `12.5`, `3.0`).
+        out.extend_from_slice(text);
+        return;
+    }
     let (mant, exp10) = match text.iter().position(|&c| c == b'e') {
         Some(at) => {
             let exp: i32 = std::str::from_utf8(&text[at + 1..])
