@@ -191,7 +191,7 @@ def parse(n_rows: int, threads: int) -> list[dict[str, Any]]:
         found = run(score_command(path, *extra))
         found.update(
             section="parse",
-            label=f"tooleval score {' '.join(extra)}",
+            label=f"tooleval score {' '.join(extra) or '(threads: the CPUs)'}",
             rows=n_rows,
             rows_per_s=n_rows / found["seconds"],
             ratio_to_parse=found["seconds"] / t_parse,
