@@ -10,6 +10,7 @@ mod assignment;
 mod json;
 mod matching;
 mod metrics;
+mod objects;
 mod rows;
 mod similarity;
 mod structural;
@@ -266,6 +267,19 @@ impl Kernel {
     ) -> Option<Bound<'py, PyBytes>> {
         let mut out = Vec::with_capacity(4096);
         score_into(&self.cfg, line, number, &mut out).then(|| PyBytes::new(py, &out))
+    }
+
+    /// `(score, passed, reason, diagnosis)` of a `tooleval.model.Sample` (what
+    /// a `Result` holds besides metric, params and threshold), or None for the
+    /// Python reference to score it. `diagnosis()` gives the diagnosis JSON
+    /// (scoring the sample again: most callers never read it). The GIL stays
+    /// held: one sample is a few microseconds of work.
+    #[allow(clippy::type_complexity)]
+    fn score_sample<'py>(
+        slf: &Bound<'py, Self>,
+        sample: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<(Option<f64>, Option<bool>, String, objects::Unwritten)>> {
+        objects::score_sample(slf, sample)
     }
 
     /// Score a block of whole lines numbered from `start` on `threads` threads, GIL released.

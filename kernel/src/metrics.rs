@@ -295,6 +295,77 @@ fn check_json(out: &mut Vec<u8>, c: &Check<'_>) {
     });
 }
 
+/// Where a result goes: the whole result line (`Vec<u8>`, what `tooleval score`
+/// writes) or its pieces for a `Result` built in process ([`Parts`]).
+pub trait Sink {
+    /// One result; `diagnosis` writes the diagnosis object as JSON.
+    fn put(
+        &mut self,
+        cfg: &Config,
+        row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    );
+}
+
+/// A result in pieces: what `Result` holds besides its metric, params and threshold.
+#[derive(Default)]
+pub struct Parts {
+    pub score: Option<f64>,
+    pub passed: Option<bool>,
+    pub reason: String,
+    /// The diagnosis object as the result line writes it (left empty unless `write_diagnosis`).
+    pub diagnosis: Vec<u8>,
+    pub write_diagnosis: bool,
+}
+
+impl Sink for Parts {
+    fn put(
+        &mut self,
+        cfg: &Config,
+        _row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    ) {
+        self.score = score;
+        self.passed = passed(cfg, score);
+        self.reason.clear();
+        self.reason.push_str(reason);
+        self.diagnosis.clear();
+        if self.write_diagnosis {
+            diagnosis(&mut self.diagnosis);
+        }
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(
+        &mut self,
+        cfg: &Config,
+        row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    ) {
+        head(self, cfg, row, score);
+        self.extend_from_slice(b",\"reason\":");
+        write_str(self, reason);
+        self.extend_from_slice(b",\"diagnosis\":");
+        diagnosis(self);
+        self.extend_from_slice(b"}\n");
+    }
+}
+
+/// `Result.passed`: `score >= threshold` (`score >= 1` without one), `None` when unscored.
+fn passed(cfg: &Config, score: Option<f64>) -> Option<bool> {
+    score.map(|s| match cfg.threshold {
+        Some(t) => s >= t,
+        None => s >= 1.0,
+    })
+}
+
 fn head(out: &mut Vec<u8>, cfg: &Config, row: &Row, score: Option<f64>) {
     out.extend_from_slice(b"{\"id\":");
     write_str(out, &row.id);
@@ -310,34 +381,24 @@ fn head(out: &mut Vec<u8>, cfg: &Config, row: &Row, score: Option<f64>) {
     out.extend_from_slice(b",\"threshold\":");
     out.extend_from_slice(&cfg.threshold_json);
     out.extend_from_slice(b",\"passed\":");
-    out.extend_from_slice(match score {
+    out.extend_from_slice(match passed(cfg, score) {
         None => b"null",
-        Some(s) => {
-            let passed = match cfg.threshold {
-                Some(t) => s >= t,
-                None => s >= 1.0,
-            };
-            if passed {
-                b"true"
-            } else {
-                b"false"
-            }
-        }
+        Some(true) => b"true",
+        Some(false) => b"false",
     });
 }
 
 /// A result without a diagnosis (`Result.unscored(metric, reason)`).
-fn write_unscored_plain(out: &mut Vec<u8>, cfg: &Config, row: &Row, reason: &str) {
-    head(out, cfg, row, None);
-    out.extend_from_slice(b",\"reason\":");
-    write_str(out, reason);
-    out.extend_from_slice(
-        b",\"diagnosis\":{\"missing\":[],\"extra\":[],\"order_violations\":[],\"arguments\":[],\"details\":{}}}\n",
-    );
+fn write_unscored_plain(out: &mut impl Sink, cfg: &Config, row: &Row, reason: &str) {
+    out.put(cfg, row, None, reason, |out| {
+        out.extend_from_slice(
+            b"{\"missing\":[],\"extra\":[],\"order_violations\":[],\"arguments\":[],\"details\":{}}",
+        )
+    });
 }
 
 fn finish(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     cfg: &Config,
     row: &Row,
     table: &mut Table,
@@ -356,47 +417,46 @@ fn finish(
         }
     }
     let reason = explain(&d, &checks, table_ref, summary)?;
-    head(out, cfg, row, score);
-    out.extend_from_slice(b",\"reason\":");
-    write_str(out, &reason);
-    out.extend_from_slice(b",\"diagnosis\":{\"missing\":[");
-    for (n, &i) in d.missing.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
+    out.put(cfg, row, score, &reason, |out| {
+        out.extend_from_slice(b"{\"missing\":[");
+        for (n, &i) in d.missing.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            call_entry(out, &table_ref.expected[i], i);
         }
-        call_entry(out, &table_ref.expected[i], i);
-    }
-    out.extend_from_slice(b"],\"extra\":[");
-    for (n, &j) in d.extra.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
+        out.extend_from_slice(b"],\"extra\":[");
+        for (n, &j) in d.extra.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            call_entry(out, &table_ref.actual[j], j);
         }
-        call_entry(out, &table_ref.actual[j], j);
-    }
-    out.extend_from_slice(b"],\"order_violations\":[");
-    for (n, v) in d.violations.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
+        out.extend_from_slice(b"],\"order_violations\":[");
+        for (n, v) in d.violations.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            write_str(out, v);
         }
-        write_str(out, v);
-    }
-    out.extend_from_slice(b"],\"arguments\":[");
-    for (n, c) in checks.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
+        out.extend_from_slice(b"],\"arguments\":[");
+        for (n, c) in checks.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            check_json(out, c);
         }
-        check_json(out, c);
-    }
-    out.extend_from_slice(b"],\"details\":{");
-    for (n, (k, v)) in d.details.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
+        out.extend_from_slice(b"],\"details\":{");
+        for (n, (k, v)) in d.details.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            write_str(out, k);
+            out.push(b':');
+            out.extend_from_slice(v);
         }
-        write_str(out, k);
-        out.push(b':');
-        out.extend_from_slice(v);
-    }
-    out.extend_from_slice(b"}}}\n");
+        out.extend_from_slice(b"}}");
+    });
     Ok(())
 }
 
@@ -404,7 +464,7 @@ const UNBOUND: &str = "no expected_tools bound for this row";
 
 /// `_analysis.empty_result`: nothing expected and nothing called, as `empty` says.
 fn finish_empty(
-    out: &mut Vec<u8>,
+    out: &mut impl Sink,
     cfg: &Config,
     row: &Row,
     table: &mut Table,
@@ -420,7 +480,7 @@ fn finish_empty(
     finish(out, cfg, row, table, d, score, reason)
 }
 
-pub fn score_row(cfg: &Config, row: &Row, out: &mut Vec<u8>) -> R<()> {
+pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
     let Some(expected) = &row.expected else {
         let reason = match cfg.metric {
             Metric::Correctness { .. } => format!("{UNBOUND} (bind an expected_tools column)"),

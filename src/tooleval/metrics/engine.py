@@ -32,8 +32,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from tooleval.metrics.registry import BoundMetric
+from tooleval.model import ExpectedTools, Result, Sample
 
-__all__ = ["ENV_DISABLE", "Engine", "fastest_engine", "kernel_status"]
+__all__ = ["ENV_DISABLE", "Engine", "fastest_engine", "in_process_scorer", "kernel_status"]
 
 #: Environment variable that disables the compiled kernel when set to a non-empty value.
 ENV_DISABLE = "TOOLEVAL_NO_KERNEL"
@@ -352,3 +353,42 @@ def fastest_engine(metric: BoundMetric) -> Engine:
         eligible = kernel_status() == "absent" and metric.info.name in _KERNEL_PARAMS
         return Engine(metric.info.name, None, eligible)
     return Engine(metric.info.name, _kernel_for(metric, module))
+
+
+def in_process_scorer(metric: BoundMetric) -> Callable[[Sample], Result | None] | None:
+    """A kernel-backed ``score(sample)`` for this bound metric, or None when Python scores it all.
+
+    The kernel is used on the same terms as in :func:`fastest_engine` (built,
+    not disabled, the metric and its options taken). The scorer reads the
+    sample's objects directly and returns a :class:`~tooleval.model.Result`
+    equal to the Python reference's, whose diagnosis is decoded only when
+    read; it returns None for a sample the kernel hands back (the caller then
+    scores it in Python).
+
+    >>> from tooleval.metrics import bind
+    >>> scorer = in_process_scorer(bind("tool_call_f1"))
+    >>> sample = Sample(tools_called=["a"], expected_tools=["a", "b"])
+    >>> scorer is None or scorer(sample) == bind("tool_call_f1").score(sample)
+    True
+    """
+    from tooleval.model.results import encoded_result
+
+    module = _kernel_module()
+    if module is None:
+        return None
+    kernel = _kernel_for(metric, module)
+    if kernel is None:
+        return None
+    # The reference records the same params and threshold on every row.
+    probe = metric.score(Sample(tools_called=[], expected_tools=ExpectedTools(())))
+    name, params, threshold = metric.info.name, probe.params, probe.threshold
+    score_sample = kernel.score_sample
+
+    def score(sample: Sample) -> Result | None:
+        parts = score_sample(sample)
+        if parts is None:
+            return None
+        score, passed, reason, diagnosis = parts
+        return encoded_result(name, score, passed, reason, dict(params), threshold, diagnosis)
+
+    return score

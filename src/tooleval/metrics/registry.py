@@ -224,13 +224,33 @@ class BoundMetric:
     judge: Any = None
     recorded: Mapping[str, Any] = field(default_factory=dict)  # JSON-safe params
     arguments: Mapping[str, Any] | None = None  # what score_sample gets (params if None)
+    # The compiled kernel's scorer for this metric (engine.in_process_scorer):
+    # None until the first score, False when Python scores every sample.
+    _in_process: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.info.name
 
     def score(self, sample: Sample) -> Result:
-        """Score one sample (same result as :func:`score_sample`)."""
+        """Score one sample (same result as :func:`score_sample`).
+
+        The compiled kernel scores it when it can take this metric, these
+        options and this sample (see :func:`tooleval.metrics.engine.in_process_scorer`;
+        ``TOOLEVAL_NO_KERNEL`` is read at the first score); else the Python reference.
+        """
+        if type(sample) is Sample:
+            scorer = self._in_process
+            if scorer is None:
+                scorer = self._kernel_scorer()
+            if scorer:
+                result: Result | None = scorer(sample)
+                if result is not None:
+                    return result
+        return self._reference(sample)
+
+    def _reference(self, sample: Sample) -> Result:
+        """The Python reference's result, which the kernel's equals."""
         info = self.info
         if type(sample) is not Sample:
             _check(info, sample, self.judge)
@@ -241,20 +261,33 @@ class BoundMetric:
             result = info.score_sample(sample, **params)
         return _finish(info, result, self.recorded)
 
+    def _kernel_scorer(self) -> Any:
+        """Ask the engine once whether the compiled kernel can score this metric in process."""
+        object.__setattr__(self, "_in_process", False)  # its probe row is scored in Python
+        from tooleval.metrics.engine import in_process_scorer  # the engine imports this module
+
+        scorer = in_process_scorer(self) or False
+        object.__setattr__(self, "_in_process", scorer)
+        return scorer
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the kernel's scorer is not pickled; the copy asks the engine again
+        return BoundMetric, (self.info, self.params, self.judge, self.recorded, self.arguments)
+
     async def ascore(self, sample: Sample) -> Result:
         """Async twin of :meth:`score` (judged metrics run without blocking the loop)."""
         info = self.info
+        if info.ascore_sample is None and not info.needs_judge:
+            return self.score(sample)
         _check(info, sample, self.judge)
         extra = {"judge": self.judge} if info.needs_judge else {}
         params = self.params if self.arguments is None else self.arguments
         if info.ascore_sample is not None:
             result = await info.ascore_sample(sample, **extra, **params)
-        elif info.needs_judge:
+        else:
             import asyncio  # imported here: asyncio pulls in ssl, too slow for `import tooleval`
 
             result = await asyncio.to_thread(info.score_sample, sample, **extra, **params)
-        else:
-            result = info.score_sample(sample, **params)
         return _finish(info, result, self.recorded)
 
 
@@ -282,7 +315,8 @@ def score_sample(name: str, sample: Sample, *, judge: Any = None, **params: Any)
     effective = _effective_params(info, params)
     _check(info, sample, judge)
     arguments = info.prepare(dict(effective)) if info.prepare is not None else None
-    return BoundMetric(info, effective, judge, _recorded(effective), arguments).score(sample)
+    bound = BoundMetric(info, effective, judge, _recorded(effective), arguments)
+    return bound._reference(sample)  # one sample: building a kernel for it would cost more
 
 
 async def ascore_sample(name: str, sample: Sample, *, judge: Any = None, **params: Any) -> Result:

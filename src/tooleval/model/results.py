@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,3 +178,111 @@ class Result:
             threshold=data.get("threshold"),
             diagnosis=Diagnosis.from_dict(data.get("diagnosis")),
         )
+
+
+# ------------------------------------------------------------ decoded on demand
+
+_DIAGNOSIS_SLOT: Any = Result.__dict__["diagnosis"]  # the slot the dataclass made
+
+
+def _decode(encoded: bytes | Callable[[], bytes]) -> Diagnosis:
+    import orjson  # imported on the first read, not by `import tooleval`
+
+    data = orjson.loads(encoded if type(encoded) is bytes else encoded())  # type: ignore[operator]
+    return Diagnosis(
+        missing=data["missing"],
+        extra=data["extra"],
+        order_violations=data["order_violations"],
+        arguments=[ArgumentCheck(**check) for check in data["arguments"]],
+        details=data["details"],
+    )
+
+
+class _EncodedResult(Result):
+    """A :class:`Result` whose diagnosis is decoded from its JSON when first read.
+
+    What the compiled kernel gives for one sample: reading ``diagnosis`` (or
+    anything that reads it: ``==``, ``to_dict``, ``repr``, pickling, copying,
+    :func:`dataclasses.replace` / :func:`~dataclasses.asdict`) decodes it once
+    and keeps the decoded object, so changes made to it stay. It reports its
+    class as :class:`Result`, compares equal to the same plain ``Result`` both
+    ways, and pickles and copies as a plain ``Result``.
+    """
+
+    __slots__ = ("_diagnosis_json",)
+    _diagnosis_json: bytes | Callable[[], bytes]  # b"" once decoded
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type[Result]:  # type: ignore[override]  # what `==` and `replace` see
+        return Result
+
+    def _diagnosis(self) -> Diagnosis:
+        try:
+            decoded: Diagnosis = _DIAGNOSIS_SLOT.__get__(self, Result)
+        except AttributeError:  # the slot is empty until the first read
+            decoded = _decode(self._diagnosis_json)
+            _DIAGNOSIS_SLOT.__set__(self, decoded)
+            _ENCODED_SLOT.__set__(self, b"")
+        return decoded
+
+    def _replace_diagnosis(self, value: Diagnosis) -> None:
+        # reached only through `object.__setattr__` (the class is frozen)
+        _DIAGNOSIS_SLOT.__set__(self, value)
+        _ENCODED_SLOT.__set__(self, b"")
+
+    diagnosis = property(_diagnosis, _replace_diagnosis)
+
+    def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
+        return Result, (
+            self.metric,
+            self.score,
+            self.passed,
+            self.reason,
+            self.params,
+            self.threshold,
+            self.diagnosis,
+        )
+
+
+_ENCODED_SLOT: Any = _EncodedResult.__dict__["_diagnosis_json"]
+_new = object.__new__
+_set_metric = Result.__dict__["metric"].__set__
+_set_score = Result.__dict__["score"].__set__
+_set_passed = Result.__dict__["passed"].__set__
+_set_reason = Result.__dict__["reason"].__set__
+_set_params = Result.__dict__["params"].__set__
+_set_threshold = Result.__dict__["threshold"].__set__
+_set_encoded = _ENCODED_SLOT.__set__
+
+
+def encoded_result(
+    metric: str,
+    score: float | None,
+    passed: bool | None,
+    reason: str,
+    params: dict[str, Any],
+    threshold: float | None,
+    diagnosis_json: bytes | Callable[[], bytes],
+) -> Result:
+    """A Result whose diagnosis stays JSON (``Diagnosis.to_dict`` layout) until it is read.
+
+    ``diagnosis_json`` is the JSON, or a callable that writes it when first
+    needed. The pieces are taken as given (``passed`` is not recomputed): this
+    is how the compiled kernel hands back a sample it scored in process.
+
+    >>> r = encoded_result("m", 1.0, True, "ok", {}, None, b'{"missing": [], "extra": [],'
+    ...     b' "order_violations": [], "arguments": [], "details": {"n": 1}}')
+    >>> r == Result.scored("m", 1.0, reason="ok", diagnosis=Diagnosis(details={"n": 1}))
+    True
+    >>> r.diagnosis.details, type(r) is Result, r.__class__ is Result
+    ({'n': 1}, False, True)
+    """
+    result = _new(_EncodedResult)
+    _set_metric(result, metric)
+    _set_score(result, score)
+    _set_passed(result, passed)
+    _set_reason(result, reason)
+    _set_params(result, params)
+    _set_threshold(result, threshold)
+    _set_encoded(result, diagnosis_json)
+    return result
