@@ -49,18 +49,19 @@ needs_kernel = pytest.mark.skipif(
 CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("tool_call_accuracy", {}),
     ("tool_call_accuracy", {"order": "flexible", "threshold": 0.5}),
+    ("tool_call_accuracy", {"empty": "unscored"}),
     ("tool_call_f1", {}),
     ("tool_call_f1", {"empty": "unscored", "extra_keys": "mismatch", "threshold": 0.25}),
     ("tool_call_f1", {"empty": "zero", "args": {"numeric": {"int_float_equal": False}}}),
     ("tool_correctness", {}),
-    ("tool_correctness", {"check_ordering": True, "exact_match": True}),
-    ("tool_correctness", {"check_ordering": True, "extra_keys": "ignore"}),
+    ("tool_correctness", {"order": "strict", "exact_match": True}),
+    ("tool_correctness", {"order": "strict", "extra_keys": "ignore", "empty": "zero"}),
     ("tool_correctness", {"argument_keys": ["q", "a.b"], "extra_calls": "ignore"}),
     ("tool_correctness", {"argument_keys": {"f": ["q"]}, "extra_keys": "ignore"}),
     ("trajectory_match", {}),
-    ("trajectory_match", {"mode": "unordered"}),
-    ("trajectory_match", {"mode": "subset"}),
-    ("trajectory_match", {"mode": "superset", "args": "normalized"}),
+    ("trajectory_match", {"order": "flexible"}),
+    ("trajectory_match", {"order": "flexible", "coverage": "subset", "empty": "unscored"}),
+    ("trajectory_match", {"coverage": "superset", "args": "normalized", "empty": "zero"}),
     (
         "tool_call_accuracy",
         {
@@ -71,6 +72,10 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
             }
         },
     ),
+    ("tool_call_f1", {"args": {"similarity": {"method": "jaro_winkler", "min_score": 0.8}}}),
+    ("tool_correctness", {"args": {"default": "levenshtein", "keys": {"n": "numeric_text"}}}),
+    ("tool_call_accuracy", {"args": {"unordered": {"matcher": "normalized", "recursive": True}}}),
+    ("trajectory_match", {"args": {"default": "exact", "keys": {"q": {"any_of": ["x", 1]}}}}),
 ]
 BOUND = [bind(name, **options) for name, options in CONFIGS]
 
