@@ -162,6 +162,7 @@ HANDLER_CLASSES: dict[str, tuple[tuple[str, str], ...]] = {
     "glm": (("local_inference.glm", "GLMHandler"),),
     "granite_fc": (("local_inference.granite", "GraniteFunctionCallingHandler"),),
     "minicpm_fc": (("local_inference.minicpm_fc", "MiniCPMFCHandler"),),
+    "functiongemma": (("local_inference.functiongemma", "FunctionGemmaHandler"),),
 }
 
 

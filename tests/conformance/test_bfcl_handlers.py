@@ -30,6 +30,7 @@ from tests.conformance.bfcl_reference import (
 )
 
 from tooleval.formats.bfcl import decode_bfcl, resolve_settings
+from tooleval.formats.bfcl_decode_handlers import DECODERS
 from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
 from tooleval.formats.bfcl_decode_templates import TEMPLATE_HANDLERS
 from tooleval.formats.bfcl_models import KNOWN_MODELS
@@ -178,6 +179,22 @@ def _minicpm(calls, rnd):
     return f"{thought}<|tool_call_start|>\n{block}\n<|tool_call_end|>\nDone."
 
 
+def _gemma_value(value):
+    if isinstance(value, str):
+        return f"<escape>{value}<escape>"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _functiongemma(calls, rnd):
+    return "".join(
+        f"<start_function_call>call:{n}{_gemma_value(a)}<end_function_call>" for n, a in calls
+    ) or rnd.choice(["", "I cannot help with that."])
+
+
 RENDER = {
     "tool_call_tags": _tool_call_tags,
     "hammer": _hammer,
@@ -191,6 +208,7 @@ RENDER = {
     "glm": _glm,
     "granite_fc": _granite,
     "minicpm_fc": _minicpm,
+    "functiongemma": _functiongemma,
 }
 
 #: Fragments of every template, for noise, broken text and text around calls.
@@ -199,7 +217,8 @@ FRAGMENTS = [
     "[", "]", "{", "}", "(", ")", "'", '"', ":", "=", "<think>", "</think>", "<TOOLCALL>",
     "</TOOLCALL>", "<|python_tag|>", "<function_call>", "no_function", "<|tool_call_start|>",
     "<|tool_call_end|>", "<|thought_start|>", "<|thought_end|>", "name", "arguments",
-    "parameters", "f", "a.b", "1", "-2.5", "true", "null", "None", "é", "日本",
+    "parameters", "<start_function_call>", "<end_function_call>", "call:", "<escape>",
+    "f", "a.b", "1", "-2.5", "true", "null", "None", "é", "日本",
 ]  # fmt: skip
 
 
@@ -376,6 +395,20 @@ REALISTIC: dict[str, list[Any]] = {
         "<|tool_call_end|> <|tool_call_start|>",
         "<|thought_end|> <|thought_start|>",
     ],
+    "functiongemma": [
+        "<start_function_call>call:get_weather{city:<escape>Paris<escape>,unit:<escape>celsius"
+        "<escape>}<end_function_call>",
+        "<start_function_call>call:f{a:[1,2.5,<escape>x,y<escape>],b:{c:true,d:null}}"
+        "<end_function_call><start_function_call>call:g<end_function_call>",
+        "<start_function_call>call:f{1:x,true:y,null:z,n:1_000,m:nan,k:-0.5e3}<end_function_call>",
+        "<start_function_call>call:f{a:[1}, b:2]<end_function_call>",
+        "<start_function_call>call:f{a:<escape>open<end_function_call>",
+        "<start_function_call>call:f{a:1}}}]]<end_function_call>",
+        "<start_function_call>not a call{a:1}<end_function_call>",
+        "<start_function_call>call:f x{a:1}<end_function_call>",
+        "I don't have a function for that.",
+        ["not text"],
+    ],
 }
 
 
@@ -386,8 +419,8 @@ def test_every_reproduced_handler_is_tested_and_models_point_at_it():
     tested = {cls for _, _, cls in HANDLERS}
     assert tested == {cls for classes in TEMPLATE_HANDLERS.values() for cls in classes}
     assert set(REALISTIC) == set(RENDER) == set(HANDLER_CLASSES) == set(TEMPLATE_HANDLERS)
-    custom = {k for k, (_, _, d) in KNOWN_MODELS.items() if d.startswith("custom:")}
-    assert custom == {"google/functiongemma-270m-it-FC"}
+    decoders = {d for _, _, d in KNOWN_MODELS.values()}
+    assert set(TEMPLATE_HANDLERS) <= decoders <= set(DECODERS)
     assert resolve_settings("r/Qwen_Qwen3-8B-FC").mode == "tool_call_tags"
     assert resolve_settings("r/MadeAgents_Hammer2.1-7b").mode == "hammer"
 

@@ -38,7 +38,14 @@ def test_model_list_is_bfcls():
 def test_resolve_settings_prefers_explicit_choices():
     assert resolve_settings("x/gpt-4.1-2025-04-14-FC").names == "underscores"
     explicit = resolve_settings("x/gpt-4.1-2025-04-14-FC", mode="prompt", names="dots")
-    assert explicit == BfclSettings("prompt", "dots", "gpt-4.1-2025-04-14-FC")
+    assert explicit == BfclSettings(
+        "prompt",
+        "dots",
+        "gpt-4.1-2025-04-14-FC",
+        "BFCL decodes gpt-4.1-2025-04-14-FC with its handler's 'openai' decoder; "
+        "--mode prompt may score its results differently",
+    )
+    assert resolve_settings("x/gpt-4.1-2025-04-14-FC", mode="openai").note is None
     with pytest.raises(ConfigError, match="names must be one of"):
         resolve_settings("x", names="snake")
 
@@ -175,7 +182,7 @@ def test_handler_decoders_fail_where_bfcl_does(decoder, result, label):
     assert info.value.error_type.endswith(label)
 
 
-def test_known_models_use_their_handlers_decoder_and_custom_ones_warn(
+def test_known_models_use_their_handlers_decoder_and_other_modes_warn(
     shared_data, tmp_path, capsys
 ):
     assert resolve_settings("r/gemini-2.5-flash").mode == "gemini_prompt"
@@ -194,13 +201,9 @@ def test_known_models_use_their_handlers_decoder_and_custom_ones_warn(
     captured = capsys.readouterr()
     assert "mode: tool_call_tags" in captured.out and "100.00%" in captured.out
     assert captured.err == ""
-    gemma = resolve_settings("r/google_functiongemma-270m-it-FC")
-    assert gemma.mode == "auto" and "FunctionGemmaHandler" in gemma.note
-    folder = tmp_path / "google_functiongemma-270m-it-FC"
-    _write(folder, "irrelevance", [{"id": "irrelevance_0", "result": "<start_function_call>"}])
-    assert main(["bfcl", str(folder), "--data", str(shared_data / "bfcl")]) == 0
+    assert main(["bfcl", str(folder), "--data", str(shared_data / "bfcl"), "--mode", "hammer"]) == 0
     captured = capsys.readouterr()
     assert captured.err.startswith(
-        "warning: BFCL decodes google/functiongemma-270m-it-FC with FunctionGemmaHandler"
+        "warning: BFCL decodes Qwen/Qwen3-8B-FC with its handler's 'tool_call_tags' decoder"
     )
-    assert "irrelevance" in captured.out
+    assert "mode: hammer" in captured.out and "0.00%" in captured.out

@@ -218,7 +218,7 @@ class BfclSettings:
     mode: str  # auto | fc | prompt | a BFCL handler's decoder (bfcl_decode_handlers)
     names: str  # dots | underscores | either
     model: str | None = None  # the BFCL model-list entry the folder names, if any
-    note: str | None = None  # why a known model's own decoder is not used, if so
+    note: str | None = None  # a warning: a known model decoded unlike BFCL decodes it
 
 
 def resolve_settings(
@@ -230,6 +230,8 @@ def resolve_settings(
     BfclSettings(mode='prompt', names='dots', model='gpt-4.1-2025-04-14', note=None)
     >>> resolve_settings("results/gemini-2.5-flash-FC").mode
     'gemini_fc'
+    >>> resolve_settings("results/Qwen_Qwen3-8B-FC").mode
+    'tool_call_tags'
     >>> resolve_settings("results/my-model", names="underscores")
     BfclSettings(mode='auto', names='underscores', model=None, note=None)
     """
@@ -243,15 +245,13 @@ def resolve_settings(
         )
     known = model_settings(Path(results_dir).name)
     note = None
-    if mode == "auto" and known is not None:
-        if known.decoder.startswith("custom:"):
-            handler = known.decoder.partition(":")[2]
-            note = (
-                f"BFCL decodes {known.name} with {handler}'s own parser, which tooleval does "
-                "not reproduce; results in that model's raw chat template will not decode"
-            )
-        else:
-            mode = known.decoder
+    if known is not None and mode == "auto":
+        mode = known.decoder
+    elif known is not None and mode != known.decoder:
+        note = (
+            f"BFCL decodes {known.name} with its handler's {known.decoder!r} decoder; "
+            f"--mode {mode} may score its results differently"
+        )
     if names == "auto":
         names = "either" if known is None else ("underscores" if known.underscore_names else "dots")
     return BfclSettings(mode, names, known.name if known else None, note)

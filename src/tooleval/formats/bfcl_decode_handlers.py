@@ -23,8 +23,7 @@ Handlers that parse their own chat templates (Qwen FC, Hammer, xLAM, Llama
 3.1 FC, ...) have decoders of their own in
 :mod:`~tooleval.formats.bfcl_decode_templates` (``tool_call_tags``,
 ``hammer``, ``xlam``, ...: :data:`TEMPLATE_DECODERS`), also selected by name
-here. The one handler not reproduced (FunctionGemma's state-machine parser)
-stays ``custom:<Handler>`` in :mod:`~tooleval.formats.bfcl_models`.
+here.
 
 >>> decode_with("name_arguments", [{"name": "f", "arguments": {"a": 1}}])
 [{'f': {'a': 1}}]

@@ -32,6 +32,8 @@ read with the standard ``json`` dialect, as BFCL does; nothing is ``eval``\\ ed)
 ``minicpm_fc``      Python calls between ``<|tool_call_start|>`` and
                     ``<|tool_call_end|>`` (after the last ``<|thought_end|>``);
                     otherwise the text content, not a call
+``functiongemma``   ``<start_function_call>call:NAME{key:value}<end_function_call>``
+                    blocks (:mod:`~tooleval.formats.bfcl_decode_gemma`)
 ==================  ==========================================================
 
 Where BFCL would raise, these raise :class:`BfclDecodeError`; where BFCL
@@ -63,6 +65,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tooleval.formats.bfcl_decode_gemma import decode_functiongemma
 from tooleval.formats.bfcl_decode_python import (
     BfclDecodeError,
     decode_call,
@@ -93,6 +96,7 @@ TEMPLATE_HANDLERS: dict[str, tuple[str, ...]] = {
     "glm": ("GLMHandler",),
     "granite_fc": ("GraniteFunctionCallingHandler",),
     "minicpm_fc": ("MiniCPMFCHandler",),
+    "functiongemma": ("FunctionGemmaHandler",),
 }
 
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
@@ -384,4 +388,5 @@ TEMPLATE_DECODERS: dict[str, Callable[[Any, str], Any]] = {
     "glm": _glm,
     "granite_fc": _granite_fc,
     "minicpm_fc": _minicpm_fc,
+    "functiongemma": lambda result, language: decode_functiongemma(_text(result, "functiongemma")),
 }

@@ -30,14 +30,13 @@ class ModelSettings:
     name: str
     mode: str  # "fc" (function calling) | "prompt": BFCL's is_fc_model
     underscore_names: bool  # expected names are checked with "." written as "_"
-    decoder: str = "prompt"  # the handler's decoder (bfcl_decode_handlers) or custom:<Handler>
+    decoder: str = "prompt"  # the handler's decoder (bfcl_decode_handlers.DECODERS)
 
 
 #: registry key -> (is_fc_model, underscore_to_dot, decoder), in BFCL's order. The
 #: decoder names what the model's handler does in ``decode_ast`` (see
 #: :mod:`tooleval.formats.bfcl_decode_handlers`; handlers that parse their own
-#: chat template: :mod:`tooleval.formats.bfcl_decode_templates`);
-#: ``custom:<Handler>`` marks the one handler tooleval does not reproduce.
+#: chat template: :mod:`tooleval.formats.bfcl_decode_templates`).
 KNOWN_MODELS: dict[str, tuple[bool, bool, str]] = {
     "gorilla-openfunctions-v2": (True, False, "gorilla"),
     "DeepSeek-V3.2-Exp": (False, False, "prompt"),
@@ -135,7 +134,7 @@ KNOWN_MODELS: dict[str, tuple[bool, bool, str]] = {
     "google/gemma-3-4b-it": (False, False, "prompt"),
     "google/gemma-3-12b-it": (False, False, "prompt"),
     "google/gemma-3-27b-it": (False, False, "prompt"),
-    "google/functiongemma-270m-it-FC": (True, False, "custom:FunctionGemmaHandler"),
+    "google/functiongemma-270m-it-FC": (True, False, "functiongemma"),
     "meta-llama/Llama-3.1-8B-Instruct-FC": (True, False, "llama_3_1"),
     "meta-llama/Llama-3.1-8B-Instruct": (False, False, "prompt"),
     "meta-llama/Llama-3.1-70B-Instruct-FC": (True, False, "llama_3_1"),
