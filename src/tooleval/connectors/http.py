@@ -50,7 +50,8 @@ class HttpConnector(HttpClients):
     the default is ``{"input": "{{input}}"}``. ``response`` maps
     ``output`` / ``tools_called`` / ``tool_calls`` to JSONPaths. Pass
     ``client`` (``httpx.Client``) or ``async_client`` (``httpx.AsyncClient``)
-    to control transport; otherwise the connector creates and closes its own.
+    to control transport; otherwise the connector creates and closes its own
+    (async: aiohttp behind httpx's face, see :mod:`tooleval.connectors.aio`).
     """
 
     def __init__(
@@ -242,7 +243,7 @@ class HttpConnector(HttpClients):
         """Send one row (async)."""
         sample = as_sample(sample)
         url, request = self._request(sample)
-        client = self._async_http_client()
+        client = self._async_transport()
         started = time.perf_counter()
         tally = RetryTally()
         while True:
