@@ -250,3 +250,16 @@ def test_registry_imports_no_module_by_name():
 
     source = inspect.getsource(registry)
     assert "import_module" not in source and '"tooleval.judged"' not in source
+
+
+def test_a_core_metric_loads_no_provider_any_other_name_loads_them(tmp_path, monkeypatch):
+    # `tooleval score --metric tool_call_accuracy` need not import every plugin (start-up);
+    # a provider can never take a core name, so the answer is the same.
+    _plugin(tmp_path, monkeypatch, "tooleval_plugin_late", "import tooleval_no_such_module_xyz\n")
+    try:
+        assert get_metric("tool_call_accuracy").provider == "tooleval.metrics.builtin"
+        assert not registry._state["loaded"]
+        with pytest.raises(ConfigError, match="tooleval_plugin_late"):
+            get_metric("bfcl_ast")  # a profile: every provider is loaded first
+    finally:
+        sys.modules.pop("tooleval_plugin_late", None)

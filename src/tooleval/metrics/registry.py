@@ -50,6 +50,8 @@ __all__ = [
 ENTRY_POINT_GROUP = "tooleval.metrics"
 
 
+_CORE_PROVIDER = "tooleval.metrics.builtin"  # the module whose metrics register first
+
 _metrics: dict[str, MetricInfo] = {}
 _lock = threading.RLock()
 _state = {"loaded": False, "loading": False}
@@ -100,18 +102,15 @@ def _entry_point_metrics() -> list[MetricInfo]:
     return infos
 
 
-def _load_builtin() -> None:
-    """This package's metrics, which register themselves when their modules load."""
-    from tooleval.metrics import builtin, profiles  # noqa: F401
-
-
 def _load_providers() -> None:
     with _lock:
         if _state["loaded"] or _state["loading"]:
             return
         _state["loading"] = True
         try:
-            _load_builtin()
+            # This package's metrics register themselves when their modules load.
+            from tooleval.metrics import builtin, profiles  # noqa: F401
+
             known = set(_metrics)
             for info in _entry_point_metrics():
                 if info.name not in known:
@@ -131,15 +130,17 @@ def list_metrics() -> list[MetricInfo]:
 def get_metric(name: str) -> MetricInfo:
     """The metric called ``name``; ConfigError listing the known names otherwise.
 
-    A name this package (or a ``register_metric`` call) already gave is
-    returned without loading the entry-point providers: a provider never
-    replaces a registered name, so loading them could not change the answer.
-    Any other name loads them first.
+    A core metric (:mod:`tooleval.metrics.builtin`) is returned as soon as
+    that module has registered it: the profiles and other packages may not
+    take its name (refused, or skipped for an entry point), so loading them
+    could not change the answer (a ``replace_existing`` registration makes it
+    no longer a core metric). Any other name loads every provider first.
     """
-    _load_builtin()
+    from tooleval.metrics import builtin  # noqa: F401  (registers the core metrics)
+
     with _lock:
         info = _metrics.get(name)
-    if info is not None:
+    if info is not None and info.provider == _CORE_PROVIDER:
         return info
     _load_providers()
     with _lock:
