@@ -110,3 +110,22 @@ def test_parse_metric_specs_names_the_unknown_metric_of_an_option():
 def test_parse_metric_specs_errors(names, options, thresholds, message):
     with pytest.raises(ConfigError, match=message):
         parse_metric_specs(names, options, thresholds)
+
+
+def test_a_former_parameter_name_is_translated_and_recorded_by_its_current_name(
+    tmp_path, agent_stub
+):
+    db, first = _first_run(tmp_path, agent_stub)
+    argv = ["rescore", first, "--metric", "tool_correctness", "--store", str(db)]
+    assert main([*argv, "--option", "check_ordering=true", "--name", "seed names"]) == 0
+    assert main([*argv, "--option", "order=strict", "--name", "current names"]) == 0
+    with open_store(db) as store:
+        runs = {r.name: r for r in store.list_runs()}
+        old, new = runs["seed names"], runs["current names"]
+        assert old.metrics[0].params == new.metrics[0].params == {"order": "strict"}
+        for index in range(new.row_count):
+            got = store.get_row(old.id, index).result("tool_correctness")
+            want = store.get_row(new.id, index).result("tool_correctness")
+            assert got == want and "check_ordering" not in got.params
+    code = main([*argv, "--option", "check_ordering=true", "--option", "order=flexible"])
+    assert code == 2

@@ -152,18 +152,26 @@ def accepts_aliases(metric: str, aliases: Aliases) -> Callable[[F], F]:
     ('any', 'all')
     """
 
+    # Calls without a former name or a renamed parameter (every call the registry
+    # makes: it has translated already) go straight through.
+    watched = frozenset(aliases.names) | frozenset(aliases.values)
+
     def wrap(function: F) -> F:
         if not aliases:
             return function
 
         @functools.wraps(function)
         def call(*args: Any, **kwargs: Any) -> Any:
+            if watched.isdisjoint(kwargs):
+                return function(*args, **kwargs)
             return function(*args, **aliases.translate(metric, kwargs))
 
         if _is_coroutine(function):
 
             @functools.wraps(function)
             async def acall(*args: Any, **kwargs: Any) -> Any:
+                if watched.isdisjoint(kwargs):
+                    return await function(*args, **kwargs)
                 return await function(*args, **aliases.translate(metric, kwargs))
 
             return acall  # type: ignore[return-value]

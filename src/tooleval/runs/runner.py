@@ -499,6 +499,14 @@ def _resolve_metrics(plan: Plan) -> list[_Metric]:
         except ToolEvalError as exc:
             raise ConfigError(exc.message, field=f"metrics[{i}].name") from None
         known = dict(getattr(info, "params", {}) or {})
+        aliases = getattr(info, "aliases", None)
+        if aliases:  # former names and values (e.g. check_ordering) become the current ones
+            try:
+                translated = aliases.translate(spec.name, spec.params)
+            except ConfigError as exc:
+                field = exc.context.get("field", "")
+                raise ConfigError(exc.message, field=f"metrics[{i}].params.{field}") from None
+            spec = MetricSpec(spec.name, translated, spec.threshold)
         for key in spec.params:
             if key not in known:
                 raise ConfigError(
