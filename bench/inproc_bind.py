@@ -7,9 +7,14 @@ Both sides score the same generated rows (``bench/gen_rows.py``: 2- and
 tool's objects before timing. ragas 0.4.3 ``ragas.metrics.collections
 .ToolCallAccuracy().ascore`` is awaited in one event loop (its bare rule, no
 I/O); tooleval binds each metric once and calls ``.score(sample)`` per row,
-which returns a full :class:`~tooleval.results.Result` with its diagnosis.
-Timings alternate between the tools (best of 3 passes) so machine load hits
-both alike; compare the ratio, not the absolute numbers.
+which returns a full :class:`~tooleval.model.Result` with its diagnosis.
+
+Three tooleval columns per metric: ``.score(sample)`` as it comes (through
+the compiled kernel when built: the diagnosis is written and decoded only
+when read), ``.score(sample).diagnosis`` (the diagnosis read, so written and
+decoded, for every row), and ``.score(sample)`` with ``TOOLEVAL_NO_KERNEL=1``
+(the Python reference). CPU time, best of 3 passes; compare the ratios, not
+the absolute numbers.
 """
 
 from __future__ import annotations
@@ -81,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tooleval.formats import sample_from_row
     from tooleval.metrics import bind
-    from tooleval.metrics.engine import kernel_status
+    from tooleval.metrics.engine import ENV_DISABLE, kernel_status
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "rows.jsonl"
@@ -103,7 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         ("trajectory_match", {"order": "flexible"}),
     ]
     print(f"kernel: {kernel_status()}; load average: {os.getloadavg()[0]:.1f}")
-    print(f"{'calls':>5}  {'variant':<34} {'samples/s':>10} {'vs ragas':>9}")
+    print(
+        f"{'calls':>5}  {'variant':<34} {'samples/s':>10} {'vs ragas':>9}"
+        f" {'diag read':>10} {'vs ragas':>9} {'no kernel':>10} {'vs ragas':>9}"
+    )
     for calls, group in sorted(groups.items()):
         kwargs = [
             {
@@ -121,8 +129,18 @@ def main(argv: list[str] | None = None) -> int:
         for name, options in variants:
             bound = bind(name, **options)
             ours = sync_rate(bound.score, samples, args.budget)
+            read = sync_rate(lambda s, score=bound.score: score(s).diagnosis, samples, args.budget)
+            reference = bind(name, **options)
+            os.environ[ENV_DISABLE] = "1"  # read when a bound metric first scores
+            reference.score(samples[0])
+            del os.environ[ENV_DISABLE]
+            python = sync_rate(reference.score, samples, args.budget)
             label = f"bind({name!r}).score"
-            print(f"{calls:>5}  {label:<34} {ours:>10,.0f} {ours / ragas_rate:>8.2f}x")
+            print(
+                f"{calls:>5}  {label:<34} {ours:>10,.0f} {ours / ragas_rate:>8.2f}x"
+                f" {read:>10,.0f} {read / ragas_rate:>8.2f}x"
+                f" {python:>10,.0f} {python / ragas_rate:>8.2f}x"
+            )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 

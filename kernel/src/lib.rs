@@ -3,7 +3,8 @@
 //! A faster engine for the deterministic metrics, not a second definition of
 //! them: bytes of a JSONL row in, bytes of the result line out, equal byte for
 //! byte to what the Python reference writes. A row the kernel cannot take is
-//! handed back (`None`) and scored by Python.
+//! handed back (`None`) and scored by Python. `Kernel.score_sample` does the
+//! same for a `Sample` object in process (`objects`), giving a `Result`'s pieces.
 
 mod alignment;
 mod assignment;
@@ -22,7 +23,7 @@ use matching::{Comparator, Matcher};
 use metrics::{Config, Coverage, Empty, Metric};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 
 // Rust allocations only (Python's objects keep Python's allocator): a row's
 // many small strings and vectors are allocated and freed on the scoring threads.
@@ -267,6 +268,18 @@ impl Kernel {
     ) -> Option<Bound<'py, PyBytes>> {
         let mut out = Vec::with_capacity(4096);
         score_into(&self.cfg, line, number, &mut out).then(|| PyBytes::new(py, &out))
+    }
+
+    /// `Kernel.know_model(Sample, ExpectedTools, ToolCall)`: the classes
+    /// `score_sample` reads (given by `tooleval.metrics.engine`; the kernel
+    /// imports nothing of tooleval's).
+    #[staticmethod]
+    fn know_model(
+        sample: &Bound<'_, PyType>,
+        expected_tools: &Bound<'_, PyType>,
+        tool_call: &Bound<'_, PyType>,
+    ) {
+        objects::know_model(sample, expected_tools, tool_call);
     }
 
     /// `(score, passed, reason, diagnosis)` of a `tooleval.model.Sample` (what

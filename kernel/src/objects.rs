@@ -23,9 +23,19 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use std::ffi::c_int;
 use std::ptr::addr_of_mut;
 
-static SAMPLE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
-static EXPECTED_TOOLS: GILOnceCell<Py<PyType>> = GILOnceCell::new();
-static TOOL_CALL: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+/// `(Sample, ExpectedTools, ToolCall)`, given once by `Kernel.know_model`:
+/// the kernel imports nothing of tooleval's.
+static MODEL: GILOnceCell<[Py<PyType>; 3]> = GILOnceCell::new();
+
+/// Remember tooleval's model classes (the first ones given are kept).
+pub fn know_model(
+    sample: &Bound<'_, PyType>,
+    expected_tools: &Bound<'_, PyType>,
+    tool_call: &Bound<'_, PyType>,
+) {
+    let types = [sample, expected_tools, tool_call].map(|t| t.clone().unbind());
+    let _ = MODEL.set(sample.py(), types); // already known: keep the first
+}
 
 /// Where a call's arguments sit in a JSON row (row, list of calls, call): the
 /// same nesting limit applies to both paths.
@@ -172,13 +182,17 @@ fn before(v: &Bound<'_, PyAny>, n: usize) -> Option<Option<Vec<(usize, usize)>>>
     Some(Some(pairs))
 }
 
-/// The kernel's row for a `Sample`, or `None` when the Python reference must score it.
-pub fn read_sample(sample: &Bound<'_, PyAny>) -> PyResult<Option<Row>> {
+/// The kernel's row for a `Sample`, or `None` when the Python reference must
+/// score it (always, until `know_model` has been called).
+pub fn read_sample(sample: &Bound<'_, PyAny>) -> Option<Row> {
     let py = sample.py();
-    let sample_type = SAMPLE.import(py, "tooleval.model.sample", "Sample")?;
-    let expected_type = EXPECTED_TOOLS.import(py, "tooleval.model.expected", "ExpectedTools")?;
-    let tool_call = TOOL_CALL.import(py, "tooleval.model.calls", "ToolCall")?;
-    Ok(read(sample, sample_type, expected_type, tool_call))
+    let [sample_type, expected_type, tool_call] = MODEL.get(py)?;
+    read(
+        sample,
+        sample_type.bind(py),
+        expected_type.bind(py),
+        tool_call.bind(py),
+    )
 }
 
 fn read(
@@ -253,7 +267,7 @@ pub fn score_sample(
     kernel: &Bound<'_, Kernel>,
     sample: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(Option<f64>, Option<bool>, String, Unwritten)>> {
-    let Some(row) = read_sample(sample)? else {
+    let Some(row) = read_sample(sample) else {
         return Ok(None);
     };
     let mut parts = Parts::default();

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from tooleval.metrics.registry import BoundMetric
-from tooleval.model import ExpectedTools, Result, Sample
+from tooleval.model import ExpectedTools, Result, Sample, ToolCall
 
 __all__ = ["ENV_DISABLE", "Engine", "fastest_engine", "in_process_scorer", "kernel_status"]
 
@@ -379,6 +379,7 @@ def in_process_scorer(metric: BoundMetric) -> Callable[[Sample], Result | None] 
     kernel = _kernel_for(metric, module)
     if kernel is None:
         return None
+    module.Kernel.know_model(Sample, ExpectedTools, ToolCall)  # the classes it reads
     # The reference records the same params and threshold on every row.
     probe = metric.score(Sample(tools_called=[], expected_tools=ExpectedTools(())))
     name, params, threshold = metric.info.name, probe.params, probe.threshold

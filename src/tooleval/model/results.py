@@ -193,7 +193,20 @@ def _decode(encoded: bytes | Callable[[], bytes]) -> Diagnosis:
         missing=data["missing"],
         extra=data["extra"],
         order_violations=data["order_violations"],
-        arguments=[ArgumentCheck(**check) for check in data["arguments"]],
+        arguments=[
+            ArgumentCheck(
+                a["tool"],
+                a["key"],
+                a["expected"],
+                a["actual"],
+                a["score"],
+                a["expected_index"],
+                a["actual_index"],
+                a["matcher"],
+                a["missing"],
+            )
+            for a in data["arguments"]
+        ],
         details=data["details"],
     )
 
