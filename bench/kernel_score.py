@@ -10,9 +10,10 @@ Sections (results printed and saved to bench/out/kernel_score.json):
   then both tools on a 3-row file (start-up: interpreter and imports).
 * ``parse``: on a large file (``--big-rows``, default 1,000,000), in one process:
   a bare ``orjson.loads`` of every line vs the kernel's ``score_block`` (one
-  thread, then ``--threads``), per row; then ``tooleval score --workers 1``
-  and ``tooleval score`` (threads: the CPUs) on that file as processes (wall
-  and CPU time, max RSS).
+  thread, then ``--threads``), per row; then ``tooleval score --workers 1``,
+  ``tooleval score`` (threads: the CPUs) and ``taskset -c 0 tooleval score
+  --workers 1`` (one core for the whole process) on that file as processes
+  (wall and CPU time, max RSS).
 
     python bench/kernel_score.py                      # both sections
     python bench/kernel_score.py --only e2e --rows 20000
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -187,11 +189,19 @@ def parse(n_rows: int, threads: int) -> list[dict[str, Any]]:
             f"{found['cpu_us_per_row']:.2f} us/row CPU ({found['cpu_ratio_to_parse']:.2f}x parse)",
             flush=True,
         )
-    for extra in (["--workers", "1"], []):
-        found = run(score_command(path, *extra))
+    one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    for pin, extra in ([[], ["--workers", "1"]], [[], []], [one_core, ["--workers", "1"]]):
+        if pin is one_core and not one_core:
+            continue
+        found = run([*pin, *score_command(path, *extra)])
         found.update(
             section="parse",
-            label=f"tooleval score {' '.join(extra) or '(threads: the CPUs)'}",
+            label=" ".join(
+                [*pin, "tooleval score", *extra]
+                if extra
+                else ["tooleval score (threads: the CPUs)"]
+            )
+            + (" (the whole process on one core)" if pin else ""),
             rows=n_rows,
             rows_per_s=n_rows / found["seconds"],
             ratio_to_parse=found["seconds"] / t_parse,
