@@ -46,13 +46,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        help="bfcl, tau-bench, tau2, api-bank, jsonl or json (default: detected when "
+        help="bfcl, tau-bench, tau2, api-bank, seal-tools, nestful, jsonl or json (default: "
+        "detected when "
         "unambiguous, else canonical rows); see docs/formats.md",
     )
     parser.add_argument(
         "--data",
         metavar="DIR",
-        help="benchmark data folder: BFCL's (--format bfcl) or API-Bank's dialogues (api-bank)",
+        help="benchmark data: BFCL's folder (--format bfcl), API-Bank's dialogues (api-bank), "
+        "or the reference file of seal-tools / nestful predictions",
     )
     parser.add_argument(
         "--option",

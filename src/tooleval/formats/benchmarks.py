@@ -11,6 +11,8 @@ bfcl        a BFCL result file or folder (+ ``--data``) ``bfcl_ast``
 tau-bench   a tau-bench trajectories JSON list        ``tau_bench_actions``
 tau2        a tau2-bench results JSON object          ``tau2_actions``
 api-bank    graded API-Bank rows (JSONL or JSON list) ``tool_correctness`` (``numeric_text``)
+seal-tools  Seal-Tools predictions (+ ``--data`` ref)  ``seal_tools``
+nestful     NESTFUL predictions (+ ``--data`` ref)     ``nestful``
 jsonl       canonical rows, one per line              (``--metric`` required)
 json        canonical rows in one JSON array          (``--metric`` required)
 =========== ========================================= =========================================
@@ -46,7 +48,7 @@ __all__ = [
     "detect_benchmark_value",
 ]
 
-BENCHMARK_FORMATS = ("bfcl", "tau-bench", "tau2", "api-bank")
+BENCHMARK_FORMATS = ("bfcl", "tau-bench", "tau2", "api-bank", "seal-tools", "nestful")
 SCORE_FORMATS = (*BENCHMARK_FORMATS, "jsonl", "json")
 
 _DEFAULTS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -54,6 +56,8 @@ _DEFAULTS: dict[str, tuple[str, dict[str, Any]]] = {
     "tau-bench": ("tau_bench_actions", {}),
     "tau2": ("tau2_actions", {}),
     "api-bank": ("tool_correctness", {"args": "numeric_text", "exact_match": True}),
+    "seal-tools": ("seal_tools", {}),
+    "nestful": ("nestful", {}),
 }
 _APIBANK_GOLD = ("ground_truth", "gold", "expected_output")
 _APIBANK_PRED = ("pred", "prediction")
@@ -92,13 +96,37 @@ def detect_benchmark_value(value: Any) -> str | None:
             return "tau2"
         if _is_apibank_row(value):
             return "api-bank"
-        return None
+        return _nested_benchmark(value)
     if isinstance(value, list) and value and isinstance(value[0], Mapping):
         first = value[0]
         if "traj" in first and isinstance(first.get("info"), Mapping) and "task_id" in first:
             return "tau-bench"
         if _is_apibank_row(first):
             return "api-bank"
+        return _nested_benchmark(first)
+    return None
+
+
+def _nested_benchmark(row: Mapping[str, Any]) -> str | None:
+    """``seal-tools`` or ``nestful`` for one record of theirs (reference or prediction)."""
+    if any(k in row for k in _CANONICAL_CALLS):
+        return None
+    if "calling" in row and "query" in row:
+        return "seal-tools"
+    if "predict" in row and isinstance(row.get("gold_data"), Mapping):
+        return "seal-tools"
+    output = row.get("output")
+    if "input" in row and (
+        "generated_text" in row
+        or (
+            isinstance(output, list)
+            and output
+            and isinstance(output[0], Mapping)
+            and "name" in output[0]
+            and "arguments" in output[0]
+        )
+    ):
+        return "nestful"
     return None
 
 
@@ -140,7 +168,7 @@ def detect_benchmark(path: str | Path) -> str | None:
             except (ValueError, NestingTooDeep):
                 found = None  # one document over several lines: parsed whole below
             else:
-                if found == "api-bank" or not rest.strip():
+                if found in _JSONL_BENCHMARKS or not rest.strip():
                     return found  # JSONL rows, or the file's only line
                 return None  # more rows follow: JSONL, whatever its first row looks like
     elif text[:1] == b"[":
@@ -162,6 +190,7 @@ def detect_benchmark(path: str | Path) -> str | None:
 
 
 _DOCUMENT_CHECK_LIMIT = 64 * 1024 * 1024  # whole-file parse only below this size
+_JSONL_BENCHMARKS = ("api-bank", "seal-tools", "nestful")  # told by a JSONL file's first row
 
 
 def json_document_problem(path: str | Path) -> str | None:
@@ -226,8 +255,9 @@ def benchmark_samples(
     """``(number, Sample)`` for every record of a benchmark file, read by ``fmt``'s importer.
 
     ``data`` is BFCL's data folder (questions and ``possible_answer/``), which
-    BFCL needs, or API-Bank's dialogue folder, where rows without their gold
-    call find it; the tau formats ignore it.
+    BFCL needs, API-Bank's dialogue folder, where rows without their gold
+    call find it, or the reference file of Seal-Tools / NESTFUL predictions;
+    the tau formats ignore it.
     """
     path = Path(path)
     if fmt == "tau-bench":
@@ -244,6 +274,14 @@ def benchmark_samples(
         samples = load_apibank(path, dialogues=data)
     elif fmt == "bfcl":
         samples = _bfcl_samples(path, data)
+    elif fmt == "seal-tools":
+        from tooleval.formats.seal_tools import load_seal_tools
+
+        samples = load_seal_tools(path, reference=data)
+    elif fmt == "nestful":
+        from tooleval.formats.nestful import load_nestful
+
+        samples = load_nestful(path, reference=data)
     else:
         raise ConfigError(
             f"format {fmt!r} is not a benchmark; expected one of {', '.join(BENCHMARK_FORMATS)}",

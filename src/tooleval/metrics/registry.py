@@ -109,7 +109,12 @@ def _load_providers() -> None:
         _state["loading"] = True
         try:
             # This package's metrics register themselves when their modules load.
-            from tooleval.metrics import builtin, profiles  # noqa: F401
+            from tooleval.metrics import (  # noqa: F401
+                builtin,
+                profile_nestful,
+                profile_seal_tools,
+                profiles,
+            )
 
             known = set(_metrics)
             for info in _entry_point_metrics():
