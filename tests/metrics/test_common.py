@@ -230,6 +230,16 @@ EXEMPT: dict[str, dict[str, str]] = {
         "threshold": "r_actions is 1 or 0",
     },
     "tool_call_f1": {"order": "F1 counts matches; order is not part of its definition"},
+    "seal_tools": {
+        "order": "Seal-Tools' metric is order free by definition",
+        "args": "values compare as str(pred) == str(gold), the benchmark's rule",
+        "threshold": "a row passes when every API and parameter count agrees",
+    },
+    "nestful": {
+        "order": "NESTFUL's scorer aligns the sequences by name its own way",
+        "args": "values compare as the scorer's 'key = value' text, after its label grounding",
+        "threshold": "a row passes on a full sequence match",
+    },
 }
 # Metrics without a "called" side have no `empty` case: output_contains reads the
 # final answer (no values at all is already unscored); the judged metrics other than

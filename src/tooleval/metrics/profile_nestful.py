@@ -47,6 +47,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, choice, empty_result
 from tooleval.model import Diagnosis, Result, Sample, ToolCall
 
 __all__ = ["ground_calls", "nestful", "nestful_row", "nestful_summary", "macro_prf"]
@@ -211,11 +212,18 @@ def _raw(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     return out
 
 
-def nestful(sample: Sample) -> Result:
-    """NESTFUL's per-row verdict: partial sequence accuracy; passes on a full match."""
+def nestful(sample: Sample, *, empty: str = "unscored") -> Result:
+    """NESTFUL's per-row verdict: partial sequence accuracy; passes on a full match.
+
+    ``empty`` scores a row with no gold call and nothing predicted, whose
+    accuracy NESTFUL's scorer leaves undefined (NaN): ``unscored`` (default,
+    left out of :func:`nestful_summary`), ``perfect`` or ``zero``.
+    """
     name = "nestful"
+    params = {"empty": empty}
+    empty = choice(empty, "empty", EMPTY_CHOICES, metric=name)
     if sample.expected_tools is None:
-        return Result.unscored(name, "no gold call sequence bound for this row")
+        return Result.unscored(name, "no gold call sequence bound for this row", params=params)
     meta = (sample.metadata or {}).get("nestful") or {}
     gold = meta.get("gold")
     if gold is None:
@@ -224,7 +232,12 @@ def nestful(sample: Sample) -> Result:
     predicted = meta["predicted"] if "predicted" in meta else _raw(sample.actual_calls())
     row = nestful_row(gold, predicted)
     if math.isnan(row["accuracy"]):
-        return Result.unscored(name, "no gold calls and no predicted calls: accuracy undefined")
+        return empty_result(
+            name,
+            empty,
+            "no gold calls and none predicted (NESTFUL: accuracy undefined)",
+            params=params,
+        )
     g_seq, p_seq = row["sequence"]["gold"], row["sequence"]["pred"]
     missing = [
         {"name": g, "args": None, "index": i}
@@ -252,6 +265,7 @@ def nestful(sample: Sample) -> Result:
         name,
         row["accuracy"],
         reason=reason,
+        params=params,
         diagnosis=Diagnosis(missing=missing, extra=extra, details=details),
     )
 
@@ -341,14 +355,14 @@ def nestful_summary(results: Iterable[Result]) -> dict[str, Any]:
 
 
 def _register() -> None:
-    from tooleval.metrics.registry import MetricInfo, register_metric
+    from tooleval.metrics.registry import MetricInfo, Param, register_metric
 
     register_metric(
         MetricInfo(
             name="nestful",
             description="NESTFUL's official scorer: partial sequence accuracy per row (full "
             "match passes); corpus F1 of function names and parameters from nestful_summary",
-            params={},
+            params={"empty": Param("unscored", EMPTY_HELP, choices=EMPTY_CHOICES)},
             requires=("tools_called", "expected_tools"),
             needs_judge=False,
             score_sample=nestful,

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, choice, empty_result
 from tooleval.model import ArgumentCheck, Diagnosis, Result, Sample, ToolCall
 
 __all__ = ["COUNT_KEYS", "seal_tools", "seal_tools_counts", "seal_tools_summary"]
@@ -109,14 +110,19 @@ def _f1(correct: int, predicted: int, gold: int) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def seal_tools(sample: Sample, *, level: str = "param") -> Result:
-    """Seal-Tools' API- and parameter-level check for one row (see the module doc)."""
+def seal_tools(sample: Sample, *, level: str = "param", empty: str = "perfect") -> Result:
+    """Seal-Tools' API- and parameter-level check for one row (see the module doc).
+
+    ``empty`` scores a row with no gold call and nothing predicted (it adds
+    nothing to the benchmark's counts): ``perfect``, ``zero`` or ``unscored``.
+    """
     name = "seal_tools"
-    params = {"level": level}
+    params = {"level": level, "empty": empty}
     if level not in ("api", "param"):
         from tooleval.errors import ConfigError
 
         raise ConfigError(f"level must be 'api' or 'param', got {level!r}", field="level")
+    empty = choice(empty, "empty", EMPTY_CHOICES, metric=name)
     if sample.expected_tools is None:
         return Result.unscored(name, "no gold calls bound for this row", params=params)
     meta = (sample.metadata or {}).get("seal_tools") or {}
@@ -125,6 +131,14 @@ def seal_tools(sample: Sample, *, level: str = "param") -> Result:
     expected = list(sample.expected_tools.calls)
     actual = sample.actual_calls()
     counts, checks, matched = seal_tools_counts(expected, actual, format_ok=format_ok)
+    if not expected and not actual and format_ok:
+        return empty_result(
+            name,
+            empty,
+            "no gold calls and none predicted",
+            params=params,
+            diagnosis=Diagnosis(details={"counts": counts, "format_ok": format_ok}),
+        )
     api_f1 = _f1(counts["correct_api"], counts["predict_api"], counts["gold_api"])
     param_f1 = _f1(counts["correct_param"], counts["predict_param"], counts["gold_param"])
     no_params = counts["predict_param"] == 0 and counts["gold_param"] == 0
@@ -238,6 +252,7 @@ def _register() -> None:
                     "row score: 'param' (parameter-level F1) or 'api' (API-level F1)",
                     choices=("api", "param"),
                 ),
+                "empty": Param("perfect", EMPTY_HELP, choices=EMPTY_CHOICES),
             },
             requires=("tools_called", "expected_tools"),
             needs_judge=False,
