@@ -21,19 +21,20 @@ pytest.importorskip(
 )
 
 from rapidfuzz.distance import JaroWinkler, Levenshtein  # noqa: E402
-from tests.kernel.test_identity import python_line, rows  # noqa: E402
+from tests.kernel.test_identity import CONFIGS, python_line, rows  # noqa: E402
 
 from tooleval import _kernel  # type: ignore[attr-defined]  # noqa: E402
 from tooleval.metrics import bind  # noqa: E402
-from tooleval.metrics.engine import _KERNEL_PARAMS, fastest_engine, kernel_status  # noqa: E402
+from tooleval.metrics.engine import fastest_engine, kernel_status  # noqa: E402
 from tooleval.model import AnyOf  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
 )
 
-# The call metrics the kernel scores that take an `args=` matcher option.
-METRICS = sorted(name for name, params in _KERNEL_PARAMS.items() if "args" in params)
+# Every metric the kernel scores, with the option sets `test_identity` covers
+# (their own `args=` replaced by the matcher under test).
+METRICS = [(name, options) for name, options in CONFIGS if "args" not in options]
 
 SPECS: list[Any] = [
     "similarity",
@@ -74,7 +75,10 @@ def wrapped(spec: Any) -> list[Any]:
 
 
 BOUND = {
-    repr(spec): [bind(m, args=args) for m in METRICS for args in wrapped(spec)] for spec in SPECS
+    repr(spec): [
+        bind(name, **options, args=args) for name, options in METRICS for args in wrapped(spec)
+    ]
+    for spec in SPECS
 }
 
 # Text that stresses each matcher: near-equal words, case and width, number
