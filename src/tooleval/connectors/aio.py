@@ -120,6 +120,7 @@ class AioClient:
         self.limit = limit
         self._session: Any = None
         self._loop: Any = None
+        self._timeouts: dict[float, Any] = {}
 
     def _open(self) -> Any:
         import asyncio
@@ -160,9 +161,11 @@ class AioClient:
             sent.setdefault("Content-Type", "application/json")
         # httpx's request(params=) replaces the URL's own query; so does this (same encoding).
         target = URL(str(httpx.URL(url, params=params)), encoded=True) if params else url
-        limits = aiohttp.ClientTimeout(
-            total=None, connect=timeout, sock_connect=timeout, sock_read=timeout
-        )
+        limits = self._timeouts.get(timeout)
+        if limits is None:
+            limits = self._timeouts[timeout] = aiohttp.ClientTimeout(
+                total=None, connect=timeout, sock_connect=timeout, sock_read=timeout
+            )
         try:
             async with session.request(
                 method,

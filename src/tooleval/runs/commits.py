@@ -26,30 +26,36 @@ silently.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
 
 __all__ = ["GroupCommit"]
 
 T = TypeVar("T")
 
+_STOP = object()
+
+_Waiter = tuple[Any, "asyncio.Future[None]", asyncio.AbstractEventLoop]
+
 
 class GroupCommit(Generic[T]):
     """Stores items through ``write(batch)`` on one thread, batching what arrives meanwhile.
 
-    Must be used from one event loop. :meth:`submit` returns a future done
-    when the item's transaction committed (or failed with its error);
-    :meth:`close` waits for the transaction in flight and starts no other:
-    items still waiting then are not stored (their futures are cancelled).
+    :meth:`submit` (from a running event loop) returns a future done when the
+    item's transaction committed, or failed with its error. :meth:`close`
+    stores what was submitted before it, then stops the thread; a submit
+    after close is refused (its future is cancelled).
     """
 
     def __init__(self, write: Callable[[Sequence[T]], Any]) -> None:
         self._write = write
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tooleval-store")
-        self._waiting: list[tuple[T, asyncio.Future[None]]] = []
-        self._busy = False
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
+        self._thread = threading.Thread(target=self._serve, name="tooleval-store", daemon=True)
+        self._thread.start()
 
     def submit(self, item: T) -> asyncio.Future[None]:
         """Queue ``item``; the returned future is done once it is stored."""
@@ -57,40 +63,49 @@ class GroupCommit(Generic[T]):
         done: asyncio.Future[None] = loop.create_future()
         if self._closed:
             done.cancel()
-            return done
-        self._waiting.append((item, done))
-        if not self._busy:
-            self._start(loop)
+        else:
+            self._queue.put((item, done, loop))
         return done
 
-    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
-        batch, self._waiting = self._waiting, []
-        self._busy = True
-        running = loop.run_in_executor(self._executor, self._write, [item for item, _ in batch])
-        running.add_done_callback(lambda fut: self._finished(fut, batch, loop))
-
-    def _finished(
-        self,
-        running: asyncio.Future[Any],
-        batch: list[tuple[T, asyncio.Future[None]]],
-        loop: asyncio.AbstractEventLoop,
-    ) -> None:
-        self._busy = False
-        error = running.exception() if not running.cancelled() else asyncio.CancelledError()
-        for _, done in batch:
-            if done.done():  # its waiter was cancelled; the row is stored all the same
-                continue
-            if error is not None:
-                done.set_exception(error)
-            else:
-                done.set_result(None)
-        if self._waiting and not self._closed:
-            self._start(loop)
+    def _serve(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            batch: list[_Waiter] = [first]
+            while True:  # everything that arrived while the last transaction ran
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is _STOP:
+                    stopping = True
+                    break
+                batch.append(more)
+            error: BaseException | None = None
+            try:
+                self._write([item for item, _, _ in batch])
+            except BaseException as exc:  # handed to every waiter of this batch
+                error = exc
+            # A closed loop (RuntimeError) has nobody waiting any more.
+            with contextlib.suppress(RuntimeError):
+                batch[0][2].call_soon_threadsafe(_settle, batch, error)
 
     def close(self) -> None:
-        """Wait for the transaction in flight; cancel what was still waiting for the next."""
+        """Store what was submitted, then stop the writer thread (waits for it)."""
+        if self._closed:
+            return
         self._closed = True
-        for _, done in self._waiting:
-            done.cancel()
-        self._waiting = []
-        self._executor.shutdown(wait=True)
+        self._queue.put(_STOP)
+        self._thread.join()
+
+
+def _settle(batch: list[_Waiter], error: BaseException | None) -> None:
+    for _, done, _ in batch:
+        if done.done():  # its waiter was cancelled; the row is stored all the same
+            continue
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(None)

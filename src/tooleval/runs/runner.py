@@ -481,9 +481,15 @@ def apply_threshold(result: Result, threshold: float | None) -> Result:
     """
     if threshold is None:
         return result
+    # A result that already says this (the common case) is kept as it is: a copy
+    # would cost a kernel result the decoding of its diagnosis.
+    same = type(result.threshold) is type(threshold) and result.threshold == threshold
     if result.score is None:
-        return dataclasses.replace(result, threshold=threshold)
-    return dataclasses.replace(result, threshold=threshold, passed=result.score >= threshold)
+        return result if same else dataclasses.replace(result, threshold=threshold)
+    passed = result.score >= threshold
+    if same and type(result.passed) is bool and result.passed == passed:
+        return result
+    return dataclasses.replace(result, threshold=threshold, passed=passed)
 
 
 # ---------------------------------------------------------------- preparation
