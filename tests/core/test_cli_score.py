@@ -148,5 +148,7 @@ def test_metrics_command_lists_registry(capsys):
     correctness = next(r for r in table if r["name"] == "tool_correctness")
     assert correctness["params"]["threshold"]["default"] == 0.5
     assert "expected_tools" in correctness["requires"]
+    assert correctness["aliases"]["check_ordering"]["values"]["true"] == {"order": "strict"}
     assert main(["metrics"]) == 0
-    assert "tool_correctness" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "tool_correctness" in out and "alias check_ordering=true" in out

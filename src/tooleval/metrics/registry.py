@@ -2,6 +2,10 @@
 
 A stored :class:`~tooleval.model.Result` records its metric name and the
 effective value of every parameter, so :func:`rescore` can reproduce it.
+Former parameter names and values a metric declares (``MetricInfo.aliases``,
+e.g. ``check_ordering=True`` for ``order="strict"``) are translated before
+validation wherever parameters arrive (bind, score_sample, rescore of a result
+stored before the rename); results record only the current names.
 The registry is filled on first use, explicitly: the metrics of this package
 (:mod:`tooleval.metrics.builtin`, :mod:`tooleval.metrics.profiles`), then every
 entry point of the ``tooleval.metrics`` group. Packages above this layer, such
@@ -18,6 +22,8 @@ provider that is declared but fails to load raises, naming the entry point.
 >>> result = score_sample("tool_call_accuracy", sample, order="flexible")
 >>> result.score, result.params["order"], rescore(result, sample).score
 (1.0, 'flexible', 1.0)
+>>> bind("tool_correctness", check_ordering=True).params["order"]
+'strict'
 """
 
 from __future__ import annotations
