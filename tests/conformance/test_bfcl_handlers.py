@@ -251,3 +251,17 @@ def test_verdicts_through_the_checker_are_bfcls(bfcl, handlers, decoder, module,
         assert ours(case) == theirs, (cls, case["category"], case["result"], theirs)
         outcomes[theirs["valid"]] += 1
     assert outcomes[True] and outcomes[False]  # both verdicts were exercised
+
+
+@pytest.mark.parametrize("name", ["5", "null", "true", "1.5", '"get_weather"', '"get.weather"'])
+@pytest.mark.parametrize("category", ["simple_python", "parallel", "irrelevance", "live_relevance"])
+def test_names_that_are_not_text_give_bfcls_verdict(bfcl, handlers, name, category):
+    case = {
+        "category": category,
+        "functions": FUNCTIONS,
+        "ground_truth": GROUND_TRUTH.get(category),
+        "result": '[{"name": ' + name + ', "arguments": {"city": "Paris"}}]',
+        "mode": "xlam",
+        "names": "dots",
+    }
+    assert ours(case) == handler_verdict(bfcl, handlers["SalesforceQwenHandler"], case)

@@ -19,8 +19,8 @@ either spelling of a name. For a known model ``auto`` also uses the decoder
 of its BFCL handler (Gemini's fence removal, Cohere's call objects, Qwen FC's
 ``<tool_call>`` blocks, ...; see :mod:`tooleval.formats.bfcl_decode_handlers`
 and :mod:`tooleval.formats.bfcl_decode_templates`), and ``--mode NAME``
-selects one of those decoders by hand. The one handler not reproduced
-(FunctionGemma's) is reported with a warning.
+selects one of those decoders by hand (a known model decoded with another
+decoder than its handler's gets a one-line warning).
 """
 
 from __future__ import annotations
