@@ -457,7 +457,11 @@ def test_cli_scores_and_detects(tmp_path, references, capsys):
     out = [json.loads(line) for line in printed.splitlines()]
     assert [o["id"] for o in out] == [f"sgd.json#{i}" for i in range(len(refs))]
     oracle = _oracle(items)
+    slot_f1 = oracle["f1_slot"]
     _agree(nestful_summary(Result.from_dict(o) for o in out), oracle)
+    assert main(["score", str(pred), "--data", str(ref), "--table", "-o", str(tmp_path / "o")]) == 0
+    table = capsys.readouterr().out
+    assert "corpus-level" in table and f"{slot_f1:.4f}" in table
     assert main(["score", str(pred), "--format", "nestful"]) == 0  # gold from each item's output
     alone = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [o["score"] for o in alone] == [o["score"] for o in out]

@@ -391,6 +391,9 @@ def test_cli_scores_and_detects(tmp_path, references, capsys):
     # the official file alone carries the gold
     assert main(["score", str(pred), "--format", "seal-tools"]) == 0
     assert capsys.readouterr().out == printed
+    assert main(["score", str(pred), "--data", str(ref), "--table", "-o", str(tmp_path / "o")]) == 0
+    table = capsys.readouterr().out
+    assert "corpus-level" in table and f"{expected['F1_param']:.4f}" in table
     code = main(["score", str(ref), "--format", "seal-tools", "--data", str(ref)])
     err = capsys.readouterr().err
     assert code == 2

@@ -101,3 +101,22 @@ def print_score_table(
             "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}",
         )
     console.print(summary)
+    _print_corpus(console, metric, [r for _, _, r in rows])
+
+
+def _print_corpus(console: Any, metric: str, results: list[Result]) -> None:
+    """The benchmark's corpus-level numbers, for profiles whose score is not a row mean."""
+    from rich.table import Table
+
+    from tooleval.metrics.corpus import corpus_summary
+
+    numbers = corpus_summary(metric, results)
+    if not numbers:
+        return
+    table = Table(title=f"{metric}: the benchmark's corpus-level numbers")
+    table.add_column("measure")
+    table.add_column("value")
+    for key, value in numbers.items():
+        shown = "-" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+        table.add_row(key, shown)
+    console.print(table)

@@ -7,7 +7,8 @@ dataset row is read by :func:`sample_from_row`; ``expected_tools`` cells by
 
 Benchmark files: tau-bench trajectories (:func:`load_tau_bench`), tau2-bench
 results (:func:`load_tau2_results`), API-Bank graded rows
-(:func:`load_apibank`); :mod:`tooleval.formats.benchmarks` names the format
+(:func:`load_apibank`), Seal-Tools (:func:`load_seal_tools`) and NESTFUL
+(:func:`load_nestful`) predictions with their references; :mod:`tooleval.formats.benchmarks` names the format
 of a file and the metric that reproduces its benchmark's verdict
 (``tooleval score FILE --format ...``); BFCL is :mod:`tooleval.formats.bfcl`.
 
@@ -27,7 +28,9 @@ from tooleval.formats.convert import (
 )
 from tooleval.formats.detect import FORMATS, detect
 from tooleval.formats.expected import call_from_value, parse_expected_tools, parse_tool_calls
+from tooleval.formats.nestful import load_nestful, sample_from_nestful
 from tooleval.formats.rows import ROW_FIELDS, sample_from_row, sample_to_row
+from tooleval.formats.seal_tools import load_seal_tools, sample_from_seal_tools
 from tooleval.formats.tau import (
     load_tau2_results,
     load_tau_bench,
@@ -51,9 +54,13 @@ __all__ = [
     "benchmark_samples",
     "detect_benchmark",
     "load_apibank",
+    "load_nestful",
+    "load_seal_tools",
     "load_tau2_results",
     "load_tau_bench",
     "sample_from_apibank_row",
+    "sample_from_nestful",
+    "sample_from_seal_tools",
     "sample_from_tau2_simulation",
     "sample_from_tau_bench_run",
     "samples_from_tau2_results",
