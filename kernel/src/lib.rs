@@ -12,6 +12,7 @@ mod json;
 mod matching;
 mod metrics;
 mod objects;
+mod output;
 mod rows;
 mod similarity;
 mod structural;
@@ -155,11 +156,14 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
         "flexible" => Ok(false),
         _ => Err(bad("order")),
     };
-    let empty = match text(&cfg, "empty")? {
-        "perfect" => Empty::Perfect,
-        "zero" => Empty::Zero,
-        "unscored" => Empty::Unscored,
-        _ => return Err(bad("empty")),
+    let empty = match text(&cfg, "empty") {
+        Err(_) if name == "output_contains" => Empty::Unscored, // a parameter it does not have
+        found => match found? {
+            "perfect" => Empty::Perfect,
+            "zero" => Empty::Zero,
+            "unscored" => Empty::Unscored,
+            _ => return Err(bad("empty")),
+        },
     };
     let metric = match name.as_str() {
         "tool_call_accuracy" => Metric::Accuracy {
@@ -193,8 +197,23 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
             },
             empty,
         },
+        "output_contains" => Metric::Contains(output::Contains {
+            values: match get(&cfg, "values") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.clone()),
+            },
+            require_all: match text(&cfg, "require")? {
+                "all" => true,
+                "any" => false,
+                _ => return Err(bad("require")),
+            },
+            case_sensitive: flag(&cfg, "case_sensitive")?,
+        }),
         _ => return Err(bad("unsupported metric")),
     };
+    if matches!(metric, Metric::Contains(_)) && text(&cfg, "messages")? != "final" {
+        return Err(bad("messages")); // every agent message: Python reads the conversation
+    }
     let threshold_value = match get(&cfg, "threshold") {
         None | Some(Value::Null) => None,
         Some(Value::Float(f)) => Some(*f),
@@ -215,9 +234,16 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
 /// unchanged) when Python must score it.
 fn score_into(cfg: &Config, line: &[u8], number: u64, out: &mut Vec<u8>) -> bool {
     let mark = out.len();
-    let done = json::parse(line)
-        .and_then(|value| rows::read_row(value, number))
-        .is_some_and(|row| metrics::score_row(cfg, &row, out).is_ok());
+    let done = match &cfg.metric {
+        Metric::Contains(contains) => json::parse(line)
+            .and_then(|value| rows::read_row_texts(value, number))
+            .is_some_and(|(row, texts)| {
+                output::score_output(cfg, contains, &row, &texts, out).is_ok()
+            }),
+        _ => json::parse(line)
+            .and_then(|value| rows::read_row(value, number))
+            .is_some_and(|row| metrics::score_row(cfg, &row, out).is_ok()),
+    };
     if !done {
         out.truncate(mark);
     }
@@ -377,6 +403,7 @@ fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "tool_call_f1",
             "tool_correctness",
             "trajectory_match",
+            "output_contains",
         ),
     )?;
     Ok(())

@@ -43,6 +43,8 @@ pub enum Metric {
         coverage: Coverage,
         empty: Empty,
     },
+    /// `output_contains`: scored by `output::score_output` from the row's texts.
+    Contains(crate::output::Contains),
 }
 
 pub struct Config {
@@ -481,6 +483,9 @@ fn finish_empty(
 }
 
 pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
+    if let Metric::Contains(_) = cfg.metric {
+        return Err(()); // needs the row's texts: `output::score_output` scores it
+    }
     let Some(expected) = &row.expected else {
         let reason = match cfg.metric {
             Metric::Correctness { .. } => format!("{UNBOUND} (bind an expected_tools column)"),
@@ -816,5 +821,6 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
                 summary,
             )
         }
+        Metric::Contains(_) => Err(()), // returned above: output::score_output scores it
     }
 }

@@ -5,7 +5,7 @@ use crate::json::{get, Value};
 use crate::matching::Call;
 use crate::metrics::Row;
 
-const SIMPLE_KEYS: [&str; 9] = [
+const SIMPLE_KEYS: [&str; 10] = [
     "id",
     "input",
     "tools_called",
@@ -15,6 +15,7 @@ const SIMPLE_KEYS: [&str; 9] = [
     "category",
     "test_type",
     "output",
+    "metadata",
 ];
 
 fn py_space(c: char) -> bool {
@@ -142,7 +143,24 @@ fn ordered(mut order: Vec<(String, Value)>) -> Option<(Vec<Call>, Option<Vec<(us
     Some((calls, Some(pairs)))
 }
 
+/// A plain canonical row for the call metrics (`None`: Python reads it).
 pub fn read_row(value: Value, number: u64) -> Option<Row> {
+    let (row, texts) = read_row_texts(value, number)?;
+    // no tools_called at all: `tooleval score` stops with an error (Python says which)
+    texts.calls_given.then_some(row)
+}
+
+/// What `output_contains` reads besides the row: the final output and `metadata.output_contains`.
+pub struct RowTexts {
+    pub output: Option<String>,
+    pub metadata_values: Option<Value>,
+    /// The row has a `tools_called` key (the call metrics need one).
+    pub calls_given: bool,
+}
+
+/// A plain canonical row and its texts; the calls are read (and checked) even
+/// when the metric does not use them, as Python reads every row.
+pub fn read_row_texts(value: Value, number: u64) -> Option<(Row, RowTexts)> {
     let Value::Obj(mut fields) = value else {
         return None;
     };
@@ -184,16 +202,33 @@ pub fn read_row(value: Value, number: u64) -> Option<Row> {
         }
         Some(v) => (Some(calls(v, true)?), None),
     };
+    let calls_given = get(&fields, "tools_called").is_some();
     let actual = match take(&mut fields, "tools_called") {
-        // no tools_called at all: `tooleval score` stops with an error (Python says which)
-        None => return None,
-        Some(Value::Null) => Vec::new(),
+        None | Some(Value::Null) => Vec::new(),
         Some(v) => calls(v, false)?,
     };
-    Some(Row {
-        before,
-        id,
-        expected,
-        actual,
-    })
+    // `metadata` is an object (a JSON text in a cell is left to Python).
+    let metadata_values = match take(&mut fields, "metadata") {
+        None | Some(Value::Null) => None,
+        Some(Value::Obj(mut items)) => take(&mut items, "output_contains"),
+        Some(_) => return None,
+    };
+    let output = match take(&mut fields, "output") {
+        Some(Value::Str(s)) => Some(s),
+        _ => None,
+    };
+    let texts = RowTexts {
+        output,
+        metadata_values,
+        calls_given,
+    };
+    Some((
+        Row {
+            before,
+            id,
+            expected,
+            actual,
+        },
+        texts,
+    ))
 }

@@ -46,7 +46,7 @@ def test_without_the_kernel_scores_in_python_and_says_so_once(no_kernel, monkeyp
 
 
 def test_no_notice_for_a_small_file_or_a_metric_the_kernel_never_takes(no_kernel, capsys):
-    metric = bind("output_contains", values=["x"])
+    metric = bind("tau2_actions")
     engine = fastest_engine(metric)
     assert not engine.eligible
     small = fastest_engine(bind("tool_call_f1"))

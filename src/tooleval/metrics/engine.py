@@ -60,7 +60,9 @@ _KERNEL_PARAMS = {
         "threshold",
     },
     "trajectory_match": {"order", "coverage", "args", "empty", "threshold"},
+    "output_contains": {"values", "require", "case_sensitive", "messages", "threshold"},
 }
+_NO_ARGUMENTS = {"default": ["exact"], "keys": {}, "tools": {}}  # a metric without `args`
 
 _loaded: list[Any] = []  # [module or None], imported on first use
 _noticed: list[bool] = []
@@ -197,7 +199,7 @@ def _kernel_for(metric: BoundMetric, module: Any) -> Any:
     if set(info.params) != _KERNEL_PARAMS.get(info.name) or set(metric.params) != set(info.params):
         return None
     arguments = metric.params if metric.arguments is None else metric.arguments
-    args = _comparator_config(arguments["args"])
+    args = _comparator_config(arguments["args"]) if "args" in info.params else _NO_ARGUMENTS
     if args is None:
         return None
     try:
