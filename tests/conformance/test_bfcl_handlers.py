@@ -58,7 +58,10 @@ def bfcl():
 
 @pytest.fixture(scope="module")
 def handlers(bfcl):
-    return {cls: load_handler(module, cls) for _, module, cls in HANDLERS}
+    try:
+        return {cls: load_handler(module, cls) for _, module, cls in HANDLERS}
+    except ImportError as exc:  # a handler module's own imports (openai, requests, ...)
+        pytest.skip(f"BFCL's model handlers cannot be imported: {exc}")
 
 
 # ---------------------------------------------------------------- comparing

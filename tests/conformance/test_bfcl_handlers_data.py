@@ -5,9 +5,10 @@ For a seeded sample of the questions of every category, the possible answer
 changed, a parameter dropped, dots as underscores, calls reordered,
 repeated or dropped), are written in each chat template the handlers read,
 and go through BFCL's handler ``decode_ast`` + AST checker and through
-``sample_from_entry`` + ``bfcl_ast``: the verdicts must be equal. Gorilla
-and Nemotron, which read prompt-style calls, also get the Java and
-JavaScript categories. Needs ``../shared/data/bfcl`` and ``bfcl-eval``.
+``sample_from_entry`` + ``bfcl_ast``: the verdicts must be equal. In the
+Java and JavaScript categories Gorilla and Nemotron write calls in that
+language; the other templates keep their JSON (BFCL then checks the JSON
+values with its Java/JavaScript rules). Needs ``../shared/data/bfcl`` and ``bfcl-eval``.
 """
 
 from __future__ import annotations
@@ -77,8 +78,8 @@ def _variants(rng: random.Random, calls: list[tuple[str, dict[str, Any]]]) -> li
 
 
 def _render(decoder: str, calls: list[Any], rnd: random.Random, functions, language: str) -> str:
-    if language == "python":
-        return RENDER[decoder](calls, rnd)
+    if language == "python" or decoder not in PROMPT_STYLE:
+        return RENDER[decoder](calls, rnd)  # template models write JSON in every language
     props = {f["name"]: (f.get("parameters") or {}).get("properties") or {} for f in functions}
     text = ", ".join(render_call(n, a, props.get(n, {}), language) for n, a in calls)
     return text if decoder == "gorilla" else f"<TOOLCALL>[{text}]</TOOLCALL>"
@@ -88,8 +89,6 @@ def data_cases(bfcl_dir, decoder: str) -> list[dict[str, Any]]:
     rng, rnd = random.Random(f"data-{decoder}"), random.Random(f"render-{decoder}")
     cases = []
     for category, info in CATEGORIES.items():
-        if info.language != "python" and decoder not in PROMPT_STYLE:
-            continue
         questions = read_jsonl(bfcl_dir / "data" / f"BFCL_v4_{category}.json")
         answers: dict[str, Any] = {}
         if info.kind not in ("irrelevance", "relevance"):
@@ -124,7 +123,10 @@ HANDLERS = [(d, m, c) for d, pairs in HANDLER_CLASSES.items() for m, c in pairs]
 
 @pytest.mark.parametrize(("decoder", "module", "cls"), HANDLERS)
 def test_verdicts_on_public_questions_are_bfcls(shared_data, bfcl, decoder, module, cls):
-    handler = load_handler(module, cls)
+    try:
+        handler = load_handler(module, cls)
+    except ImportError as exc:  # a handler module's own imports (openai, requests, ...)
+        pytest.skip(f"BFCL's model handlers cannot be imported: {exc}")
     outcomes: Counter[bool] = Counter()
     differ = []
     for case in data_cases(shared_data / "bfcl", decoder):
