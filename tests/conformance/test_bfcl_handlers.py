@@ -268,3 +268,14 @@ def test_names_that_are_not_text_give_bfcls_verdict(bfcl, handlers, name, catego
         "names": "dots",
     }
     assert ours(case) == handler_verdict(bfcl, handlers["SalesforceQwenHandler"], case)
+
+
+_GEMMA_PIECES = ["{", "}", "[", "]", ":", ",", "<escape>", "a", "1", "true", "null", " ", "x y"]
+_GEMMA_PIECES += ["2.5", "-3", "1_0", "nan", "False", "é"]
+
+
+@given(st.lists(st.sampled_from(_GEMMA_PIECES), max_size=24).map("".join))
+def test_functiongemma_arguments_scan_as_bfcl(bfcl, handlers, body):
+    """FunctionGemma's scanner on any mix of brackets, keys, escapes and bare values."""
+    text = f"<start_function_call>call:f{body}<end_function_call>"
+    _agree(bfcl, handlers, "functiongemma", "FunctionGemmaHandler", text)
