@@ -256,6 +256,11 @@ PERTURBATIONS = {
     "identity": lambda c: c,
     "rename_var_prefixed": lambda c: _relabel(c, lambda label: f"var_{label[3:]}x"),
     "rename_other": lambda c: _relabel(c, lambda label: f"step{label[3:]}"),
+    # NESTFUL's prompts ask for labels written "$var_1" (references "$var_1.field$")
+    "prompt_style_labels": lambda c: [
+        {**d, "label": "$" + d["label"]} if "label" in d else d
+        for d in _relabel(c, lambda label: f"var_{label[3:]}")
+    ],
     "drop_last_call": lambda c: _real(c)[:-1],
     "swap_independent": lambda c: _swap(c, False),
     "swap_dependent": lambda c: _swap(c, True),
@@ -466,3 +471,35 @@ def test_cli_scores_and_detects(tmp_path, references, capsys):
     alone = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [o["score"] for o in alone] == [o["score"] for o in out]
     assert not math.isnan(sum(o["score"] for o in out))
+
+
+def test_model_text_shapes_of_the_official_parsers(references):
+    ref = references["non-executable/non-executable-sgd-data.json"][0]
+    calls = ref["output"]
+    shapes = [
+        "<|tool_call|>" + json.dumps(calls),
+        "```json\n" + json.dumps(calls) + "\n```",
+        json.dumps({"tool_calls": calls}),
+        " ".join(f"<tool_call> {json.dumps(c)} </tool_call>" for c in calls) + " <tool_call> {oops",
+        "tool_call\n" + json.dumps(calls[0]) + "</tool_call>",
+    ]
+    for text in shapes:
+        sample = sample_from_nestful(ref, {"generated_text": text})
+        assert sample.metadata["nestful"]["parse_error"] is None, text
+        assert sample.actual_calls()[0].name == calls[0]["name"]
+    whole = sample_from_nestful(ref, {"generated_text": shapes[0]})
+    assert nestful(whole).passed
+
+
+def test_the_items_own_gold_wins(references):
+    """NESTFUL's scorer reads each item's 'output'; a reference file supplies the query."""
+    refs = references["non-executable/non-executable-sgd-data.json"]
+    other = refs[1]["output"]
+    item = {
+        "sample_id": "x",
+        "input": "PROMPT",
+        "output": json.dumps(other),
+        "generated_text": json.dumps(other),
+    }
+    sample = sample_from_nestful(refs[0], item)
+    assert nestful(sample).passed and sample.input == refs[0]["input"]

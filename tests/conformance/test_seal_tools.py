@@ -398,3 +398,12 @@ def test_cli_scores_and_detects(tmp_path, references, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "reference record" in err
+
+
+def test_gold_data_wins_over_the_reference(references):
+    """calculate_score_ToolLearning reads gold_data; the reference supplies the query."""
+    refs = references["test_in_domain.jsonl"]
+    row = _official_rows([refs[1]], lambda c: c)[0]
+    row["id"] = refs[0]["id"]
+    sample = sample_from_seal_tools(refs[0], row)
+    assert seal_tools(sample).passed and sample.input == refs[0]["query"]

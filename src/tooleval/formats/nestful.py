@@ -34,11 +34,15 @@ profile, which reproduces the official scorer's own grounding.
 Predictions (a JSON list or JSONL), paired with the reference by
 ``sample_id``/``id`` when both sides have one, else by position:
 
-* ``{"generated_text": "..."}`` as NESTFUL's ``eval.py`` writes it: the text
-  is read as a JSON list of calls after removing ``<|...|>`` tags and
-  ``<tool_call>`` markers (NESTFUL's Granite/Mistral parsers); text that does
-  not parse is a parsing error (no calls, the reason says why), as in the
-  official scorer. Convert other model-specific formats to a call list.
+* ``{"sample_id", "input", "output", "generated_text"}`` as NESTFUL's
+  ``eval.py`` writes it: the text is read by :func:`parse_generated_text`
+  (JSON list, ``{"tool_calls": [...]}`` or ``<tool_call>`` blocks, after
+  removing ``<|...|>`` tags: the JSON-based parsers of NESTFUL's
+  ``output_parsers.py``); text that does not parse is a parsing error (no
+  calls, the reason says why), as in the official scorer. Convert other
+  model-specific formats (Python-call text) to a call list. The item's own
+  ``output`` is the gold sequence the scorer reads, so it wins over the
+  reference file (which then supplies the query).
 * ``{"predicted_calls" | "prediction" | "calls": [{"name", "arguments", "label"}, ...]}``.
 
 Without a reference file, each prediction row must carry the gold calls in
@@ -81,6 +85,8 @@ __all__ = [
 #: The name of NESTFUL's final pseudo-call (what the answer returns).
 RESULT_CALL = "var_result"
 _TAG = re.compile(r"<\|.*?\|>")
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
+_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 _EMBEDDED = re.compile(r"\$([^\s$.]+)(?:\.([^$]+))?\$")
 _PRED_KEYS = ("predicted_calls", "prediction", "calls")
 
@@ -215,24 +221,52 @@ def _symbolic(
     return out, before, result
 
 
-def parse_generated_text(text: str) -> list[Any]:
-    """A model's text as a JSON list of call objects (tags and ``<tool_call>`` markers removed).
-
-    Raises ValueError saying why when it is not one.
-
-    >>> parse_generated_text('<tool_call>[{"name": "A", "arguments": {}}]<|eom_id|>')
-    [{'name': 'A', 'arguments': {}}]
-    """
-    cleaned = _TAG.sub("", text).replace("<tool_call>", "").replace("</tool_call>", "").strip()
+def _json(text: str) -> Any:
     try:
-        value = loads_text(cleaned)
+        return loads_text(text)
     except (ValueError, NestingTooDeep):
         try:
-            value = loads_text(cleaned.replace("\n", "").replace("\\_", "_"))
+            return loads_text(text.replace("\n", "").replace("\\_", "_"))
         except NestingTooDeep as exc:
             raise ValueError(exc.message) from None
         except ValueError as exc:
             raise ValueError(f"not JSON: {exc}") from None
+
+
+def parse_generated_text(text: str) -> list[Any]:
+    """A model's text as a list of call objects, read as NESTFUL's output parsers do.
+
+    ``<|...|>`` tags and a Markdown code fence are removed; the text is a
+    JSON list of calls, ``{"tool_calls": [...]}`` (xLAM), or one call object
+    per ``<tool_call>...</tool_call>`` block (Hermes; blocks that are not JSON
+    are skipped, as there). Raises ValueError saying why otherwise.
+
+    >>> parse_generated_text('<|tool_call|>[{"name": "A", "arguments": {}}]<|eom_id|>')
+    [{'name': 'A', 'arguments': {}}]
+    >>> parse_generated_text('<tool_call> {"name": "A", "arguments": {}} </tool_call>')
+    [{'name': 'A', 'arguments': {}}]
+    """
+    cleaned = _TAG.sub("", text).strip()
+    fenced = _FENCE.fullmatch(cleaned)
+    if fenced:
+        cleaned = fenced.group(1).strip()
+    value: Any
+    if cleaned.startswith("tool_call\n{"):
+        cleaned = "<tool_call>" + cleaned[len("tool_call") :]
+    blocks = _TOOL_CALL.findall(cleaned)
+    if blocks:
+        value = []
+        for block in blocks:
+            try:
+                value.append(_json(block.strip()))
+            except ValueError:
+                continue
+        if not value:
+            raise ValueError("no <tool_call> block holds JSON")
+    else:
+        value = _json(cleaned.replace("<tool_call>", "").replace("</tool_call>", "").strip())
+    if isinstance(value, Mapping) and isinstance(value.get("tool_calls"), list):
+        value = value["tool_calls"]
     if not isinstance(value, list):
         raise ValueError(f"expected a JSON list of calls, got {type(value).__name__}")
     for i, call in enumerate(value):
@@ -314,7 +348,16 @@ def sample_from_nestful(
     record = reference if reference is not None else prediction
     if record is None:
         raise FormatError("a row needs a reference record or a prediction", field=where)
-    gold = _gold_calls(record, where if reference is not None else pwhere)
+    own_gold = (
+        prediction is not None
+        and "output" in prediction
+        and ("generated_text" in prediction or any(k in prediction for k in _PRED_KEYS))
+    )
+    if own_gold:  # the gold the official scorer reads: the item's own 'output'
+        assert prediction is not None
+        gold = _gold_calls(prediction, pwhere)
+    else:
+        gold = _gold_calls(record, where if reference is not None else pwhere)
     expected_calls, before, expected_output = _symbolic(gold)
     meta: dict[str, Any] = {"gold": gold, "expected_output": expected_output}
     calls: list[ToolCall] | None = None

@@ -21,9 +21,10 @@ position):
 
 * ``{"id", "predict": [CALLS | -1, ...], "gold_data": {...}}``: the official
   ``pred_*.jsonl``; ``predict[0]`` is scored (as ``calculate_score_ToolLearning``
-  does), ``-1`` means the model's output could not be parsed. Without a
-  reference file the gold calls come from ``gold_data.conversations[1].value``
-  (a Python literal, read with :func:`ast.literal_eval`).
+  does), ``-1`` means the model's output could not be parsed. The gold calls
+  then come from ``gold_data.conversations[1].value`` (a Python literal, read
+  with :func:`ast.literal_eval`), as the official metric reads them, even when
+  a reference file is given (it then supplies the query and the pairing).
 * ``{"id", "predict": [{"api", "parameters", ...}, ...]}``: the calls.
 * ``{"id", "predict": "model text"}`` (or ``["model text"]``): the raw output, read as the
   benchmark's ``transform_output_format("ToolLearning", ...)`` reads it
@@ -324,7 +325,17 @@ def sample_from_seal_tools(
         raise FormatError(
             f"expected an object per prediction, got {type(prediction).__name__}", field=pwhere
         )
-    if reference is not None:
+    official_gold = prediction is not None and isinstance(prediction.get("gold_data"), Mapping)
+    if official_gold:
+        # What calculate_score_ToolLearning reads, even when a reference file is given.
+        assert prediction is not None
+        expected = seal_tools_expected(
+            _gold_from_official(prediction, pwhere), where=f"{pwhere}.gold_data"
+        )
+        source = reference if reference is not None else prediction
+        ident = source.get("id")
+        query = reference.get("query", "") if reference is not None else ""
+    elif reference is not None:
         if "calling" not in reference:
             raise FormatError("missing 'calling' (the gold calls)", field=where)
         expected = seal_tools_expected(reference["calling"], where=f"{where}.calling")
