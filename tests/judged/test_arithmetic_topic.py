@@ -192,3 +192,17 @@ def test_score_helpers():
     assert topic_adherence_score(counts, "precision") == 2 / 3
     empty = {"answered_on": 0, "answered_off": 0, "refused_on": 0, "refused_off": 2}
     assert topic_adherence_score(empty, "f1") is None
+
+
+def test_the_async_twin_takes_the_seed_names_too(recorded):
+    import asyncio
+
+    refused = {"verdicts": [{"subject": i, "answered": False, "on_topic": True} for i in (1, 2, 3)]}
+    got = asyncio.run(
+        atopic_adherence(
+            SCIENCE, judge=recorded(TOPICS, refused), mode="precision", zero_division=0.0
+        )
+    )
+    want = topic_adherence(SCIENCE, judge=recorded(TOPICS, refused), empty="zero")
+    assert got == want and got.score == 0.0
+    assert got.params == {"measure": "precision", "empty": "zero"}
