@@ -360,9 +360,7 @@ def test_reference_against_itself(references):
         for n, ref in enumerate(refs):
             sample = sample_from_nestful(ref, {"predicted_calls": ref["output"]}, index=n)
             assert (
-                score_sample(
-                    "tool_correctness", sample, check_ordering=True, exact_match=True
-                ).score
+                score_sample("tool_correctness", sample, order="strict", exact_match=True).score
                 == 1.0
             )
             if not nestful(sample).passed:
@@ -373,7 +371,7 @@ def test_reference_against_itself(references):
 
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_symbolic_references_for_generic_metrics(references, name):
-    ordered = {"check_ordering": True, "exact_match": True}
+    ordered = {"order": "strict", "exact_match": True}
     swaps = 0
     for n, ref in enumerate(references[name]):
         for key, want in (

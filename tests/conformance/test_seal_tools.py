@@ -288,7 +288,7 @@ def test_dependencies_order_calls_for_generic_metrics(references):
             for j in range(i + 1, len(r["calling"]))
         )
     ]
-    ordered = {"check_ordering": True, "exact_match": True}
+    ordered = {"order": "strict", "exact_match": True}
     independent = dependent = 0
     for ref in refs:
         for perturb, want in ((lambda c: _swap(c, False), 1.0), (lambda c: _swap(c, True), 0.0)):

@@ -106,7 +106,7 @@ def tool_correctness(
         )
     order = choice(order, "order", ORDERS, metric=NAME)
     empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
-    check_ordering = order == "strict"
+    ordered = order == "strict"
     extra_calls = choice(extra_calls, "extra_calls", EXTRA_CALLS, metric=NAME)
     extra_keys = choice(extra_keys, "extra_keys", EXTRA_KEYS, metric=NAME)
     keys_for, keys_value = keys_selector(argument_keys, metric=NAME)
@@ -135,7 +135,7 @@ def tool_correctness(
             threshold=threshold,
         )
     before = None
-    if check_ordering:
+    if ordered:
         cycle = has_cycle(exp)
         if cycle:
             names = ", ".join(f"{exp.calls[i].name} (#{i + 1})" for i in cycle)
@@ -174,7 +174,7 @@ def tool_correctness(
             diagnosis=diagnosis,
         )
 
-    in_order = " in order" if check_ordering else ""
+    in_order = " in order" if ordered else ""
     if exact_match:
         ok = matched == ne and (ignore_extra or matched == na)
         score = 1.0 if ok else 0.0
