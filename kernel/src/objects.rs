@@ -7,12 +7,13 @@
 //! arguments that are plain JSON (`str`, `int` within 64 bits, finite `float`,
 //! `bool`, `None`, `list`, `dict` with `str` keys, exact types only, nested at
 //! most as deep as a JSON row may be), no call with a `parse_error`, no agent
-//! call without arguments. Anything else gives `None`, and the Python reference
-//! scores the sample.
+//! call without arguments, no ordering pairs that contradict each other.
+//! Anything else gives `None`, and the Python reference scores the sample.
 
-use crate::json::{Obj, Value, MAX_DEPTH};
+use crate::json::{self, write_int, write_obj, write_str, Obj, Value, MAX_DEPTH};
 use crate::matching::Call;
 use crate::metrics::{score_row, Parts, Row};
+use crate::rows::read_row;
 use crate::Kernel;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
@@ -179,6 +180,12 @@ fn before(v: &Bound<'_, PyAny>, n: usize) -> Option<Option<Vec<(usize, usize)>>>
     }
     pairs.sort_unstable();
     pairs.dedup();
+    if pairs
+        .iter()
+        .any(|&(a, b)| pairs.binary_search(&(b, a)).is_ok())
+    {
+        return None; // contradictory, as the JSON row path refuses them: Python's
+    }
     Some(Some(pairs))
 }
 
@@ -241,10 +248,13 @@ fn read(
 
 /// A scored sample's diagnosis, written when called (`Result.diagnosis` is
 /// decoded from it only when someone reads it).
+///
+/// It keeps the row as a canonical JSON row (a third of the memory of the
+/// kernel's parsed row) and scores it again through the JSON row path.
 #[pyclass(frozen, module = "tooleval._kernel")]
 pub struct Unwritten {
     kernel: Py<Kernel>,
-    row: Row,
+    row: Vec<u8>,
 }
 
 #[pymethods]
@@ -255,10 +265,60 @@ impl Unwritten {
             write_diagnosis: true,
             ..Parts::default()
         };
-        score_row(&self.kernel.get().cfg, &self.row, &mut parts)
-            .map_err(|()| PyRuntimeError::new_err("kernel: a sample scored once failed again"))?;
+        json::parse(&self.row)
+            .and_then(|value| read_row(value, 0))
+            .and_then(|row| score_row(&self.kernel.get().cfg, &row, &mut parts).ok())
+            .ok_or_else(|| PyRuntimeError::new_err("kernel: a sample scored once failed again"))?;
         Ok(PyBytes::new(py, &parts.diagnosis))
     }
+}
+
+fn write_calls(out: &mut Vec<u8>, calls: &[Call]) {
+    out.push(b'[');
+    for (n, call) in calls.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"name\":");
+        write_str(out, &call.name);
+        out.extend_from_slice(b",\"args\":");
+        match &call.args {
+            Some(args) => write_obj(out, args),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+}
+
+/// `row` as the canonical JSON row `rows::read_row` reads back into the same row.
+fn row_json(row: &Row) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(b"{\"tools_called\":");
+    write_calls(&mut out, &row.actual);
+    out.extend_from_slice(b",\"expected_tools\":");
+    match (&row.expected, &row.before) {
+        (None, _) => out.extend_from_slice(b"null"),
+        (Some(calls), None) => write_calls(&mut out, calls),
+        (Some(calls), Some(pairs)) => {
+            out.extend_from_slice(b"{\"calls\":");
+            write_calls(&mut out, calls);
+            out.extend_from_slice(b",\"before\":[");
+            for (n, &(a, b)) in pairs.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                out.push(b'[');
+                write_int(&mut out, a as i64);
+                out.push(b',');
+                write_int(&mut out, b as i64);
+                out.push(b']');
+            }
+            out.extend_from_slice(b"]}");
+        }
+    }
+    out.push(b'}');
+    out
 }
 
 /// `Kernel.score_sample`: the pieces of a `Result`, or `None` for Python.
@@ -276,7 +336,7 @@ pub fn score_sample(
     }
     let unwritten = Unwritten {
         kernel: kernel.clone().unbind(),
-        row,
+        row: row_json(&row),
     };
     Ok(Some((parts.score, parts.passed, parts.reason, unwritten)))
 }

@@ -236,6 +236,10 @@ def test_samples_the_kernel_does_not_take_go_to_python() -> None:
         Sample(tools_called=[ToolCall("f", None)], expected_tools=["f"]),  # agent's args None
         Sample(tools_called=[ToolCall("", {})], expected_tools=["f"]),  # empty name
         MySample(tools_called=[ToolCall("f", {})], expected_tools=["f"]),  # not a Sample
+        Sample(  # contradictory ordering pairs (the JSON row path refuses them too)
+            tools_called=[ToolCall("g", {}), ToolCall("f", {})],
+            expected_tools=ExpectedTools.of(["f", "g"], [(0, 1), (1, 0)]),
+        ),
     ]
     odd = Sample(tools_called=[ToolCall("f", {})], expected_tools=["f"])
     odd.expected_tools = ["f"]  # type: ignore[assignment]  # assigned after construction
