@@ -373,3 +373,32 @@ def test_lazy_result_of_an_unscored_row() -> None:
     )
     assert lazy == plain and plain == lazy and not lazy.is_scored
     assert lazy.diagnosis == Diagnosis()
+
+
+def test_lazy_result_read_from_many_threads_decodes_one_object() -> None:
+    import threading
+    import time
+
+    plain = _plain()
+    encoded = orjson.dumps(plain.diagnosis.to_dict())
+
+    def slow() -> bytes:
+        time.sleep(0.01)  # every thread gets here before any has decoded it
+        return encoded
+
+    pieces = (plain.metric, plain.score, plain.passed, plain.reason, {}, plain.threshold)
+    lazy = encoded_result(*pieces, slow)
+    seen: list[Diagnosis] = []
+    start = threading.Barrier(4)
+
+    def read() -> None:
+        start.wait()
+        seen.append(lazy.diagnosis)
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 4 and all(d is lazy.diagnosis for d in seen)
+    assert lazy.diagnosis == plain.diagnosis

@@ -232,10 +232,19 @@ class _EncodedResult(Result):
     def _diagnosis(self) -> Diagnosis:
         try:
             decoded: Diagnosis = _DIAGNOSIS_SLOT.__get__(self, Result)
+            return decoded
         except AttributeError:  # the slot is empty until the first read
-            decoded = _decode(self._diagnosis_json)
-            _DIAGNOSIS_SLOT.__set__(self, decoded)
-            _ENCODED_SLOT.__set__(self, b"")
+            pass
+        encoded = self._diagnosis_json
+        if encoded:  # else another thread decoded it (slot set before this is cleared)
+            decoded = _decode(encoded)
+            try:  # a thread that decoded it meanwhile wins: one object for everyone
+                decoded = _DIAGNOSIS_SLOT.__get__(self, Result)
+            except AttributeError:
+                _DIAGNOSIS_SLOT.__set__(self, decoded)
+                _ENCODED_SLOT.__set__(self, b"")
+            return decoded
+        decoded = _DIAGNOSIS_SLOT.__get__(self, Result)
         return decoded
 
     def _replace_diagnosis(self, value: Diagnosis) -> None:
