@@ -103,3 +103,31 @@ def test_blocks_in_flight_are_bounded(monkeypatch):
         # blocks read so far, minus blocks whose parts were handed out, stays small
         assert len(read) <= written + threads + 2
     assert len(read) > 50  # the file did spread over many blocks
+
+
+def _kernel_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "tooleval-kernel" and t.is_alive()]
+
+
+def test_an_error_in_a_scoring_thread_reaches_the_reader_and_the_threads_stop():
+    def failing(block: bytes, start: int, threads: int) -> list:
+        raise RuntimeError(f"kernel failed at line {start}")
+
+    blocks = iter([(1, b"{}\n"), (2, b"{}\n"), (3, b"{}\n")])
+    with pytest.raises(RuntimeError, match="line 1"):
+        list(engine_module._pipeline(failing, blocks, lambda n, line: b"", 2))
+    assert _kernel_threads() == []
+
+
+def test_a_reader_that_stops_early_stops_the_threads(monkeypatch):
+    monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)
+    metric = bind("tool_call_f1")
+    parts = fastest_engine(metric).score_lines(
+        io.BytesIO(_rows(100)), lambda n, line: _score_line(metric, n, line), threads=3
+    )
+    next(parts)
+    assert len(_kernel_threads()) == 3
+    parts.close()
+    assert _kernel_threads() == []

@@ -24,10 +24,14 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
+import queue
 import sys
+import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -288,21 +292,46 @@ def _pipeline(
     overlap with scoring. At most ``threads + 1`` blocks are in flight, so
     memory stays flat; rows the kernel hands back are scored here, in order.
     """
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
+    # Plain threads and queues: concurrent.futures would import logging (start-up).
+    jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
-    with ThreadPoolExecutor(threads, thread_name_prefix="tooleval-kernel") as pool:
-        pending: deque[Any] = deque()
-        try:
-            for start, block in blocks:
-                pending.append(pool.submit(score_block, block, start, 1))
-                if len(pending) > threads:
-                    yield from _parts(pending.popleft().result(), fallback)
-            while pending:
-                yield from _parts(pending.popleft().result(), fallback)
-        finally:
-            for future in pending:  # stopped early (a bad row): drop the rest
-                future.cancel()
+    def work() -> None:
+        while (job := jobs.get()) is not None:
+            block, start, box = job
+            try:
+                box.put((score_block(block, start, 1), None))
+            except BaseException as exc:  # handed to the reading thread, raised there
+                box.put((None, exc))
+
+    workers = [
+        threading.Thread(target=work, name="tooleval-kernel", daemon=True) for _ in range(threads)
+    ]
+    for worker in workers:
+        worker.start()
+    pending: deque[queue.SimpleQueue[Any]] = deque()
+    try:
+        for start, block in blocks:
+            pending.append(queue.SimpleQueue())
+            jobs.put((block, start, pending[-1]))
+            if len(pending) > threads:
+                yield from _parts(_done(pending.popleft()), fallback)
+        while pending:
+            yield from _parts(_done(pending.popleft()), fallback)
+    finally:
+        with contextlib.suppress(queue.Empty):  # stopped early (a bad row):
+            while True:  # drop the blocks no thread has started
+                jobs.get_nowait()
+        for _ in workers:
+            jobs.put(None)
+        for worker in workers:
+            worker.join()
+
+
+def _done(box: queue.SimpleQueue[Any]) -> list[Any]:
+    parts, error = box.get()
+    if error is not None:
+        raise error
+    return list(parts)
 
 
 def _parts(parts: list[Any], fallback: Callable[[int, bytes], bytes]) -> Iterator[bytes]:
