@@ -5,7 +5,8 @@ On the two-call rows of ``bench/kernel_score.py`` (``--rows``, default
 runs as a fresh process with the compiled kernel and with
 ``TOOLEVAL_NO_KERNEL=1`` (pure Python: what these matchers cost before the
 kernel took them, when every row went through Python); the two output files
-must be byte-identical. Results are printed and saved to
+must be byte-identical. ``output_contains`` is measured the same way on those
+rows given a final answer and ``metadata.output_contains``. Results are printed and saved to
 ``bench/out/kernel_matchers.json``.
 
     python bench/kernel_matchers.py                       # every spec, kernel and Python
@@ -26,6 +27,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import orjson  # noqa: E402
 from kernel_score import OUT, TOOLEVAL, rows_file, run  # noqa: E402
 
 SPECS: dict[str, Any] = {
@@ -40,14 +42,36 @@ SPECS: dict[str, Any] = {
     "unordered": {"default": "exact", "keys": {"filters.tags": "unordered"}},
     "numeric_text": "numeric_text",
     "normalized_numeric_text": {"normalized": {"numeric_text": True}},
+    "output_contains": None,  # the metric output_contains instead of a matcher
 }
+
+
+CONTAINS = "output_contains"  # the metric, on the same rows with a final answer and values
+
+
+def contains_rows(path: Path) -> Path:
+    """The rows of ``path`` with an ``output`` and ``metadata.output_contains`` (written once)."""
+    target = path.with_name(path.stem + "_contains.jsonl")
+    if target.exists():
+        return target
+    with path.open("rb") as source, target.open("wb") as out:
+        for number, line in enumerate(source):
+            row = orjson.loads(line)
+            city = row["expected_tools"][0]["args"]["city"]
+            row["output"] = f"Booked {city if number % 3 else 'a city'}; confirmation sent."
+            row["metadata"] = {"output_contains": [city.upper(), "confirmation", number % 7]}
+            out.write(orjson.dumps(row) + b"\n")
+    return target
 
 
 def score(path: Path, name: str, engine: str) -> dict[str, Any]:
     out = OUT / f"kernel_matchers_{name}_{engine}.jsonl"
-    spec = json.dumps(SPECS[name])
-    command = [*TOOLEVAL, "score", str(path), "--metric", "tool_call_accuracy"]
-    command += ["--option", f"args={spec}", "--format", "jsonl", "-o", str(out)]
+    if name == CONTAINS:
+        command = [*TOOLEVAL, "score", str(contains_rows(path)), "--metric", CONTAINS]
+    else:
+        command = [*TOOLEVAL, "score", str(path), "--metric", "tool_call_accuracy"]
+        command += ["--option", f"args={json.dumps(SPECS[name])}"]
+    command += ["--format", "jsonl", "-o", str(out)]
     env = {"TOOLEVAL_NO_KERNEL": "1"} if engine == "python" else None
     found = run(command, env=env)
     found.update(spec=name, engine=engine, output=str(out))
@@ -69,7 +93,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument(
         "--python",
-        default="exact,similarity,unordered",
+        default="exact,similarity,unordered,output_contains",
         help="specs also run in pure Python (comma list, 'all' or 'none')",
     )
     options = parser.parse_args()
