@@ -74,6 +74,20 @@ def test_async_request_equals_sync_httpx_request(agent_stub: AgentStub) -> None:
         assert second.headers[name] == first.headers[name]
 
 
+def test_a_content_type_header_of_the_caller_wins_as_in_httpx(agent_stub: AgentStub) -> None:
+    c = HttpConnector(
+        agent_stub.url + "/agent",
+        headers={"content-type": "application/json; charset=utf-8"},
+        retry=FAST,
+    )
+    with c:
+        c.call("typed")
+    asyncio.run(_acall(c, "typed"))
+    first, second = agent_stub.requests
+    assert second.headers["content-type"] == first.headers["content-type"]
+    assert first.headers["content-type"] == "application/json; charset=utf-8"
+
+
 def test_async_connect_error_keeps_httpx_kind() -> None:
     c = HttpConnector(f"http://127.0.0.1:{_closed_port()}/agent", retry=FAST)
     with pytest.raises(ConnectorError, match="failed after 4 attempts: ConnectError"):

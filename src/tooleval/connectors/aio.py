@@ -158,7 +158,8 @@ class AioClient:
         body = None
         if json is not None:
             body = encode_json(json)
-            sent.setdefault("Content-Type", "application/json")
+            if not any(key.lower() == "content-type" for key in sent):  # the caller's wins
+                sent["Content-Type"] = "application/json"
         # httpx's request(params=) replaces the URL's own query; so does this (same encoding).
         target = URL(str(httpx.URL(url, params=params)), encoded=True) if params else url
         limits = self._timeouts.get(timeout)
