@@ -429,6 +429,8 @@ def test_malformed_inputs_name_the_record_and_field(tmp_path):
         load_nestful(pred, reference=ref)
     with pytest.raises(FormatError, match="reference record, not a prediction"):
         load_nestful(ref, reference=ref)
+    with pytest.raises(FormatError, match="reference record, not a prediction"):
+        load_nestful(ref)
     big = [
         {
             "input": "q" * 1000,

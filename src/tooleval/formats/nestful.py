@@ -363,8 +363,7 @@ def sample_from_nestful(
     calls: list[ToolCall] | None = None
     if prediction is not None:
         if (
-            reference is not None
-            and "output" in prediction
+            "output" in prediction
             and "generated_text" not in prediction
             and not any(k in prediction for k in _PRED_KEYS)
         ):
