@@ -1,10 +1,11 @@
 """Runner throughput and run-store read latency (prints numbers, never asserts).
 
 1. ``tooleval run`` machinery end to end (dataset → HTTP connector → JSONPath
-   extraction → tool_correctness → store, one commit per row) against a local
-   agent that answers after 50 ms, at concurrency 1, 8 and 64: rows per second.
-   The agent is a minimal ASGI app under uvicorn in its own process (as a real
-   agent would be), so the runner is not sharing a GIL with its server.
+   extraction → tool_correctness → store, each row committed as it finishes,
+   grouped with the others that finished while a commit ran) against the
+   local agent of bench/bench_agent.py answering after 50 ms, at concurrency
+   1, 8 and 64: rows per second. The agent runs under uvicorn in its own
+   process (as a real agent would), so the runner shares no GIL with it.
 2. The run store on a 100,000-row run: bulk insert, then what the web viewer
    and ``runs show`` ask for first (first page, filtered page, counts, header).
 
