@@ -1,4 +1,4 @@
-"""Group commit (runs/commits.py) and the runner's threshold rule around it."""
+"""Group commit (runs/commits.py) and the threshold rule applied to every stored result."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from tooleval.errors import StoreError
 from tooleval.model import Result
 from tooleval.runs.commits import GroupCommit
-from tooleval.runs.runner import apply_threshold
+from tooleval.runs.thresholds import apply_threshold
 
 
 def test_rows_arriving_during_a_commit_share_the_next_transaction() -> None:

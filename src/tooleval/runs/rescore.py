@@ -129,7 +129,7 @@ def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
 def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecord:
     """The row as the new run stores it: same answer, new results."""
     from tooleval.metrics.registry import bind
-    from tooleval.runs.runner import apply_threshold
+    from tooleval.runs.thresholds import apply_threshold
 
     sample: Sample = row.sample
     results: list[Result] = []

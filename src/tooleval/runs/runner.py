@@ -38,6 +38,7 @@ from tooleval.runs.heartbeat import Heartbeat
 from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight
 from tooleval.runs.progress import Progress
+from tooleval.runs.thresholds import apply_threshold
 from tooleval.store import RunWriter
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
 
@@ -473,25 +474,6 @@ def _retry_counts(response: Any) -> dict[str, int]:
     """Retries the connector needed, by cause (HTTP status vs unreadable body)."""
     counts = getattr(response, "retries", None) or {}
     return {k: int(v) for k, v in counts.items() if v}
-
-
-def apply_threshold(result: Result, threshold: float | None) -> Result:
-    """The plan's threshold decides ``passed`` (whatever default the metric used).
-
-    >>> apply_threshold(Result.scored("m", 0.6, reason=""), 0.5).passed
-    True
-    """
-    if threshold is None:
-        return result
-    # A result that already says this (the common case) is kept as it is: a copy
-    # would cost a kernel result the decoding of its diagnosis.
-    same = type(result.threshold) is type(threshold) and result.threshold == threshold
-    if result.score is None:
-        return result if same else dataclasses.replace(result, threshold=threshold)
-    passed = result.score >= threshold
-    if same and type(result.passed) is bool and result.passed == passed:
-        return result
-    return dataclasses.replace(result, threshold=threshold, passed=passed)
 
 
 # ---------------------------------------------------------------- preparation
