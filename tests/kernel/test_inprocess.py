@@ -402,3 +402,24 @@ def test_lazy_result_read_from_many_threads_decodes_one_object() -> None:
         thread.join()
     assert len(seen) == 4 and all(d is lazy.diagnosis for d in seen)
     assert lazy.diagnosis == plain.diagnosis
+
+
+def test_a_kernel_built_before_in_process_scoring_leaves_it_to_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stale build (sources updated, kernel not rebuilt) never breaks ``.score``."""
+    import types
+
+    from tooleval.metrics import engine
+
+    class OldKernel:  # the line entry points only
+        def __init__(self, config: bytes, params: bytes, threshold: bytes) -> None:
+            self.config = config
+
+    stale = types.SimpleNamespace(Kernel=OldKernel)
+    monkeypatch.delenv(ENV_DISABLE, raising=False)
+    monkeypatch.setattr(engine, "_kernel_module", lambda: stale)
+    metric = bind("tool_call_accuracy")
+    assert in_process_scorer(metric) is None
+    result = metric.score(Sample(tools_called=["f"], expected_tools=["f"]))
+    assert type(result) is Result and result.score == 1.0

@@ -407,10 +407,13 @@ def in_process_scorer(metric: BoundMetric) -> Callable[[Sample], Result | None] 
     module = _kernel_module()
     if module is None:
         return None
+    know_model = getattr(module.Kernel, "know_model", None)
+    if know_model is None:
+        return None  # built before it scored samples in process: `make kernel` rebuilds it
     kernel = _kernel_for(metric, module)
     if kernel is None:
         return None
-    module.Kernel.know_model(Sample, ExpectedTools, ToolCall)  # the classes it reads
+    know_model(Sample, ExpectedTools, ToolCall)  # the classes it reads
     # The reference records the same params and threshold on every row.
     probe = metric.score(Sample(tools_called=[], expected_tools=ExpectedTools(())))
     name, params, threshold = metric.info.name, probe.params, probe.threshold
