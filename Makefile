@@ -45,7 +45,7 @@ system-deps:
 
 demo: $(VENV)/.core kernel
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_correctness \
-	  --option check_ordering=true --option threshold=1.0 \
+	  --option order=strict --option threshold=1.0 \
 	  --option 'argument_keys={"cancel_order": ["order_id"], "issue_refund": ["order_id", "amount"]}' \
 	  --table --output demo-results.jsonl
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_call_accuracy --option order=flexible --table --output demo-accuracy.jsonl

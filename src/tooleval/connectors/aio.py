@@ -84,7 +84,8 @@ def _ssl_context() -> Any:
 def _ssl_context_for(cert_file: str | None, cert_dir: str | None) -> Any:
     import httpx
 
-    return httpx.create_ssl_context()  # reads the two variables itself
+    del cert_file, cert_dir  # the cache key only: httpx reads the two variables itself
+    return httpx.create_ssl_context()
 
 
 class AioResponse:
