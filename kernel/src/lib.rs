@@ -13,6 +13,7 @@ mod matching;
 mod metrics;
 mod objects;
 mod output;
+mod result;
 mod rows;
 mod similarity;
 mod structural;

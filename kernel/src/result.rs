@@ -1,0 +1,426 @@
+//! The result a metric writes: the diagnosis, the reason sentence (`reasons.explain`)
+//! and the result line or its pieces, byte for byte as `Result.to_dict()` through
+//! `orjson.dumps` gives them. `metrics` decides the score; this module says why.
+
+use crate::alignment::{Analysis, Pairs, Table};
+use crate::json::{short, write, write_float, write_int, write_obj, write_str, Value};
+use crate::matching::{Call, Check};
+use crate::metrics::{Config, Empty, Row};
+
+pub(crate) type R<T> = Result<T, ()>;
+
+pub(crate) struct Diag {
+    pub(crate) missing: Vec<usize>,
+    pub(crate) extra: Vec<usize>,
+    pub(crate) violations: Vec<String>,
+    pub(crate) check_pairs: Pairs,
+    /// `details`, "pairs" first, each value already written as JSON.
+    pub(crate) details: Vec<(&'static str, Vec<u8>)>,
+    pub(crate) misaligned: Option<(usize, String, String)>,
+}
+
+pub(crate) fn pairs_json(pairs: &[(usize, usize)]) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for (n, &(i, j)) in pairs.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"expected_index\":");
+        write_int(&mut out, i as i64);
+        out.extend_from_slice(b",\"actual_index\":");
+        write_int(&mut out, j as i64);
+        out.extend_from_slice(b",\"counted\":true}");
+    }
+    out.push(b']');
+    out
+}
+
+pub(crate) fn int_json(v: usize) -> Vec<u8> {
+    v.to_string().into_bytes()
+}
+
+pub(crate) fn float_json(v: f64) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_float(&mut out, v);
+    out
+}
+
+pub(crate) fn opt_float_json(v: Option<f64>) -> Vec<u8> {
+    v.map(float_json).unwrap_or_else(|| b"null".to_vec())
+}
+
+pub(crate) fn names_json(calls: &[Call], which: &[usize]) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for (n, &k) in which.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_str(&mut out, &calls[k].name);
+    }
+    out.push(b']');
+    out
+}
+
+pub(crate) fn diagnosis(
+    a: &Analysis,
+    table: &Table,
+    report_missing: bool,
+    report_extra: bool,
+    pairs: Option<Pairs>,
+    mut details: Vec<(&'static str, Vec<u8>)>,
+) -> Diag {
+    if !details.iter().any(|(k, _)| *k == "pairs") {
+        details.insert(0, ("pairs", pairs_json(&a.counted)));
+    } else {
+        let at = details.iter().position(|(k, _)| *k == "pairs").unwrap();
+        let entry = details.remove(at);
+        details.insert(0, entry);
+    }
+    let check_pairs = match pairs {
+        Some(mut p) => {
+            p.sort_unstable();
+            p
+        }
+        None => a.shown_pairs(),
+    };
+    Diag {
+        missing: if report_missing {
+            a.missing_rows(table.expected.len())
+        } else {
+            Vec::new()
+        },
+        extra: if report_extra {
+            a.extra_cols(table.actual.len())
+        } else {
+            Vec::new()
+        },
+        violations: a.violations.clone(),
+        check_pairs,
+        details,
+        misaligned: None,
+    }
+}
+
+pub(crate) fn fmt2(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+fn names(calls: &[Call], which: &[usize]) -> String {
+    let shown: Vec<&str> = which
+        .iter()
+        .take(3)
+        .map(|&k| calls[k].name.as_str())
+        .collect();
+    let mut text = shown.join(", ");
+    if which.len() > 3 {
+        text.push_str(&format!(" and {} more", which.len() - 3));
+    }
+    text
+}
+
+fn argument(c: &Check) -> R<String> {
+    let place = format!("{}.{}", c.tool, c.key);
+    if c.matcher == "unexpected_key" {
+        return Ok(format!(
+            "{place} not expected, got {}",
+            short(c.actual).ok_or(())?
+        ));
+    }
+    if c.missing {
+        return Ok(format!(
+            "{place} missing (expected {})",
+            short(c.expected).ok_or(())?
+        ));
+    }
+    let mut text = format!(
+        "{place} expected {}, got {}",
+        short(c.expected).ok_or(())?,
+        short(c.actual).ok_or(())?
+    );
+    if 0.0 < c.score && c.score < 1.0 {
+        text.push_str(&format!(" ({} {})", c.matcher, fmt2(c.score)));
+    }
+    Ok(text)
+}
+
+/// `reasons.explain`: the summary, then every kind of problem the diagnosis records.
+fn explain(d: &Diag, checks: &[&Check], table: &Table, summary: String) -> R<String> {
+    let mut parts = vec![summary];
+    if let Some((position, expected, actual)) = &d.misaligned {
+        parts.push(format!(
+            "sequence differs at #{} (expected {expected}, got {actual})",
+            position + 1
+        ));
+    }
+    if !d.missing.is_empty() {
+        parts.push(format!("missing {}", names(table.expected, &d.missing)));
+    }
+    if !d.extra.is_empty() {
+        parts.push(format!("extra {}", names(table.actual, &d.extra)));
+    }
+    if !d.violations.is_empty() {
+        let mut text = d
+            .violations
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ");
+        if d.violations.len() > 3 {
+            text.push_str(&format!(
+                " and {} more order violations",
+                d.violations.len() - 3
+            ));
+        }
+        parts.push(text);
+    }
+    let mismatches: Vec<&&Check> = checks
+        .iter()
+        .filter(|c| c.score < 1.0 && c.matcher != "parse_error")
+        .collect();
+    if !mismatches.is_empty() {
+        let shown: Vec<String> = mismatches
+            .iter()
+            .take(3)
+            .map(|c| argument(c))
+            .collect::<R<_>>()?;
+        let mut text = shown.join("; ");
+        if mismatches.len() > 3 {
+            text.push_str(&format!(
+                " and {} more argument mismatches",
+                mismatches.len() - 3
+            ));
+        }
+        parts.push(text);
+    }
+    Ok(parts.join("; "))
+}
+
+fn call_entry(out: &mut Vec<u8>, call: &Call, index: usize) {
+    out.extend_from_slice(b"{\"name\":");
+    write_str(out, &call.name);
+    out.extend_from_slice(b",\"args\":");
+    match &call.args {
+        Some(args) => write_obj(out, args),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"index\":");
+    write_int(out, index as i64);
+    out.push(b'}');
+}
+
+fn opt_value(out: &mut Vec<u8>, v: Option<&Value>) {
+    match v {
+        Some(v) => write(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn check_json(out: &mut Vec<u8>, c: &Check<'_>) {
+    out.extend_from_slice(b"{\"tool\":");
+    write_str(out, c.tool);
+    out.extend_from_slice(b",\"key\":");
+    write_str(out, &c.key);
+    out.extend_from_slice(b",\"expected\":");
+    opt_value(out, c.expected);
+    out.extend_from_slice(b",\"actual\":");
+    opt_value(out, c.actual);
+    out.extend_from_slice(b",\"score\":");
+    write_float(out, c.score);
+    out.extend_from_slice(b",\"expected_index\":");
+    write_int(out, c.expected_index as i64);
+    out.extend_from_slice(b",\"actual_index\":");
+    write_int(out, c.actual_index as i64);
+    out.extend_from_slice(b",\"matcher\":");
+    write_str(out, c.matcher);
+    out.extend_from_slice(if c.missing {
+        b",\"missing\":true}"
+    } else {
+        b",\"missing\":false}"
+    });
+}
+
+/// Where a result goes: the whole result line (`Vec<u8>`, what `tooleval score`
+/// writes) or its pieces for a `Result` built in process ([`Parts`]).
+pub trait Sink {
+    /// One result; `diagnosis` writes the diagnosis object as JSON.
+    fn put(
+        &mut self,
+        cfg: &Config,
+        row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    );
+}
+
+/// A result in pieces: what `Result` holds besides its metric, params and threshold.
+#[derive(Default)]
+pub struct Parts {
+    pub score: Option<f64>,
+    pub passed: Option<bool>,
+    pub reason: String,
+    /// The diagnosis object as the result line writes it (left empty unless `write_diagnosis`).
+    pub diagnosis: Vec<u8>,
+    pub write_diagnosis: bool,
+}
+
+impl Sink for Parts {
+    fn put(
+        &mut self,
+        cfg: &Config,
+        _row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    ) {
+        self.score = score;
+        self.passed = passed(cfg, score);
+        self.reason.clear();
+        self.reason.push_str(reason);
+        self.diagnosis.clear();
+        if self.write_diagnosis {
+            diagnosis(&mut self.diagnosis);
+        }
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(
+        &mut self,
+        cfg: &Config,
+        row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    ) {
+        head(self, cfg, row, score);
+        self.extend_from_slice(b",\"reason\":");
+        write_str(self, reason);
+        self.extend_from_slice(b",\"diagnosis\":");
+        diagnosis(self);
+        self.extend_from_slice(b"}\n");
+    }
+}
+
+/// `Result.passed`: `score >= threshold` (`score >= 1` without one), `None` when unscored.
+fn passed(cfg: &Config, score: Option<f64>) -> Option<bool> {
+    score.map(|s| match cfg.threshold {
+        Some(t) => s >= t,
+        None => s >= 1.0,
+    })
+}
+
+fn head(out: &mut Vec<u8>, cfg: &Config, row: &Row, score: Option<f64>) {
+    out.extend_from_slice(b"{\"id\":");
+    write_str(out, &row.id);
+    out.extend_from_slice(b",\"metric\":");
+    write_str(out, &cfg.name);
+    out.extend_from_slice(b",\"params\":");
+    out.extend_from_slice(&cfg.params);
+    out.extend_from_slice(b",\"score\":");
+    match score {
+        Some(s) => write_float(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"threshold\":");
+    out.extend_from_slice(&cfg.threshold_json);
+    out.extend_from_slice(b",\"passed\":");
+    out.extend_from_slice(match passed(cfg, score) {
+        None => b"null",
+        Some(true) => b"true",
+        Some(false) => b"false",
+    });
+}
+
+/// A result without a diagnosis (`Result.unscored(metric, reason)`).
+pub(crate) fn write_unscored_plain(out: &mut impl Sink, cfg: &Config, row: &Row, reason: &str) {
+    out.put(cfg, row, None, reason, |out| {
+        out.extend_from_slice(
+            b"{\"missing\":[],\"extra\":[],\"order_violations\":[],\"arguments\":[],\"details\":{}}",
+        )
+    });
+}
+
+pub(crate) fn finish(
+    out: &mut impl Sink,
+    cfg: &Config,
+    row: &Row,
+    table: &mut Table,
+    d: Diag,
+    score: Option<f64>,
+    summary: String,
+) -> R<()> {
+    for &(i, j) in &d.check_pairs {
+        table.comparison(i, j)?;
+    }
+    let mut checks: Vec<&Check> = Vec::new();
+    let table_ref: &Table = table;
+    for &(i, j) in &d.check_pairs {
+        if let Some(c) = table_ref.known_comparison(i, j) {
+            checks.extend(c.checks.iter());
+        }
+    }
+    let reason = explain(&d, &checks, table_ref, summary)?;
+    out.put(cfg, row, score, &reason, |out| {
+        out.extend_from_slice(b"{\"missing\":[");
+        for (n, &i) in d.missing.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            call_entry(out, &table_ref.expected[i], i);
+        }
+        out.extend_from_slice(b"],\"extra\":[");
+        for (n, &j) in d.extra.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            call_entry(out, &table_ref.actual[j], j);
+        }
+        out.extend_from_slice(b"],\"order_violations\":[");
+        for (n, v) in d.violations.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            write_str(out, v);
+        }
+        out.extend_from_slice(b"],\"arguments\":[");
+        for (n, c) in checks.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            check_json(out, c);
+        }
+        out.extend_from_slice(b"],\"details\":{");
+        for (n, (k, v)) in d.details.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            write_str(out, k);
+            out.push(b':');
+            out.extend_from_slice(v);
+        }
+        out.extend_from_slice(b"}}");
+    });
+    Ok(())
+}
+
+pub(crate) const UNBOUND: &str = "no expected_tools bound for this row";
+
+/// `_analysis.empty_result`: nothing expected and nothing called, as `empty` says.
+pub(crate) fn finish_empty(
+    out: &mut impl Sink,
+    cfg: &Config,
+    row: &Row,
+    table: &mut Table,
+    d: Diag,
+    empty: Empty,
+    summary: &str,
+) -> R<()> {
+    let (score, reason) = match empty {
+        Empty::Unscored => (None, format!("{summary} (empty='unscored')")),
+        Empty::Perfect => (Some(1.0), format!("{summary} (empty='perfect' scores 1.0)")),
+        Empty::Zero => (Some(0.0), format!("{summary} (empty='zero' scores 0.0)")),
+    };
+    finish(out, cfg, row, table, d, score, reason)
+}
