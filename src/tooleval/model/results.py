@@ -156,6 +156,19 @@ class Result:
     def is_scored(self) -> bool:
         return self.score is not None
 
+    def encoded_diagnosis(self) -> bytes | None:
+        """The diagnosis as JSON (the ``Diagnosis.to_dict`` layout) while it is still undecoded.
+
+        None for a Result built in Python, or once the diagnosis has been read:
+        writers (the run store) then encode ``diagnosis.to_dict()`` themselves.
+        A Result the compiled kernel scored in process gives its JSON here, so it
+        is stored without being decoded and encoded again.
+
+        >>> Result.scored("m", 1.0, reason="ok").encoded_diagnosis() is None
+        True
+        """
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
@@ -253,6 +266,12 @@ class _EncodedResult(Result):
         _ENCODED_SLOT.__set__(self, b"")
 
     diagnosis = property(_diagnosis, _replace_diagnosis)
+
+    def encoded_diagnosis(self) -> bytes | None:
+        encoded = self._diagnosis_json
+        if not encoded:  # decoded already: the object may have been changed since
+            return None
+        return encoded if type(encoded) is bytes else encoded()  # type: ignore[operator]
 
     def __reduce__(self) -> tuple[type[Result], tuple[Any, ...]]:
         return Result, (

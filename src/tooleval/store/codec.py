@@ -126,10 +126,25 @@ def result_values(run_id: str, record: RowRecord) -> list[dict[str, Any]]:
                 "threshold": result.threshold,
                 "reason": result.reason,
                 "params": dict(result.params),
-                "diagnosis": result.diagnosis.to_dict(),
+                "diagnosis": _diagnosis_value(result),
             }
         )
     return values
+
+
+def _diagnosis_value(result: Result) -> Any:
+    """What the ``diagnosis`` column gets: the kernel's JSON as it is, when still undecoded.
+
+    The store's JSON serializer is orjson, which writes a ``Fragment`` as given;
+    text with an escaped NUL (which PostgreSQL refuses) is decoded instead, so
+    :func:`without_nul` can replace it.
+    """
+    encoded = result.encoded_diagnosis()
+    if encoded is not None and b"\\u0000" not in encoded:
+        import orjson
+
+        return orjson.Fragment(encoded)
+    return result.diagnosis.to_dict()
 
 
 def row_record(row: Mapping[str, Any], results: Sequence[Result]) -> RowRecord:
