@@ -89,8 +89,9 @@ def test_a_second_process_cannot_work_a_run_a_live_process_holds(
     tmp_path, agent_stub, backend, request
 ):
     url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
-    # Slow enough rows that the second process starts while the first works.
-    _dataset(tmp_path / "cases.jsonl", agent_stub, delay=0.5)
+    # Slow enough rows that the second process starts (and reads the lease) while the first
+    # still works, even on a loaded machine: 24 rows x 1 s / 2 workers leaves ~11 s.
+    _dataset(tmp_path / "cases.jsonl", agent_stub, delay=1.0)
     plan = write_plan(tmp_path, agent_stub, name=f"held-{backend}")
     first = _start(str(plan), "--store", url, "--quiet", cwd=tmp_path)
     try:
