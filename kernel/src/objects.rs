@@ -13,7 +13,7 @@
 use crate::json::{self, write_int, write_obj, write_str, Obj, Value, MAX_DEPTH};
 use crate::matching::Call;
 use crate::metrics::{score_row, Parts, Row};
-use crate::rows::read_row;
+use crate::rows::{read_row, settle_pairs};
 use crate::Kernel;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
@@ -178,15 +178,7 @@ fn before(v: &Bound<'_, PyAny>, n: usize) -> Option<Option<Vec<(usize, usize)>>>
         }
         pairs.push((a, b));
     }
-    pairs.sort_unstable();
-    pairs.dedup();
-    if pairs
-        .iter()
-        .any(|&(a, b)| pairs.binary_search(&(b, a)).is_ok())
-    {
-        return None; // contradictory, as the JSON row path refuses them: Python's
-    }
-    Some(Some(pairs))
+    Some(Some(settle_pairs(pairs)?)) // contradictory pairs: Python's, as on the JSON row path
 }
 
 /// The kernel's row for a `Sample`, or `None` when the Python reference must

@@ -132,18 +132,21 @@ fn ordered(mut order: Vec<(String, Value)>) -> Option<(Vec<Call>, Option<Vec<(us
         }
         pairs.push((a, b));
     }
-    pairs.sort_unstable();
-    pairs.dedup();
-    if pairs
-        .iter()
-        .any(|&(a, b)| pairs.binary_search(&(b, a)).is_ok())
-    {
-        return None; // contradictory order: Python names it
-    }
-    Some((calls, Some(pairs)))
+    Some((calls, Some(settle_pairs(pairs)?)))
 }
 
 /// A plain canonical row for the call metrics (`None`: Python reads it).
+/// Ordering pairs sorted and deduplicated as `ExpectedTools` keeps them; `None` when two
+/// contradict each other (`a` before `b` and `b` before `a`: Python names the cycle).
+pub fn settle_pairs(mut pairs: Vec<(usize, usize)>) -> Option<Vec<(usize, usize)>> {
+    pairs.sort_unstable();
+    pairs.dedup();
+    let contradictory = pairs
+        .iter()
+        .any(|&(a, b)| pairs.binary_search(&(b, a)).is_ok());
+    (!contradictory).then_some(pairs)
+}
+
 pub fn read_row(value: Value, number: u64) -> Option<Row> {
     let (row, texts) = read_row_texts(value, number)?;
     // no tools_called at all: `tooleval score` stops with an error (Python says which)
