@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import FormatError
+from tooleval.formats._fields import paired_places
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.formats.seal_tools import read_records
 from tooleval.model import ExpectedTools, Sample, ToolCall
@@ -335,16 +336,7 @@ def sample_from_nestful(
 
     Without a prediction the sample has no ``tools_called`` (reference only).
     """
-    where = f"records[{index}]" if index is not None else "record"
-    pwhere = f"predictions[{index}]" if index is not None else "prediction"
-    if reference is not None and not isinstance(reference, Mapping):
-        raise FormatError(
-            f"expected an object per record, got {type(reference).__name__}", field=where
-        )
-    if prediction is not None and not isinstance(prediction, Mapping):
-        raise FormatError(
-            f"expected an object per prediction, got {type(prediction).__name__}", field=pwhere
-        )
+    where, pwhere = paired_places(reference, prediction, index)
     record = reference if reference is not None else prediction
     if record is None:
         raise FormatError("a row needs a reference record or a prediction", field=where)

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import DatasetError, FormatError
+from tooleval.formats._fields import paired_places
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
@@ -315,16 +316,7 @@ def sample_from_seal_tools(
 
     Without a prediction the sample has no ``tools_called`` (reference only).
     """
-    where = f"records[{index}]" if index is not None else "record"
-    pwhere = f"predictions[{index}]" if index is not None else "prediction"
-    if reference is not None and not isinstance(reference, Mapping):
-        raise FormatError(
-            f"expected an object per record, got {type(reference).__name__}", field=where
-        )
-    if prediction is not None and not isinstance(prediction, Mapping):
-        raise FormatError(
-            f"expected an object per prediction, got {type(prediction).__name__}", field=pwhere
-        )
+    where, pwhere = paired_places(reference, prediction, index)
     official_gold = prediction is not None and isinstance(prediction.get("gold_data"), Mapping)
     if official_gold:
         # What calculate_score_ToolLearning reads, even when a reference file is given.
