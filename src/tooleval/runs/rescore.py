@@ -107,11 +107,11 @@ def parse_metric_specs(
 
 
 def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
-    from tooleval.runs.runner import _resolve_metrics
+    from tooleval.runs.parts import resolve_metrics
 
     try:
-        plan: Any = SimpleNamespace(metrics=tuple(specs))  # all _resolve_metrics reads
-        metrics = _resolve_metrics(plan)
+        plan: Any = SimpleNamespace(metrics=tuple(specs))  # all resolve_metrics reads
+        metrics = resolve_metrics(plan)
     except ConfigError as exc:  # name the command-line option, not a plan key
         where = str(exc.context.get("field", ""))
         option = "--option" if ".params." in where else "--metric"

@@ -35,12 +35,23 @@ from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
 from tooleval.runs.commits import GroupCommit
 from tooleval.runs.heartbeat import Heartbeat
+from tooleval.runs.parts import (
+    PlannedMetric,
+    aclose,
+    check_resumable,
+    describe,
+    describe_dataset,
+    load_dataset_for,
+    make_connector,
+    make_judge,
+    resolve_metrics,
+)
 from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight
 from tooleval.runs.progress import Progress
 from tooleval.runs.thresholds import apply_threshold
 from tooleval.store import RunWriter
-from tooleval.store.records import MetricSpec, RowRecord, RunInfo
+from tooleval.store.records import RowRecord, RunInfo
 
 if TYPE_CHECKING:
     from tooleval.store import Store
@@ -61,14 +72,6 @@ class RunOutcome:
     gate: GateResult
     rows_run: int
     rows_skipped: int
-
-
-@dataclass(slots=True)
-class _Metric:
-    spec: MetricSpec
-    info: Any
-    params: dict[str, Any]
-    bound: Any = None  # the BoundMetric, made on first use (parameters checked once)
 
 
 def run_plan(
@@ -144,32 +147,32 @@ async def arun_plan(
     concurrency = plan.concurrency if concurrency is None else concurrency
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
-    metrics = _resolve_metrics(plan)
-    dataset = _load_dataset(plan, metrics)
+    metrics = resolve_metrics(plan)
+    dataset = load_dataset_for(plan, metrics)
     own_connector = connector is None
-    first = _make_connector(plan) if own_connector else connector
+    first = make_connector(plan) if own_connector else connector
     try:
         preflight(plan, dataset, metrics, first).raise_if_failed()
-        judge = _make_judge(plan, metrics)
+        judge = make_judge(plan, metrics)
     except BaseException:
         if own_connector:
-            await _aclose(first)
+            await aclose(first)
         raise
-    dataset_info = _describe_dataset(plan, dataset)
+    dataset_info = describe_dataset(plan, dataset)
     # httpcore's pool walks every connection on each request, so one pool shared
     # by 64 workers spends its time in bookkeeping (measured: ~4x fewer rows/s);
     # with a connector per few workers every pool stays small. (The HTTP
     # connector's aiohttp transport does not need it, but sends through httpx
     # when a proxy is set; aiohttp, one session or one per 8 tasks: same speed.)
     extra = -(-concurrency // _WORKERS_PER_CONNECTOR) - 1 if own_connector else 0
-    connectors = [first] + [_make_connector(plan) for _ in range(extra)]
+    connectors = [first] + [make_connector(plan) for _ in range(extra)]
     rps = plan.max_rps if max_rps is None else max_rps
     calling = wrap_connectors(connectors, max_rps=rps, cache=cache)
     connector = connectors[0]
     config = {
         "concurrency": concurrency,
         "gate": plan.gate.to_dict(),
-        "judge": _describe(judge) if judge is not None else None,
+        "judge": describe(judge) if judge is not None else None,
         "plan": str(plan.path) if plan.path else None,
     }
     asked = plan.repeat if repeat is None else check_repeat(repeat)
@@ -182,7 +185,7 @@ async def arun_plan(
         if resume:
             run_id = store.resolve_run_id(resume)
             stored = store.get_run(run_id)
-            _check_resumable(plan, stored, dataset_info, metrics)
+            check_resumable(plan, stored, dataset_info, metrics)
             kept = (stored.config.get("repeat") or {}).get("n", 1)
             if asked is not None and asked != kept:
                 raise ConfigError(
@@ -201,7 +204,7 @@ async def arun_plan(
                 store,
                 plan.name,
                 dataset=dataset_info,
-                connector=_describe(connector),
+                connector=describe(connector),
                 metrics=[m.spec for m in metrics],
                 tags=plan.tags,
                 config=config,
@@ -243,9 +246,9 @@ async def arun_plan(
                 store.release_lease(lease)
         if own_connector:
             for each in connectors:
-                await _aclose(each)
+                await aclose(each)
         if judge is not None:
-            await _aclose(judge)
+            await aclose(judge)
     info = store.get_run(run_id)
     return RunOutcome(
         run_id=run_id,
@@ -263,10 +266,10 @@ def check_plan(plan: Plan, *, connector: Any = None) -> PreflightReport:
     the judge and the dataset's bindings raise at once (as a run would);
     the preflight's findings come back in the report.
     """
-    metrics = _resolve_metrics(plan)
-    dataset = _load_dataset(plan, metrics)
+    metrics = resolve_metrics(plan)
+    dataset = load_dataset_for(plan, metrics)
     own = connector is None
-    connector = _make_connector(plan) if own else connector
+    connector = make_connector(plan) if own else connector
     try:
         report = preflight(plan, dataset, metrics, connector)
     finally:
@@ -275,7 +278,7 @@ def check_plan(plan: Plan, *, connector: Any = None) -> PreflightReport:
             if close is not None:
                 close()
     if not report.problems:
-        _make_judge(plan, metrics)  # a judged metric without a judge is a problem too
+        make_judge(plan, metrics)  # a judged metric without a judge is a problem too
     return report
 
 
@@ -286,7 +289,7 @@ class _Runner:
         store: Store,
         connectors: Sequence[Any],
         judge: Any,
-        metrics: Sequence[_Metric],
+        metrics: Sequence[PlannedMetric],
         progress: Progress | None,
         dataset: Any = None,
         heartbeat: Heartbeat | None = None,
@@ -411,7 +414,7 @@ class _Runner:
         )
         return dataclasses.replace(record, failure_class=classify_failure(record))
 
-    def _not_reported(self, metric: _Metric, absent: set[str]) -> Result:
+    def _not_reported(self, metric: PlannedMetric, absent: set[str]) -> Result:
         """Unscored, never 0, when the connector could not say what the metric reads."""
         if "tools_called" in absent and "tools_called" in (metric.info.requires or ()):
             why = (
@@ -443,7 +446,7 @@ class _Runner:
             result, reason=f"no expected_tools for this row: {why}; the row is not scored"
         )
 
-    async def score(self, metric: _Metric, sample: Sample) -> Result:
+    async def score(self, metric: PlannedMetric, sample: Sample) -> Result:
         from tooleval.metrics.registry import ascore_sample, bind
 
         name, threshold = metric.spec.name, metric.spec.threshold
@@ -474,131 +477,6 @@ def _retry_counts(response: Any) -> dict[str, int]:
     """Retries the connector needed, by cause (HTTP status vs unreadable body)."""
     counts = getattr(response, "retries", None) or {}
     return {k: int(v) for k, v in counts.items() if v}
-
-
-# ---------------------------------------------------------------- preparation
-
-
-def _resolve_metrics(plan: Plan) -> list[_Metric]:
-    from tooleval.metrics.registry import get_metric
-
-    resolved = []
-    for i, spec in enumerate(plan.metrics):
-        try:
-            info = get_metric(spec.name)
-        except ToolEvalError as exc:
-            raise ConfigError(exc.message, field=f"metrics[{i}].name") from None
-        known = dict(getattr(info, "params", {}) or {})
-        aliases = getattr(info, "aliases", None)
-        if aliases:  # former names and values (e.g. check_ordering) become the current ones
-            try:
-                translated = aliases.translate(spec.name, spec.params)
-            except ConfigError as exc:
-                field = exc.context.get("field", "")
-                raise ConfigError(exc.message, field=f"metrics[{i}].params.{field}") from None
-            spec = MetricSpec(spec.name, translated, spec.threshold)
-        for key in spec.params:
-            if key not in known:
-                raise ConfigError(
-                    f"metric {spec.name!r} has no parameter {key!r}; its parameters are "
-                    f"{', '.join(sorted(known)) or '(none)'}",
-                    field=f"metrics[{i}].params.{key}",
-                )
-        for key, value in spec.params.items():
-            choices = getattr(known[key], "choices", None)
-            if choices is not None and value not in choices:
-                raise ConfigError(
-                    f"metric {spec.name!r}: {key} must be one of "
-                    f"{', '.join(repr(c) for c in choices)}, got {value!r}",
-                    field=f"metrics[{i}].params.{key}",
-                )
-        params = dict(spec.params)
-        if spec.threshold is None and "threshold" in known:
-            # Store the threshold in effect, so reports and comparisons show it.
-            default = spec.params.get("threshold", getattr(known["threshold"], "default", None))
-            if isinstance(default, int | float) and not isinstance(default, bool):
-                spec = MetricSpec(spec.name, dict(spec.params), float(default))
-        if spec.threshold is not None and "threshold" in known:
-            params["threshold"] = spec.threshold
-        resolved.append(_Metric(spec, info, params))
-    return resolved
-
-
-def _make_judge(plan: Plan, metrics: Sequence[_Metric]) -> Any:
-    judged = [m.spec.name for m in metrics if getattr(m.info, "needs_judge", False)]
-    if not judged:
-        return None
-    if plan.judge is None:
-        raise ConfigError(
-            f"{', '.join(judged)} need(s) an LLM judge; add a judge: section to the plan "
-            "(e.g. judge: {type: local} or judge: {type: openai, model: ..., base_url: ...})",
-            field="judge",
-        )
-    from tooleval.judge import judge_from_config
-
-    return judge_from_config(plan.judge)
-
-
-def _load_dataset(plan: Plan, metrics: Sequence[_Metric]) -> Any:
-    from tooleval.datasets import load_dataset
-
-    dataset = load_dataset(plan.dataset.path, bind=plan.dataset.bind or None)
-    for metric in metrics:
-        needed = tuple(getattr(metric.info, "requires", ()) or ())
-        if needed:
-            dataset.require(needed, metric=metric.spec.name)
-    return dataset
-
-
-def _describe_dataset(plan: Plan, dataset: Any) -> dict[str, Any]:
-    described = dict(dataset.describe())
-    described["bind"] = dict(plan.dataset.bind)
-    return described
-
-
-def _make_connector(plan: Plan) -> Any:
-    from tooleval.connectors import connector_from_config
-
-    try:
-        # Relative tool files and module:function targets resolve from the plan's folder.
-        base = plan.path.resolve().parent if plan.path else None
-        return connector_from_config(plan.connector, base_dir=base)
-    except ToolEvalError as exc:
-        raise exc.with_context(field="connector") from None
-
-
-def _describe(component: Any) -> dict[str, Any]:
-    describe = getattr(component, "describe", None)
-    return dict(describe()) if callable(describe) else {"type": type(component).__name__}
-
-
-async def _aclose(component: Any) -> None:
-    close = getattr(component, "aclose", None)
-    if close is not None:
-        await close()
-        return
-    close = getattr(component, "close", None)
-    if close is not None:
-        close()
-
-
-def _check_resumable(
-    plan: Plan, run: RunInfo, dataset_info: dict[str, Any], metrics: Sequence[_Metric]
-) -> None:
-    planned = [(m.spec.name, m.spec.params, m.spec.threshold) for m in metrics]
-    stored = [(m.name, m.params, m.threshold) for m in run.metrics]
-    if planned != stored:
-        raise ConfigError(
-            f"run {run.id} was started with other metrics ({', '.join(m.name for m in run.metrics)} "
-            "and their parameters); resume it with the same plan, or start a new run",
-            field="--resume",
-        )
-    if run.dataset.get("sha256") and run.dataset.get("sha256") != dataset_info.get("sha256"):
-        raise ConfigError(
-            f"the dataset {dataset_info['path']} changed since run {run.id} started; "
-            "rows would not line up, so start a new run",
-            field="--resume",
-        )
 
 
 def _mark_plumbing(store: Store, run_id: str) -> None:
