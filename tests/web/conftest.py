@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -54,18 +55,16 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def viewer_url(seeded) -> Iterator[str]:
-    """The viewer served by a real uvicorn on a free 127.0.0.1 port (background thread)."""
+@contextlib.contextmanager
+def served_viewer(store) -> Iterator[str]:
+    """The viewer over ``store``, served by a real uvicorn on a free 127.0.0.1 port."""
     import uvicorn
 
     from tooleval.web import create_app
 
     port = _free_port()
     server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(seeded["store"]), host="127.0.0.1", port=port, log_level="warning"
-        )
+        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -74,9 +73,18 @@ def viewer_url(seeded) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("the viewer did not start on 127.0.0.1")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=5)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def viewer_url(seeded) -> Iterator[str]:
+    """The viewer served by a real uvicorn on a free 127.0.0.1 port (background thread)."""
+    with served_viewer(seeded["store"]) as url:
+        yield url
 
 
 # Module scope: Playwright's sync API keeps an event loop running in this thread

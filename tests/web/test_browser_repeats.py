@@ -9,11 +9,9 @@ one attempt is a connector error, so some rows flip between attempts.
 from __future__ import annotations
 
 import dataclasses
-import threading
-import time
 
 import pytest
-from tests.web.conftest import _free_port, artifact
+from tests.web.conftest import artifact, served_viewer
 from tests.web.seed import METRICS, XSS, _cases, _record
 
 from tooleval.analysis.repeats import analyse_repeats
@@ -42,10 +40,7 @@ def _attempts() -> tuple[list, int]:
 @pytest.fixture(scope="module")
 def repeat_viewer(tmp_path_factory):
     """A viewer over a store with a run repeated 3 times and a run made once."""
-    import uvicorn
-
     from tooleval.store import open_store
-    from tooleval.web import create_app
 
     store = open_store(tmp_path_factory.mktemp("repeats") / "runs.db")
     records, stride = _attempts()
@@ -61,21 +56,9 @@ def repeat_viewer(tmp_path_factory):
     once = store.create_run("once", dataset={}, connector={}, metrics=METRICS)
     store.add_rows(once, records[:stride])
     store.finish_run(once)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the viewer did not start on 127.0.0.1")
-        time.sleep(0.05)
     summary = analyse_repeats(records, N, stride)
-    yield f"http://127.0.0.1:{port}", repeated, once, summary
-    server.should_exit = True
-    thread.join(timeout=5)
+    with served_viewer(store) as url:
+        yield url, repeated, once, summary
     store.close()
 
 

@@ -6,11 +6,8 @@ reads its lease and says "stopped" (resumable) unless a live process holds it.
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
-from tests.web.conftest import _free_port, artifact
+from tests.web.conftest import artifact, served_viewer
 
 pytestmark = pytest.mark.browser
 
@@ -49,10 +46,7 @@ def test_compare_names_score_down_and_filters_to_it(page, viewer_url, seeded):
 @pytest.fixture
 def lease_viewer(tmp_path):
     """A viewer over a store with a live running run, a stopped one and a finished one."""
-    import uvicorn
-
     from tooleval.store import open_store
-    from tooleval.web import create_app
 
     store = open_store(tmp_path / "runs.db")
     live = store.create_run("live run", dataset={}, connector={}, metrics=[])
@@ -60,20 +54,8 @@ def lease_viewer(tmp_path):
     stopped = store.create_run("killed run", dataset={}, connector={}, metrics=[])
     done = store.create_run("done run", dataset={}, connector={}, metrics=[])
     store.finish_run(done)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the viewer did not start on 127.0.0.1")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", {"live": live, "stopped": stopped, "done": done}
-    server.should_exit = True
-    thread.join(timeout=5)
+    with served_viewer(store) as url:
+        yield url, {"live": live, "stopped": stopped, "done": done}
     store.release_lease(lease)
     store.close()
 
