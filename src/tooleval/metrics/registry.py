@@ -44,6 +44,7 @@ __all__ = [
     "Param",
     "ascore_sample",
     "bind",
+    "check_params",
     "get_metric",
     "list_metrics",
     "register_metric",
@@ -171,7 +172,8 @@ def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, 
         if info.aliases.names:
             valid += f" (aliases: {', '.join(sorted(info.aliases.names))})"
         raise ConfigError(
-            f"metric {info.name!r} has no parameter {unknown[0]!r}; valid parameters: {valid}",
+            f"metric {info.name!r} has no parameter {unknown[0]!r} (unknown parameter); "
+            f"valid parameters: {valid}",
             field=unknown[0],
         )
     effective = {name: param.default for name, param in info.params.items()}
@@ -184,6 +186,23 @@ def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, 
                 field=name,
             )
     return effective
+
+
+def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` of metric ``name`` under their current names, checked as :func:`bind` checks them.
+
+    For callers that keep a metric's parameters before scoring (a run plan,
+    ``rescore``, Ray's driver): former names and values are translated by the
+    metric's declared aliases; an unknown name or a value outside a parameter's
+    choices is a ConfigError whose ``field`` names the parameter. Only what was
+    given comes back (no defaults filled in).
+
+    >>> check_params("tool_correctness", {"check_ordering": True})
+    {'order': 'strict'}
+    """
+    info = get_metric(name)
+    _effective_params(info, params)
+    return info.aliases.translate(name, params)
 
 
 def _finish(info: MetricInfo, result: Result, base: Mapping[str, Any]) -> Result:

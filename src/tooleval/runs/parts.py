@@ -47,7 +47,7 @@ class PlannedMetric:
 
 
 def resolve_metrics(plan: Plan) -> list[PlannedMetric]:
-    from tooleval.metrics.registry import get_metric
+    from tooleval.metrics.registry import check_params, get_metric
 
     resolved = []
     for i, spec in enumerate(plan.metrics):
@@ -55,30 +55,12 @@ def resolve_metrics(plan: Plan) -> list[PlannedMetric]:
             info = get_metric(spec.name)
         except ToolEvalError as exc:
             raise ConfigError(exc.message, field=f"metrics[{i}].name") from None
+        try:  # former names (e.g. check_ordering) become current ones; all checked
+            spec = MetricSpec(spec.name, check_params(spec.name, spec.params), spec.threshold)
+        except ConfigError as exc:
+            field = exc.context.get("field", "")
+            raise ConfigError(exc.message, field=f"metrics[{i}].params.{field}") from None
         known = dict(getattr(info, "params", {}) or {})
-        aliases = getattr(info, "aliases", None)
-        if aliases:  # former names and values (e.g. check_ordering) become the current ones
-            try:
-                translated = aliases.translate(spec.name, spec.params)
-            except ConfigError as exc:
-                field = exc.context.get("field", "")
-                raise ConfigError(exc.message, field=f"metrics[{i}].params.{field}") from None
-            spec = MetricSpec(spec.name, translated, spec.threshold)
-        for key in spec.params:
-            if key not in known:
-                raise ConfigError(
-                    f"metric {spec.name!r} has no parameter {key!r}; its parameters are "
-                    f"{', '.join(sorted(known)) or '(none)'}",
-                    field=f"metrics[{i}].params.{key}",
-                )
-        for key, value in spec.params.items():
-            choices = getattr(known[key], "choices", None)
-            if choices is not None and value not in choices:
-                raise ConfigError(
-                    f"metric {spec.name!r}: {key} must be one of "
-                    f"{', '.join(repr(c) for c in choices)}, got {value!r}",
-                    field=f"metrics[{i}].params.{key}",
-                )
         params = dict(spec.params)
         if spec.threshold is None and "threshold" in known:
             # Store the threshold in effect, so reports and comparisons show it.

@@ -127,15 +127,9 @@ def from_sessions(sessions: Iterable[Any], *, override_num_blocks: int | None = 
 
 def _check_metric(metric: str, options: Mapping[str, Any]) -> None:
     # Fail on the driver, before any task starts, for a wrong name or parameter.
-    from tooleval.metrics.registry import get_metric
+    from tooleval.metrics.registry import check_params
 
-    info = get_metric(metric)
-    unknown = sorted(set(options) - set(info.params) - set(info.aliases.names))
-    if unknown:
-        raise ConfigError(
-            f"unknown parameter(s) {unknown} for metric {metric}; known: {sorted(info.params)}",
-            field="options",
-        )
+    check_params(metric, options)
 
 
 def score(
