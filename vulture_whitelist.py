@@ -18,7 +18,7 @@ EXIT_GATE_FAILED
 callbacks
 _.abatch_score
 
-# formats/otel_files.py: io.RawIOBase protocol of the gunzip and replay streams
+# traces/files.py: io.RawIOBase protocol of the gunzip and replay streams
 _.readable
 _.readinto
 

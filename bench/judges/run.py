@@ -42,7 +42,7 @@ def load_cases(path: Path) -> list[tuple[Any, dict]]:
 
 
 def make_judge(args: argparse.Namespace):
-    from tooleval.judge import judge_from_config
+    from tooleval.llm import judge_from_config
 
     cache: Any = args.cache if args.cache else False
     if args.local:

@@ -93,8 +93,8 @@ if TYPE_CHECKING:  # the lazy names below, visible to type checkers and IDEs
         explain_path,
     )
     from tooleval.datasets import Dataset, DatasetRow, load_dataset
-    from tooleval.judge import JudgeReply, JudgeUsage, LocalJudge, OpenAIJudge, judge_from_config
     from tooleval.judged import goal_accuracy, task_success, tools_error, topic_adherence
+    from tooleval.llm import JudgeReply, JudgeUsage, LocalJudge, OpenAIJudge, judge_from_config
     from tooleval.monitor import (
         Finding,
         Session,
@@ -134,11 +134,11 @@ _LAZY = {
     "evaluate_gate": "tooleval.analysis",
     "assert_tool_calls": "tooleval.testing",
     # LLM judges and judged metrics
-    "JudgeReply": "tooleval.judge",
-    "JudgeUsage": "tooleval.judge",
-    "LocalJudge": "tooleval.judge",
-    "OpenAIJudge": "tooleval.judge",
-    "judge_from_config": "tooleval.judge",
+    "JudgeReply": "tooleval.llm",
+    "JudgeUsage": "tooleval.llm",
+    "LocalJudge": "tooleval.llm",
+    "OpenAIJudge": "tooleval.llm",
+    "judge_from_config": "tooleval.llm",
     "topic_adherence": "tooleval.judged",
     "goal_accuracy": "tooleval.judged",
     "tools_error": "tooleval.judged",

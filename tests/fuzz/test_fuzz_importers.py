@@ -37,8 +37,8 @@ from tooleval.model import Sample
 
 
 def _otlp(value: Any) -> Any:
-    from tooleval.formats.otel import IngestReport, spans_from_request
-    from tooleval.formats.otel_genai import span_facts
+    from tooleval.traces.genai import span_facts
+    from tooleval.traces.otlp import IngestReport, spans_from_request
 
     report = IngestReport()
     return [span_facts(span) for span in spans_from_request(value, report=report)]
@@ -65,8 +65,8 @@ def _apibank(value: Any) -> Any:
 
 
 def _otlp_logs(value: Any) -> Any:
-    from tooleval.formats.otel import IngestReport
-    from tooleval.formats.otel_logs import facts_from_logs_request, is_otlp_logs_request
+    from tooleval.traces.logs import facts_from_logs_request, is_otlp_logs_request
+    from tooleval.traces.otlp import IngestReport
 
     if not is_otlp_logs_request(value):  # what the readers check before calling it
         return None

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from tooleval.judge.base import BaseJudge
-from tooleval.judge.reply import JudgeReply
+from tooleval.llm.base import BaseJudge
+from tooleval.llm.reply import JudgeReply
 from tooleval.model import AssistantMessage, Sample, ToolCall, ToolMessage, UserMessage
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tooleval.judge import LocalJudge
 from tooleval.judged import goal_accuracy, task_success
 from tooleval.judged.flow import REASK_TEMPLATE
+from tooleval.llm import LocalJudge
 from tooleval.model import Sample, ToolCall
 
 pytestmark = pytest.mark.llm

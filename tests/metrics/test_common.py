@@ -334,8 +334,8 @@ def _scripted_judge():
     """
     import json
 
-    from tooleval.judge.base import BaseJudge
-    from tooleval.judge.reply import JudgeReply
+    from tooleval.llm.base import BaseJudge
+    from tooleval.llm.reply import JudgeReply
 
     class Scripted(BaseJudge):
         def __init__(self):

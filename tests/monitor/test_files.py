@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tooleval.errors import InputError
-from tooleval.formats import otel_files
-from tooleval.formats.otel import IngestReport
 from tooleval.monitor.ingest import read_sessions
+from tooleval.traces import files as otel_files
+from tooleval.traces.otlp import IngestReport
 
 REPO = Path(__file__).resolve().parents[2]
 

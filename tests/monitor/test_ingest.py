@@ -7,8 +7,8 @@ import json
 from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.common.v1 import common_pb2
 
-from tooleval.formats.otel import IngestReport, decode_any_value, iter_otlp_spans
 from tooleval.monitor.ingest import read_sessions
+from tooleval.traces.otlp import IngestReport, decode_any_value, iter_otlp_spans
 
 ORDER_STEPS = [
     ("get_order", {"order_id": "4471"}, {"status": "shipped"}),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tooleval.errors import ConfigError
-from tooleval.formats.otel_genai import SpanCall, SpanFacts
 from tooleval.monitor.live import LiveSessions
 from tooleval.monitor.usage import PriceTable, session_usage
+from tooleval.traces.genai import SpanCall, SpanFacts
 
 
 def _fact(trace: str, span: str, *, session: str | None = None, **extra) -> SpanFacts:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from tooleval.formats.otel import OtlpSpan
-from tooleval.formats.otel_genai import span_facts
-from tooleval.formats.otel_langchain import conversation_text, unwrap_tool_message
 from tooleval.monitor.session import assemble_session
+from tooleval.traces.genai import span_facts
+from tooleval.traces.langchain import conversation_text, unwrap_tool_message
+from tooleval.traces.otlp import OtlpSpan
 
 TRACE = "ab" * 16
 

@@ -87,8 +87,8 @@ def register(subparsers: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from tooleval.judge.local import PLUMBING_ONLY, LocalJudge, load_local_model
-    from tooleval.judge.serve import serve
+    from tooleval.llm.local import PLUMBING_ONLY, LocalJudge, load_local_model
+    from tooleval.llm.serve import serve
 
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: serving the judge on {args.host}, reachable from other machines")
@@ -112,7 +112,7 @@ def _serve(args: argparse.Namespace) -> int:
 def probe_status(reply: Any, expected: bool) -> str:
     """``correct``, ``wrong verdict``, ``repeats the example`` or ``unparsable``.
 
-    >>> from tooleval.judge.reply import JudgeReply
+    >>> from tooleval.llm.reply import JudgeReply
     >>> probe_status(JudgeReply(text=PROBE_EXAMPLE), True)
     'repeats the example'
     """
@@ -126,7 +126,7 @@ def probe_status(reply: Any, expected: bool) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from tooleval.judge.config import judge_from_config
+    from tooleval.llm.config import judge_from_config
 
     if args.local:
         config: dict[str, Any] = {

@@ -1,7 +1,7 @@
 """LLM-judged agent metrics: topic adherence, goal accuracy, tools error, task success.
 
 Each metric takes the :class:`~tooleval.model.Sample` first and an explicit
-``judge=`` (see :mod:`tooleval.judge`; none is ever created for you), returns a
+``judge=`` (see :mod:`tooleval.llm`; none is ever created for you), returns a
 :class:`~tooleval.model.Result` whose ``diagnosis.details`` keeps every prompt,
 raw reply and parsed verdict plus the row's judge usage, and has an async twin
 (``a``-prefixed) sharing the same prompt building and scoring.

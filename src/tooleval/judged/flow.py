@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooleval.errors import JudgeError
-from tooleval.judge.base import Judge
-from tooleval.judge.reply import JudgeReply
 from tooleval.judged.prompts import example_in, repeats_example
+from tooleval.llm.base import Judge
+from tooleval.llm.reply import JudgeReply
 from tooleval.model import Diagnosis, Result
 from tooleval.model.usage import JudgeUsage
 
@@ -70,7 +70,7 @@ def require_judge(judge: Any, metric: str) -> Judge:
     if judge is None:
         raise JudgeError(
             f"{metric} needs an LLM judge and none is configured: pass judge= "
-            "(tooleval.judge.OpenAIJudge(model, base_url=...), or LocalJudge() for plumbing "
+            "(tooleval.llm.OpenAIJudge(model, base_url=...), or LocalJudge() for plumbing "
             "only: SmolLM2-135M parrots prompt examples), "
             "or add a judge to the plan, e.g. judge: {type: openai, model: gpt-4o-mini, "
             "api_key_env: OPENAI_API_KEY} or judge: {type: local}"

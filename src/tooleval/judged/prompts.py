@@ -361,7 +361,7 @@ def repeats_example(reply: str, example: str) -> bool:
     # copies "<why, citing the transcript>" as surely as the whole phrase does.
     words = {_plain(part) for p in placeholders for part in [p, *p.strip("<>").split(",")]}
     words.discard("")
-    from tooleval.judge.reply import extract_json_object
+    from tooleval.llm.reply import extract_json_object
 
     try:
         parsed = extract_json_object(reply)

@@ -6,7 +6,6 @@
 ['redundancy', 'retry_loop']
 """
 
-from tooleval.formats.otel import IngestProblem, IngestReport
 from tooleval.monitor.detectors import (
     DETECTORS,
     Finding,
@@ -31,6 +30,7 @@ from tooleval.monitor.run import (
 from tooleval.monitor.session import Session, TracedCall, assemble_session, canonical_arguments
 from tooleval.monitor.to_case import session_to_case
 from tooleval.monitor.usage import PriceTable, session_usage
+from tooleval.traces.otlp import IngestProblem, IngestReport
 
 __all__ = [
     "DETECTORS",

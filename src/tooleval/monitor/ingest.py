@@ -40,10 +40,10 @@ import orjson
 
 from tooleval.errors import InputError, ToolEvalError
 from tooleval.formats.json_limits import loads as limited_loads
-from tooleval.formats.otel import IngestReport
-from tooleval.formats.otel_files import iter_facts, open_traces, sniff_layout, spool_stdin
-from tooleval.formats.otel_genai import SpanFacts
 from tooleval.monitor.session import Session, assemble_session
+from tooleval.traces.files import iter_facts, open_traces, sniff_layout, spool_stdin
+from tooleval.traces.genai import SpanFacts
+from tooleval.traces.otlp import IngestReport
 
 __all__ = ["TraceSessions", "read_sessions", "sniff_traces"]
 
@@ -89,7 +89,7 @@ def sniff_traces(path: str | Path) -> str:
 
 
 def _layout(path: str | Path) -> str:
-    """The file layout (see :func:`tooleval.formats.otel_files.sniff_layout`)."""
+    """The file layout (see :func:`tooleval.traces.files.sniff_layout`)."""
     if str(path) == "-":
         return "otlp"  # standard input is spooled before it is looked at
     with open_traces(path) as stream:

@@ -3,7 +3,7 @@
 :class:`SampledJudging` picks sessions by a hash of their id (the same
 sessions are picked on every pass, so the judge cache answers re-runs),
 turns each into a Sample and runs judged metrics on it with the judge client
-of :mod:`tooleval.judge`; the judge's own cache (on by default) keeps repeated
+of :mod:`tooleval.llm`; the judge's own cache (on by default) keeps repeated
 prompts from reaching the model again. Results are returned as
 :class:`JudgedVerdict` and written as ``gen_ai.evaluation.result`` events next
 to the detector findings.
@@ -135,7 +135,7 @@ class SampledJudging:
         metrics: Sequence[str] = ("task_success",),
         rate: float = 0.05,
     ) -> SampledJudging:
-        from tooleval.judge import judge_from_config
+        from tooleval.llm import judge_from_config
 
         return cls(judge_from_config(config, field="--judge"), metrics=metrics, rate=rate)
 

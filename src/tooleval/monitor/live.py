@@ -17,7 +17,7 @@ store row per session (one run for the whole serving period), queues
 sampled judges. ``excessive_calls`` compares against the last
 ``baseline_window`` sessions seen.
 
->>> from tooleval.formats.otel_genai import SpanCall, SpanFacts
+>>> from tooleval.traces.genai import SpanCall, SpanFacts
 >>> live = LiveSessions(idle_timeout=5.0)
 >>> live.add([SpanFacts("t1", "s1", calls=[SpanCall("f")])], now=100.0)
 >>> live.pop_idle(now=102.0), [s.id for s in live.pop_idle(now=106.0)]
@@ -31,8 +31,6 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tooleval.formats.otel import IngestReport
-from tooleval.formats.otel_genai import SpanFacts
 from tooleval.monitor.detectors import (
     DETECTORS,
     Finding,
@@ -41,6 +39,8 @@ from tooleval.monitor.detectors import (
     run_detectors,
 )
 from tooleval.monitor.session import Session, assemble_session
+from tooleval.traces.genai import SpanFacts
+from tooleval.traces.otlp import IngestReport
 
 __all__ = ["LiveMonitor", "LiveSessions"]
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooleval.formats.otel import IngestReport
 from tooleval.monitor.detectors import (
     DETECTORS,
     Finding,
@@ -35,6 +34,7 @@ from tooleval.monitor.detectors import (
     run_detectors,
 )
 from tooleval.monitor.session import Session
+from tooleval.traces.otlp import IngestReport
 
 __all__ = [
     "MonitorReport",

@@ -25,9 +25,9 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tooleval.formats.otel import IngestReport, loads
-from tooleval.formats.otel_genai import SpanFacts, span_facts
 from tooleval.monitor.live import LiveMonitor, LiveSessions
+from tooleval.traces.genai import SpanFacts, span_facts
+from tooleval.traces.otlp import IngestReport, loads
 
 __all__ = ["DEFAULT_MAX_BODY", "OtlpReceiver", "decode_otlp_body"]
 
@@ -68,7 +68,7 @@ def decode_otlp_body(
     >>> facts, report.spans
     ([], 0)
     """
-    from tooleval.formats.otel_files import request_records
+    from tooleval.traces.files import request_records
 
     if encoding.lower() == "gzip":
         body = _gunzip(body, max_body)
@@ -115,7 +115,7 @@ def _protobuf_records(body: bytes, signal: str, report: IngestReport) -> Any:
     from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-    from tooleval.formats.otel_files import decode_protobuf
+    from tooleval.traces.files import decode_protobuf
 
     try:
         yield from decode_protobuf(

@@ -1,7 +1,7 @@
 """Sessions: the tool calls of one conversation, in order, with where each came from.
 
 A :class:`Session` is what detectors read. It is built from trace spans
-(:func:`assemble_session` over :class:`~tooleval.formats.otel_genai.SpanFacts`)
+(:func:`assemble_session` over :class:`~tooleval.traces.genai.SpanFacts`)
 or from a logged conversation (:meth:`Session.from_sample`).
 
 Assembling a session from spans follows fixed rules:
@@ -31,7 +31,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tooleval.formats.otel_genai import SpanCall, SpanFacts
 from tooleval.model import (
     AssistantMessage,
     Message,
@@ -42,6 +41,7 @@ from tooleval.model import (
     message_from_dict,
 )
 from tooleval.monitor.usage import session_usage
+from tooleval.traces.genai import SpanCall, SpanFacts
 
 __all__ = [
     "Session",

@@ -7,7 +7,7 @@ every model and tool span (end minus start). :class:`PriceTable` turns tokens
 into money from a table the user gives: per model, a price per million input
 and output tokens.
 
->>> from tooleval.formats.otel_genai import SpanFacts
+>>> from tooleval.traces.genai import SpanFacts
 >>> llm = SpanFacts("t", "s1", start_ns=0, end_ns=2_000_000, kind="llm", model="gpt-x",
 ...                 input_tokens=1000, output_tokens=200)
 >>> usage = session_usage([llm])

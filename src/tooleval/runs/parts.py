@@ -83,7 +83,7 @@ def make_judge(plan: Plan, metrics: Sequence[PlannedMetric]) -> Any:
             "(e.g. judge: {type: local} or judge: {type: openai, model: ..., base_url: ...})",
             field="judge",
         )
-    from tooleval.judge import judge_from_config
+    from tooleval.llm import judge_from_config
 
     return judge_from_config(plan.judge)
 

@@ -1,7 +1,7 @@
 """The judge protocol, usage accounting, and the caching base every judge shares.
 
 A judge answers chat messages: ``complete(messages, *, schema=None)`` returns a
-:class:`~tooleval.judge.reply.JudgeReply`; ``acomplete`` is its async twin.
+:class:`~tooleval.llm.reply.JudgeReply`; ``acomplete`` is its async twin.
 :class:`BaseJudge` adds, once for every backend, the reply cache, JSON parsing
 against ``schema`` and the :class:`~tooleval.model.usage.JudgeUsage` counters a runner reads.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from tooleval.errors import JudgeError
-from tooleval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
-from tooleval.judge.reply import JudgeReply, parse_json_reply
+from tooleval.llm.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
+from tooleval.llm.reply import JudgeReply, parse_json_reply
 from tooleval.model.usage import JudgeUsage
 
 __all__ = [

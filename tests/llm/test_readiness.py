@@ -10,11 +10,11 @@ import threading
 
 import httpx
 import pytest
-from tests.judge.test_serve import MESSAGES, Server
+from tests.llm.test_serve import MESSAGES, Server
 
 from tooleval.errors import JudgeError
-from tooleval.judge.base import BaseJudge
-from tooleval.judge.reply import JudgeReply
+from tooleval.llm.base import BaseJudge
+from tooleval.llm.reply import JudgeReply
 
 pytest.importorskip("fastapi", reason="serving a judge needs tooleval[web]")
 

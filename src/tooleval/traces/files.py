@@ -13,9 +13,9 @@ tells the layout from the first bytes:
 * ``conversations``: JSONL conversation logs (not OTLP).
 
 Traces and logs are both read: ``resourceSpans`` requests give spans
-(:func:`~tooleval.formats.otel_genai.span_facts`), ``resourceLogs`` requests
-give GenAI events (:mod:`tooleval.formats.otel_logs`). :func:`iter_facts`
-yields :class:`~tooleval.formats.otel_genai.SpanFacts` for both.
+(:func:`~tooleval.traces.genai.span_facts`), ``resourceLogs`` requests
+give GenAI events (:mod:`tooleval.traces.logs`). :func:`iter_facts`
+yields :class:`~tooleval.traces.genai.SpanFacts` for both.
 
 >>> import io, json
 >>> line = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ab" * 16,
@@ -44,7 +44,13 @@ from typing import IO, Any
 
 from tooleval.errors import FormatError, InputError
 from tooleval.formats.json_limits import MAX_DEPTH, NestingTooDeep
-from tooleval.formats.otel import (
+from tooleval.traces.genai import SpanFacts, span_facts
+from tooleval.traces.logs import (
+    facts_from_logs_request,
+    is_otlp_logs_request,
+    record_or_problem,
+)
+from tooleval.traces.otlp import (
     IngestReport,
     OtlpSpan,
     _decode_or_report,
@@ -52,12 +58,6 @@ from tooleval.formats.otel import (
     is_otlp_request,
     loads,
     spans_from_request,
-)
-from tooleval.formats.otel_genai import SpanFacts, span_facts
-from tooleval.formats.otel_logs import (
-    facts_from_logs_request,
-    is_otlp_logs_request,
-    record_or_problem,
 )
 
 __all__ = [

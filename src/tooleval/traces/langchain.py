@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.formats.otel import loads
+from tooleval.traces.otlp import loads
 
 __all__ = [
     "conversation_text",

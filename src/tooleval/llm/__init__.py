@@ -2,7 +2,7 @@
 
 No judge is ever created for you: judged metrics take ``judge=`` explicitly.
 
->>> from tooleval.judge import OpenAIJudge, judge_from_config
+>>> from tooleval.llm import OpenAIJudge, judge_from_config
 >>> judge = judge_from_config({"type": "openai", "model": "llama3.1:8b",
 ...                            "base_url": "http://127.0.0.1:11434/v1", "cache": False})
 >>> isinstance(judge, Judge)
@@ -14,12 +14,12 @@ The bundled local SmolLM2-135M judge is for plumbing only: it parrots prompt
 examples.
 """
 
-from tooleval.judge.base import BaseJudge, Judge, JudgeUsage, normalise_messages
-from tooleval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
-from tooleval.judge.config import judge_from_config
-from tooleval.judge.local import LocalJudge, find_smollm2_gguf
-from tooleval.judge.openai_judge import OpenAIJudge
-from tooleval.judge.reply import JudgeReply, check_schema, extract_json_object, parse_json_reply
+from tooleval.llm.base import BaseJudge, Judge, JudgeUsage, normalise_messages
+from tooleval.llm.cache import DEFAULT_CACHE_PATH, JudgeCache, cache_key
+from tooleval.llm.config import judge_from_config
+from tooleval.llm.local import LocalJudge, find_smollm2_gguf
+from tooleval.llm.openai_judge import OpenAIJudge
+from tooleval.llm.reply import JudgeReply, check_schema, extract_json_object, parse_json_reply
 
 __all__ = [
     "DEFAULT_CACHE_PATH",

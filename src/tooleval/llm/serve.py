@@ -2,7 +2,7 @@
 
 ``tooleval judge serve`` puts the local judge behind ``POST
 /v1/chat/completions`` and ``GET /v1/models`` so that anything speaking the
-OpenAI protocol (including :class:`~tooleval.judge.openai_judge.OpenAIJudge`)
+OpenAI protocol (including :class:`~tooleval.llm.openai_judge.OpenAIJudge`)
 can use it.
 
 - The model loads when the server starts (in the background, so the port
@@ -27,7 +27,7 @@ import uuid
 from typing import Any
 
 from tooleval.errors import JudgeError
-from tooleval.judge.base import Judge
+from tooleval.llm.base import Judge
 
 __all__ = ["JudgeServerState", "create_app", "serve"]
 
@@ -191,7 +191,7 @@ async def _answer(
     gets the request's cap and stops when the client hangs up; any other judge
     answers through ``acomplete``.
     """
-    from tooleval.judge.base import normalise_messages
+    from tooleval.llm.base import normalise_messages
 
     generate = getattr(judge, "generate", None)
     if not callable(generate):

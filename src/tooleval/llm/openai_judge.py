@@ -33,8 +33,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from tooleval.errors import JudgeError
-from tooleval.judge.base import BaseJudge, CacheSetting, JudgeUsage
-from tooleval.judge.reply import JudgeReply
+from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
+from tooleval.llm.reply import JudgeReply
 
 __all__ = ["OpenAIJudge"]
 

@@ -1,6 +1,6 @@
 """What one span says about tool calls, by semantic convention.
 
-:func:`span_facts` reads a decoded :class:`~tooleval.formats.otel.OtlpSpan`
+:func:`span_facts` reads a decoded :class:`~tooleval.traces.otlp.OtlpSpan`
 and returns :class:`SpanFacts`: the tool calls it ran or requested, tool
 responses it carries, the user input / assistant output it records, and the
 conversation id. Conventions read:
@@ -24,7 +24,7 @@ Calls that a span *ran* are ``executed``; calls found in model messages are
 requests that :mod:`tooleval.monitor.session` deduplicates against executed
 ones. Nothing here groups spans: one span in, facts out.
 
->>> from tooleval.formats.otel import OtlpSpan, loads
+>>> from tooleval.traces.otlp import OtlpSpan, loads
 >>> span = OtlpSpan("ab" * 16, "cd" * 8, attributes={"gen_ai.operation.name": "execute_tool",
 ...     "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.arguments": '{"city": "Paris"}'})
 >>> facts = span_facts(span)
@@ -41,12 +41,12 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
-from tooleval.formats.otel import OtlpSpan, loads
-from tooleval.formats.otel_langchain import (
+from tooleval.traces.langchain import (
     conversation_text,
     tool_call_with_context,
     unwrap_tool_message,
 )
+from tooleval.traces.otlp import OtlpSpan, loads
 
 __all__ = ["SpanCall", "SpanFacts", "result_is_error", "span_facts"]
 

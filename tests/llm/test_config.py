@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tooleval.errors import ConfigError
-from tooleval.judge import JudgeCache, LocalJudge, OpenAIJudge, judge_from_config
-from tooleval.judge.local import PLUMBING_ONLY
+from tooleval.llm import JudgeCache, LocalJudge, OpenAIJudge, judge_from_config
+from tooleval.llm.local import PLUMBING_ONLY
 
 
 def test_openai_judge_from_config(tmp_path, monkeypatch):

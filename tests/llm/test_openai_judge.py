@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tooleval.errors import JudgeError
-from tooleval.judge import OpenAIJudge
+from tooleval.llm import OpenAIJudge
 
 SCHEMA = {
     "title": "flag",
@@ -230,7 +230,7 @@ async def test_async_retries_and_falls_back():
 
 
 def test_rate_limit_spaces_calls():
-    from tooleval.judge.openai_judge import _RateLimiter
+    from tooleval.llm.openai_judge import _RateLimiter
 
     limiter = _RateLimiter(600)  # one call every 0.1 s
     waits = [limiter.reserve() for _ in range(3)]

@@ -385,12 +385,12 @@ def _decode_or_report(
 def iter_otlp_spans(source: str | Path | IO[bytes], *, report: IngestReport) -> Iterator[OtlpSpan]:
     """Stream the spans of an OTLP file: JSONL, one (even one-line) document, or protobuf.
 
-    See :mod:`tooleval.formats.otel_files` for the layouts; gzip is undone
+    See :mod:`tooleval.traces.files` for the layouts; gzip is undone
     on the way. Log records in the file are skipped here.
     """
     import io
 
-    from tooleval.formats.otel_files import iter_records, open_traces
+    from tooleval.traces.files import iter_records, open_traces
 
     if isinstance(source, str | Path):
         with open_traces(source) as stream:

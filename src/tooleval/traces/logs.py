@@ -16,7 +16,7 @@ event                                    read as
 ``.details``                             ``gen_ai.output.messages`` attributes
 =======================================  =========================================
 
-A record becomes a :class:`~tooleval.formats.otel_genai.SpanFacts` on the
+A record becomes a :class:`~tooleval.traces.genai.SpanFacts` on the
 record's trace and span, so it joins the chat span it was emitted in. A tool
 call whose ``arguments`` are absent (content capture off) is kept with
 ``arguments_missing`` set, never compared as if it had empty arguments.
@@ -36,21 +36,21 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.formats.otel import (
-    IngestReport,
-    _get,
-    _nanos,
-    decode_any_value,
-    decode_attributes,
-    decode_id,
-)
-from tooleval.formats.otel_genai import (
+from tooleval.traces.genai import (
     SESSION_KEYS,
     SpanCall,
     SpanFacts,
     _genai_messages,
     _maybe_json,
     result_is_error,
+)
+from tooleval.traces.otlp import (
+    IngestReport,
+    _get,
+    _nanos,
+    decode_any_value,
+    decode_attributes,
+    decode_id,
 )
 
 __all__ = ["facts_from_log_record", "is_otlp_logs_request", "facts_from_logs_request"]

@@ -12,12 +12,12 @@ import threading
 
 import numpy as np
 import pytest
-from tests.judge.tiny_gguf import CONTEXT, write_tiny_llama
+from tests.llm.tiny_gguf import CONTEXT, write_tiny_llama
 
 from tooleval.errors import JudgeError
-from tooleval.judge import LocalJudge
-from tooleval.judge.gguf_llama import LlamaModel, read_gguf
-from tooleval.judge.local import load_local_model
+from tooleval.llm import LocalJudge
+from tooleval.llm.gguf_llama import LlamaModel, read_gguf
+from tooleval.llm.local import load_local_model
 
 gguf = pytest.importorskip("gguf", reason="the local judge's runtime needs the gguf package")
 
@@ -193,7 +193,7 @@ def test_a_broken_vocabulary_is_a_judge_error(tmp_path, merges, problem):
 
 
 def test_a_prompt_longer_than_a_prefill_chunk_gives_the_same_tokens(tiny, monkeypatch):
-    import tooleval.judge.gguf_llama as runtime
+    import tooleval.llm.gguf_llama as runtime
 
     model = LlamaModel(tiny)
     prompt = [1, *range(40, 90), 2, 1]

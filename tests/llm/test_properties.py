@@ -9,8 +9,8 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tooleval.judge import parse_json_reply
 from tooleval.judged.prompts import TASK_SUCCESS_SCHEMA, TOOLS_ERROR_SCHEMA, TOPIC_VERDICT_SCHEMA
+from tooleval.llm import parse_json_reply
 
 SCHEMAS = st.sampled_from([None, TASK_SUCCESS_SCHEMA, TOOLS_ERROR_SCHEMA, TOPIC_VERDICT_SCHEMA])
 JSONISH = st.recursive(
@@ -44,7 +44,7 @@ def test_any_json_value_parses_or_says_why(value, schema, prefix):
 
 def test_importing_judges_loads_no_heavy_dependency():
     code = (
-        "import sys, tooleval.judge, tooleval.judged; "
+        "import sys, tooleval.llm, tooleval.judged; "
         "print([m for m in ('openai', 'torch', 'transformers', 'fastapi', 'uvicorn', "
         "'numpy', 'gguf', 'tokenizers', 'jinja2') "
         "if m in sys.modules])"

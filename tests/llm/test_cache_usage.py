@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from tooleval.errors import JudgeError
-from tooleval.judge import JudgeCache, JudgeReply, JudgeUsage, cache_key, normalise_messages
-from tooleval.judge.base import resolve_cache
+from tooleval.llm import JudgeCache, JudgeReply, JudgeUsage, cache_key, normalise_messages
+from tooleval.llm.base import resolve_cache
 from tooleval.model import Diagnosis, Result
 
 MESSAGES = [{"role": "user", "content": "hi"}]

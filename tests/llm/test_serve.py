@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tooleval.cli.main import main
-from tooleval.judge import LocalJudge, OpenAIJudge
+from tooleval.llm import LocalJudge, OpenAIJudge
 
 pytestmark = pytest.mark.llm
 
@@ -46,7 +46,7 @@ class Server:
     def __init__(self, judge, *, structured_output=True):
         import uvicorn
 
-        from tooleval.judge.serve import create_app
+        from tooleval.llm.serve import create_app
 
         self.app = create_app(judge, structured_output=structured_output)
         self.port = free_port()
@@ -165,7 +165,7 @@ def test_serve_command_loads_the_model_before_answering():
 
 
 def test_serve_command_refuses_a_gguf_without_chat_template(tmp_path, capsys):
-    from tests.judge.tiny_gguf import write_tiny_llama
+    from tests.llm.tiny_gguf import write_tiny_llama
 
     path = write_tiny_llama(tmp_path / "base.gguf", chat_template=None)
     assert main(["judge", "serve", "--model-path", str(path), "--port", str(free_port())]) == 2

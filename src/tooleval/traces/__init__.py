@@ -1,0 +1,11 @@
+"""Foreign trace formats: OTLP files and streams, OTel GenAI spans and log events, OpenInference.
+
+Read only by :mod:`tooleval.monitor` (and the commands over it): each span or log record is
+turned into :class:`~tooleval.traces.genai.SpanFacts`, what it says about tool calls.
+
+* :mod:`~tooleval.traces.otlp`: OTLP JSON requests, span by span (``IngestReport``, ``loads``);
+* :mod:`~tooleval.traces.files`: every file layout (JSONL, one document, protobuf, gzip, ``-``);
+* :mod:`~tooleval.traces.genai`: what a span says, by semantic convention;
+* :mod:`~tooleval.traces.logs`: GenAI log events;
+* :mod:`~tooleval.traces.langchain`: LangChain / LangGraph values as OpenInference records them.
+"""
