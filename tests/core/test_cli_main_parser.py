@@ -1,4 +1,4 @@
-"""The CLI builds a one-command parser for a known command and the full parser otherwise."""
+"""The CLI's command table: one parser per known command, the full parser otherwise."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tooleval.cli.main import _command_modules, _parser_for, build_parser, main
+from tooleval.cli.main import COMMANDS, _parser_for, build_parser, main
 
 ALL = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
@@ -16,21 +16,41 @@ def _commands(parser) -> set[str]:
     return set(parser._subparsers._group_actions[0].choices)
 
 
-@pytest.mark.parametrize("module", _command_modules())
-def test_a_command_gets_its_own_module_or_the_full_parser(module):
-    parser = _parser_for([module, "--help"])
-    commands = _commands(parser)
-    assert module in commands if module in ALL else commands == ALL
+def test_the_table_is_every_one_word_command_of_the_full_parser():
+    assert {c[0] for c in COMMANDS if len(c) == 1} == ALL
 
 
-def test_help_typos_and_other_names_get_the_full_parser(capsys):
+@pytest.mark.parametrize("command", [c for c in COMMANDS if len(c) == 1])
+def test_a_command_gets_only_its_own_parser(command):
+    assert _commands(_parser_for([*command, "--help"])) == set(command)
+
+
+def test_help_and_typos_get_the_full_parser(capsys):
     assert _commands(_parser_for([])) == ALL
     assert _commands(_parser_for(["--help"])) == ALL
     assert _commands(_parser_for(["scroe"])) == ALL
-    assert _commands(_parser_for(["collect"])) == ALL  # registered by monitor_serve.py
     with pytest.raises(SystemExit):
         main(["scroe"])
     assert "invalid choice: 'scroe'" in capsys.readouterr().err
+
+
+def test_monitor_serve_is_its_own_command_with_its_own_usage(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["monitor", "serve", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: tooleval monitor serve")
+    assert "--idle-timeout" in out
+    with pytest.raises(SystemExit):
+        main(["monitor", "--help"])
+    assert "tooleval monitor serve" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_bad_option_of_monitor_serve_names_that_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["monitor", "serve", "--no-such-option"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: tooleval monitor serve")
 
 
 def test_debug_before_the_command_still_finds_it():

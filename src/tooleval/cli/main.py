@@ -1,13 +1,15 @@
 """``tooleval`` entry point.
 
-Every module in :mod:`tooleval.cli` that defines ``register(subparsers)``
-adds its own sub-command; modules import their heavy dependencies inside the
-command handler so ``tooleval --help`` stays fast. A handler returns the
-process exit code: 0 success (gate passed), 1 gate failed, 2 usage or input
-error. Library errors become one-line messages, never tracebacks; an
-unexpected exception is exit 3 with one line, its traceback written to a log
-file whose path the line gives (printed instead under ``--debug``). The codes
-and message classes are listed in docs/errors.md.
+:data:`COMMANDS` is the command table: each command (a word, or two for a command that lives
+under another, ``monitor serve``) and the function of :mod:`tooleval.cli` that adds it
+(``module``: its ``register(subparsers)``; ``module:function`` another one). A new command is one line there. Modules import
+their heavy dependencies inside the command handler, and a known command builds only its
+own module's parser, so ``tooleval score`` starts without importing the others. A handler
+returns the process exit code: 0 success (gate passed), 1 gate failed, 2 usage or input
+error. Library errors become one-line messages, never tracebacks; an unexpected exception
+is exit 3 with one line, its traceback written to a log file whose path the line gives
+(printed instead under ``--debug``). The codes and message classes are listed in
+docs/errors.md.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 import tempfile
 import traceback
@@ -29,19 +30,34 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 DEBUG_FLAG = "--debug"
 
+# command -> module of tooleval.cli that registers it, in the order `tooleval --help` lists them.
+COMMANDS: dict[tuple[str, ...], str] = {
+    ("score",): "score",
+    ("metrics",): "metrics",
+    ("bfcl",): "bfcl",
+    ("dataset",): "dataset",
+    ("connector",): "connector",
+    ("run",): "run",
+    ("rescore",): "rescore",
+    ("runs",): "runs",
+    ("compare",): "compare",
+    ("report",): "report",
+    ("view",): "view",
+    ("aggregate",): "aggregate",
+    ("judge",): "judge",
+    ("monitor",): "monitor",
+    ("monitor", "serve"): "monitor_serve:register_serve",
+    ("collect",): "monitor_serve",  # the receiver's older, one-word name
+    ("trace",): "trace",
+}
 
-def _command_modules() -> list[str]:
-    import tooleval.cli as cli_package
 
-    return [
-        info.name
-        for info in sorted(pkgutil.iter_modules(cli_package.__path__), key=lambda m: m.name)
-        if info.name != "main" and not info.name.startswith("_")
-    ]
+def _register(subparsers: argparse._SubParsersAction, command: tuple[str, ...]) -> None:
+    module, _, function = COMMANDS[command].partition(":")
+    getattr(importlib.import_module(f"tooleval.cli.{module}"), function or "register")(subparsers)
 
 
-def _parser(modules: list[str]) -> tuple[argparse.ArgumentParser, set[str]]:
-    """The ``tooleval`` parser with the commands of ``modules``, and their names."""
+def _root() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="tooleval",
         description="Evaluate what AI agents do: score their tool calls.",
@@ -52,34 +68,57 @@ def _parser(modules: list[str]) -> tuple[argparse.ArgumentParser, set[str]]:
         help="print the traceback of an unexpected error (exit 3) instead of writing it to a "
         "log file; may be given anywhere on the command line",
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in modules:
-        module = importlib.import_module(f"tooleval.cli.{name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(subparsers)
-    return parser, set(subparsers.choices)
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``tooleval`` parser with every command."""
-    return _parser(_command_modules())[0]
+    """The ``tooleval`` parser with every one-word command.
+
+    A two-word command (``monitor serve``) is named in its parent's help and gets its own
+    parser when the command line starts with it.
+    """
+    parser, subparsers = _root()
+    for command in COMMANDS:
+        if len(command) == 1:
+            _register(subparsers, command)
+    return parser
+
+
+def _command_of(argv: list[str]) -> tuple[str, ...] | None:
+    """The longest command of the table that ``argv`` starts with (``--debug`` aside)."""
+    words = [a for a in argv if a != DEBUG_FLAG]
+    found = [c for c in COMMANDS if tuple(words[: len(c)]) == c]
+    return max(found, key=len) if found else None
 
 
 def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
-    """Only the command's own module when ``argv`` starts with a command it registers.
+    """Only the command's own module when ``argv`` starts with a command of the table.
 
     A command then starts without importing every other command's module (a
     tenth of a second of ``tooleval score`` on a small file); anything else
-    (``--help``, a typo, a command registered under another module's name)
-    gets the full parser and its messages.
+    (``--help``, a typo) gets the full parser and its messages.
     """
-    command = next((a for a in argv if a != DEBUG_FLAG), None)
-    if command is not None and command.isidentifier() and command in _command_modules():
-        parser, commands = _parser([command])
-        if command in commands:
+    command = _command_of(argv)
+    if command is None:
+        return build_parser()
+    parser, subparsers = _root()
+    if len(command) == 2:  # `tooleval monitor serve`: the parent holds only this verb here
+        parent = subparsers.add_parser(command[0])
+        subparsers = parent.add_subparsers(dest=f"{command[0]}_command", metavar="VERB")
+    _register(subparsers, command)
+    return parser
+
+
+def _chosen_parser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The deepest (sub)parser that ``args`` went through."""
+    while True:
+        verbs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        chosen = getattr(args, verbs[0].dest, None) if verbs else None
+        if not verbs or chosen not in verbs[0].choices:
             return parser
-    return build_parser()
+        parser = verbs[0].choices[chosen]
 
 
 def one_line(text: object, limit: int = 500) -> str:
@@ -95,18 +134,18 @@ def one_line(text: object, limit: int = 500) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:2] == ["monitor", "serve"]:  # the OTLP receiver lives in cli/monitor_serve.py
-        argv = ["collect", *argv[2:]]
     debug = DEBUG_FLAG in argv
     if debug:  # accepted anywhere, not only before the command
         argv = [DEBUG_FLAG] + [a for a in argv if a != DEBUG_FLAG]
     parser = _parser_for(argv)
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # said by the command's own parser, so the usage line is the command's
+        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    command = args.command
+    command = " ".join(_command_of(argv) or (args.command,))
     try:
         return int(handler(args) or 0)
     except ToolEvalError as exc:

@@ -27,6 +27,10 @@ def register(subparsers: Any) -> None:
             "conversation logs, group them into sessions and run detectors that need no "
             "expected calls: redundancy, retry_loop, error_ignored, excessive_calls."
         ),
+        epilog=(
+            "To monitor live traces instead, run the OTLP/HTTP receiver: "
+            "`tooleval monitor serve` (see `tooleval monitor serve --help`)."
+        ),
     )
     parser.add_argument("traces", metavar="TRACES", help="OTLP JSON / JSONL traces file")
     parser.add_argument("--json", metavar="FILE", help="write every finding as JSON to FILE")

@@ -106,9 +106,21 @@ def judging_from_args(args: argparse.Namespace) -> Any:
 
 
 def register(subparsers: Any) -> None:
+    """``tooleval collect``: the receiver's one-word name."""
+    _add(
+        subparsers, "collect", "OTLP/HTTP receiver that monitors live traces (also: monitor serve)"
+    )
+
+
+def register_serve(subparsers: Any) -> None:
+    """``tooleval monitor serve``, added under ``monitor``'s verbs."""
+    _add(subparsers, "serve", "OTLP/HTTP receiver that monitors live traces")
+
+
+def _add(subparsers: Any, name: str, summary: str) -> None:
     parser = subparsers.add_parser(
-        "collect",
-        help="OTLP/HTTP receiver that monitors live traces (alias: tooleval monitor serve)",
+        name,
+        help=summary,
         description=(
             "Receive OTLP/HTTP traces and logs (protobuf or JSON, gzip) on /v1/traces and "
             "/v1/logs, group spans into sessions, and run the detectors on each session once "
