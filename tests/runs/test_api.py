@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from tests.runs.support import CASES, script_correct, write_dataset, write_plan
 
+from tooleval.analysis import compare_runs
 from tooleval.cli.main import main
 from tooleval.connectors import CallableConnector
 from tooleval.metrics.registry import MetricInfo, Param
 from tooleval.model import Result
-from tooleval.runs import compare_runs, load_plan, plan_from_dict, run_plan
+from tooleval.runs import load_plan, plan_from_dict, run_plan
 from tooleval.runs.progress import LineProgress
 from tooleval.store import open_store
 

@@ -10,8 +10,8 @@ import orjson
 import pytest
 from tests.runs.support import CASES, script_correct, write_dataset, write_plan
 
+from tooleval.analysis import compare_runs
 from tooleval.cli.main import main
-from tooleval.runs import compare_runs
 from tooleval.store import open_store
 
 

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from tests.runs.support import script_correct, write_dataset, write_plan
 
+from tooleval.analysis import cluster_failures
 from tooleval.cli.main import main
-from tooleval.runs import cluster_failures
 from tooleval.store import open_store
 
 HOSTILE = (

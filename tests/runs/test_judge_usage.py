@@ -6,8 +6,8 @@ import io
 import json
 
 from tooleval.analysis.export import judge_usage, write_json
+from tooleval.cli._render import make_console, show_run
 from tooleval.model import Diagnosis, Result, Sample
-from tooleval.runs.render import make_console, show_run
 from tooleval.store import MetricSpec, RowRecord, open_store
 
 

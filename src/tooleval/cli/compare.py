@@ -44,8 +44,8 @@ def compare(args: argparse.Namespace) -> int:
     import orjson
 
     from tooleval.analysis.compare import compare_runs
+    from tooleval.cli._render import make_console, print_comparison
     from tooleval.cli.run import open_cli_store
-    from tooleval.runs.render import make_console, print_comparison
 
     if args.json:
         from tooleval.io_atomic import check_output_path

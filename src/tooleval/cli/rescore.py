@@ -49,8 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def rescore(args: argparse.Namespace) -> int:
+    from tooleval.cli._render import make_console, print_summary
     from tooleval.cli.run import _store_aggregates, open_cli_store
-    from tooleval.runs.render import make_console, print_summary
     from tooleval.runs.rescore import parse_metric_specs, rescore_run
 
     specs = parse_metric_specs(args.metric, args.option, args.threshold)

@@ -302,8 +302,8 @@ def _interrupted(
 def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: _Tracked) -> int:
     from tooleval.analysis.export import write_json, write_junit
     from tooleval.cli._ci_options import after_run, make_cache, run_kwargs, write_ci_outputs
+    from tooleval.cli._render import make_console, print_gate, print_summary
     from tooleval.runs.progress import make_progress
-    from tooleval.runs.render import make_console, print_gate, print_summary
     from tooleval.runs.runner import run_plan
 
     tracked.inner = None if args.quiet else make_progress(sys.stderr)

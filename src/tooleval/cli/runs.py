@@ -39,9 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def list_runs(args: argparse.Namespace) -> int:
 
+    from tooleval.cli._render import make_console, print_run_list, run_status
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
-    from tooleval.runs.render import make_console, print_run_list, run_status
 
     if args.limit < 1:
         raise ConfigError(f"expected a whole number >= 1, got {args.limit}", field="--limit")
@@ -54,10 +54,10 @@ def list_runs(args: argparse.Namespace) -> int:
 
 def show_run(args: argparse.Namespace) -> int:
 
+    from tooleval.cli._render import make_console
+    from tooleval.cli._render import show_run as render
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
-    from tooleval.runs.render import make_console
-    from tooleval.runs.render import show_run as render
 
     if args.limit < 0:
         raise ConfigError(f"expected a whole number >= 0, got {args.limit}", field="--limit")
