@@ -131,9 +131,9 @@ def paint_times(db: Path, urls: dict[str, str]) -> dict[str, list]:
 def main() -> int:
     from fastapi.testclient import TestClient
 
+    from tooleval.analysis.aggregates import aggregate_run
     from tooleval.report import build_report
     from tooleval.report.comparison import comparison_page
-    from tooleval.report.summary import aggregate_run
     from tooleval.store import open_store
     from tooleval.web import create_app
 

@@ -9,13 +9,13 @@ import re
 import pytest
 from tests.web.seed import METRICS, seed_many, seed_support_runs
 
+from tooleval.analysis.aggregates import aggregate_run, run_clusters, run_counts
 from tooleval.analysis.clusters import cluster_failures
 from tooleval.analysis.compare import compare_runs
 from tooleval.cli.main import main
 from tooleval.model import Result, Sample
 from tooleval.report.charts import bin_counts, histogram_svg
 from tooleval.report.comparison import comparison_page
-from tooleval.report.summary import aggregate_run, run_clusters, run_counts
 from tooleval.store.records import RowRecord
 
 
@@ -233,7 +233,7 @@ def test_report_of_a_bigger_run_reads_stored_aggregates(store):
 
 
 def test_cached_run_headers_equal_get_run_and_follow_a_resume(store):
-    from tooleval.report.summary import cached_run, cached_runs
+    from tooleval.analysis.aggregates import cached_run, cached_runs
 
     a, b = seed_support_runs(store)
     for run_id in (a, b):

@@ -9,9 +9,9 @@ import pytest
 from tests.web.seed import METRICS, _cases, _record
 from tests.web.test_browser_repeats import N, _attempts
 
+from tooleval.analysis.aggregates import aggregate_run, cached_run, run_repeats
 from tooleval.analysis.repeats import analyse_repeats
 from tooleval.report import build_report as render_report
-from tooleval.report.summary import aggregate_run, cached_run, run_repeats
 from tooleval.store import open_store
 
 

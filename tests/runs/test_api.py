@@ -70,6 +70,10 @@ def test_run_plan_with_a_callable_connector(tmp_path, temporary_metric):
         # The unscored row does not count against the pass rate; the gate passes.
         assert outcome.run.summaries["test_runs_fragile"].unscored == 1
         assert outcome.gate.passed
+        # The run stored its own aggregates, as `tooleval run` does: views count nothing.
+        rows = outcome.run.row_count
+        for document in ("run/1", "counts/1", "clusters/1"):
+            assert store.aggregates.load_aggregate(outcome.run_id, document, row_count=rows)
     assert log.getvalue().strip().splitlines()[-1].endswith("6/6 rows, 0 errors")
 
 

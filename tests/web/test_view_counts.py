@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from tooleval.report.summary import cached_run
+from tooleval.analysis.aggregates import cached_run
 from tooleval.web.routes import count_view
 
 

@@ -34,9 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def aggregate(args: argparse.Namespace) -> int:
+    from tooleval.analysis.aggregates import FINISHED, aggregate_run
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
-    from tooleval.report.summary import FINISHED, aggregate_run
 
     if bool(args.run_id) == bool(args.all):
         raise ConfigError("give one RUN_ID or --all", field="RUN_ID")

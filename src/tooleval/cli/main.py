@@ -20,7 +20,9 @@ import os
 import sys
 import tempfile
 import traceback
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 from tooleval.errors import ToolEvalError
 
@@ -121,6 +123,15 @@ def _chosen_parser(
         parser = verbs[0].choices[chosen]
 
 
+def _warning_line(command: str) -> Any:
+    """Warnings the library gives, printed as one line each (never a source excerpt)."""
+
+    def show(message: Warning | str, *_: object, **__: object) -> None:
+        print(f"tooleval {command}: warning: {one_line(message)}", file=sys.stderr)
+
+    return show
+
+
 def one_line(text: object, limit: int = 500) -> str:
     """A message on one line: newlines and control characters become spaces.
 
@@ -146,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     command = " ".join(_command_of(argv) or (args.command,))
+    warnings.showwarning = _warning_line(command)
     try:
         return int(handler(args) or 0)
     except ToolEvalError as exc:

@@ -50,14 +50,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def rescore(args: argparse.Namespace) -> int:
     from tooleval.cli._render import make_console, print_summary
-    from tooleval.cli.run import _store_aggregates, open_cli_store
+    from tooleval.cli.run import open_cli_store
     from tooleval.runs.rescore import parse_metric_specs, rescore_run
 
     specs = parse_metric_specs(args.metric, args.option, args.threshold)
     with open_cli_store(args) as store:
         source = store.resolve_run_id(args.run_id)
         new_id = rescore_run(store, source, specs, name=args.name)
-        _store_aggregates(store, new_id)
         console = make_console(sys.stdout)
         print_summary(console, store.get_run(new_id))
         console.print(f"run {new_id}: rescored from {source}; nothing was called")

@@ -330,18 +330,5 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
         write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id))
     if args.json:
         write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
-    _store_aggregates(store, outcome.run_id)
     write_ci_outputs(args, store, outcome, cache, console)
     return 0 if outcome.gate.passed else 1
-
-
-def _store_aggregates(store: StoreReader, run_id: str) -> None:
-    """Write the stopped run's aggregates once, so the viewer and reports never count rows."""
-    from tooleval.errors import ToolEvalError
-    from tooleval.report.summary import aggregate_run
-
-    try:
-        aggregate_run(store, run_id)
-    except ToolEvalError as exc:
-        # The run and its rows are stored; views compute the aggregates on first use.
-        print(f"tooleval run: warning: aggregates not stored ({exc})", file=sys.stderr)

@@ -26,9 +26,9 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
+from tooleval.analysis.aggregates import FINISHED, cached_run, stamp
 from tooleval.analysis.compare import CHANGES
 from tooleval.model import Result, Sample
-from tooleval.report.summary import FINISHED, cached_run, stamp
 from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 

@@ -2,7 +2,7 @@
 
 Shown for a run made with ``--repeat N`` (N >= 2). Renders the digest of
 :meth:`tooleval.analysis.repeats.RepeatSummary.digest` (what
-:func:`tooleval.report.summary.run_repeats` keeps in the store for a stopped
+:func:`tooleval.analysis.aggregates.run_repeats` keeps in the store for a stopped
 run). Pure: a digest in, HTML out; ``link`` turns a row id into the address of
 its rows (the viewer's filtered list, the static report's first card of the row);
 an empty address leaves the id as text.

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tooleval.analysis.counts import CategoryStats, ScoreBins
 from tooleval.errors import InputError
 from tooleval.report.charts import bar_chart_svg, histogram_svg
 from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
@@ -31,7 +32,6 @@ from tooleval.report.run_tables import (
     run_header,
     run_status,
 )
-from tooleval.report.stats import CategoryStats, ScoreBins
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
@@ -116,12 +116,12 @@ def build_report(
     """The report as HTML text; ``compare_with`` is the baseline run (A) for a comparison.
 
     Histograms, per-category numbers and failure clusters come from the run's
-    stored aggregates (:mod:`tooleval.report.summary`, computed and stored on
+    stored aggregates (:mod:`tooleval.analysis.aggregates`, computed and stored on
     first use for a stopped run); rows are read only for the cards shown.
     """
+    from tooleval.analysis.aggregates import cached_run, run_clusters, run_counts, run_repeats
     from tooleval.report.comparison import comparison_page
     from tooleval.report.repeats import repeat_section
-    from tooleval.report.summary import cached_run, run_clusters, run_counts, run_repeats
 
     if not isinstance(max_rows, int) or isinstance(max_rows, bool) or max_rows < 0:
         raise InputError(

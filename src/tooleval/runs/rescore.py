@@ -16,10 +16,12 @@ never a 0.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from tooleval.analysis.aggregates import store_aggregates
 from tooleval.analysis.clusters import classify_failure
 from tooleval.errors import ConfigError
 from tooleval.model import Result, Sample
@@ -232,4 +234,7 @@ def rescore_run(
         store.finish_run(new_id, "failed")
         raise
     store.finish_run(new_id, "finished" if source.status == "finished" else source.status)
+    problem = store_aggregates(store, new_id)
+    if problem is not None:  # the results are stored; views count them on first use instead
+        warnings.warn(f"run {new_id}: aggregates not stored ({problem})", stacklevel=2)
     return new_id

@@ -25,10 +25,12 @@ import asyncio
 import contextlib
 import dataclasses
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tooleval.analysis.aggregates import store_aggregates
 from tooleval.analysis.clusters import classify_failure, cluster_failures
 from tooleval.analysis.gate import GateResult, evaluate_gate
 from tooleval.errors import ConfigError, ToolEvalError
@@ -237,6 +239,7 @@ async def arun_plan(
                 progress.close()
         _mark_plumbing(store, run_id)
         rows.finish("finished")
+        _aggregate(store, run_id)
     finally:
         if heartbeat is not None:
             heartbeat.stop()
@@ -486,3 +489,10 @@ def _mark_plumbing(store: Store, run_id: str) -> None:
     clusters = cluster_failures(store.iter_rows(run_id))
     if len(clusters) == 1 and clusters[0].failure_class == "plumbing":
         store.set_failure_class(run_id, clusters[0].indexes, "plumbing")
+
+
+def _aggregate(store: Store, run_id: str) -> None:
+    """The finished run's aggregates, stored with it (what the viewer and reports read)."""
+    problem = store_aggregates(store, run_id)
+    if problem is not None:  # the rows are stored; views count them on first use instead
+        warnings.warn(f"run {run_id}: aggregates not stored ({problem})", stacklevel=2)

@@ -85,9 +85,9 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
     from fastapi.responses import HTMLResponse, Response
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
+    from tooleval.analysis.aggregates import cached_run, cached_runs
     from tooleval.report.html import el, href
     from tooleval.report.run_tables import run_status
-    from tooleval.report.summary import cached_run, cached_runs
     from tooleval.web import pages, routes
 
     names = _host_names(host)
@@ -208,8 +208,8 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
 
     @app.get("/runs/{run_id}/charts/scores.svg")
     def scores_chart(run_id: str, metric: str) -> Response:
+        from tooleval.analysis.aggregates import run_counts
         from tooleval.report.charts import histogram_svg
-        from tooleval.report.summary import run_counts
 
         info = cached_run(store, run_id)
         bins = {b.metric: b for b in run_counts(store, info).bins}

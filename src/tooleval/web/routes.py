@@ -1,6 +1,6 @@
 """What the viewer's routes do between the request and the page: checks and store reads.
 
-Each page reads the run's stored aggregates (:mod:`tooleval.report.summary`)
+Each page reads the run's stored aggregates (:mod:`tooleval.analysis.aggregates`)
 and one page of rows; nothing here reads every row of a run.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tooleval.analysis.aggregates import cached_run, cached_runs
 from tooleval.errors import InputError
 from tooleval.report.run_tables import run_status
-from tooleval.report.summary import cached_run, cached_runs
 from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import PAGE_SIZES, RunFilters
@@ -95,7 +95,7 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     optionally in one category, takes its count from there instead of
     counting a million rows again. Any other view counts in the store.
     """
-    from tooleval.report.summary import run_counts
+    from tooleval.analysis.aggregates import run_counts
 
     keys = {k for k, v in where.items() if v is not None}
     metric: Any
@@ -125,10 +125,10 @@ def render_run(
     note: str | None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
+    from tooleval.analysis.aggregates import run_counts, run_repeats
     from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.report.html import href
     from tooleval.report.repeats import repeat_section
-    from tooleval.report.summary import run_counts, run_repeats
     from tooleval.web import pages
 
     counts = run_counts(store, info)

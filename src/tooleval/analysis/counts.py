@@ -1,7 +1,7 @@
 """The numbers a report and the viewer show above the rows, as plain records.
 
 They are computed in the database and stored with the run by
-:mod:`tooleval.report.summary`; these are their shapes.
+:mod:`tooleval.analysis.aggregates`; these are their shapes.
 
 >>> CategoryStats("refund", rows=10, passed=6, failed=3, errors=1).pass_rate
 0.6666666666666666

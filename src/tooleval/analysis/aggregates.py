@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.report.stats import CategoryStats, ScoreBins
+from tooleval.analysis.counts import CategoryStats, ScoreBins
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
@@ -44,6 +44,7 @@ __all__ = [
     "run_counts",
     "run_repeats",
     "stamp",
+    "store_aggregates",
 ]
 
 FINISHED = ("finished", "interrupted", "failed")
@@ -333,6 +334,21 @@ def run_repeats(
             run.id, _REPEATS, {"digest": digest, "stamp": current}, row_count=run.row_count
         )
     return digest
+
+
+def store_aggregates(store: StoreReader, run_id: str) -> str | None:
+    """Write a stopped run's aggregates; the reason when they could not be (the run is kept).
+
+    Called by the runner and by rescoring when a run finishes, so a run made from Python
+    leaves the same store as ``tooleval run``; views compute what is missing on first use.
+    """
+    from tooleval.errors import ToolEvalError
+
+    try:
+        aggregate_run(store, run_id)
+    except ToolEvalError as exc:
+        return str(exc)
+    return None
 
 
 def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
