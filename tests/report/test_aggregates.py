@@ -75,6 +75,24 @@ def test_counts_equal_counting_every_row(store):
         assert [(c.failure_class, c.count, c.detail) for c in clusters] == [
             (c.failure_class, c.count, c.detail) for c in expected
         ]
+        # Counted from the rows' stored keys: categories and first examples as well.
+        assert [(c.categories, c.row_ids, c.indexes) for c in clusters] == [
+            (c.categories, c.row_ids[:20], c.indexes[:20]) for c in expected
+        ]
+
+
+def test_rows_stored_without_a_cluster_key_are_clustered_from_the_rows(store):
+    big = seed_many(store, 120)
+    run = store.get_run(big)
+    counted, failures = run_clusters(store, run, refresh=True)
+    with store._write() as conn:  # as an older tooleval stored them
+        conn.exec_driver_sql("UPDATE rows SET failure_detail = NULL")
+    assert store.aggregates.undetailed_failures(run.id) == failures > 0
+    read, again = run_clusters(store, run, refresh=True)
+    assert again == failures
+    assert [(c.failure_class, c.count, c.detail, c.categories) for c in read] == [
+        (c.failure_class, c.count, c.detail, c.categories) for c in counted
+    ]
 
 
 def test_documents_are_written_once_and_recomputed_when_rows_change(store):

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from tooleval.model import ExpectedTools, Result, Sample, ToolCall, UserMessage
 from tooleval.store import MetricSpec, RowRecord, open_store
 from tooleval.store import schema as t
+from tooleval.store.migrations import MIGRATIONS
 from tooleval.store.search_index import FTS_TABLE, like_condition
 
 METRICS = [MetricSpec("m", {}, 0.5), MetricSpec("other")]
@@ -173,10 +174,13 @@ def test_a_store_from_before_the_index_is_upgraded_and_its_rows_found(tmp_path):
         conn.exec_driver_sql(f"DROP TABLE {FTS_TABLE}")
         conn.exec_driver_sql("DROP INDEX ix_results_score_order")
         conn.exec_driver_sql("DROP INDEX ix_results_score_desc")
-        conn.exec_driver_sql("DELETE FROM tooleval_schema WHERE version = 5")
+        conn.exec_driver_sql("DROP INDEX ix_rows_failure_detail")
+        conn.exec_driver_sql("ALTER TABLE rows DROP COLUMN failure_detail")
+        conn.exec_driver_sql("DELETE FROM tooleval_schema WHERE version >= 5")
     engine.dispose()
     with open_store(path) as store:
         assert _indexes(store, run_id, search="1200") == [0]
         assert _indexes(store, run_id, search="cancel_booking") == [1]
         with store._read() as conn:
-            assert conn.exec_driver_sql("SELECT max(version) FROM tooleval_schema").scalar() == 5
+            latest = conn.exec_driver_sql("SELECT max(version) FROM tooleval_schema").scalar()
+            assert latest == MIGRATIONS[-1].version

@@ -2,7 +2,7 @@
 
 Rows are scored by the real metrics (tool_correctness with ordering and
 argument keys, tool_call_f1), so diagnoses carry real missing / extra /
-order / argument findings; failure classes come from ``classify_failure``
+order / argument findings; failure classes come from ``classified``
 as the runner stores them.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tooleval.analysis.clusters import classify_failure
+from tooleval.analysis.clusters import classified
 from tooleval.metrics.registry import score_sample
 from tooleval.model import ExpectedTools, Result, Sample, ToolCall
 from tooleval.store.records import MetricSpec, RowRecord
@@ -136,7 +136,7 @@ def _record(index: int, case: dict[str, Any], *, error: str | None = None) -> Ro
         error=error,
         latency_ms=120.0 + index * 7,
     )
-    return dataclasses.replace(record, failure_class=classify_failure(record))
+    return classified(record)
 
 
 def seed_support_runs(store: Any) -> tuple[str, str]:

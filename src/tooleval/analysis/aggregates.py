@@ -249,11 +249,48 @@ def run_counts(store: StoreReader, run: RunInfo, *, refresh: bool = False) -> Ru
 
 
 def _cluster(store: StoreReader, run: RunInfo) -> tuple[list[Any], int]:
+    """The clusters counted from the rows' stored keys, or (older rows) from the rows."""
     from tooleval.analysis.clusters import cluster_failures
 
+    if store.aggregates.undetailed_failures(run.id) == 0:
+        return _grouped_clusters(store, run)
     failing = list(store.aggregates.iter_unpassed_slim(run.id))
     clusters = cluster_failures(failing, total_rows=run.row_count)
     return clusters, len(failing)
+
+
+def _grouped_clusters(store: StoreReader, run: RunInfo) -> tuple[list[Any], int]:
+    """What :func:`cluster_failures` gives, from one GROUP BY over the stored keys.
+
+    Each failed row was stored with its class and detail (the runner classifies a row
+    as it writes it, and marks plumbing when the whole run failed alike), so the groups
+    are the clusters; only their first examples are read.
+    """
+    from tooleval.analysis.clusters import FAILURE_CLASSES, FailureCluster
+
+    groups: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for cls, detail, category, rows, first in store.aggregates.failure_groups(run.id):
+        groups.setdefault((cls, detail), []).append((category or "(none)", rows, first))
+    clusters = []
+    for (cls, detail), parts in groups.items():
+        # Counter.most_common order: by count, ties in order of first appearance.
+        parts.sort(key=lambda part: (-part[1], part[2]))
+        examples = store.aggregates.failure_group_examples(
+            run.id, cls, detail, limit=CLUSTER_EXAMPLES
+        )
+        clusters.append(
+            FailureCluster(
+                failure_class=cls,
+                count=sum(rows for _, rows, _ in parts),
+                categories={category: rows for category, rows, _ in parts},
+                row_ids=tuple(row_id for _, row_id in examples),
+                detail=detail,
+                indexes=tuple(index for index, _ in examples),
+            )
+        )
+    order = list(FAILURE_CLASSES)
+    clusters.sort(key=lambda c: (-c.count, order.index(c.failure_class), c.detail))
+    return clusters, sum(c.count for c in clusters)
 
 
 def run_clusters(

@@ -32,6 +32,7 @@ any tool or all failed identically. That uniform shape is the connector or its
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -44,6 +45,7 @@ from tooleval.store.records import RowRecord
 __all__ = [
     "FAILURE_CLASSES",
     "FailureCluster",
+    "classified",
     "classify_failure",
     "cluster_failures",
     "error_key",
@@ -235,6 +237,17 @@ def _reason_key(reason: str) -> str:
 
 def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def classified(row: RowRecord) -> RowRecord:
+    """``row`` with its failure class and cluster key set, as the runner stores it.
+
+    Stored with the row, they let a finished run's clusters be counted by the
+    database (:func:`tooleval.analysis.aggregates.run_clusters`) instead of re-read.
+    """
+    failure_class = classify_failure(row)
+    detail = failure_detail(row, failure_class) if failure_class else None
+    return dataclasses.replace(row, failure_class=failure_class, failure_detail=detail)
 
 
 def failure_detail(row: RowRecord, failure_class: str | None = None) -> str:

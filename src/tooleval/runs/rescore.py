@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.aggregates import store_aggregates
-from tooleval.analysis.clusters import classify_failure
+from tooleval.analysis.clusters import classified
 from tooleval.errors import ConfigError
 from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
@@ -167,8 +167,7 @@ def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecor
                 name, f"could not score: {detail}", params=params, threshold=threshold
             )
         results.append(result)
-    record = dataclasses.replace(row, run_id=run_id, results=tuple(results), failure_class=None)
-    return dataclasses.replace(record, failure_class=classify_failure(record))
+    return classified(dataclasses.replace(row, run_id=run_id, results=tuple(results)))
 
 
 def _not_reported(sample: Sample) -> set[str]:

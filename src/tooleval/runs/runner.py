@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.aggregates import store_aggregates
-from tooleval.analysis.clusters import classify_failure, cluster_failures
+from tooleval.analysis.clusters import classified, cluster_failures
 from tooleval.analysis.gate import GateResult, evaluate_gate
 from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
@@ -415,7 +415,7 @@ class _Runner:
             latency_ms=latency,
             raw_response=raw,
         )
-        return dataclasses.replace(record, failure_class=classify_failure(record))
+        return classified(record)
 
     def _not_reported(self, metric: PlannedMetric, absent: set[str]) -> Result:
         """Unscored, never 0, when the connector could not say what the metric reads."""
@@ -488,7 +488,7 @@ def _mark_plumbing(store: Store, run_id: str) -> None:
         return
     clusters = cluster_failures(store.iter_rows(run_id))
     if len(clusters) == 1 and clusters[0].failure_class == "plumbing":
-        store.set_failure_class(run_id, clusters[0].indexes, "plumbing")
+        store.set_failure_class(run_id, clusters[0].indexes, "plumbing", detail=clusters[0].detail)
 
 
 def _aggregate(store: Store, run_id: str) -> None:

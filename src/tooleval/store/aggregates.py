@@ -287,6 +287,53 @@ class RunAggregates:
                 out[cls] = [[int(i), row_id] for i, row_id in conn.execute(query)]
         return out
 
+    def failure_groups(self, run_id: str) -> list[tuple[str, str, str | None, int, int]]:
+        """Failed rows grouped by stored class, detail and category, from the rows' columns.
+
+        Each group is ``(failure_class, failure_detail, category, rows, first row index)``.
+        Rows with a class but no stored detail (stored by an older tooleval) are counted by
+        :meth:`undetailed_failures` instead.
+        """
+        r = t.rows.c
+        query = (
+            sa.select(
+                r.failure_class,
+                r.failure_detail,
+                r.category,
+                sa.func.count(),
+                sa.func.min(r.row_index),
+            )
+            .where(r.run_id == run_id, r.failure_class.is_not(None), r.failure_detail.is_not(None))
+            .group_by(r.failure_class, r.failure_detail, r.category)
+        )
+        with self._store._read() as conn:
+            return [(c, d, cat, int(n), int(first)) for c, d, cat, n, first in conn.execute(query)]
+
+    def undetailed_failures(self, run_id: str) -> int:
+        """Rows that did not pass and carry no stored failure class and detail."""
+        r = t.rows.c
+        query = sa.select(sa.func.count()).where(
+            r.run_id == run_id,
+            sa.or_(r.passed.is_(None), r.passed.is_(False)),
+            sa.or_(r.failure_class.is_(None), r.failure_detail.is_(None)),
+        )
+        with self._store._read() as conn:
+            return int(conn.execute(query).scalar_one())
+
+    def failure_group_examples(
+        self, run_id: str, failure_class: str, detail: str, *, limit: int
+    ) -> list[tuple[int, str]]:
+        """The first ``limit`` rows of one failure group, as ``(row_index, row_id)``."""
+        r = t.rows.c
+        query = (
+            sa.select(r.row_index, r.row_id)
+            .where(r.run_id == run_id, r.failure_class == failure_class, r.failure_detail == detail)
+            .order_by(r.row_index)
+            .limit(limit)
+        )
+        with self._store._read() as conn:
+            return [(int(i), row_id) for i, row_id in conn.execute(query)]
+
     def verdict_rows(self, run_id: str) -> Any:
         """Every result of the run as ``(row_index, row_id, category, metric, score, passed)``.
 

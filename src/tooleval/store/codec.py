@@ -99,6 +99,7 @@ def row_values(run_id: str, record: RowRecord, created: str) -> dict[str, Any]:
         "latency_ms": record.latency_ms,
         "raw_response": record.raw_response,
         "failure_class": record.failure_class,
+        "failure_detail": record.failure_detail,
         "passed": record.passed,
         "created_at": created,
     }
@@ -165,6 +166,7 @@ def row_record(row: Mapping[str, Any], results: Sequence[Result]) -> RowRecord:
         latency_ms=row["latency_ms"],
         raw_response=row["raw_response"],
         failure_class=row["failure_class"],
+        failure_detail=row.get("failure_detail"),
     )
 
 

@@ -160,12 +160,24 @@ def _v5_row_read_indexes(op: Any) -> None:
     create_search_index(op)
 
 
+def _v6_failure_detail(op: Any) -> None:
+    import sqlalchemy as sa
+
+    # Each failed row keeps its cluster key, written with the row, so a finished run's
+    # failure clusters are one GROUP BY instead of reading every failed row's results.
+    op.add_column("rows", sa.Column("failure_detail", sa.Text))
+    op.create_index(
+        "ix_rows_failure_detail", "rows", ["run_id", "failure_class", "failure_detail", "row_index"]
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
     Migration(3, "run_aggregates: per-run histograms and counts", _v3_run_aggregates),
     Migration(4, "run leases: one live process works a run", _v4_run_leases),
     Migration(5, "score-order index and full-text row search index", _v5_row_read_indexes),
+    Migration(6, "rows keep their failure cluster key", _v6_failure_detail),
 )
 
 

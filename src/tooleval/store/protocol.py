@@ -90,6 +90,20 @@ class AggregateStore(Protocol):
         """Per failure class, the first ``limit`` rows as ``[index, row_id]`` pairs."""
         ...
 
+    def failure_groups(self, run_id: str) -> list[tuple[str, str, str | None, int, int]]:
+        """Failed rows as ``(class, detail, category, rows, first index)`` groups."""
+        ...
+
+    def undetailed_failures(self, run_id: str) -> int:
+        """Rows that did not pass and carry no stored failure class and detail."""
+        ...
+
+    def failure_group_examples(
+        self, run_id: str, failure_class: str, detail: str, *, limit: int
+    ) -> list[tuple[int, str]]:
+        """The first ``limit`` rows of one failure group, as ``(row_index, row_id)``."""
+        ...
+
     def verdict_rows(self, run_id: str) -> Any:
         """Every result as ``(row_index, row_id, category, metric, score, passed)``, streamed."""
         ...

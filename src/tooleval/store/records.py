@@ -108,6 +108,8 @@ class RowRecord:
     latency_ms: float | None = None
     raw_response: Any = None
     failure_class: str | None = None
+    #: What failed, within the class (``wrong cancel_order.order_id``): the cluster key.
+    failure_detail: str | None = None
 
     @property
     def category(self) -> str | None:

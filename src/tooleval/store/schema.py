@@ -82,12 +82,14 @@ rows = sa.Table(
     sa.Column("latency_ms", sa.Float),
     sa.Column("raw_response", JSON_TYPE),
     sa.Column("failure_class", sa.String(40)),
+    sa.Column("failure_detail", sa.Text),
     sa.Column("passed", sa.Boolean),
     sa.Column("created_at", sa.String(40), nullable=False),
     # Each index ends with row_index so a filtered page comes out of the index in order.
     sa.Index("ix_rows_category", "run_id", "category", "row_index"),
     sa.Index("ix_rows_passed", "run_id", "passed", "row_index"),
     sa.Index("ix_rows_failure_class", "run_id", "failure_class", "row_index"),
+    sa.Index("ix_rows_failure_detail", "run_id", "failure_class", "failure_detail", "row_index"),
     sa.Index("ix_rows_row_id", "run_id", "row_id"),
 )
 

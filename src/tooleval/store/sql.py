@@ -230,9 +230,14 @@ class Store:
         self.finish_run(run_id, "running")
 
     def set_failure_class(
-        self, run_id: str, indexes: Iterable[int], failure_class: str | None
+        self,
+        run_id: str,
+        indexes: Iterable[int],
+        failure_class: str | None,
+        *,
+        detail: str | None = None,
     ) -> int:
-        """Store ``failure_class`` on the given rows (clustering decides it); return how many."""
+        """Store ``failure_class`` (and its ``detail``) on the given rows; return how many."""
         wanted = list(indexes)
         changed = 0
         with self._write() as conn:
@@ -241,7 +246,7 @@ class Store:
                 changed += conn.execute(
                     t.rows.update()
                     .where(t.rows.c.run_id == run_id, t.rows.c.row_index.in_(chunk))
-                    .values(failure_class=failure_class)
+                    .values(failure_class=failure_class, failure_detail=detail)
                 ).rowcount
         return changed
 
