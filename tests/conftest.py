@@ -33,6 +33,9 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SRC = REPO_ROOT / "src"
+# Test files that take seconds each (subprocesses, signals, big inputs): `make check` skips
+# them, `make test` runs them. Measured with `pytest --durations`; see docs/contributing.md.
+SLOW_FILES: tuple[str, ...] = ()
 
 CI_MAX_EXAMPLES = 60
 # Per example, a guard against a runaway example rather than a timing check: generous
@@ -139,6 +142,28 @@ def _missing_warning_module(mark: pytest.Mark) -> str | None:
     return None
 
 
+# What `make check` leaves out, told by what a test uses (fixtures, hypothesis), so a new
+# test is marked without anyone remembering to: (marker, fixtures that imply it).
+_FIXTURE_MARKS = (
+    ("browser", {"page", "browser", "viewer_url"}),
+    ("postgres", {"pg_url"}),
+    ("ray", {"ray_cluster"}),
+)
+
+
+def _mark_by_what_it_needs(item: pytest.Item, function: object) -> None:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    for marker, implied in _FIXTURE_MARKS:
+        if fixtures & implied:
+            item.add_marker(marker)
+    if getattr(function, "is_hypothesis_test", False):
+        item.add_marker("property")
+    if item.path.name.startswith("test_browser"):
+        item.add_marker("browser")
+    if any(str(item.path).endswith(suffix) for suffix in SLOW_FILES):
+        item.add_marker("slow")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     bounded: set[int] = set()
     for item in items:
@@ -149,6 +174,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.own_markers[:] = [m for m in item.own_markers if m is not mark]
                 item.add_marker(pytest.mark.skip(reason=_install_hint(module)))
         function = getattr(item, "obj", None)
+        _mark_by_what_it_needs(item, function)
         if (
             HYPOTHESIS_PROFILE == "ci"
             and getattr(function, "is_hypothesis_test", False)
