@@ -6,7 +6,7 @@ PIP    := $(PY) -m pip
 # Debian packages the test suite drives for real: a PostgreSQL server and a browser.
 APT_PACKAGES := postgresql chromium
 
-.PHONY: demo test lint format bench system-deps clean kernel shell
+.PHONY: demo test check lint format bench system-deps clean kernel shell
 
 $(VENV)/.core: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -66,6 +66,16 @@ test: system-deps $(VENV)/.dev kernel
 	@! $(VENV)/bin/vulture | grep '^src/'
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
 	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile
+
+# The inner loop (under a minute on 2 cores): lint, types and the tests that need no
+# browser, database server, model, Ray cluster or subprocess signals, without property tests.
+# `make test` runs everything. Markers: tests/conftest.py (SLOW_FILES, what fixtures imply).
+FAST_TESTS := not (slow or property or browser or postgres or llm or ray)
+check: $(VENV)/.dev
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
+	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile -m "$(FAST_TESTS)"
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check src tests bench

@@ -35,7 +35,24 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SRC = REPO_ROOT / "src"
 # Test files that take seconds each (subprocesses, signals, big inputs): `make check` skips
 # them, `make test` runs them. Measured with `pytest --durations`; see docs/contributing.md.
-SLOW_FILES: tuple[str, ...] = ()
+SLOW_FILES: tuple[str, ...] = (
+    "tests/compat/test_ragas_differential.py",  # imports ragas, 10,000 random samples
+    "tests/monitor/test_instrumented.py",  # real OpenAI / LangGraph instrumentation
+    "tests/monitor/test_serve.py",  # receivers in subprocesses, SIGTERM
+    "tests/runs/test_concurrency_and_signals.py",  # two processes, signals, leases
+    "tests/runs/test_resume.py",  # SIGINT / SIGTERM / SIGKILL mid-run
+    "tests/runs/test_testing.py",  # pytest in a subprocess
+    "tests/examples/test_ci_agent.py",  # the worked example end to end
+    "tests/test_session_rules.py",  # pytest sessions in subprocesses
+)
+# Single tests of seconds in files that are otherwise quick (file::name).
+SLOW_TESTS: frozenset[str] = frozenset(
+    {
+        "tests/core/test_adversarial_readers.py::test_a_deep_otlp_document_is_a_named_problem_not_out_of_memory",
+        "tests/core/test_adversarial_readers.py::test_trace_sessions_with_nothing_read_is_exit_2_not_an_empty_listing",
+        "tests/core/test_file_commands_contract.py::test_20_a_hard_partial_order_row_is_unscored_with_the_reason",
+    }
+)
 
 CI_MAX_EXAMPLES = 60
 # Per example, a guard against a runaway example rather than a timing check: generous
@@ -160,7 +177,11 @@ def _mark_by_what_it_needs(item: pytest.Item, function: object) -> None:
         item.add_marker("property")
     if item.path.name.startswith("test_browser"):
         item.add_marker("browser")
-    if any(str(item.path).endswith(suffix) for suffix in SLOW_FILES):
+    where = (
+        item.path.relative_to(REPO_ROOT).as_posix() if item.path.is_relative_to(REPO_ROOT) else ""
+    )
+    name = getattr(item, "originalname", item.name)
+    if where in SLOW_FILES or f"{where}::{name}" in SLOW_TESTS:
         item.add_marker("slow")
 
 

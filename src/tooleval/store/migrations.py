@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2, 3, 4, 5]
+[1, 2, 3, 4, 5, 6]
 """
 
 from __future__ import annotations
