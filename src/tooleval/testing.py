@@ -89,7 +89,11 @@ def assert_tool_calls(
     ``options`` are the metric's other parameters (``order="strict"``, ...).
     ``expected=None`` (a row without a reference) skips the test. Returns the
     passing :class:`Result`; a pair that cannot be scored fails, never silently.
+
+    Under pytest the failure is reported at the caller's line (this frame is hidden), with
+    the expected and called calls and each wrong argument as the message.
     """
+    __tracebackhide__ = True  # pytest: the failure points at the user's assertion
     from tooleval.formats import parse_expected_tools, parse_tool_calls
     from tooleval.metrics.registry import get_metric, score_sample
 

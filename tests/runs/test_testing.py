@@ -138,3 +138,30 @@ def test_the_old_argument_order_is_a_clear_error():
 def test_a_row_without_reference_is_skipped():
     with pytest.raises(pytest.skip.Exception, match="no reference"):
         assert_tool_calls(None, ["lookup_order"])
+
+
+def test_a_failure_is_reported_at_the_users_line_not_inside_tooleval(tmp_path):
+    (tmp_path / "test_user.py").write_text(
+        textwrap.dedent(
+            """
+            from tooleval.testing import assert_tool_calls
+
+            def test_refund():
+                calls = [{"name": "issue_refund", "args": {"order_id": "4471", "amount": 300}}]
+                assert_tool_calls([{"name": "issue_refund", "args": {"amount": 30}}], calls)
+            """
+        )
+    )
+    for style in ("line", "short", "long"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", f"--tb={style}", "-p", "no:cacheprovider", "-q"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        out = proc.stdout
+        assert proc.returncode == 1, out + proc.stderr
+        assert "test_user.py:6" in out, out  # the user's assertion line
+        assert "tooleval/testing.py" not in out and "def assert_tool_calls" not in out, out
+        if style != "line":
+            assert "argument issue_refund.amount: expected 30, got 300" in out
