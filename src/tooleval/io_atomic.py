@@ -7,10 +7,11 @@ on one file system) and renamed over the target only when everything was
 written. On any failure the temporary file is removed and the target is left
 as it was, so nothing that looks complete is left behind.
 
-:func:`check_output_path` is called before any work starts: a missing
-directory, a directory given as the file, an unwritable place or an output
-path that is also an input path is an :class:`~tooleval.errors.InputError`
-naming the option.
+:func:`check_output_path` is called before any work starts: it makes the
+folders an output path names that do not exist yet (the one rule of every
+output option), and a directory given as the file, an unwritable place, a
+folder that cannot be made or an output path that is also an input path is an
+:class:`~tooleval.errors.InputError` naming the option.
 
 >>> import tempfile, pathlib
 >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.jsonl"
@@ -56,8 +57,9 @@ def check_output_path(
 
     Returns the path. Raises :class:`~tooleval.errors.InputError` (field
     ``option``) when the path is empty, is a directory, sits in a directory
-    that does not exist or cannot be written, is one of ``inputs``, or is an
-    existing SQLite database (a run store: replacing it would lose every run).
+    that cannot be made or written, is one of ``inputs``, or is an existing
+    SQLite database (a run store: replacing it would lose every run). Missing
+    folders on the way are made.
     """
     text = os.fspath(path)
     if not text:
@@ -74,9 +76,15 @@ def check_output_path(
         raise InputError(f"{text} is a directory; expected a file path", field=option)
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.exists():
-        raise InputError(
-            f"the directory {str(parent)!r} does not exist; create it first", field=option
-        )
+        # One rule for every output option: folders that do not exist yet are made (CI
+        # steps name report folders such as reports/junit.xml), as pytest --junitxml does.
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(
+                f"cannot create the directory {str(parent)!r}: {exc.strerror or exc}",
+                field=option,
+            ) from None
     if not parent.is_dir():
         raise InputError(f"{str(parent)!r} is not a directory", field=option)
     if not os.access(parent, os.W_OK | os.X_OK):

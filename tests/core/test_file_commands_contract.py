@@ -209,9 +209,10 @@ def test_15_sample_from_row_limits_depth():
 # ------------------------------------------------------------------ 16
 
 
-@pytest.mark.parametrize("where", ["missing_dir/x.jsonl", "a_directory", "a_directory/"])
+@pytest.mark.parametrize("where", ["a_file/x.jsonl", "a_directory", "a_directory/"])
 def test_16_bad_score_output_path_is_one_line_before_work(tmp_path, monkeypatch, capsys, where):
     (tmp_path / "a_directory").mkdir()
+    (tmp_path / "a_file").write_text("")  # a folder that cannot be made
     data = write_jsonl(tmp_path / "d.jsonl", [ROW])
     scored = []
     monkeypatch.setattr(score_cli, "_score_sample", lambda *a: scored.append(a) or b"")
@@ -221,13 +222,31 @@ def test_16_bad_score_output_path_is_one_line_before_work(tmp_path, monkeypatch,
 
 
 @pytest.mark.parametrize("option", ["--json", "--emit"])
-@pytest.mark.parametrize("where", ["missing_dir/x.json", "a_directory"])
+@pytest.mark.parametrize("where", ["a_file/x.json", "a_directory"])
 def test_16_bad_monitor_output_path_is_one_line_before_work(tmp_path, capsys, option, where):
     (tmp_path / "a_directory").mkdir()
+    (tmp_path / "a_file").write_text("")
     traces = write_jsonl(tmp_path / "t.jsonl", [{"messages": [{"role": "user", "content": "x"}]}])
     assert main(["monitor", str(traces), "--no-store", option, str(tmp_path / where)]) == 2
     assert option in one_error_line(capsys)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory", "t.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory", "a_file", "t.jsonl"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        lambda data, out: ["score", str(data), "--metric", "tool_correctness", "-o", str(out)],
+        lambda data, out: ["monitor", str(data), "--no-store", "--json", str(out)],
+    ],
+    ids=["score -o", "monitor --json"],
+)
+def test_16_output_folders_that_do_not_exist_are_made(tmp_path, command):
+    # One rule for every output option (as `run --junit reports/j.xml` always did).
+    log = {"messages": [{"role": "user", "content": "x"}]}  # a row and a conversation log
+    data = write_jsonl(tmp_path / "d.jsonl", [ROW | log])
+    out = tmp_path / "reports" / "nightly" / "out.json"
+    assert main(command(data, out)) == 0
+    assert out.is_file()
 
 
 def test_16_trace_to_case_output_checked_before_reading(tmp_path, capsys):

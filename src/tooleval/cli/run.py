@@ -167,16 +167,6 @@ def _check_outputs(args: argparse.Namespace, plan: Any) -> None:
         value = getattr(args, option)
         if value is None:
             continue
-        parent = Path(value).parent
-        if str(value).strip() and not Path(value).is_dir() and not parent.exists():
-            # CI steps name report folders that do not exist yet (reports/junit.xml).
-            try:
-                parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise ConfigError(
-                    f"cannot create the directory {str(parent)!r}: {exc.strerror}",
-                    field=f"--{option}",
-                ) from None
         check_output_path(value, option=f"--{option}", inputs=inputs)
     if args.junit and args.json and os.path.abspath(args.junit) == os.path.abspath(args.json):
         raise ConfigError("--junit and --json name the same file", field="--json")
