@@ -336,7 +336,14 @@ def load_dataset(
     if nulls:
         number, why = nulls[0]
         dataset.warnings.append(
-            f"{len(nulls)} tool-call cell{'s' if len(nulls) != 1 else ''} hold a no-value marker "
-            f"(first: row {number}, {why}); those rows have no reference and are not scored"
+            f"{len(nulls)} tool-call "
+            + ("cells hold" if len(nulls) != 1 else "cell holds")
+            + " a no-value marker "
+            f"(first: row {number}, {why}); "
+            + (
+                "those rows have no reference and are not scored"
+                if len(nulls) != 1
+                else "that row has no reference and is not scored"
+            )
         )
     return dataset
