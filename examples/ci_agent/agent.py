@@ -116,10 +116,19 @@ def serve(port: int, model_url: str) -> ThreadingHTTPServer:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=8102)
+    parser.add_argument(
+        "--port", type=int, default=8102, help="port on 127.0.0.1 (8102; 0 picks a free one)"
+    )
     parser.add_argument("--model-url", default="http://127.0.0.1:8101/v1")
     args = parser.parse_args(argv)
-    server = serve(args.port, args.model_url)
+    try:
+        server = serve(args.port, args.model_url)
+    except OSError as exc:  # most often the port is taken: say which, and what to do
+        parser.exit(
+            2,
+            f"{parser.prog}: error: cannot listen on 127.0.0.1:{args.port} ({exc.strerror}); "
+            "pass --port 0 for a free port (printed as 'listening on PORT') or another port\n",
+        )
     print(f"listening on {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

@@ -118,3 +118,22 @@ def test_an_agent_that_is_down_fails_with_errors_not_zeros(tmp_path):
         done = _evaluate(tmp_path, f"http://127.0.0.1:{port}")
     assert done.returncode == 1
     assert "errors: 14/14 rows" in done.stdout
+
+
+def test_a_busy_port_is_one_line_naming_it_and_the_remedy():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for script in ("model_server.py", "agent.py"):
+            done = subprocess.run(
+                [sys.executable, str(EXAMPLE / script), "--port", str(port)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 2
+            lines = done.stderr.strip().splitlines()
+            assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0] and "--port 0" in lines[0]
