@@ -109,9 +109,19 @@ def test_client_falls_back_when_json_schema_is_refused(served_judge):
 
 def test_check_command_against_the_server(served_judge, capsys):
     with Server(served_judge) as server:
-        code = main(["judge", "check", "--base-url", server.base_url, "--model", "smollm2"])
+        args = ["judge", "check", "--base-url", server.base_url, "--model", "smollm2"]
+        code = main([*args, "--json"])
         assert server.app.state.requests == 2  # two probes with opposite answers
-    report = json.loads(capsys.readouterr().out)
+        report = json.loads(capsys.readouterr().out)
+        # Without --json: what a person reads, one line per probe and the verdict.
+        assert main(args) == code
+        text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith("judge smollm2: structured output")
+    assert [line.split(":")[0].split()[-1] for line in text[1:3]] == [
+        "failed_call",
+        "successful_call",
+    ]
+    assert text[-1].startswith("check passed" if code == 0 else "check failed")
     assert report["judge"]["base_url"] == server.base_url
     assert [p["probe"] for p in report["probes"]] == ["failed_call", "successful_call"]
     assert [p["expected_tool_failed"] for p in report["probes"]] == [True, False]
@@ -197,7 +207,7 @@ def test_judge_command_without_action_is_usage_error(capsys):
 
 
 def test_check_command_with_the_local_judge(served_judge, capsys):
-    code = main(["judge", "check", "--local", "--max-new-tokens", "16"])
+    code = main(["judge", "check", "--local", "--max-new-tokens", "16", "--json"])
     captured = capsys.readouterr()
     report = json.loads(captured.out)
     assert report["judge"]["type"] == "local"

@@ -83,6 +83,9 @@ def register(subparsers: Any) -> None:
     check.add_argument("--model", help="model name at --base-url")
     check.add_argument("--api-key-env", help="environment variable holding the API key")
     check.add_argument("--max-new-tokens", type=int, default=96, help="local reply length cap")
+    check.add_argument(
+        "--json", action="store_true", help="print the whole report (replies, tokens) as JSON"
+    )
     check.set_defaults(handler=_check)
 
 
@@ -164,9 +167,34 @@ def _check(args: argparse.Namespace) -> int:
         "probes": probes,
         "structured_output": getattr(judge, "structured_supported", None),
     }
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        _print_check(report)
     if not passed:
         problems = "; ".join(f"{p['probe']}: {p['status']}" for p in probes)
         print(f"the judge did not answer both probes correctly ({problems})", file=sys.stderr)
         return 1
     return 0
+
+
+def _print_check(report: dict[str, Any]) -> None:
+    """The probe report as a person reads it: the judge, one line per probe, the verdict."""
+    from tooleval.cli.main import one_line
+
+    judge = report["judge"]
+    name = judge.get("model") if isinstance(judge, dict) else judge
+    structured = report.get("structured_output")
+    mode = {True: "structured output", False: "free text (no structured output)"}.get(
+        structured, "reply format unknown"
+    )
+    print(f"judge {name}: {mode}")
+    for probe in report["probes"]:
+        mark = "ok  " if probe["status"] == "correct" else "FAIL"
+        tokens = f"{probe['tokens_in'] or 0}+{probe['tokens_out'] or 0} tokens"
+        print(
+            f"  {mark} {probe['probe']}: {probe['status']} "
+            f"({probe['latency_ms']:.0f} ms, {tokens}); reply: {one_line(probe['reply'], 120)}"
+        )
+    verdict = "passed: both probes answered correctly" if report["passed"] else "failed"
+    print(f"check {verdict} (--json for the whole report)")
