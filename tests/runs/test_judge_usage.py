@@ -58,3 +58,37 @@ def test_usage_is_summed_over_rows_and_shown(tmp_path):
     assert document["judge_usage"]["calls"] == 3
     assert len(document["rows"]) == 2
     store.close()
+
+
+def test_runs_show_lists_unscored_reasons_even_when_every_row_passes(tmp_path):
+    # The judged metric is unscored on every row while the deterministic one passes:
+    # the run has no failing row, and the reasons must still be shown, not hidden.
+    store = open_store(tmp_path / "runs.db")
+    run_id = store.create_run(
+        "judged",
+        dataset={"path": "x"},
+        connector={"type": "python"},
+        metrics=[MetricSpec("tool_call_f1", {}, None), MetricSpec("task_success", {}, None)],
+    )
+    for i in range(3):
+        results = (
+            Result.scored("tool_call_f1", 1.0, reason="ok", threshold=0.5),
+            Result.unscored("task_success", f"judge reply unusable after one re-ask (row {i})"),
+        )
+        store.add_row(run_id, RowRecord(run_id, i, f"r{i}", Sample(input="q"), results))
+    store.finish_run(run_id)
+    out = io.StringIO()
+    show_run(
+        make_console(
+            out,
+        ),
+        store,
+        run_id,
+    )
+    text = " ".join(out.getvalue().split())
+    assert "unscored results" in text
+    assert (
+        "│ task_success │ 3 " in text
+        and "judge reply unusable after one re-ask (row N) (3)" in text
+    )
+    store.close()

@@ -50,6 +50,7 @@ __all__ = [
     "cluster_failures",
     "error_key",
     "failure_detail",
+    "unscored_reasons",
 ]
 
 _ROW_CONTEXT = re.compile(r"\brow [^,:]+(, |: )")
@@ -233,6 +234,25 @@ def _reason_key(reason: str) -> str:
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
     text = re.sub(r"\brow \d+", "row N", text)
     return _clip(text, 160)
+
+
+def unscored_reasons(rows: Iterable[RowRecord]) -> dict[str, Counter[str]]:
+    """Per metric, how many results were unscored for each reason (per-row values masked).
+
+    Rows that pass on their scored metrics still count here: a judged metric left unscored
+    on every row is a finding even when nothing failed.
+
+    >>> from tooleval.model import Result, Sample
+    >>> row = RowRecord("r", 0, "a", Sample(), results=(Result.unscored("m", "no key 'x'"),))
+    >>> dict(unscored_reasons([row])["m"])
+    {"no key '…'": 1}
+    """
+    found: dict[str, Counter[str]] = {}
+    for row in rows:
+        for result in row.results:
+            if result.passed is None and not row.error:
+                found.setdefault(result.metric, Counter())[_reason_key(result.reason)] += 1
+    return found
 
 
 def _clip(text: str, limit: int = 300) -> str:

@@ -5,6 +5,7 @@ Only the store's read API is used, so these work on any stored run.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -285,6 +286,28 @@ def print_failing_rows(console: Any, rows: Sequence[RowRecord], *, total: int) -
     console.print(table)
 
 
+def print_unscored(console: Any, store: StoreReader, run: RunInfo, *, scan: int = 5000) -> None:
+    """Each metric's unscored results and their commonest reasons (rows that passed too)."""
+    from rich.table import Table
+
+    from tooleval.analysis.clusters import unscored_reasons
+
+    counts = {m: s.unscored for m, s in run.summaries.items() if s.unscored}
+    if not counts:
+        return
+    reasons = unscored_reasons(store.iter_rows(run.id, limit=scan))
+    table = Table(title="unscored results (never counted as 0)")
+    for column in ("metric", "unscored", "why (commonest first)"):
+        table.add_column(column, overflow="fold")
+    for metric, count in counts.items():
+        top = reasons.get(metric, Counter()).most_common(3)
+        why = "; ".join(f"{reason} ({n})" for reason, n in top) or "(error rows)"
+        if run.row_count > scan:
+            why += f" [reasons from the first {scan:,} rows]"
+        table.add_row(_text(metric), str(count), _text(why))
+    console.print(table)
+
+
 def print_gate(console: Any, gate: GateResult) -> None:
     for check in gate.checks:
         mark = "[green]pass[/green]" if check.passed else "[red]FAIL[/red]"
@@ -322,6 +345,7 @@ def show_run(
         clusters = cluster_failures(rows, total_rows=total)
     failing = [r for r in rows if r.passed is not True]
     print_clusters(console, clusters, len(failing))
+    print_unscored(console, store, run)
     print_class_by_category(console, clusters)
     print_failing_rows(console, failing[:limit], total=len(failing))
 

@@ -185,9 +185,10 @@ def _print_check(report: dict[str, Any]) -> None:
     judge = report["judge"]
     name = judge.get("model") if isinstance(judge, dict) else judge
     structured = report.get("structured_output")
-    mode = {True: "structured output", False: "free text (no structured output)"}.get(
-        structured, "reply format unknown"
-    )
+    if structured is None:
+        mode = "reply format unknown"
+    else:
+        mode = "structured output" if structured else "free text (no structured output)"
     print(f"judge {name}: {mode}")
     for probe in report["probes"]:
         mark = "ok  " if probe["status"] == "correct" else "FAIL"
