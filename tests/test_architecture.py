@@ -57,6 +57,8 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"model", "formats", "metrics", "datasets"},
     "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing"},
     "compat": {"model", "matching", "metrics", "__init__"},
+    # Adapters for other evaluation tools (inspect_ai, promptfoo): the public layers.
+    "integrations": {"model", "formats", "metrics", "errors"},
 }
 TOP = {"cli", "__init__"}  # the command line and the curated public surface see everything
 
