@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tooleval.formats.bfcl import CATEGORIES, read_jsonl
+from tooleval.benchmarks.bfcl.reader import CATEGORIES, read_jsonl
 
 MODEL = "glyphh-ada-1.1"
 

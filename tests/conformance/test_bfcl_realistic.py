@@ -13,9 +13,9 @@ import pytest
 from tests.conformance.bfcl_realistic import fuzzed, realistic_cases
 from tests.conformance.bfcl_reference import load_bfcl, ours, theirs
 
-from tooleval.formats.bfcl import CATEGORIES
-from tooleval.formats.bfcl_decode_handlers import decode_with
-from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
+from tooleval.benchmarks.bfcl.decode_handlers import decode_with
+from tooleval.benchmarks.bfcl.decode_python import POSITIONAL, BfclDecodeError
+from tooleval.benchmarks.bfcl.reader import CATEGORIES
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 
