@@ -107,8 +107,8 @@ def detect_benchmark(path: str | Path) -> str | None:
         try:
             body = text[1:].lstrip().decode("utf-8", errors="replace")
             first, _ = json.JSONDecoder().raw_decode(body)
-        except (ValueError, UnicodeDecodeError):
-            pass  # the first element does not fit in the head (or the file is no JSON)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            pass  # the first element does not fit in the head, nests too deep, or is no JSON
         else:
             return detect_benchmark_value([first])
     else:
