@@ -282,7 +282,7 @@ def fuzzed(text: str, rng: random.Random) -> str:
 
 
 def agreement_table(bfcl_dir: Path) -> str:
-    """The markdown table of docs/conformance.md: per category, BFCL vs tooleval.
+    """The markdown table of docs/benchmarks/bfcl.md: per category, BFCL vs tooleval.
 
     Run ``.venv/bin/python -m tests.conformance.bfcl_realistic`` (needs bfcl-eval).
     """

@@ -1,7 +1,7 @@
 """Prompt-style answers made from BFCL's public data: tooleval agrees with BFCL per id.
 
 Needs ``../shared/data/bfcl`` and ``bfcl-eval`` (skips with a message otherwise).
-The numbers are reported in docs/conformance.md ("BFCL prompt-style answers").
+The numbers are reported in docs/benchmarks/bfcl.md ("BFCL prompt-style answers").
 """
 
 from __future__ import annotations

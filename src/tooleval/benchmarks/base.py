@@ -71,9 +71,11 @@ class Benchmark:
 
     ``default_metric`` and ``default_options`` reproduce the benchmark's own
     verdict; ``metrics`` are the metrics the benchmark declares (registered
-    with the metric registry); ``summaries`` maps a metric name to the
-    benchmark's corpus-level numbers over its results; ``docs`` is the page
-    that documents it.
+    with the metric registry): the MetricInfo records, or a function
+    returning them, so that reading the record for detection does not import
+    the grading code (:meth:`metric_infos` gives them either way);
+    ``summaries`` maps a metric name to the benchmark's corpus-level numbers
+    over its results; ``docs`` is the page that documents it.
     """
 
     name: str
@@ -82,7 +84,7 @@ class Benchmark:
     read: Callable[..., Iterable[Sample]]
     default_metric: str
     default_options: Mapping[str, Any] = field(default_factory=dict)
-    metrics: tuple[MetricInfo, ...] = ()
+    metrics: tuple[MetricInfo, ...] | Callable[[], Iterable[MetricInfo]] = ()
     aliases: tuple[str, ...] = ()
     detect: Callable[[Any], bool] | None = None
     detect_path: Callable[[Any], bool] | None = None
@@ -94,6 +96,11 @@ class Benchmark:
         default_factory=dict
     )
     docs: str = ""
+
+    def metric_infos(self) -> tuple[MetricInfo, ...]:
+        """The metrics this benchmark declares (``metrics``, called when it is a function)."""
+        declared = self.metrics() if callable(self.metrics) else self.metrics
+        return tuple(declared)
 
     def accepts(self, name: str) -> bool:
         """Whether ``name`` names this benchmark (case, ``-``/``_`` and spaces aside)."""

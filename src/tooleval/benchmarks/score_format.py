@@ -107,5 +107,5 @@ def benchmark_samples(
     """
     record = get_benchmark(fmt)
     if record.data_required and data is None:
-        raise ConfigError(f"--format {record.name} needs --data: {record.data}", field="--data")
+        raise ConfigError(f"--format {record.name} needs --data {record.data}", field="--data")
     yield from enumerate(record.read(Path(path), data=data, **options), start=1)

@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODE",
         help="decode results as function calling (fc), prompt-style text (prompt) or with "
         "one BFCL handler's decoder (openai, gemini_fc, cohere, tool_call_tags, hammer, "
-        "xlam, llama_3_1, ...: see docs/conformance.md); auto: BFCL's model list for a "
+        "xlam, llama_3_1, ...: see docs/benchmarks/bfcl.md); auto: BFCL's model list for a "
         "known model folder, else by the result's type",
     )
     parser.add_argument(

@@ -84,7 +84,7 @@ def benchmark_table() -> list[dict]:
             "reads": record.description,
             "default_metric": record.default_metric,
             "default_options": dict(record.default_options),
-            "metrics": [info.name for info in record.metrics],
+            "metrics": [info.name for info in record.metric_infos()],
             "data": record.data,
             "docs": record.docs,
         }

@@ -119,7 +119,8 @@ def _benchmark_metrics() -> list[MetricInfo]:
     infos: list[MetricInfo] = []
     for point in sorted(entry_points(group=BENCHMARK_GROUP), key=lambda p: p.name):
         try:
-            declared = tuple(getattr(point.load(), "metrics", ()))
+            declared = getattr(point.load(), "metrics", ())
+            declared = tuple(declared() if callable(declared) else declared)
         except Exception as exc:
             raise ConfigError(
                 f"benchmark {point.name!r} ({point.value}) in entry point group "

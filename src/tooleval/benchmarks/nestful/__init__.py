@@ -10,14 +10,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks._shape import first_record, is_canonical
 from tooleval.benchmarks.base import Benchmark
-from tooleval.benchmarks.nestful.metric import METRICS, nestful_summary
-from tooleval.model import Sample
+from tooleval.model import MetricInfo, Result, Sample
 
 __all__ = ["BENCHMARK"]
 
@@ -44,16 +43,28 @@ def _detect(value: Any) -> bool:
     )
 
 
+def _metrics() -> tuple[MetricInfo, ...]:
+    from tooleval.benchmarks.nestful.metric import METRICS
+
+    return METRICS
+
+
+def _summary(results: Iterable[Result]) -> dict[str, Any]:
+    from tooleval.benchmarks.nestful.metric import nestful_summary
+
+    return dict(nestful_summary(results))
+
+
 BENCHMARK = Benchmark(
     name="nestful",
     title="NESTFUL",
     description="NESTFUL predictions (+ --data reference)",
     read=_read,
     default_metric="nestful",
-    metrics=METRICS,
+    metrics=_metrics,
     detect=_detect,
     jsonl_rows=True,
     data="FILE: the NESTFUL reference file the predictions answer",
-    summaries={"nestful": nestful_summary},
+    summaries={"nestful": _summary},
     docs="docs/benchmarks/nestful.md",
 )

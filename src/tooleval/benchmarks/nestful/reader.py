@@ -70,9 +70,9 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks._files import read_records
+from tooleval.benchmarks._shape import paired_places
 from tooleval.benchmarks.base import read_each
 from tooleval.errors import FormatError
-from tooleval.formats._fields import paired_places
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import ExpectedTools, Sample, ToolCall
 

@@ -10,14 +10,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks._shape import first_record, is_canonical
 from tooleval.benchmarks.base import Benchmark
-from tooleval.benchmarks.seal_tools.metric import METRICS, seal_tools_summary
-from tooleval.model import Sample
+from tooleval.model import MetricInfo, Result, Sample
 
 __all__ = ["BENCHMARK"]
 
@@ -37,16 +36,28 @@ def _detect(value: Any) -> bool:
     return "predict" in row and isinstance(row.get("gold_data"), Mapping)
 
 
+def _metrics() -> tuple[MetricInfo, ...]:
+    from tooleval.benchmarks.seal_tools.metric import METRICS
+
+    return METRICS
+
+
+def _summary(results: Iterable[Result]) -> dict[str, Any]:
+    from tooleval.benchmarks.seal_tools.metric import seal_tools_summary
+
+    return dict(seal_tools_summary(results))
+
+
 BENCHMARK = Benchmark(
     name="seal-tools",
     title="Seal-Tools",
     description="Seal-Tools predictions (+ --data reference)",
     read=_read,
     default_metric="seal_tools",
-    metrics=METRICS,
+    metrics=_metrics,
     detect=_detect,
     jsonl_rows=True,
     data="FILE: the Seal-Tools reference file the predictions answer",
-    summaries={"seal_tools": seal_tools_summary},
+    summaries={"seal_tools": _summary},
     docs="docs/benchmarks/seal-tools.md",
 )

@@ -52,9 +52,9 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks._files import read_records
+from tooleval.benchmarks._shape import paired_places
 from tooleval.benchmarks.base import read_each, record_id
 from tooleval.errors import FormatError
-from tooleval.formats._fields import paired_places
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
 __all__ = [

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks.base import Benchmark
-from tooleval.benchmarks.tau2.metric import METRICS
-from tooleval.model import Sample
+from tooleval.model import MetricInfo, Sample
 
 __all__ = ["BENCHMARK"]
 
@@ -59,6 +58,12 @@ def _near_miss(value: Any, head: str) -> str | None:
     return None
 
 
+def _metrics() -> tuple[MetricInfo, ...]:
+    from tooleval.benchmarks.tau2.metric import METRICS
+
+    return METRICS
+
+
 BENCHMARK = Benchmark(
     name="tau2",
     title="tau2-bench",
@@ -66,7 +71,7 @@ BENCHMARK = Benchmark(
     description="a tau2-bench results JSON object",
     read=_read,
     default_metric="tau2_actions",
-    metrics=METRICS,
+    metrics=_metrics,
     detect=_detect,
     near_miss=_near_miss,
     docs="docs/benchmarks/tau2.md",

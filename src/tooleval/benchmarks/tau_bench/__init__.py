@@ -17,8 +17,7 @@ from typing import Any
 
 from tooleval.benchmarks._shape import first_record
 from tooleval.benchmarks.base import Benchmark
-from tooleval.benchmarks.tau_bench.metric import METRICS
-from tooleval.model import Sample
+from tooleval.model import MetricInfo, Sample
 
 __all__ = ["BENCHMARK"]
 
@@ -46,13 +45,19 @@ def _near_miss(value: Any, head: str) -> str | None:
     return None
 
 
+def _metrics() -> tuple[MetricInfo, ...]:
+    from tooleval.benchmarks.tau_bench.metric import METRICS
+
+    return METRICS
+
+
 BENCHMARK = Benchmark(
     name="tau-bench",
     title="tau-bench",
     description="a tau-bench trajectories JSON list",
     read=_read,
     default_metric="tau_bench_actions",
-    metrics=METRICS,
+    metrics=_metrics,
     detect=_detect,
     near_miss=_near_miss,
     docs="docs/benchmarks/tau-bench.md",

@@ -66,8 +66,8 @@ def messages(raw: Sequence[Any], where: str, *, openai_calls: bool) -> list[Mess
             messages.append(
                 ToolMessage(
                     msg.get("content"),
-                    tool_call_id=msg.get("tool_call_id") or msg.get("id"),
-                    name=msg.get("name"),
+                    tool_call_id=_ident(msg, "tool_call_id", at) or _ident(msg, "id", at),
+                    name=msg.get("name") if isinstance(msg.get("name"), str) else None,
                     is_error=bool(msg.get("error", False)),
                 )
             )
@@ -84,6 +84,16 @@ def call(raw: Any, where: str, *, openai: bool) -> ToolCall:
     if openai or "function" in raw:
         function = require(raw, "function", Mapping, where)
         name = require(function, "name", str, f"{where}.function")
-        return ToolCall.parse(name, function.get("arguments"), id=raw.get("id"))
+        return ToolCall.parse(name, function.get("arguments"), id=_ident(raw, "id", where))
     name = require(raw, "name", str, where)
-    return ToolCall.parse(name, raw.get("arguments"), id=raw.get("id"))
+    return ToolCall.parse(name, raw.get("arguments"), id=_ident(raw, "id", where))
+
+
+def _ident(data: Mapping[str, Any], key: str, where: str) -> str | None:
+    """An id field as text (a number is written as text); anything else is a FormatError."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise FormatError(f"expected text for {key!r}, got {type(value).__name__}", field=where)
