@@ -31,7 +31,9 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+# ../shared/data next to the repository, or where TOOLEVAL_SHARED_DATA points (a work tree
+# that does not sit beside the shared folder).
+SHARED_DATA = Path(os.environ.get("TOOLEVAL_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
 SRC = REPO_ROOT / "src"
 # Test files that take seconds each (subprocesses, signals, big inputs): `make check` skips
 # them, `make test` runs them. Measured with `pytest --durations`; see docs/contributing.md.

@@ -38,6 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
     "monitor": {"model", "formats", "traces", "store", "llm", "judged"},
+    # One folder per benchmark: readers, decoders, grading metrics, detection, the records.
+    "benchmarks": {"model", "matching", "metrics", "formats"},
     "analysis": {"model", "store", "metrics"},
     "runs": {
         "model",

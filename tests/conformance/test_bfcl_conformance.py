@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tooleval.benchmarks.bfcl.metric import bfcl_ast
+from tooleval.benchmarks.bfcl.reader import AST_CATEGORIES, CATEGORIES, load_bfcl
 from tooleval.cli.main import main
-from tooleval.formats.bfcl import AST_CATEGORIES, CATEGORIES, load_bfcl
-from tooleval.metrics.profiles import bfcl_ast
 
 MODEL = "glyphh-ada-1.1"
 REPO = Path(__file__).resolve().parents[2]

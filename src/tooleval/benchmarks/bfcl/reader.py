@@ -12,12 +12,12 @@ Model results come in two styles, decoded as BFCL's default decoders do
 * function calling (``mode="fc"``): a list of ``{name: "<JSON arguments>"}``
   or ``{name: {arguments}}``;
 * prompting (``mode="prompt"``): text such as ``"[f(a=1, b='x')]"``, read
-  as Python (:mod:`~tooleval.formats.bfcl_decode_python`) or, in the Java and
+  as Python (:mod:`~tooleval.benchmarks.bfcl.decode_python`) or, in the Java and
   JavaScript categories, with tree-sitter
-  (:mod:`~tooleval.formats.bfcl_decode_tree`; argument values stay source text).
+  (:mod:`~tooleval.benchmarks.bfcl.decode_tree`; argument values stay source text).
 
 ``mode="auto"`` takes the mode from BFCL's model list
-(:mod:`~tooleval.formats.bfcl_models`) when the result folder names a known
+(:mod:`~tooleval.benchmarks.bfcl.models`) when the result folder names a known
 model, else text is prompting and a list is function calling. ``names``
 says how expected function names are written: ``"dots"`` (as in the
 schema), ``"underscores"`` (``.`` written ``_``, BFCL's
@@ -48,10 +48,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from tooleval.benchmarks.base import unreadable
+from tooleval.benchmarks.bfcl.decode_handlers import DECODERS, decode_with
+from tooleval.benchmarks.bfcl.decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
+from tooleval.benchmarks.bfcl.models import model_settings
 from tooleval.errors import ConfigError, DatasetError, FormatError
-from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
-from tooleval.formats.bfcl_decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
-from tooleval.formats.bfcl_models import model_settings
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
 
@@ -219,6 +220,18 @@ class BfclSettings:
     names: str  # dots | underscores | either
     model: str | None = None  # the BFCL model-list entry the folder names, if any
     note: str | None = None  # a warning: a known model decoded unlike BFCL decodes it
+
+    def describe(self) -> str:
+        """One line: the model-list entry, the decoding mode and the name rule.
+
+        >>> BfclSettings("auto", "either").describe()
+        'model: not in BFCL model list; mode: by result type; names: either'
+        """
+        from tooleval.benchmarks.bfcl.models import SOURCE_VERSION
+
+        known = f"{self.model} in BFCL's model list ({SOURCE_VERSION})" if self.model else None
+        mode = "by result type" if self.mode == "auto" else self.mode
+        return f"model: {known or 'not in BFCL model list'}; mode: {mode}; names: {self.names}"
 
 
 def resolve_settings(
@@ -401,8 +414,9 @@ def load_bfcl(
                         names=settings.names,
                     )
                 )
-            except FormatError as exc:
-                raise exc.with_context(path=str(result_path), row=number) from None
+            except FormatError as exc:  # this record only: an unreadable row with the reason
+                reason = str(exc.with_context(row=number))
+                samples.append(unreadable(entry_id, reason, category=category))
         out[category] = samples
     return out
 
@@ -457,7 +471,7 @@ def decode_bfcl(
     object}``), ``"prompt"`` (text decoded per ``language`` by BFCL's default
     prompting decoders), ``"auto"`` (text is prompting, anything else is
     function calling) or the name of one BFCL handler's decoder
-    (:data:`~tooleval.formats.bfcl_decode_handlers.DECODERS`). Raises
+    (:data:`~tooleval.benchmarks.bfcl.decode_handlers.DECODERS`). Raises
     :class:`BfclDecodeError` when BFCL's decoder would fail or its output is
     not a list of ``{name: {params}}``.
 
@@ -519,7 +533,7 @@ def parse_python_calls(text: str, *, field: str | None = None) -> list[ToolCall]
 
     Bare names stay text, a call without keywords stays source text, a
     positional argument is dropped, arithmetic on literals is computed (see
-    :mod:`tooleval.formats.bfcl_decode_python`).
+    :mod:`tooleval.benchmarks.bfcl.decode_python`).
 
     >>> [str(c) for c in parse_python_calls("[geo.distance(points=[[1, -2.5]], unit=km)]")]
     ["geo.distance(points=[[1, -2.5]], unit='km')"]
