@@ -39,6 +39,8 @@ def verdict_rows(
     for sample in samples:
         category = str(sample.category)
         problem = unreadable_reason(sample)
+        error: Any
+        label: Any
         if problem is not None:  # a result record the reader could not read: not passed
             ok, error, label, reason = False, "unreadable", None, problem
         else:
