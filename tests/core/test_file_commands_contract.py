@@ -552,7 +552,7 @@ def test_check_output_path_names_each_problem(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text("{}\n")
     cases = {
-        str(tmp_path / "nope" / "x"): "does not exist",
+        str(source / "x"): "cannot create the directory",  # a file where a folder should be
         str(tmp_path / "dir"): "is a directory",
         "": "empty string",
         str(source): "also an input file",
@@ -561,6 +561,8 @@ def test_check_output_path_names_each_problem(tmp_path):
         with pytest.raises(InputError, match=needle):
             check_output_path(path, option="-o", inputs=[source])
     assert check_output_path(tmp_path / "new.jsonl") == tmp_path / "new.jsonl"
+    made = tmp_path / "reports" / "ci" / "x.xml"  # folders that do not exist yet are made
+    assert check_output_path(made) == made and made.parent.is_dir()
 
 
 def test_trace_sessions_prints_trace_text_escaped(tmp_path, capsys):
