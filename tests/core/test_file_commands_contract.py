@@ -552,7 +552,8 @@ def test_check_output_path_names_each_problem(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text("{}\n")
     cases = {
-        str(source / "x"): "cannot create the directory",  # a file where a folder should be
+        str(source / "x"): "is not a directory",  # a file where a folder should be
+        str(source / "d" / "x"): "cannot create the directory",
         str(tmp_path / "dir"): "is a directory",
         "": "empty string",
         str(source): "also an input file",
