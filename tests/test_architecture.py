@@ -33,12 +33,14 @@ ALLOWED: dict[str, set[str]] = {
     "traces": {"model", "formats"},
     "llm": {"model"},
     "store": {"model"},
+    # Intervals, paired tests, power and verdicts over numbers: no I/O, no store.
+    "stats": {"model"},
     "judged": {"model", "llm"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
     "monitor": {"model", "formats", "traces", "store", "llm", "judged"},
-    "analysis": {"model", "store", "metrics"},
+    "analysis": {"model", "store", "metrics", "stats"},
     "runs": {
         "model",
         "matching",
@@ -50,9 +52,10 @@ ALLOWED: dict[str, set[str]] = {
         "datasets",
         "connectors",
         "analysis",
+        "stats",
     },
-    "report": {"model", "store", "analysis"},
-    "web": {"model", "store", "analysis", "report"},
+    "report": {"model", "store", "analysis", "stats"},
+    "web": {"model", "store", "analysis", "report", "stats"},
     "scale": {"model", "formats", "metrics", "monitor"},
     "testing": {"model", "formats", "metrics", "datasets"},
     "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing"},
