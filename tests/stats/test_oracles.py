@@ -297,3 +297,18 @@ def test_mean_se_and_t_interval_edges():
     assert (one.low, one.high) == (0.0, 1.0)
     with pytest.raises(ValueError, match="confidence"):
         wilson_interval(1, 2, 95)
+
+
+def test_within_row_variance_and_flaky_rows_match_numpy():
+    rng = random.Random(12)
+    rows = [
+        [float(rng.random() < p) for _ in range(rng.choice([2, 3, 5]))]
+        for p in (rng.random() for _ in range(120))
+    ]
+    s = summarize(rows)
+    assert s.within_variance == pytest.approx(float(np.mean([np.var(r, ddof=1) for r in rows])))
+    assert s.flaky == sum(1 for r in rows if 0 < sum(r) < len(r))
+    scores = [[rng.random() for _ in range(3)] for _ in range(50)]
+    assert summarize(scores).within_variance == pytest.approx(
+        float(np.mean([np.var(r, ddof=1) for r in scores]))
+    )

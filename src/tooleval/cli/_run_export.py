@@ -143,7 +143,7 @@ def export_run(args: argparse.Namespace) -> int:
         run = store.get_run(run_id)
         gate = _gate(args, run)
         if args.junit:
-            write_junit(args.junit, run, store.iter_rows(run_id))
+            write_junit(args.junit, run, store.iter_rows(run_id), gate=gate)
         if args.json:
             write_json(args.json, run, store.iter_rows(run_id), gate=gate)
         if args.csv:

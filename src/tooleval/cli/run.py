@@ -347,7 +347,7 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
     if failing:
         console.print(f"failures by cause: tooleval runs show {outcome.run_id}")
     if args.junit:
-        write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id))
+        write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
     if args.json:
         write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
     _store_aggregates(store, outcome.run_id)

@@ -21,22 +21,18 @@ sqrt(SE_A² + SE_B²) is reported beside it so the gain of pairing shows.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from math import sqrt
 from typing import Any
 
-from tooleval.stats.intervals import Interval, clustered_se, mean_se, t_interval
+from tooleval.stats import resample
+from tooleval.stats.intervals import Interval, clustered_se, t_interval
 from tooleval.stats.power import mde_from_se
-from tooleval.stats.resample import (
-    BootstrapInterval,
-    SignFlipTest,
-    bca_interval,
-    numpy_or_none,
-    sign_flip_test,
-)
+from tooleval.stats.resample import BootstrapInterval, SignFlipTest, bca_interval, sign_flip_test
 from tooleval.stats.significance import McNemar, mcnemar, newcombe_paired_interval, paired_t_p
-from tooleval.stats.summary import FEW_ROWS, row_rates
+from tooleval.stats.summary import FEW_ROWS, counted_mean_var, row_profile, within_variance
 
 __all__ = ["PairedComparison", "compare_paired"]
 
@@ -104,26 +100,23 @@ class PairedComparison:
         }
 
 
-def _correlation(x: Sequence[float], y: Sequence[float]) -> float | None:
-    n = len(x)
+def _correlation(pairs: Counter[tuple[float, float]]) -> float | None:
+    n = sum(pairs.values())
     if n < 2:
         return None
-    mx, my = sum(x) / n, sum(y) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
-    sxx = sum((a - mx) ** 2 for a in x)
-    syy = sum((b - my) ** 2 for b in y)
+    mx = sum(x * c for (x, _), c in pairs.items()) / n
+    my = sum(y * c for (_, y), c in pairs.items()) / n
+    sxy = sum(c * (x - mx) * (y - my) for (x, y), c in pairs.items())
+    sxx = sum(c * (x - mx) ** 2 for (x, _), c in pairs.items())
+    syy = sum(c * (y - my) ** 2 for (_, y), c in pairs.items())
     return sxy / sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
 
 
-def _within(attempts: Sequence[Sequence[float]]) -> float | None:
-    variances = [
-        sum((v - sum(r) / len(r)) ** 2 for v in r) / (len(r) - 1) for r in attempts if len(r) > 1
-    ]
-    return sum(variances) / len(variances) if variances else None
-
-
 def _se(values: Sequence[float], clusters: Sequence[Hashable] | None) -> float:
-    return mean_se(values)[1] if clusters is None else clustered_se(values, clusters)
+    if clusters is not None:
+        return clustered_se(values, clusters)
+    _, var = counted_mean_var(Counter(values))
+    return sqrt(var / len(values))
 
 
 def compare_paired(
@@ -143,8 +136,12 @@ def compare_paired(
         raise ValueError("nothing to compare: no row is in both runs")
     if clusters is not None and len(clusters) != len(a):
         raise ValueError(f"{len(a)} rows but {len(clusters)} cluster keys")
-    ra, rb = row_rates(a), row_rates(b)
+    sizes_a, sums_a, binary_a = row_profile(a)
+    sizes_b, sums_b, binary_b = row_profile(b)
+    ra = [x / k for x, k in zip(sums_a, sizes_a, strict=True)]
+    rb = [x / k for x, k in zip(sums_b, sizes_b, strict=True)]
     n = len(ra)
+    pairs = Counter(zip(ra, rb, strict=True))
     d = [y - x for x, y in zip(ra, rb, strict=True)]
     mean_a, mean_b = sum(ra) / n, sum(rb) / n
     delta = sum(d) / n
@@ -152,9 +149,9 @@ def compare_paired(
     se_unpaired = sqrt(_se(ra, clusters) ** 2 + _se(rb, clusters) ** 2)
     n_clusters = len(set(clusters)) if clusters is not None else None
     df: float = (n_clusters if n_clusters is not None else n) - 1
-    ka = (min(map(len, a)), max(map(len, a)))
-    kb = (min(map(len, b)), max(map(len, b)))
-    binary = all(v in (0, 1) for side in (a, b) for row in side for v in row)
+    ka = (min(sizes_a), max(sizes_a))
+    kb = (min(sizes_b), max(sizes_b))
+    binary = binary_a and binary_b
     notes: list[str] = []
     units = n if n_clusters is None else n_clusters
     if units < FEW_ROWS:
@@ -162,9 +159,7 @@ def compare_paired(
         notes.append(f"only {units} {noun}: the interval is a rough guide (fewer than {FEW_ROWS})")
     test_mcnemar = None
     if binary and ka[1] == 1 and kb[1] == 1 and clusters is None:
-        regressed = sum(1 for x, y in zip(ra, rb, strict=True) if x > y)
-        fixed = sum(1 for x, y in zip(ra, rb, strict=True) if y > x)
-        both = sum(1 for x, y in zip(ra, rb, strict=True) if x == y == 1)
+        regressed, fixed, both = pairs[(1.0, 0.0)], pairs[(0.0, 1.0)], pairs[(1.0, 1.0)]
         test_mcnemar = mcnemar(regressed, fixed)
         interval = newcombe_paired_interval(
             both, regressed, fixed, n - both - regressed - fixed, confidence
@@ -176,13 +171,14 @@ def compare_paired(
     flip = boot = None
     if max(ka[1], kb[1]) > 1 and resamples > 0 and clusters is None and n >= 2:
         flip = sign_flip_test(d, resamples=resamples, seed=seed)
-        if numpy_or_none() is not None or n <= PURE_BOOTSTRAP_ROWS:
+        if resample.numpy_or_none() is not None or n <= PURE_BOOTSTRAP_ROWS:
             boot = bca_interval(d, confidence=confidence, resamples=resamples, seed=seed)
         else:
             notes.append(
                 f"bootstrap skipped: {n} rows without numpy (install tooleval[local] for it)"
             )
-    sigma_a, sigma_b = _within(a), _within(b)
+    sigma_a = within_variance(a, sizes_a, sums_a, binary_a) if ka[1] > 1 else None
+    sigma_b = within_variance(b, sizes_b, sums_b, binary_b) if kb[1] > 1 else None
     omega2 = None
     if sigma_a is not None and sigma_b is not None and n > 1:
         var_d = se_paired * se_paired * n if clusters is None else _se(d, None) ** 2 * n
@@ -198,7 +194,7 @@ def compare_paired(
         df=df,
         p_value=p_value,
         test=test,
-        correlation=_correlation(ra, rb),
+        correlation=_correlation(pairs),
         mde=mde_from_se(se_paired, alpha=1.0 - confidence, power=power),
         power=power,
         attempts_a=ka,

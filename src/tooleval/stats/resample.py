@@ -141,10 +141,13 @@ def bca_interval(
     alpha = (1.0 - confidence) / 2.0
     # Every replicate on one side of the estimate: no bias correction is possible.
     z0 = 0.0 if below in (0, len(reps)) else _NORMAL.inv_cdf(below / len(reps))
-    jack = [(total - v) / (size - w) for v, w in zip(values, weights, strict=True) if size - w]
-    mean_jack = sum(jack) / len(jack) if jack else estimate
-    num = sum((mean_jack - j) ** 3 for j in jack)
-    den = 6.0 * sum((mean_jack - j) ** 2 for j in jack) ** 1.5
+    # The jackknife (leave one unit out); units with the same (value, size) leave the same.
+    groups = Counter(zip(values, weights, strict=True))
+    jack = [((total - v) / (size - w), c) for (v, w), c in groups.items() if size - w]
+    count = sum(c for _, c in jack)
+    mean_jack = sum(j * c for j, c in jack) / count if count else estimate
+    num = sum(c * (mean_jack - j) ** 3 for j, c in jack)
+    den = 6.0 * sum(c * (mean_jack - j) ** 2 for j, c in jack) ** 1.5
     accel = num / den if den else 0.0
     bounds = []
     for z_alpha in (_NORMAL.inv_cdf(alpha), _NORMAL.inv_cdf(1.0 - alpha)):

@@ -17,15 +17,17 @@ the cluster-robust SE and C − 1 degrees of freedom.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from math import sqrt
 from typing import Any
 
 from tooleval.stats.intervals import (
     Interval,
     clopper_pearson_interval,
     clustered_se,
-    mean_se,
     t_interval,
     wilson_interval,
 )
@@ -37,8 +39,10 @@ __all__ = [
     "RateSummary",
     "pass_at_k",
     "pass_hat_k",
+    "counted_mean_var",
     "row_rates",
     "summarize",
+    "within_variance",
 ]
 
 #: Below this many rows (or clusters) the CLT interval is a rough guide; the summary says so.
@@ -137,37 +141,63 @@ class RateSummary:
         }
 
 
+def row_profile(attempts: Sequence[Sequence[float]]) -> tuple[list[int], list[float], bool]:
+    """Each row's attempt count and sum, and whether every value is 0 or 1 (one C-speed pass)."""
+    sizes = list(map(len, attempts))
+    if 0 in sizes:
+        raise ValueError(f"row {sizes.index(0)} has no attempt to average")
+    sums = list(map(sum, attempts))
+    binary = set(chain.from_iterable(attempts)) <= {0, 1}
+    return sizes, [float(x) for x in sums], binary
+
+
 def row_rates(attempts: Sequence[Sequence[float]]) -> list[float]:
     """Each row's rate: the mean over its attempts (a row with no attempt is refused)."""
-    rates = []
-    for i, row in enumerate(attempts):
-        if not row:
-            raise ValueError(f"row {i} has no attempt to average")
-        rates.append(sum(row) / len(row))
-    return rates
+    sizes, sums, _ = row_profile(attempts)
+    return [x / k for x, k in zip(sums, sizes, strict=True)]
 
 
-def _within(attempts: Sequence[Sequence[float]]) -> float | None:
-    variances = []
-    for row in attempts:
-        k = len(row)
-        if k >= 2:
-            m = sum(row) / k
-            variances.append(sum((v - m) ** 2 for v in row) / (k - 1))
-    return sum(variances) / len(variances) if variances else None
+def counted_mean_var(counts: Mapping[float, int]) -> tuple[float, float]:
+    """``(mean, variance with the n − 1 divisor)`` of values given as ``{value: count}``."""
+    n = sum(counts.values())
+    mean = sum(v * c for v, c in counts.items()) / n
+    if n < 2:
+        return mean, 0.0
+    return mean, sum(c * (v - mean) ** 2 for v, c in counts.items()) / (n - 1)
+
+
+def within_variance(
+    attempts: Sequence[Sequence[float]], sizes: Sequence[int], sums: Sequence[float], binary: bool
+) -> float | None:
+    """The mean over rows with K >= 2 of each row's attempt variance (K − 1 divisor)."""
+    if binary:
+        # c ones and k − c zeros have variance c(k − c) / (k(k − 1)); rows share (k, c) a lot.
+        groups = Counter(zip(sizes, sums, strict=True))
+        parts = [((k - x) * x / (k * (k - 1)), c) for (k, x), c in groups.items() if k > 1]
+    else:
+        parts = []
+        for row, k, x in zip(attempts, sizes, sums, strict=True):
+            if k > 1:
+                m = x / k
+                parts.append((sum((v - m) ** 2 for v in row) / (k - 1), 1))
+    rows = sum(c for _, c in parts)
+    return sum(v * c for v, c in parts) / rows if rows else None
 
 
 def _k_estimates(
-    attempts: Sequence[Sequence[float]], confidence: float, fn: Any
+    groups: Mapping[tuple[int, float], int], confidence: float, fn: Any
 ) -> dict[int, KEstimate]:
-    kmin = min(len(r) for r in attempts)
+    kmin = min(k for k, _ in groups)
     out: dict[int, KEstimate] = {}
-    counts = [(len(r), int(sum(r))) for r in attempts]
     for k in range(1, kmin + 1):
-        per_row = [fn(n, c, k) for n, c in counts]
-        mean, se = mean_se(per_row)
-        interval = t_interval(mean, se, len(per_row) - 1, confidence)
-        out[k] = KEstimate(k, mean, se, interval, len(per_row))
+        per_row: Counter[float] = Counter()
+        for (n, c), count in groups.items():
+            per_row[fn(n, int(c), k)] += count
+        rows = sum(per_row.values())
+        mean, var = counted_mean_var(per_row)
+        se = sqrt(var / rows)
+        interval = t_interval(mean, se, rows - 1, confidence)
+        out[k] = KEstimate(k, mean, se, interval, rows)
     return out
 
 
@@ -190,18 +220,17 @@ def summarize(
         raise ValueError("nothing to summarize: no rows")
     if clusters is not None and len(clusters) != len(attempts):
         raise ValueError(f"{len(attempts)} rows but {len(clusters)} cluster keys")
-    rates = row_rates(attempts)
+    sizes, sums, binary = row_profile(attempts)
+    rates = [x / k for x, k in zip(sums, sizes, strict=True)]
     n = len(rates)
-    sizes = [len(r) for r in attempts]
     kmin, kmax = min(sizes), max(sizes)
-    binary = all(v in (0, 1) for row in attempts for v in row)
     notes: list[str] = []
+    mean, row_variance = counted_mean_var(Counter(rates))
     if clusters is None:
-        mean, se = mean_se(rates)
+        se = sqrt(row_variance / n)
         df: float = n - 1
         n_clusters = None
     else:
-        mean = sum(rates) / n
         se = clustered_se(rates, clusters)
         n_clusters = len(set(clusters))
         df = n_clusters - 1
@@ -239,14 +268,15 @@ def summarize(
                 resamples=bootstrap,
                 seed=seed,
             )
-    within = _within(attempts) if kmax >= 2 else None
+    within = within_variance(attempts, sizes, sums, binary) if kmax >= 2 else None
     flaky = None
     at_k: dict[int, KEstimate] = {}
     hat_k: dict[int, KEstimate] = {}
     if binary and kmin >= 2:
-        flaky = sum(1 for row in attempts if 0 < sum(row) < len(row))
-        at_k = _k_estimates(attempts, confidence, pass_at_k)
-        hat_k = _k_estimates(attempts, confidence, pass_hat_k)
+        groups = Counter(zip(sizes, sums, strict=True))
+        flaky = sum(c for (k, x), c in groups.items() if 0 < x < k)
+        at_k = _k_estimates(groups, confidence, pass_at_k)
+        hat_k = _k_estimates(groups, confidence, pass_hat_k)
     return RateSummary(
         mean=mean,
         se=se,
@@ -256,7 +286,7 @@ def summarize(
         clusters=n_clusters,
         binary=binary,
         df=df,
-        row_variance=sum((r - mean) ** 2 for r in rates) / (n - 1) if n > 1 else 0.0,
+        row_variance=row_variance,
         within_variance=within,
         flaky=flaky,
         exact=exact,
