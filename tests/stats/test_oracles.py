@@ -312,3 +312,10 @@ def test_within_row_variance_and_flaky_rows_match_numpy():
     assert summarize(scores).within_variance == pytest.approx(
         float(np.mean([np.var(r, ddof=1) for r in scores]))
     )
+
+
+def test_a_repeated_run_where_everything_passed_gets_the_exact_bound_not_a_point():
+    s = summarize([[1.0, 1.0, 1.0]] * 25)
+    lo, hi = proportion.proportion_confint(25, 25, alpha=0.05, method="beta")
+    assert (s.interval.low, s.interval.high) == pytest.approx((lo, hi))
+    assert s.interval.method == "clopper-pearson"

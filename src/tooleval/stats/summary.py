@@ -245,6 +245,15 @@ def summarize(
                 f"every row {word}: the exact (Clopper-Pearson) bound is "
                 f"[{exact.low:.1%}, {exact.high:.1%}]"
             )
+    elif binary and clusters is None and mean in (0.0, 1.0):
+        # Every attempt of every row passed (or failed): the t interval would be [1, 1];
+        # the exact bound counts each row once, as if its attempts always agree.
+        interval = exact = clopper_pearson_interval(int(mean) * n, n, confidence)
+        word = "failed" if mean == 0.0 else "passed"
+        notes.append(
+            f"every attempt {word}: the exact (Clopper-Pearson) bound over {n} rows is "
+            f"[{exact.low:.1%}, {exact.high:.1%}]"
+        )
     else:
         interval = t_interval(mean, se, df, confidence)
     units = n if n_clusters is None else n_clusters
