@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.stats import Interval, RateSummary, threshold_verdict, wilson_interval
+from tooleval.stats import Interval, RateSummary, threshold_verdict
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = ["GateCheck", "GateResult", "GateSpec", "MetricGate", "evaluate_gate", "gate_pass_rate"]
@@ -148,20 +148,13 @@ def _row_rates(run: RunInfo, rows: Iterable[RowRecord], confidence: float) -> di
 def _interval(
     run: RunInfo, metric: str, confidence: float, rates: dict[str, RateSummary] | None
 ) -> Interval | None:
+    from tooleval.analysis.noise import count_interval
+
     if rates is not None:
         summary = rates.get(metric)
         return summary.interval if summary else None
     _, passed, counted = gate_pass_rate(run, metric)
-    if not counted:
-        return None
-    spec = run.config.get("repeat") if isinstance(run.config, dict) else None
-    attempts = spec.get("n") if isinstance(spec, dict) else None
-    if isinstance(attempts, int) and attempts > 1:
-        # Rows unseen: each dataset row counted once, as if its attempts always agreed
-        # (the widest interval the attempts allow, never the pooled-attempts mistake).
-        rows = max(1, round(counted / attempts))
-        return wilson_interval(min(rows, round(passed / attempts)), rows, confidence)
-    return wilson_interval(passed, counted, confidence)
+    return count_interval(run, passed, counted, confidence)
 
 
 def evaluate_gate(

@@ -29,12 +29,14 @@ from typing import Any
 from tooleval.analysis.repeats import repeat_of
 from tooleval.errors import ConfigError
 from tooleval.stats import (
+    Interval,
     PairedComparison,
     RateSummary,
     compare_paired,
     compare_verdict,
     holm,
     summarize,
+    wilson_interval,
 )
 from tooleval.stats.verdict import CompareVerdict
 from tooleval.store import RunRowsReader
@@ -42,6 +44,7 @@ from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
     "AttemptTable",
+    "count_interval",
     "MetricComparison",
     "RowAttempts",
     "compare_stats",
@@ -133,6 +136,30 @@ def read_attempts(
             if row.error is None and result is not None and result.score is not None:
                 entry.scores.setdefault(metric, []).append(float(result.score))
     return AttemptTable(metrics, tuple(grouped.values()), {m: unscored[m] for m in metrics})
+
+
+def count_interval(
+    run: RunInfo, passed: int, counted: int, confidence: float = 0.95
+) -> Interval | None:
+    """The interval of a pass rate from its counts alone (no rows read): Wilson over rows.
+
+    For a repeated run the counts are attempts; without the rows, each dataset row is
+    counted once, as if its attempts always agreed: never narrower than the row-level
+    interval, and never the pooled-attempts mistake.
+
+    >>> from tooleval.store.records import RunInfo
+    >>> run = RunInfo(id="r", name="n", created_at="t", status="finished")
+    >>> i = count_interval(run, 17, 20)
+    >>> round(i.low, 4), round(i.high, 4)
+    (0.6396, 0.9476)
+    """
+    if counted <= 0:
+        return None
+    spec = repeat_of(run)
+    if spec is not None:
+        rows = max(1, round(counted / spec[0]))
+        return wilson_interval(min(rows, round(passed / spec[0])), rows, confidence)
+    return wilson_interval(passed, counted, confidence)
 
 
 def _clusters(rows: Sequence[RowAttempts]) -> list[Hashable] | None:

@@ -9,10 +9,20 @@
 
 from __future__ import annotations
 
-from tooleval.analysis.noise import MetricComparison
-from tooleval.stats import RateSummary
+from collections.abc import Sequence
 
-__all__ = ["compare_detail", "compare_line", "interval_lines", "pts", "rate_text"]
+from tooleval.analysis.noise import MetricComparison
+from tooleval.model import Result
+from tooleval.stats import RateSummary, wilson_interval
+
+__all__ = [
+    "compare_detail",
+    "compare_line",
+    "interval_lines",
+    "pts",
+    "rate_text",
+    "results_interval",
+]
 
 
 def pts(value: float) -> str:
@@ -129,3 +139,18 @@ def _repeat_lines(summary: RateSummary) -> list[str]:
         f" · flaky rows {summary.flaky}"
         + (f" · within-row variance {within:.3f}" if within is not None else "")
     ]
+
+
+def results_interval(results: Sequence[Result], confidence: float = 0.95) -> str:
+    """The pass rate's interval of scored results, one per row (``tooleval score --table``).
+
+    >>> from tooleval.model import Result
+    >>> rows = [Result.scored("m", 1.0, reason="")] * 17 + [Result.scored("m", 0.0, reason="")] * 3
+    >>> results_interval(rows)
+    '[64.0, 94.8]'
+    """
+    scored = [r for r in results if r.passed is not None]
+    if not scored:
+        return "-"
+    i = wilson_interval(sum(1 for r in scored if r.passed), len(scored), confidence)
+    return f"[{100 * i.low:.1f}, {100 * i.high:.1f}]"
