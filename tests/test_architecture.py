@@ -33,6 +33,8 @@ ALLOWED: dict[str, set[str]] = {
     "traces": {"model", "formats"},
     "llm": {"model"},
     "store": {"model"},
+    # Intervals, paired tests, power and verdicts over numbers: no I/O, no store.
+    "stats": {"model"},
     "judged": {"model", "llm"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
@@ -40,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "monitor": {"model", "formats", "traces", "store", "llm", "judged"},
     # One folder per benchmark: readers, decoders, grading metrics, detection, the records.
     "benchmarks": {"model", "matching", "metrics", "formats"},
-    "analysis": {"model", "store", "metrics"},
+    "analysis": {"model", "store", "metrics", "stats"},
     "runs": {
         "model",
         "matching",
@@ -52,9 +54,10 @@ ALLOWED: dict[str, set[str]] = {
         "datasets",
         "connectors",
         "analysis",
+        "stats",
     },
-    "report": {"model", "store", "analysis"},
-    "web": {"model", "store", "analysis", "report"},
+    "report": {"model", "store", "analysis", "stats"},
+    "web": {"model", "store", "analysis", "report", "stats"},
     "scale": {"model", "formats", "metrics", "monitor"},
     "testing": {"model", "formats", "metrics", "datasets"},
     "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing"},

@@ -96,6 +96,7 @@ def test_the_gate_passes_for_the_good_agent(tmp_path):
         done = _evaluate(tmp_path, url)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pass^2" in done.stdout and "gate passed" in done.stdout
+    assert "at 95%" in done.stdout  # the noise-aware gate: each floor checked on its interval
     summary = (tmp_path / "reports" / "summary.md").read_text()
     assert "✅ gate passed" in summary and "Repeats: 2 attempts per row" in summary
     assert (tmp_path / "step_summary.md").read_text() == summary

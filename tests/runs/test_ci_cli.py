@@ -89,7 +89,7 @@ def test_cache_then_summary_and_step_summary(tmp_path, agent_stub, capsys, monke
     assert len(agent_stub.requests) == calls + 1
     text = summary.read_text()
     assert text.startswith("## tooleval run `support`")
-    assert "| tool\\_correctness | 83.3% | 5 | 1 | 0 |" in text
+    assert "| tool\\_correctness | 83.3% | [" in text and "K=1 | 5 | 1 | 0 |" in text
     assert "Top failure clusters (1 failing rows → 1 causes)" in text
     assert "| s2 |" in text  # the example row of the cluster
     assert f"Against baseline `{baseline}`" in text and "0 row × metric regressed" in text

@@ -75,10 +75,12 @@ def test_a_python_agent_that_reports_no_calls_is_unscored_not_zero(tmp_path, cap
 
     sys.path.insert(0, str(tmp_path))
     try:
-        assert _run(str(plan), "--store", str(tmp_path / "r.db")) == 0
+        # Nothing was scored, so nothing passed: the default gate fails (docs/statistics.md).
+        assert _run(str(plan), "--store", str(tmp_path / "r.db")) == 1
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("text_agent", None)
+    assert "no row was scored; a run where nothing passed fails" in capsys.readouterr().out
     with open_store(tmp_path / "r.db") as store:
         (run,) = store.list_runs()
         summary = run.summaries["tool_correctness"]

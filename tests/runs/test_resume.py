@@ -125,7 +125,8 @@ def test_resume_refuses_a_different_plan(tmp_path, agent_stub, capsys):
     db = tmp_path / "runs.db"
     _dataset(tmp_path / "cases.jsonl")
     plan = write_plan(tmp_path, agent_stub, metrics=["tool_correctness"])
-    assert main(["run", str(plan), "--store", str(db), "--quiet"]) == 0
+    # The unscripted stub passes no row: the default gate fails the run (exit 1); stored all the same.
+    assert main(["run", str(plan), "--store", str(db), "--quiet"]) == 1
     with open_store(db) as store:
         (run,) = store.list_runs()
     other = write_plan(tmp_path, agent_stub, name="other", metrics=["tool_call_f1"])

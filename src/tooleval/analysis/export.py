@@ -58,9 +58,44 @@ def _call_text(call: dict[str, Any]) -> str:
     return f"{call.get('name')}({inner})"
 
 
-def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
-    """The JUnit XML document for a run: one ``<testsuite>`` per metric."""
+def _interval_properties(
+    run: RunInfo, rows: list[RowRecord], props: dict[str, ET.Element], gate: Any
+) -> None:
+    """Each suite's pass rate with its interval (rows as the unit) and its gate outcome."""
+    from tooleval.analysis.noise import read_attempts, run_intervals
+
+    confidence = getattr(gate, "confidence", None) or 0.95
+    rates = run_intervals(read_attempts(run, rows), confidence=confidence)
+    for metric, element in props.items():
+        summary = rates.get(metric, {}).get("(all)")
+        if summary is not None:
+            i = summary.interval
+            for name, value in (
+                ("pass_rate", f"{summary.mean:.6f}"),
+                ("pass_rate_low", f"{i.low:.6f}"),
+                ("pass_rate_high", f"{i.high:.6f}"),
+                ("confidence", f"{i.confidence:g}"),
+                ("interval_method", i.method),
+                ("rows", str(summary.n)),
+                ("attempts_per_row", str(summary.attempts[1])),
+            ):
+                ET.SubElement(element, "property", name=name, value=value)
+        for check in getattr(gate, "checks", ()):
+            if check.name == metric:
+                outcome = check.outcome or ("pass" if check.passed else "fail")
+                ET.SubElement(element, "property", name="gate", value=_x(outcome))
+                ET.SubElement(element, "property", name="gate_check", value=_x(check.message))
+
+
+def junit_tree(run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None) -> ET.ElementTree:
+    """The JUnit XML document for a run: one ``<testsuite>`` per metric.
+
+    Each suite's properties carry the metric's pass rate with its interval
+    (docs/statistics.md) and, with ``gate``, that metric's gate outcome.
+    """
     suites: dict[str, ET.Element] = {}
+    props_of: dict[str, ET.Element] = {}
+    seen: list[RowRecord] = []
     counts: dict[str, dict[str, float]] = {}
     root = ET.Element("testsuites", name=_x(f"tooleval {run.name}"))
     for spec in run.metrics:
@@ -78,8 +113,10 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
         if spec.threshold is not None:
             ET.SubElement(props, "property", name="threshold", value=str(spec.threshold))
         suites[spec.name] = suite
+        props_of[spec.name] = props
         counts[spec.name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for row in rows:
+        seen.append(row)
         for result in row.results:
             metric_suite = suites.get(result.metric)
             if metric_suite is None:
@@ -119,6 +156,7 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord]) -> ET.ElementTree:
                 ]
                 element.text = _x("\n".join(lines))
                 tally["failures"] += 1
+    _interval_properties(run, seen, props_of, gate)
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for name, suite in suites.items():
         for key, value in counts[name].items():
@@ -142,12 +180,14 @@ def _names(row: RowRecord, *, expected: bool) -> str:
     return ", ".join(str(c) for c in calls) if calls else "(none)"
 
 
-def write_junit(path: str | Path, run: RunInfo, rows: Iterable[RowRecord]) -> Path:
+def write_junit(
+    path: str | Path, run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None
+) -> Path:
     """Write the run as JUnit XML to ``path``; return the path."""
     from tooleval.io_atomic import atomic_write
 
     target = Path(path)
-    tree = junit_tree(run, rows)
+    tree = junit_tree(run, rows, gate=gate)
     with atomic_write(target) as handle:
         tree.write(handle, encoding="utf-8", xml_declaration=True)
     return target

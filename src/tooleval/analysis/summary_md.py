@@ -40,19 +40,26 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def _metric_table(run: RunInfo) -> list[str]:
+def _metric_table(run: RunInfo, rows: Sequence[Any]) -> list[str]:
     from tooleval.analysis.gate import gate_pass_rate
+    from tooleval.analysis.noise import read_attempts, run_intervals
 
+    rates = run_intervals(read_attempts(run, rows))
     lines = [
-        "| metric | pass rate | passed | failed | errors | unscored | mean score |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| metric | pass rate | 95% interval | passed | failed | errors | unscored | mean score |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, s in run.summaries.items():
         rate = gate_pass_rate(run, name)[0]
         mean = "n/a" if s.mean_score is None else f"{s.mean_score:.3f}"
+        summary = rates.get(name, {}).get("(all)")
+        interval = "n/a"
+        if summary is not None:
+            i, k = summary.interval, summary.attempts[1]
+            interval = f"[{100 * i.low:.1f}, {100 * i.high:.1f}] n={summary.n}, K={k}"
         lines.append(
-            f"| {md_text(name)} | {_pct(rate)} | {s.passed} | {s.failed} | {run.error_count} "
-            f"| {s.unscored} | {mean} |"
+            f"| {md_text(name)} | {_pct(rate)} | {interval} | {s.passed} | {s.failed} "
+            f"| {run.error_count} | {s.unscored} | {mean} |"
         )
     return lines
 
@@ -68,6 +75,8 @@ def _gate_lines(gate: Any) -> list[str]:
 
 def _regression_lines(store: StoreReader, run: RunInfo, baseline: str, limit: int) -> list[str]:
     from tooleval.analysis.compare import compare_runs
+    from tooleval.analysis.noise import compare_stats
+    from tooleval.analysis.stat_lines import compare_line
 
     comparison = compare_runs(store, baseline, run.id)
     regressed = comparison.changed("regressed")
@@ -78,6 +87,9 @@ def _regression_lines(store: StoreReader, run: RunInfo, baseline: str, limit: in
         f"{len(regressed)} row × metric regressed, {len(fixed)} fixed.",
         "",
     ]
+    stats = [c for c in compare_stats(store, baseline, run.id) if c.slice == "(all)"]
+    lines += [f"- **{md_text(c.metric)}**: {compare_line(c)}" for c in stats]
+    lines += [""] if stats else []
     if comparison.differences:
         changed = ", ".join(f"`{md_text(d.path)}`" for d in comparison.differences[:8])
         lines += [f"Configuration differences: {changed}", ""]
@@ -158,7 +170,7 @@ def run_summary_markdown(
         f"{run.row_count} rows, {_pct(overall)} passed every metric, {run.error_count} errors "
         f"(the agent could not be called or the row not read); status {md_text(run.status)}.",
         "",
-        *_metric_table(run),
+        *_metric_table(run, all_rows),
         "",
         *_gate_lines(gate),
     ]

@@ -56,7 +56,7 @@ def _gate(args: argparse.Namespace, run: Any) -> Any:
     from tooleval.errors import ConfigError
 
     stored = run.config.get("gate") or {}
-    values = {}
+    values: dict[str, Any] = {}
     for option, key in (
         ("--min-pass-rate", "min_pass_rate"),
         ("--max-error-rate", "max_error_rate"),
@@ -70,6 +70,13 @@ def _gate(args: argparse.Namespace, run: Any) -> Any:
         for name, g in (stored.get("metrics") or {}).items()
         if isinstance(g, dict)
     }
+    # The noise-aware keys the run was gated with (docs/statistics.md).
+    if isinstance(stored.get("confidence"), float):
+        values["confidence"] = stored["confidence"]
+    if stored.get("on_uncertain") in ("fail", "pass", "point"):
+        values["on_uncertain"] = stored["on_uncertain"]
+    if stored.get("require_any_pass") is False:
+        values["require_any_pass"] = False
     return evaluate_gate(run, GateSpec(metrics=metrics, **values))
 
 
@@ -136,7 +143,7 @@ def export_run(args: argparse.Namespace) -> int:
         run = store.get_run(run_id)
         gate = _gate(args, run)
         if args.junit:
-            write_junit(args.junit, run, store.iter_rows(run_id))
+            write_junit(args.junit, run, store.iter_rows(run_id), gate=gate)
         if args.json:
             write_json(args.json, run, store.iter_rows(run_id), gate=gate)
         if args.csv:

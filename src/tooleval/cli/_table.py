@@ -87,7 +87,10 @@ def print_score_table(
     console.print(table)
     overall = summarize([r for _, _, r in rows])
     summary = Table(title="summary")
-    for column in ("category", "rows", "passed", "failed", "unscored", "pass rate", "mean score"):
+    from tooleval.analysis.stat_lines import results_interval
+
+    columns = ("category", "rows", "passed", "failed", "unscored", "pass rate", "95% interval")
+    for column in (*columns, "mean score"):
         summary.add_column(column)
     for category, results in sorted(by_category.items()) + [("ALL", [r for _, _, r in rows])]:
         s = summarize(results) if category != "ALL" else overall
@@ -98,6 +101,7 @@ def print_score_table(
             str(s["failed"]),
             str(s["unscored"]),
             "-" if s["pass_rate"] is None else f"{s['pass_rate']:.0%}",
+            results_interval(results),
             "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}",
         )
     console.print(summary)

@@ -43,6 +43,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("rescore",): "rescore",
     ("runs",): "runs",
     ("compare",): "compare",
+    ("power",): "power",
     ("report",): "report",
     ("view",): "view",
     ("aggregate",): "aggregate",

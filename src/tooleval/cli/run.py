@@ -65,6 +65,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="gate: at most this fraction of rows may be errors (0-1; default 0: any error fails)",
     )
     parser.add_argument(
+        "--confidence",
+        type=float,
+        metavar="C",
+        help="gate: check pass-rate floors on the C interval (e.g. 0.95; docs/statistics.md)",
+    )
+    parser.add_argument(
+        "--on-uncertain",
+        choices=("fail", "pass", "point"),
+        help="gate: what a rate whose interval straddles its floor does (default fail)",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="run the preflight only (bindings, prompts, ${VAR}s, templates, tool-call source, "
@@ -153,6 +164,15 @@ def _gate_from_args(plan: Any, args: argparse.Namespace) -> Any:
         if not 0.0 <= value <= 1.0:
             raise ConfigError(f"expected a number between 0 and 1, got {value}", field=option)
         gate = dataclasses.replace(gate, **{key: value})
+    if args.confidence is not None:
+        if not 0.0 < args.confidence < 1.0:
+            raise ConfigError(
+                f"expected a number between 0 and 1 (e.g. 0.95), got {args.confidence}",
+                field="--confidence",
+            )
+        gate = dataclasses.replace(gate, confidence=args.confidence)
+    if args.on_uncertain is not None:
+        gate = dataclasses.replace(gate, on_uncertain=args.on_uncertain)
     return gate
 
 
@@ -317,7 +337,7 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
     if failing:
         console.print(f"failures by cause: tooleval runs show {outcome.run_id}")
     if args.junit:
-        write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id))
+        write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
     if args.json:
         write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
     write_ci_outputs(args, store, outcome, cache, console)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from tooleval.cli._groups import add_verb_group
 
@@ -31,6 +32,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_option(show)
     show.add_argument("--category", help="only rows of this category")
     show.add_argument("--limit", type=int, default=20, help="failing rows to print (default 20)")
+    from tooleval.cli.compare import add_stats_options
+
+    add_stats_options(show)
+    show.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add a seeded BCa bootstrap interval with N resamples as a cross-check (default off)",
+    )
     show.set_defaults(handler=show_run)
     from tooleval.cli._run_export import add_export_verb
 
@@ -61,7 +72,28 @@ def show_run(args: argparse.Namespace) -> int:
 
     if args.limit < 0:
         raise ConfigError(f"expected a whole number >= 0, got {args.limit}", field="--limit")
+    if args.bootstrap < 0:
+        raise ConfigError(
+            f"expected a whole number >= 0, got {args.bootstrap}", field="--bootstrap"
+        )
     with open_cli_store(args) as store:
         run_id = store.resolve_run_id(args.run_id)
         render(make_console(sys.stdout), store, run_id, category=args.category, limit=args.limit)
+        lines = _interval_lines(store, run_id, args)
+    sys.stdout.flush()
+    print("\n".join(lines))
     return 0
+
+
+def _interval_lines(store: Any, run_id: str, args: argparse.Namespace) -> list[str]:
+    """Each metric's pass rate (and score) with its interval, per category (``--category``: one)."""
+    from tooleval.analysis.noise import read_attempts, run_intervals
+    from tooleval.analysis.stat_lines import interval_lines
+
+    run = store.get_run(run_id)
+    rows = store.iter_rows(run.id, category=args.category)
+    table = read_attempts(run, rows, cluster_key=args.cluster_key)
+    options = {"confidence": args.confidence, "bootstrap": args.bootstrap, "seed": args.seed}
+    rates = run_intervals(table, **options)
+    scores = run_intervals(table, kind="score", confidence=args.confidence)
+    return interval_lines(rates, scores, unscored=table.unscored)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tooleval.analysis.noise import count_interval
 from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
+from tooleval.report.intervals import interval_bar
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
@@ -103,11 +105,13 @@ def metric_summary_table(run: RunInfo) -> Safe:
                 ("unscored", "num"),
                 ("mean score", "num"),
                 ("pass rate", "num"),
+                ("95% interval", None),
             )
         ),
     )
     body = []
     for name, summary in run.summaries.items():
+        interval = count_interval(run, summary.passed, summary.scored)
         spec = specs.get(name)
         params = ", ".join(
             f"{k}={value_text(v, limit=80)}" for k, v in (spec.params if spec else {}).items()
@@ -129,6 +133,7 @@ def metric_summary_table(run: RunInfo) -> Safe:
                     class_="num",
                 ),
                 el("td", el("strong", pct(summary.pass_rate)), class_="num"),
+                el("td", interval_bar(summary.pass_rate, interval), class_="ci"),
             )
         )
     return el("table", el("thead", head), el("tbody", body), class_="summary")

@@ -19,12 +19,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tooleval.analysis.noise import count_interval
 from tooleval.analysis.counts import CategoryStats, ScoreBins
 from tooleval.errors import InputError
 from tooleval.report.charts import bar_chart_svg, histogram_svg
 from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
 from tooleval.report.components import pct, row_card
 from tooleval.report.html import Safe, el, frag, href
+from tooleval.report.intervals import interval_bar
 from tooleval.report.page import chip_legend, document
 from tooleval.report.run_tables import (
     clusters_table,
@@ -71,14 +73,20 @@ def charts_section(bins: list[ScoreBins]) -> Safe:
     return el("div", boxes, class_="charts")
 
 
-def category_section(stats: list[CategoryStats], metrics: list[str], *, link: Any = None) -> Safe:
-    """Per-category table and pass-rate bars (row verdict: every scored metric passed)."""
+def category_section(
+    stats: list[CategoryStats], metrics: list[str], *, link: Any = None, run: Any = None
+) -> Safe:
+    """Per-category table and pass-rate bars (row verdict: every scored metric passed).
+
+    With ``run``, each category's pass rate has its 95% interval bar (docs/statistics.md).
+    """
     if not stats:
         return el("p", "No row has a category.", class_="muted")
     head = el(
         "tr",
         el("th", "category"),
         *(el("th", h, class_="num") for h in ("rows", "passed", "failed", "errors", "pass rate")),
+        *((el("th", "95% interval"),) if run is not None else ()),
         *(el("th", f"{m} pass", class_="num") for m in metrics),
     )
     body = []
@@ -93,6 +101,19 @@ def category_section(stats: list[CategoryStats], metrics: list[str], *, link: An
                 el("td", s.failed, class_="num"),
                 el("td", s.errors, class_="num"),
                 el("td", el("strong", pct(s.pass_rate)), class_="num"),
+                *(
+                    (
+                        el(
+                            "td",
+                            interval_bar(
+                                s.pass_rate, count_interval(run, s.passed, s.passed + s.failed)
+                            ),
+                            class_="ci",
+                        ),
+                    )
+                    if run is not None
+                    else ()
+                ),
                 *(el("td", pct(s.pass_rates.get(m)), class_="num") for m in metrics),
             )
         )
@@ -178,7 +199,7 @@ def build_report(
         charts_section(counts.bins),
         None if digest is None else repeat_section(digest, link=card_of),
         el("h2", "Per category"),
-        category_section(counts.categories, metrics),
+        category_section(counts.categories, metrics, run=run),
         el("h2", "Failure clusters"),
         clusters_table(
             clusters,

@@ -27,6 +27,9 @@
       metrics:
         tool_correctness: 0.95     # this metric's pass rate
         tool_call_f1: {min_pass_rate: 0.8, min_mean_score: 0.9}
+      confidence: 0.95             # floors checked on the interval (docs/statistics.md)
+      on_uncertain: fail           # fail (default) | pass | point
+      # require_any_pass: false    # accept a run where nothing passed (default: it fails)
 
 Every mistake is a :class:`ConfigError` naming the key path:
 
@@ -288,15 +291,60 @@ def _fraction(value: Any, where: str) -> float | None:
     return float(value)
 
 
+_GATE_KEYS = (
+    "min_pass_rate",
+    "max_error_rate",
+    "metrics",
+    "metric",
+    "min",
+    "confidence",
+    "on_uncertain",
+    "require_any_pass",
+)
+
+
+def _gate_stats(value: Mapping[str, Any]) -> dict[str, Any]:
+    """The noise-aware keys: ``confidence``, ``on_uncertain``, ``require_any_pass``."""
+    from tooleval.stats import ON_UNCERTAIN
+
+    out: dict[str, Any] = {}
+    confidence = value.get("confidence")
+    if confidence is not None:
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+            raise ConfigError(
+                f"expected a number between 0 and 1 (e.g. 0.95), got {confidence!r}",
+                field="gate.confidence",
+            )
+        if not 0.0 < float(confidence) < 1.0:
+            raise ConfigError(
+                f"expected a number between 0 and 1 (e.g. 0.95), got {confidence!r}",
+                field="gate.confidence",
+            )
+        out["confidence"] = float(confidence)
+    policy = value.get("on_uncertain", "fail")
+    if policy not in ON_UNCERTAIN:
+        raise ConfigError(
+            f"expected one of {', '.join(ON_UNCERTAIN)}, got {policy!r}", field="gate.on_uncertain"
+        )
+    out["on_uncertain"] = policy
+    any_pass = value.get("require_any_pass", True)
+    if not isinstance(any_pass, bool):
+        raise ConfigError(
+            f"expected true or false, got {any_pass!r}", field="gate.require_any_pass"
+        )
+    out["require_any_pass"] = any_pass
+    return out
+
+
 def _gate(value: Any) -> GateSpec:
     if value is None:
         return GateSpec()
     if not isinstance(value, Mapping):
         raise ConfigError(f"expected a mapping, got {_kind(value)}", field="gate")
-    unknown = sorted(set(value) - {"min_pass_rate", "max_error_rate", "metrics"})
+    unknown = sorted(set(value) - set(_GATE_KEYS))
     if unknown:
         raise ConfigError(
-            "unknown key; expected min_pass_rate, max_error_rate or metrics",
+            f"unknown key; expected one of {', '.join(sorted(_GATE_KEYS))}",
             field=f"gate.{unknown[0]}",
         )
     per_metric = value.get("metrics") or {}
@@ -320,8 +368,21 @@ def _gate(value: Any) -> GateSpec:
             )
         else:
             gates[str(name)] = MetricGate(min_pass_rate=_fraction(floor, where))
+    if ("metric" in value) != ("min" in value):
+        missing = "min" if "metric" in value else "metric"
+        raise ConfigError("gate: {metric: NAME, min: X} needs both keys", field=f"gate.{missing}")
+    if "metric" in value:
+        name = value["metric"]
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"expected a metric name, got {name!r}", field="gate.metric")
+        if name in gates:
+            raise ConfigError(
+                f"{name} has a floor in gate.metrics too; give it once", field="gate.metric"
+            )
+        gates[name] = MetricGate(min_pass_rate=_fraction(value["min"], "gate.min"))
     return GateSpec(
         min_pass_rate=_fraction(value.get("min_pass_rate"), "gate.min_pass_rate"),
         max_error_rate=_fraction(value.get("max_error_rate"), "gate.max_error_rate"),
         metrics=gates,
+        **_gate_stats(value),
     )

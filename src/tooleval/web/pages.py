@@ -400,6 +400,7 @@ def run_page(
             list(counts.categories),
             metrics,
             link=lambda c: href("/runs", run.id, category=c, result="fail", fragment="rows"),
+            run=run,
         ),
         el("h2", "Failures by class"),
         _class_table(run, counts.classes, counts.examples, failure_classes),

@@ -1,0 +1,156 @@
+"""The noise-aware figures as one-line text, shared by the terminal, Markdown and JUnit.
+
+>>> from tooleval.stats import summarize
+>>> rate_text(summarize([[1.0]] * 17 + [[0.0]] * 3))
+'85.0% [64.0, 94.8] (95% wilson, n=20, K=1)'
+>>> pts(-0.042), pts(0.0)
+('−4.2', '0.0')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tooleval.analysis.noise import MetricComparison
+from tooleval.model import Result
+from tooleval.stats import RateSummary, wilson_interval
+
+__all__ = [
+    "compare_detail",
+    "compare_line",
+    "interval_lines",
+    "pts",
+    "rate_text",
+    "results_interval",
+]
+
+
+def pts(value: float) -> str:
+    """A difference of rates in percentage points, with a true minus sign."""
+    text = f"{100 * value:.1f}"
+    if text in ("-0.0", "0.0"):
+        return "0.0"
+    return text.replace("-", "−")
+
+
+def rate_text(summary: RateSummary) -> str:
+    """``82.0% [76.1, 87.0] (95% wilson, n=200, K=1)``, with the clusters when there are."""
+    i = summary.interval
+    k = summary.attempts
+    attempts = f"K={k[0]}" if k[0] == k[1] else f"K={k[0]}-{k[1]}"
+    clusters = f", {summary.clusters} clusters" if summary.clusters is not None else ""
+    return (
+        f"{summary.mean:.1%} [{100 * i.low:.1f}, {100 * i.high:.1f}] "
+        f"({i.confidence:.0%} {i.method}, n={summary.n}, {attempts}{clusters})"
+    )
+
+
+def _p(value: float) -> str:
+    """``=0.035`` or ``<0.001``, to follow a ``p``."""
+    return "<0.001" if value < 0.001 else f"={value:.3f}"
+
+
+def compare_line(c: MetricComparison) -> str:
+    """``Δ −4.2 pts [−7.3, −1.1] · regressed 12 / fixed 3 · McNemar p=0.035 · MDE@80% 4.5 pts ·
+    REGRESSION``."""
+    s = c.stats
+    parts = [f"Δ {pts(s.delta)} pts [{pts(s.interval.low)}, {pts(s.interval.high)}]"]
+    if s.mcnemar is not None:
+        parts.append(f"regressed {s.mcnemar.regressed} / fixed {s.mcnemar.fixed}")
+        parts.append(f"McNemar p{_p(s.mcnemar.p_exact)}")
+    else:
+        parts.append(f"paired t p{_p(s.p_value)}")
+        if s.sign_flip is not None:
+            parts.append(f"sign-flip p{_p(s.sign_flip.p_value)}")
+    parts.append(f"MDE@{s.power:.0%} {pts(s.mde)} pts")
+    parts.append(c.verdict.kind.upper())
+    return " · ".join(parts)
+
+
+def compare_detail(c: MetricComparison) -> str:
+    """The figures behind the line: n, K, clusters, both SEs, the correlation, Holm, seeds."""
+    s = c.stats
+    k = f"K={s.attempts_a[1]}/{s.attempts_b[1]}"
+    bits = [f"n={s.n} rows", k]
+    if s.clusters is not None:
+        bits.append(f"{s.clusters} clusters")
+    bits.append(f"SE paired {pts(s.se_paired)} pts (unpaired {pts(s.se_unpaired)})")
+    if s.correlation is not None:
+        bits.append(f"Corr(A,B)={s.correlation:.2f}")
+    bits.append(f"{s.interval.confidence:.0%} {s.interval.method}")
+    bits.append(f"Holm p{_p(c.p_holm)}")
+    if s.mcnemar is not None:
+        bits.append(f"mid-p{_p(s.mcnemar.p_mid)}")
+    if s.bootstrap is not None:
+        b = s.bootstrap
+        bits.append(f"bootstrap [{pts(b.low)}, {pts(b.high)}] (seed {b.seed}, {b.resamples})")
+    if c.unpaired_rows:
+        bits.append(f"{c.unpaired_rows} rows on one side only, left out")
+    return ", ".join(bits)
+
+
+def interval_lines(
+    rates: dict[str, dict[str, RateSummary]],
+    scores: dict[str, dict[str, RateSummary]] | None = None,
+    *,
+    unscored: dict[str, int] | None = None,
+) -> list[str]:
+    """``runs show``'s block: each metric's pass rate (and mean score) with its interval,
+    per category, pass@k / pass^k with their intervals and the flaky rows of a repeated run."""
+    if not rates:
+        return ["intervals: no scored rows"]
+    first = next(iter(next(iter(rates.values())).values()))
+    lines = [f"intervals ({first.interval.confidence:.0%}, the dataset row is the unit):"]
+    for metric, per in rates.items():
+        overall = per["(all)"]
+        line = f"  {metric}: pass rate {rate_text(overall)}"
+        score = (scores or {}).get(metric, {}).get("(all)")
+        if score is not None and not score.binary:
+            i = score.interval
+            line += f" · mean score {score.mean:.3f} [{i.low:.3f}, {i.high:.3f}]"
+        left_out = (unscored or {}).get(metric, 0)
+        if left_out:
+            line += f" · {left_out} unscored left out"
+        lines.append(line)
+        lines.extend(_repeat_lines(overall))
+        for note in overall.notes:
+            lines.append(f"    note: {note}")
+        for category, summary in per.items():
+            if category != "(all)":
+                lines.append(f"    {category}: {rate_text(summary)}")
+        if overall.bootstrap is not None:
+            b = overall.bootstrap
+            lines.append(
+                f"    bootstrap cross-check: [{100 * b.low:.1f}, {100 * b.high:.1f}] "
+                f"(BCa over {b.unit}, {b.resamples} resamples, seed {b.seed})"
+            )
+    return lines
+
+
+def _repeat_lines(summary: RateSummary) -> list[str]:
+    if not summary.pass_hat_k:
+        return []
+    k = max(summary.pass_hat_k)
+    hat, at = summary.pass_hat_k[k], summary.pass_at_k[k]
+    within = summary.within_variance
+    return [
+        f"    pass^{k} {hat.mean:.1%} [{100 * hat.interval.low:.1f}, {100 * hat.interval.high:.1f}]"
+        f" · pass@{k} {at.mean:.1%} [{100 * at.interval.low:.1f}, {100 * at.interval.high:.1f}]"
+        f" · flaky rows {summary.flaky}"
+        + (f" · within-row variance {within:.3f}" if within is not None else "")
+    ]
+
+
+def results_interval(results: Sequence[Result], confidence: float = 0.95) -> str:
+    """The pass rate's interval of scored results, one per row (``tooleval score --table``).
+
+    >>> from tooleval.model import Result
+    >>> rows = [Result.scored("m", 1.0, reason="")] * 17 + [Result.scored("m", 0.0, reason="")] * 3
+    >>> results_interval(rows)
+    '[64.0, 94.8]'
+    """
+    scored = [r for r in results if r.passed is not None]
+    if not scored:
+        return "-"
+    i = wilson_interval(sum(1 for r in scored if r.passed), len(scored), confidence)
+    return f"[{100 * i.low:.1f}, {100 * i.high:.1f}]"
