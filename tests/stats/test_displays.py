@@ -8,13 +8,13 @@ import xml.etree.ElementTree as ET
 
 from tests.stats.conftest import METRIC, store_run
 
+from tooleval.analysis.counts import CategoryStats
 from tooleval.analysis.export import write_junit
 from tooleval.analysis.gate import GateSpec, evaluate_gate
 from tooleval.analysis.summary_md import run_summary_markdown
 from tooleval.cli.main import main
 from tooleval.report.run_tables import metric_summary_table
 from tooleval.report.static import category_section
-from tooleval.analysis.counts import CategoryStats
 from tooleval.store import open_store
 
 

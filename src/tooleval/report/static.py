@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tooleval.analysis.noise import count_interval
 from tooleval.analysis.counts import CategoryStats, ScoreBins
+from tooleval.analysis.noise import count_interval
 from tooleval.errors import InputError
 from tooleval.report.charts import bar_chart_svg, histogram_svg
 from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
