@@ -31,6 +31,9 @@ def _pages(seeded) -> list[str]:
         f"/compare?a={a}&b={b}",
         f"/compare/row?a={a}&b={b}&ia={index}&ib={index}",
         f"/runs/{a}/rows/99999999999999999999999",
+        f"/runs/{seeded['chats']}/rows/0",
+        f"/runs/{seeded['traces']}",
+        f"/runs/{seeded['traces']}/rows/0",
     ]
 
 

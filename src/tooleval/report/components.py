@@ -331,12 +331,16 @@ def row_card(
     anchor: str | None = None,
     extra_header: Safe | None = None,
     level: int = 3,
+    prefix: str = "",
 ) -> Safe:
-    """A full row: input, metric cards, tool chips, argument mismatches, output, errors.
+    """A full row: input, metric cards, tool chips, argument mismatches, transcript, errors.
 
     ``level`` is the heading level of the row's title (its sections one below),
-    so the card fits the page's heading outline.
+    so the card fits the page's heading outline. ``prefix`` starts the ids of
+    the card's transcript anchors (two cards on one page need two prefixes).
     """
+    from tooleval.report.transcript import transcript
+
     title = el("a", row.row_id, href=link) if link else el("span", row.row_id)
     sub = level + 1
     sample = row.sample
@@ -366,9 +370,10 @@ def row_card(
         else el("p", "no metric results stored", class_="muted"),
         call_chips(row, level=sub),
         argument_table(row, level=sub),
-        _text_block("Agent output", sample.final_output(), level=sub),
+        _text_block("Final answer", sample.final_output(), level=sub),
         _text_block("Connector error", row.error, css="error-text", level=sub),
         _text_block("Reference", sample.reference, level=sub),
+        transcript(row, level=sub, prefix=prefix or (f"t-{anchor}-" if anchor else "")),
         class_="row-card" + (" row-fail" if row.passed is False or row.error else ""),
         id=anchor,
     )
