@@ -132,7 +132,7 @@ def main() -> int:
     from fastapi.testclient import TestClient
 
     from tooleval.report import build_report
-    from tooleval.report.comparison import comparison_page
+    from tooleval.report.compare import comparison_page
     from tooleval.report.summary import aggregate_run
     from tooleval.store import open_store
     from tooleval.web import create_app

@@ -119,7 +119,7 @@ def build_report(
     stored aggregates (:mod:`tooleval.report.summary`, computed and stored on
     first use for a stopped run); rows are read only for the cards shown.
     """
-    from tooleval.report.comparison import comparison_page
+    from tooleval.report.compare import comparison_page
     from tooleval.report.repeats import repeat_section
     from tooleval.report.summary import cached_run, run_clusters, run_counts, run_repeats
 

@@ -293,7 +293,17 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         return HTMLResponse(routes.render_compare(store, a, b, change, metric, page))
 
     @app.get("/compare/row", response_class=HTMLResponse)
-    def compare_row(a: str, b: str, ia: int | None = None, ib: int | None = None) -> HTMLResponse:
-        return HTMLResponse(routes.render_compare_row(store, a, b, ia, ib))
+    def compare_row(
+        a: str,
+        b: str,
+        ia: int | None = None,
+        ib: int | None = None,
+        change: str | None = None,
+        metric: str | None = None,
+        pos: int | None = None,
+    ) -> HTMLResponse:
+        return HTMLResponse(
+            routes.render_compare_row(store, a, b, ia, ib, change=change, metric=metric, pos=pos)
+        )
 
     return app

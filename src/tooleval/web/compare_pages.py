@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooleval.analysis.compare import CHANGES
-from tooleval.report.compare import CHANGE_LABELS, change_cell, comparison_overview
-from tooleval.report.components import score_text
+from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
 from tooleval.report.html import Href, Safe, el, href, void
 from tooleval.report.page import chip_legend
 from tooleval.report.side_by_side import delta_calls, side_by_side
@@ -40,60 +39,26 @@ def _pick_form(runs: Sequence[RunInfo], a: str | None, b: str | None) -> Safe:
     )
 
 
-def row_compare_link(a: str, b: str, delta: Any) -> Href:
-    """The side-by-side page of one delta's row."""
+def row_compare_link(
+    a: str,
+    b: str,
+    delta: Any,
+    *,
+    change: str | None = None,
+    metric: str | None = None,
+    position: int | None = None,
+) -> Href:
+    """The side-by-side page of one delta's row, carrying the deltas' filter and its place."""
     return href(
         "/compare/row",
         a=a,
         b=b,
         ia=delta.index_a,
         ib=delta.index_b,
+        change=change,
+        metric=metric,
+        pos=position,
     )
-
-
-def _deltas_table(
-    deltas: Sequence[Any], rows: dict[tuple[str, int | None], RowRecord | None], a: str, b: str
-) -> Safe:
-    if not deltas:
-        return el("p", "No row × metric pairs match.", class_="muted")
-    head = el(
-        "tr",
-        *(
-            el("th", h, class_=c)
-            for h, c in (
-                ("row", None),
-                ("category", None),
-                ("metric", None),
-                ("change", None),
-                ("score A → B", "num"),
-                ("calls in A", None),
-                ("calls in B", None),
-            )
-        ),
-    )
-    body = []
-    for d in deltas:
-        cell_a, cell_b = delta_calls(rows.get(("a", d.index_a)), rows.get(("b", d.index_b)))
-        delta = d.score_delta
-        scores = f"{score_text(d.score_a)} → {score_text(d.score_b)}"
-        body.append(
-            el(
-                "tr",
-                el("td", el("a", d.row_id, href=row_compare_link(a, b, d)), class_="rowid"),
-                el("td", d.category or "", class_="cat"),
-                el("td", d.metric),
-                change_cell(d.change),
-                el(
-                    "td",
-                    scores,
-                    el("div", f"{delta:+.2f}", class_="muted small") if delta else None,
-                    class_="num",
-                ),
-                el("td", cell_a),
-                el("td", cell_b),
-            )
-        )
-    return el("table", el("thead", head), el("tbody", body), class_="deltas")
 
 
 def compare_page(
@@ -172,6 +137,8 @@ def compare_page(
                 f"{counted} unchanged pairs are counted but not listed for stored comparisons.",
                 class_="note",
             )
+    first = (page_number - 1) * per_page
+    positions = {id(d): first + i for i, d in enumerate(deltas)}
     body += [
         el("h2", "Overview"),
         comparison_overview(comparison, run_link=lambda run_id: href("/runs", run_id), level=3),
@@ -180,7 +147,16 @@ def compare_page(
         note,
         chip_legend(),
         pager,
-        _deltas_table(deltas, rows or {}, a, b),
+        delta_rows_table(
+            deltas,
+            row_link=lambda d: row_compare_link(
+                a, b, d, change=change, metric=metric, position=positions[id(d)]
+            ),
+            calls=lambda d: delta_calls(
+                (rows or {}).get(("a", d.index_a)), (rows or {}).get(("b", d.index_b))
+            ),
+            empty="No row × metric pairs match.",
+        ),
     ]
     return page("compare · tooleval", *body)
 
@@ -190,23 +166,75 @@ def compare_row_page(
     run_b: RunInfo,
     row_a: RowRecord | None,
     row_b: RowRecord | None,
+    *,
+    change: str | None = None,
+    metric: str | None = None,
+    position: int | None = None,
+    previous: Any = None,
+    following: Any = None,
+    total: int | None = None,
 ) -> str:
-    """One row of both runs side by side."""
+    """One row of both runs side by side, with the neighbouring deltas of the list it came from.
+
+    ``previous`` / ``following`` are the neighbouring deltas in the filtered
+    list (``change`` / ``metric``); ``position`` is this one's place in it.
+    """
     either = row_b or row_a
     row_id = either.row_id if either else "?"
     metrics = list(dict.fromkeys([*run_a.summaries, *run_b.summaries]))
-    back = href("/compare", a=run_a.id, b=run_b.id, fragment="deltas")
+    per_page = 50
+    back = href(
+        "/compare",
+        a=run_a.id,
+        b=run_b.id,
+        change=change,
+        metric=metric,
+        page=None if position is None or position < per_page else position // per_page + 1,
+        fragment="deltas",
+    )
+
+    def neighbour(label: str, delta: Any, step: int, rel: str) -> Safe:
+        if delta is None or position is None:
+            return el("span", label, class_="disabled")
+        target = row_compare_link(
+            run_a.id, run_b.id, delta, change=change, metric=metric, position=position + step
+        )
+        return el("a", label, href=target, rel=rel, id=f"row-{rel}")
+
+    where = (
+        el("span", f"{position + 1} of {total} row × metric pairs in this list", class_="muted")
+        if position is not None and total is not None
+        else None
+    )
+    shown_filter = " · ".join(
+        part
+        for part in (
+            CHANGE_LABELS.get(change, change) if change else None,
+            metric,
+        )
+        if part
+    )
     return page(
         f"{row_id} · compare · tooleval",
         el(
             "nav",
             el("a", "Compare", href=back),
+            f" ({shown_filter})" if shown_filter else None,
             " › ",
             el("span", row_id, class_="crumb-name"),
             class_="crumbs",
             aria_label="breadcrumb",
         ),
         el("h1", f"Row {row_id}: A vs B"),
+        el(
+            "nav",
+            neighbour("‹ previous", previous, -1, "prev"),
+            neighbour("next ›", following, 1, "next"),
+            el("a", "back to the list", href=back, id="row-up"),
+            where,
+            class_="pager",
+            aria_label="rows",
+        ),
         el(
             "p",
             el("strong", "A "),
@@ -216,12 +244,21 @@ def compare_row_page(
             el("a", run_b.name, href=href("/runs", run_b.id)),
             class_="muted",
         ),
-        el("p", "Differences between A and B are highlighted.", class_="muted small"),
-        side_by_side(
-            row_a,
-            row_b,
-            metrics=metrics,
-            link_a=href("/runs", run_a.id, "rows", row_a.index) if row_a else None,
-            link_b=href("/runs", run_b.id, "rows", row_b.index) if row_b else None,
+        el(
+            "p",
+            "Differences between A and B are highlighted; each expected call says where "
+            "each side made it.",
+            class_="muted small",
+        ),
+        el(
+            "div",
+            side_by_side(
+                row_a,
+                row_b,
+                metrics=metrics,
+                link_a=href("/runs", run_a.id, "rows", row_a.index) if row_a else None,
+                link_b=href("/runs", run_b.id, "rows", row_b.index) if row_b else None,
+            ),
+            class_="table-scroll",
         ),
     )

@@ -207,7 +207,7 @@ def render_compare(
 ) -> str:
     """The compare page: the stored comparison and one page of deltas with both rows' calls."""
     from tooleval.analysis.compare import CHANGES
-    from tooleval.report.comparison import comparison_page
+    from tooleval.report.compare import comparison_page
     from tooleval.web.compare_pages import compare_page
 
     every = cached_runs(store)
@@ -253,15 +253,35 @@ def render_compare(
 
 
 def render_compare_row(
-    store: StoreReader, a: str, b: str, index_a: int | None, index_b: int | None
+    store: StoreReader,
+    a: str,
+    b: str,
+    index_a: int | None,
+    index_b: int | None,
+    *,
+    change: str | None = None,
+    metric: str | None = None,
+    pos: int | None = None,
 ) -> str:
-    """One row of both runs side by side (either side may be absent)."""
+    """One row of both runs side by side (either side may be absent).
+
+    With ``pos`` (its place in the list of deltas filtered by ``change`` and
+    ``metric``) the page links the deltas before and after it in that list.
+    """
+    from tooleval.analysis.compare import CHANGES
     from tooleval.errors import StoreError
+    from tooleval.report.compare import comparison_page
     from tooleval.web.compare_pages import compare_row_page
 
     info_a, info_b = cached_run(store, a), cached_run(store, b)
     if index_a is None and index_b is None:
         raise InputError("give the row of run A (ia) or of run B (ib)", field="ia")
+    if change and change not in CHANGES:
+        raise InputError(
+            f"unknown change {change!r}; expected one of {', '.join(CHANGES)}", field="change"
+        )
+    if pos is not None and not 0 <= pos < 2**62:
+        raise InputError("pos (the row's place in the list) is a whole number from 0", field="pos")
 
     def fetch(info: RunInfo, index: int | None) -> RowRecord | None:
         if index is None:
@@ -270,4 +290,34 @@ def render_compare_row(
             raise StoreError(f"run {info.id} has no row {index}", row=None)
         return store.get_row(info.id, index)
 
-    return compare_row_page(info_a, info_b, fetch(info_a, index_a), fetch(info_b, index_b))
+    previous = following = total = None
+    if pos is not None:
+        start = max(pos - 1, 0)
+        found = comparison_page(
+            store,
+            info_a.id,
+            info_b.id,
+            change=change or None,
+            metric=metric or None,
+            offset=start,
+            limit=3,
+        )
+        window, at = found.deltas, pos - start
+        if at < len(window) and (window[at].index_a, window[at].index_b) == (index_a, index_b):
+            previous = window[at - 1] if at > 0 else None
+            following = window[at + 1] if at + 1 < len(window) else None
+            total = found.total
+        else:
+            pos = None  # the list changed since the link was made
+    return compare_row_page(
+        info_a,
+        info_b,
+        fetch(info_a, index_a),
+        fetch(info_b, index_b),
+        change=change or None,
+        metric=metric or None,
+        position=pos,
+        previous=previous,
+        following=following,
+        total=total,
+    )
