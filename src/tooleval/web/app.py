@@ -175,7 +175,7 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         result: str | None = None,
         failure_class: str | None = None,
         q: str | None = None,
-        sort: str = "index",
+        sort: str = "failures",
         page: int = 1,
         per_page: int = 50,
     ) -> HTMLResponse:
@@ -184,6 +184,7 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
             info, category, metric, result, failure_class, q, sort, page, per_page
         )
         total = routes.count_view(store, info, filters.where)
+        note = routes.narrowing_note(store, info, filters, total, note)
         last = max(1, -(-total // filters.per_page))
         if filters.page > last:
             return error(
@@ -259,7 +260,7 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         result: str | None = None,
         failure_class: str | None = None,
         q: str | None = None,
-        sort: str = "index",
+        sort: str = "failures",
         per_page: int = 50,
         pos: int | None = None,
     ) -> HTMLResponse:

@@ -25,6 +25,7 @@ from tooleval.report.static import category_section, charts_caption
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
+    "DEFAULT_SORT",
     "PAGE_SIZES",
     "RunFilters",
     "error_page",
@@ -35,7 +36,9 @@ __all__ = [
 ]
 
 PAGE_SIZES = (25, 50, 100, 200)
+DEFAULT_SORT = "failures"
 SORTS = {
+    "failures": "failures first",
     "index": "row order",
     "-index": "row order, last first",
     "row_id": "row id",
@@ -57,7 +60,7 @@ class RunFilters:
     result: str | None = None  # "pass" | "fail"
     failure_class: str | None = None
     q: str | None = None
-    sort: str = "index"
+    sort: str = DEFAULT_SORT
     page: int = 1
     per_page: int = 50
     extra: dict[str, Any] = field(default_factory=dict)
@@ -79,7 +82,7 @@ class RunFilters:
 
     @property
     def active(self) -> bool:
-        """True when a filter or a non-default order narrows or reorders the rows."""
+        """True when a filter or an order other than row order narrows or reorders the rows."""
         return any(v is not None for v in self.where.values()) or self.sort != "index"
 
     def query(self, **changes: Any) -> dict[str, Any]:
@@ -90,7 +93,7 @@ class RunFilters:
             "result": self.result,
             "failure_class": self.failure_class,
             "q": self.q,
-            "sort": None if self.sort == "index" else self.sort,
+            "sort": None if self.sort == DEFAULT_SORT else self.sort,
             "page": None if self.page == 1 else self.page,
             "per_page": None if self.per_page == 50 else self.per_page,
         }
@@ -328,7 +331,8 @@ def _filter_form(
 
 
 def _view_links(run_id: str, filters: RunFilters) -> Safe:
-    query = filters.view_query()
+    # Exports default to row order; one of this view carries its order.
+    query = dict(filters.view_query(), sort=None if filters.sort == "index" else filters.sort)
     return el(
         "p",
         el("a", "link to this view", href=filters.link(run_id, fragment="rows"), id="permalink"),
@@ -477,6 +481,7 @@ def row_page(
         back = href(
             "/runs",
             run.id,
+            sort="index",
             page=row.index // 50 + 1 if row.index >= 50 else None,
             fragment=f"row-{row.index}",
         )

@@ -13,7 +13,7 @@ from tooleval.report.run_tables import run_status
 from tooleval.report.summary import cached_run, cached_runs
 from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
-from tooleval.web.pages import PAGE_SIZES, RunFilters
+from tooleval.web.pages import DEFAULT_SORT, PAGE_SIZES, RunFilters
 
 __all__ = [
     "render_compare",
@@ -65,7 +65,7 @@ def run_filters(
     if page < 1:
         raise InputError("page numbers start at 1", field="page")
     note = None
-    sort = sort or "index"
+    sort = sort or DEFAULT_SORT
     if sort.lstrip("-") == "score" and not metric:
         if not metrics:
             raise InputError("this run has no metric to sort scores by", field="sort")
@@ -83,6 +83,28 @@ def run_filters(
             per_page=per_page,
         ),
         note,
+    )
+
+
+def narrowing_note(
+    store: StoreReader, info: RunInfo, filters: RunFilters, total: int, note: str | None
+) -> str | None:
+    """The sort's note, saying exactly what the sort's metric narrows when it narrows.
+
+    Ordering by score needs one metric, and the store then reads ``result``
+    as that metric's verdict: ``result=fail`` keeps the rows that failed *that*
+    metric, not every failing row. The note gives both counts.
+    """
+    if note is None or filters.metric is None or filters.result is None:
+        return note
+    wide = count_view(store, info, dict(filters.where, metric=None))
+    if wide == total:
+        return note
+    verdict = "failed" if filters.result == "fail" else "passed"
+    return (
+        f"{note} Because scores are ordered by {filters.metric}, result={verdict} keeps the "
+        f"rows that {verdict} {filters.metric}: {total} of the {wide} rows that {verdict} "
+        "any metric. Sort by row order to see all of them."
     )
 
 
@@ -170,7 +192,7 @@ def render_row(
         return pages.row_page(
             info,
             record,
-            filters=RunFilters(),
+            filters=RunFilters(sort="index"),
             position=None,
             previous=previous,
             following=following,
@@ -182,7 +204,7 @@ def render_row(
     at = pos - start
     if at >= len(window) or window[at].index != record.index:
         # The view changed since the link was made: fall back to the row's own neighbours.
-        return render_row(store, info, record, RunFilters(), None)
+        return render_row(store, info, record, RunFilters(sort="index"), None)
     previous = (window[at - 1].index, pos - 1) if at > 0 else None
     following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
     total = count_view(store, info, filters.where)
