@@ -45,13 +45,16 @@ from tooleval.store.records import RowRecord, RunInfo
 __all__ = [
     "CHANGE_LABELS",
     "CHUNK",
+    "MATRIX_ORDER",
     "ComparisonPage",
+    "MatrixRow",
     "category_deltas",
     "change_cell",
     "comparison_overview",
     "comparison_page",
     "delta_rows_table",
     "lean_rows",
+    "run_matrix",
 ]
 
 CHUNK = 1000
@@ -445,4 +448,79 @@ def delta_rows_table(
             cell_a, cell_b = calls(d)
             cells += [el("td", cell_a), el("td", cell_b)]
         body.append(el("tr", cells))
-    return el("table", el("thead", head), el("tbody", body), class_="deltas")
+    return el(
+        "div",
+        el("table", el("thead", head), el("tbody", body), class_="deltas"),
+        class_="table-scroll",
+    )
+
+
+# ---------------------------------------------------------------- many runs
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixRow:
+    """One dataset row across runs: per run ``(verdict, scores by metric)`` or None (absent)."""
+
+    row_id: str
+    category: str | None
+    cells: tuple[tuple[bool | None, dict[str, float | None]] | None, ...]
+    change: str  # regressed | fixed | flaky | failing | passing | partial
+    indexes: tuple[int | None, ...] = ()
+
+
+#: The order rows come in: what got worse first, what always passed last.
+MATRIX_ORDER = ("regressed", "flaky", "fixed", "partial", "failing", "passing")
+
+
+def _row_change(verdicts: Sequence[bool | None]) -> str:
+    known = [v for v in verdicts if v is not None]
+    if len(known) < len(verdicts):
+        return "partial" if known else "failing"
+    if all(known):
+        return "passing"
+    if not any(known):
+        return "failing"
+    if known[-1] is False:
+        return "regressed"
+    if known[0] is False and all(known[known.index(True) :]):
+        return "fixed"
+    return "flaky"
+
+
+def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
+    """Every row id of ``runs`` (oldest to newest as given) with each run's verdict and scores.
+
+    Read through :func:`lean_rows` (no sample or diagnosis decoded). Rows are
+    ordered regressed (passed before, fails in the last run), flaky, fixed,
+    partial (absent from some run), failing everywhere, passing everywhere;
+    then by row id.
+
+    >>> _row_change([True, False]), _row_change([False, True]), _row_change([True, False, True])
+    ('regressed', 'fixed', 'flaky')
+    """
+    table: dict[str, list[Any]] = {}
+    categories: dict[str, str | None] = {}
+    indexes: dict[str, list[int | None]] = {}
+    for place, run in enumerate(runs):
+        for row in lean_rows(store, run):
+            cells = table.setdefault(row.row_id, [None] * len(runs))
+            at = indexes.setdefault(row.row_id, [None] * len(runs))
+            if cells[place] is not None:
+                continue  # a repeated run: the first attempt stands for the row
+            categories.setdefault(row.row_id, row.category)
+            cells[place] = (row.passed, {r.metric: r.score for r in row.results})
+            at[place] = row.index
+    out = [
+        MatrixRow(
+            row_id,
+            categories.get(row_id),
+            tuple(cells),
+            # Unscored or error counts as not passed; an absent row is None.
+            _row_change([c[0] is True if c is not None else None for c in cells]),
+            tuple(indexes[row_id]),
+        )
+        for row_id, cells in table.items()
+    ]
+    out.sort(key=lambda r: (MATRIX_ORDER.index(r.change), r.row_id))
+    return out

@@ -19,15 +19,28 @@ from tooleval.report.side_by_side import delta_calls, side_by_side
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import page, select
 
-__all__ = ["CHANGE_CHOICES", "compare_page", "compare_row_page"]
+__all__ = ["CHANGE_CHOICES", "compare_page", "compare_row_page", "matrix_page", "run_label"]
 
 CHANGE_CHOICES = ("regressed", "fixed") + tuple(
     c for c in CHANGES if c not in ("regressed", "fixed")
 )
 
 
+def run_label(run: RunInfo) -> str:
+    """A run as a person tells it apart: name, start time, short id, tags.
+
+    >>> run_label(RunInfo("20261201-195718-4bee25", "nightly", "2026-12-01T19:57:18", "finished",
+    ...                   tags=("v2",)))
+    'nightly · 2026-12-01 19:57 · 4bee25 · v2'
+    """
+    parts = [run.name, run.created_at[:16].replace("T", " "), run.id.rsplit("-", 1)[-1][:8]]
+    if run.tags:
+        parts.append(", ".join(run.tags))
+    return " · ".join(p for p in parts if p)
+
+
 def _pick_form(runs: Sequence[RunInfo], a: str | None, b: str | None) -> Safe:
-    options = [("", "choose a run")] + [(r.id, f"{r.name} ({r.id})") for r in runs]
+    options = [("", "choose a run")] + [(r.id, run_label(r)) for r in runs]
     return el(
         "form",
         select("a", "A (baseline)", options, a),
@@ -259,6 +272,121 @@ def compare_row_page(
                 link_a=href("/runs", run_a.id, "rows", row_a.index) if row_a else None,
                 link_b=href("/runs", run_b.id, "rows", row_b.index) if row_b else None,
             ),
+            class_="table-scroll",
+        ),
+    )
+
+
+_MATRIX_LABELS = {
+    "regressed": "regressed in the last run",
+    "flaky": "changes between runs",
+    "fixed": "fixed",
+    "partial": "not in every run",
+    "failing": "fails in every run",
+    "passing": "passes in every run",
+}
+
+
+def _matrix_cell(cell: Any, index: int | None, run: RunInfo, metrics: Sequence[str]) -> Safe:
+    from tooleval.report.components import score_text, verdict_badge
+
+    if cell is None:
+        return el("td", "not in this run", class_="muted small")
+    verdict, scores = cell
+    shown = " · ".join(score_text(scores.get(m)) for m in metrics if m in scores)
+    badge = verdict_badge(verdict)
+    link = href("/runs", run.id, "rows", index) if index is not None else None
+    return el(
+        "td",
+        el("a", badge, href=link) if link else badge,
+        el("div", shown, class_="small muted") if shown else None,
+        class_=f"cell-{'pass' if verdict else 'fail' if verdict is False else 'unscored'}",
+    )
+
+
+def matrix_page(
+    runs: Sequence[RunInfo],
+    rows: Sequence[Any],
+    *,
+    page_number: int,
+    per_page: int,
+    total: int,
+    counts: dict[str, int],
+    refs: Sequence[str],
+) -> str:
+    """Rows × runs: each cell the row's verdict and its scores; regressions first."""
+    from tooleval.report.compare import MATRIX_ORDER
+
+    metrics = list(dict.fromkeys(m for r in runs for m in r.summaries))
+    head = el(
+        "tr",
+        el("th", "row"),
+        el("th", "change"),
+        *(
+            el("th", el("a", run_label(r), href=href("/runs", r.id)), class_="run-col")
+            for r in runs
+        ),
+    )
+    body = [
+        el(
+            "tr",
+            el(
+                "td",
+                row.row_id,
+                el("div", row.category or "", class_="muted small"),
+                class_="rowid",
+            ),
+            el("td", _MATRIX_LABELS[row.change], class_=f"change change-{row.change}"),
+            *(
+                _matrix_cell(cell, index, run, metrics)
+                for cell, index, run in zip(row.cells, row.indexes, runs, strict=True)
+            ),
+        )
+        for row in rows
+    ]
+    pages = max(1, -(-total // per_page))
+
+    def page_link(n: int) -> Href:
+        return href("/compare", run=list(refs), page=None if n == 1 else n, fragment="matrix")
+
+    pager = el(
+        "nav",
+        el("a", "‹ prev", href=page_link(page_number - 1), rel="prev")
+        if page_number > 1
+        else el("span", "‹ prev", class_="disabled"),
+        el("span", f"page {page_number} of {pages}", class_="current"),
+        el("a", "next ›", href=page_link(page_number + 1), rel="next")
+        if page_number < pages
+        else el("span", "next ›", class_="disabled"),
+        el("span", f"{total} rows", class_="muted"),
+        class_="pager",
+        aria_label="pages of rows",
+    )
+    summary = el(
+        "ul",
+        [
+            el("li", el("strong", counts.get(kind, 0)), f" {_MATRIX_LABELS[kind]}")
+            for kind in MATRIX_ORDER
+            if counts.get(kind)
+        ],
+        class_="matrix-counts",
+    )
+    legend = el(
+        "p",
+        "Runs oldest to newest, left to right; each cell is the row's verdict (every metric) and "
+        f"its scores ({', '.join(metrics)}); rows that regressed in the last run come first.",
+        class_="muted small",
+    )
+    return page(
+        "compare runs · tooleval",
+        el("h1", f"Compare {len(runs)} runs"),
+        summary,
+        legend,
+        el("h2", "Rows × runs", id="matrix"),
+        pager,
+        el(
+            "div",
+            el("table", el("thead", head), el("tbody", body), class_="matrix"),
             class_="table-scroll",
         ),
     )

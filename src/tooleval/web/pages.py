@@ -165,12 +165,19 @@ def runs_page(
     tag: str | None,
     tags: Sequence[str],
     statuses: dict[str, tuple[str, str]] | None = None,
+    gates: dict[str, Any] | None = None,
+    previous: dict[str, str] | None = None,
 ) -> str:
     """Every stored run, newest first, searchable by name and filterable by tag.
 
     ``statuses``: (text, kind) per run id, for runs whose stored status is not
     the whole story (a ``running`` run: live holder or stopped, see run_status).
+    ``gates``: each run's gate verdict; ``previous``: the run before each one
+    of the same plan or dataset (a "compare with previous" link). Ticking two
+    runs or more and "compare selected" opens their comparison.
     """
+    from tooleval.report.overview import gate_badge
+
     form = el(
         "form",
         el(
@@ -186,13 +193,13 @@ def runs_page(
     )
     head = el(
         "tr",
+        el("th", el("span", "select", class_="sr-only")),
         *(
             el("th", h, class_=c)
             for h, c in (
                 ("run", None),
-                ("id", None),
                 ("status", None),
-                ("created", None),
+                ("gate", None),
                 ("rows", "num"),
                 ("errors", "num"),
                 ("pass rate per metric", None),
@@ -200,36 +207,69 @@ def runs_page(
             )
         ),
     )
-    body = [
-        el(
-            "tr",
-            el("td", el("a", run.name, href=href("/runs", run.id)), class_="rowid"),
-            el("td", el("code", run.id)),
+    statuses, gates, previous = statuses or {}, gates or {}, previous or {}
+    body = []
+    for run in runs:
+        text, kind = statuses.get(run.id, (run.status, run.status))
+        before = previous.get(run.id)
+        body.append(
             el(
-                "td",
-                (statuses or {}).get(run.id, (run.status,))[0],
-                class_=f"status-{(statuses or {}).get(run.id, (run.status, run.status))[1]}",
-            ),
-            el("td", run.created_at[:19].replace("T", " ")),
-            el("td", run.row_count, class_="num"),
-            el("td", run.error_count, class_="num"),
-            el(
-                "td",
-                frag(
+                "tr",
+                el(
+                    "td",
+                    void(
+                        "input",
+                        type="checkbox",
+                        name="run",
+                        value=run.id,
+                        form="pick",
+                        aria_label=f"select {run.name} ({run.id})",
+                        class_="pick",
+                    ),
+                ),
+                el(
+                    "td",
+                    el("a", run.name, href=href("/runs", run.id)),
                     el(
                         "div",
-                        el("span", f"{name} ", class_="muted"),
-                        el("strong", pct(s.pass_rate)),
+                        el("code", run.id),
+                        " · ",
+                        run.created_at[:16].replace("T", " "),
+                        class_="muted small run-meta",
+                    ),
+                    el(
+                        "div",
+                        el("a", "compare with previous", href=href("/compare", a=before, b=run.id)),
+                        class_="small",
                     )
-                    for name, s in run.summaries.items()
+                    if before
+                    else None,
+                    class_="rowid",
                 ),
-            ),
-            el("td", frag(el("span", t, class_="tag") for t in run.tags)),
+                el("td", text, class_=f"status-{kind}"),
+                el("td", gate_badge(gates.get(run.id)), class_="gate-cell"),
+                el("td", run.row_count, class_="num"),
+                el("td", run.error_count, class_="num"),
+                el(
+                    "td",
+                    frag(
+                        el(
+                            "div",
+                            el("span", f"{name} ", class_="muted"),
+                            el("strong", pct(s.pass_rate)),
+                        )
+                        for name, s in run.summaries.items()
+                    ),
+                ),
+                el("td", frag(el("span", t, class_="tag") for t in run.tags)),
+            )
         )
-        for run in runs
-    ]
     table = (
-        el("table", el("thead", head), el("tbody", body), class_="runs")
+        el(
+            "div",
+            el("table", el("thead", head), el("tbody", body), class_="runs"),
+            class_="table-scroll",
+        )
         if runs
         else el(
             "p",
@@ -239,17 +279,24 @@ def runs_page(
             class_="muted",
         )
     )
-    compare_hint = (
+    pick = (
         el(
-            "p",
-            "Compare two runs: ",
-            el("a", "open the compare page", href=href("/compare")),
-            class_="muted",
+            "form",
+            el("button", "compare selected", type="submit"),
+            el(
+                "span",
+                " two runs side by side, three or more as a matrix of rows × runs",
+                class_="muted small",
+            ),
+            method="get",
+            action=href("/compare"),
+            id="pick",
+            class_="pick-form",
         )
         if len(runs) >= 2
         else None
     )
-    return page("tooleval runs", el("h1", "Runs"), form, table, compare_hint)
+    return page("tooleval runs", el("h1", "Runs"), form, pick, table)
 
 
 # ---------------------------------------------------------------- run page
@@ -356,8 +403,14 @@ def run_page(
     failure_classes: dict[str, str],
     note: str | None = None,
     repeats: Safe | None = None,
+    clusters: tuple[Sequence[Any], int] | None = None,
+    what: str | None = None,
+    gate: Any = None,
+    latency: dict[str, float] | None = None,
 ) -> str:
-    """One run: header, metrics, charts, repeats, categories, failure classes, filtered rows."""
+    """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows."""
+    from tooleval.report.overview import gate_block
+
     metrics = list(run.summaries)
     start = (filters.page - 1) * filters.per_page
     positions = {row.index: start + i for i, row in enumerate(rows)}
@@ -394,7 +447,8 @@ def run_page(
             class_="crumbs",
             aria_label="breadcrumb",
         ),
-        run_header(run, status),
+        run_header(run, status, latency=latency, gate=gate),
+        gate_block(gate),
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts,
@@ -405,8 +459,8 @@ def run_page(
             metrics,
             link=lambda c: href("/runs", run.id, category=c, result="fail", fragment="rows"),
         ),
-        el("h2", "Failures by class"),
-        _class_table(run, counts.classes, counts.examples, failure_classes),
+        el("h2", "Failure clusters", id="clusters"),
+        _clusters(run, clusters, what) if clusters is not None else None,
         el("h2", "Rows", id="rows"),
         _filter_form(run, filters, categories, failure_classes),
         el("p", note, class_="note", role="status") if note else None,
@@ -414,45 +468,57 @@ def run_page(
         chip_legend(),
         el("p", KEYS_HELP, class_="muted small keys-help"),
         _pager(run.id, filters, total),
-        rows_table(rows, metrics, row_link)
+        rows_table(rows, metrics, row_link, highlight=filters.q)
         if rows
         else el("p", "No rows match these filters.", class_="muted"),
         _pager(run.id, filters, total) if len(rows) > 10 else None,
     )
 
 
-def _class_table(
-    run: RunInfo,
-    counts: dict[str, int],
-    examples: dict[str, list[tuple[int, str]]],
-    classes: dict[str, str],
-) -> Safe:
-    if not counts:
-        return el("p", "No failing rows.", class_="ok")
-    body = []
-    for cls, count in counts.items():
-        links = [
-            el("a", row_id, href=href("/runs", run.id, "rows", index))
-            for index, row_id in examples.get(cls, [])
-        ]
-        body.append(
-            el(
-                "tr",
-                el(
-                    "td",
-                    el(
-                        "a",
-                        cls.replace("_", " "),
-                        href=href("/runs", run.id, failure_class=cls, fragment="rows"),
-                    ),
-                    el("div", classes.get(cls, ""), class_="muted small"),
-                ),
-                el("td", count, class_="num"),
-                el("td", frag(frag(link, " ") for link in links)),
-            )
-        )
-    head = el("tr", el("th", "class"), el("th", "rows", class_="num"), el("th", "example rows"))
-    return el("table", el("thead", head), el("tbody", body), class_="clusters")
+def _clusters(run: RunInfo, found: tuple[Sequence[Any], int], what: str | None) -> Safe:
+    """The failure clusters (the report's table), filterable by tool, argument or category."""
+    from tooleval.analysis.clusters import cluster_subjects, filter_clusters
+    from tooleval.report.run_tables import clusters_table
+
+    clusters, failures = found
+    shown = filter_clusters(clusters, what)
+
+    def rows_link(cluster: Any) -> Href:
+        subjects = cluster_subjects(cluster)
+        tool = subjects[0].split(".")[0] if subjects else None
+        return href("/runs", run.id, failure_class=cluster.failure_class, q=tool, fragment="rows")
+
+    form = el(
+        "form",
+        el(
+            "label",
+            "tool, argument or category",
+            void("input", type="search", name="what", value=what or "", placeholder="amount"),
+        ),
+        el("button", "filter clusters", type="submit"),
+        el("a", "all clusters", href=href("/runs", run.id, fragment="clusters")) if what else None,
+        method="get",
+        action=href("/runs", run.id, fragment="clusters"),
+        class_="filters",
+    )
+    note = (
+        el("p", f"{len(shown)} of {len(clusters)} clusters mention {what!r}.", class_="muted")
+        if what
+        else None
+    )
+    return frag(
+        form,
+        note,
+        clusters_table(
+            shown,
+            failures=failures,
+            row_link=lambda _row_id, index: (
+                href("/runs", run.id, "rows", index) if index is not None else None
+            ),
+            class_link=lambda cls: href("/runs", run.id, failure_class=cls, fragment="rows"),
+            rows_link=rows_link,
+        ),
+    )
 
 
 # ---------------------------------------------------------------- row page

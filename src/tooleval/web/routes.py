@@ -16,14 +16,113 @@ from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import DEFAULT_SORT, PAGE_SIZES, RunFilters
 
 __all__ = [
+    "previous_runs",
     "render_compare",
+    "render_matrix",
+    "render_runs",
+    "run_view",
+    "scores_svg",
     "render_compare_row",
     "render_row",
     "render_run",
+    "resolve_ref",
     "run_filters",
 ]
 
 _COMPARE_PAGE = 50
+
+
+def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
+    """Per run id, the run before it of the same plan (name) or, failing that, dataset.
+
+    ``runs`` newest first, as the store lists them.
+
+    >>> a = RunInfo("a", "nightly", "1", "finished", dataset={"path": "d.jsonl"})
+    >>> b = RunInfo("b", "nightly", "2", "finished", dataset={"path": "d.jsonl"})
+    >>> previous_runs([b, a])
+    {'b': 'a'}
+    """
+    found: dict[str, str] = {}
+    for place, run in enumerate(runs):
+        older = runs[place + 1 :]
+        same = next((r for r in older if r.name == run.name), None)
+        if same is None and run.dataset.get("path"):
+            same = next(
+                (r for r in older if r.dataset.get("path") == run.dataset.get("path")), None
+            )
+        if same is not None:
+            found[run.id] = same.id
+    return found
+
+
+def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
+    """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
+    from tooleval.analysis.gate import stored_gate
+    from tooleval.web import pages
+
+    every = cached_runs(store)
+    tags = sorted({t for r in every for t in r.tags})
+    shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
+    statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
+    gates = {r.id: stored_gate(r) for r in shown}
+    return pages.runs_page(
+        shown,
+        q=q,
+        tag=tag,
+        tags=tags,
+        statuses=statuses,
+        gates=gates,
+        previous=previous_runs(every),
+    )
+
+
+def scores_svg(store: StoreReader, info: RunInfo, metric: str) -> str:
+    """The histogram of one metric's scores, in the theme's colours."""
+    from tooleval.report.charts import histogram_svg, standalone_svg
+    from tooleval.report.summary import run_counts
+
+    bins = {b.metric: b for b in run_counts(store, info).bins}
+    if metric not in bins:
+        raise InputError(f"run {info.id} has no metric {metric!r}", field="metric")
+    b = bins[metric]
+    return standalone_svg(
+        histogram_svg(
+            counts=b.counts, threshold=b.threshold, title=f"{metric} ({sum(b.counts)} scored)"
+        )
+    )
+
+
+def run_view(
+    store: StoreReader,
+    info: RunInfo,
+    filters: RunFilters,
+    note: str | None,
+    *,
+    what: str | None = None,
+) -> str | int:
+    """The run page, or the number of matching rows when the page asked for is past the end."""
+    total = count_view(store, info, filters.where)
+    note = narrowing_note(store, info, filters, total, note)
+    last = max(1, -(-total // filters.per_page))
+    if filters.page > last:
+        return total
+    rows = list(
+        store.iter_rows(
+            info.id,
+            **filters.where,
+            offset=(filters.page - 1) * filters.per_page,
+            limit=filters.per_page,
+            order_by=filters.sort,
+        )
+    )
+    return render_run(store, info, filters, rows, total, note, what=what)
+
+
+def resolve_ref(store: StoreReader, ref: str) -> str:
+    """The run id a URL's reference names (``latest``, ``-N``, an id or a unique prefix)."""
+    if store.aggregates.run_stamps(run_id=ref):
+        return ref
+    return store.resolve_run_id(ref)
 
 
 def run_filters(
@@ -145,15 +244,20 @@ def render_run(
     rows: list[RowRecord],
     total: int,
     note: str | None,
+    *,
+    what: str | None = None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
     from tooleval.analysis.clusters import FAILURE_CLASSES
+    from tooleval.analysis.gate import stored_gate
     from tooleval.report.html import href
+    from tooleval.report.overview import latency_percentiles
     from tooleval.report.repeats import repeat_section
-    from tooleval.report.summary import run_counts, run_repeats
+    from tooleval.report.summary import run_clusters, run_counts, run_repeats
     from tooleval.web import pages
 
     counts = run_counts(store, info)
+    clusters, failures = run_clusters(store, info)
     digest = run_repeats(store, info)
     repeats = (
         None
@@ -173,6 +277,10 @@ def render_run(
         failure_classes=FAILURE_CLASSES,
         note=note,
         repeats=repeats,
+        clusters=(clusters, failures),
+        what=what,
+        gate=stored_gate(info),
+        latency=latency_percentiles(store, info),
     )
 
 
@@ -271,6 +379,37 @@ def render_compare(
         metric=metric or None,
         page_number=page,
         per_page=_COMPARE_PAGE,
+    )
+
+
+def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
+    """Two runs: the compare page; three or more: the rows × runs matrix (oldest run first)."""
+    from tooleval.report.compare import run_matrix
+    from tooleval.web.compare_pages import matrix_page
+
+    if page < 1:
+        raise InputError("page numbers start at 1", field="page")
+    ids = list(dict.fromkeys(resolve_ref(store, ref) for ref in refs if ref))
+    if len(ids) < 2:
+        raise InputError("choose two runs or more to compare", field="run")
+    runs = sorted((cached_run(store, i) for i in ids), key=lambda r: (r.created_at, r.id))
+    if len(runs) == 2:
+        return render_compare(store, runs[0].id, runs[1].id, None, None, page)
+    rows = run_matrix(store, runs)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.change] = counts.get(row.change, 0) + 1
+    start = (page - 1) * _COMPARE_PAGE
+    if rows and start >= len(rows):
+        raise InputError(f"page {page} is past the end ({len(rows)} rows)", field="page")
+    return matrix_page(
+        runs,
+        rows[start : start + _COMPARE_PAGE],
+        page_number=page,
+        per_page=_COMPARE_PAGE,
+        total=len(rows),
+        counts=counts,
+        refs=[r.id for r in runs],
     )
 
 
