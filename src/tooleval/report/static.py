@@ -128,6 +128,17 @@ class _Cards:
         return href("#", fragment=f"row-{index}") if index is not None else ""
 
 
+def _attempt_anchor(run: RunInfo, cards: _Cards) -> Any:
+    """An attempt's card in the report, when it is one of the cards shown."""
+    from tooleval.analysis.repeats import repeat_of
+
+    found = repeat_of(run)
+    if found is None:
+        return None
+    stride = found[1]
+    return lambda first, attempt: cards.anchor(first + (attempt - 1) * stride) or ""
+
+
 def _cards(store: StoreReader, run: RunInfo, max_rows: int) -> _Cards:
     fail_cards = list(store.aggregates.iter_unpassed_rows(run.id, limit=max_rows))
     pass_cards = (
@@ -270,7 +281,9 @@ def build_report(
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts_section(counts.bins),
-        None if digest is None else repeat_section(digest, link=cards.of_row),
+        None
+        if digest is None
+        else repeat_section(digest, link=cards.of_row, attempt_link=_attempt_anchor(run, cards)),
         el("h2", "Per category"),
         category_section(counts.categories, list(run.summaries)),
         el("h2", "Failure clusters"),

@@ -533,8 +533,12 @@ def row_page(
     previous: tuple[int, int] | None,
     following: tuple[int, int] | None,
     total: int | None = None,
+    attempts: tuple[int, list[int]] | None = None,
 ) -> str:
     """One row in full: the shared row card, with its neighbours in the same view.
+
+    ``attempts`` (a repeated run): this row's attempt number and the index of
+    every attempt of its dataset row, linked from "attempt 2 of 3".
 
     ``previous`` / ``following`` are ``(row index, position)`` in the filtered
     list; ``position`` is this row's (None outside a filtered view).
@@ -586,9 +590,34 @@ def row_page(
         ),
         el("h1", f"Row {row.row_id}", class_="row-title"),
         nav,
+        _attempts_nav(run.id, attempts),
         el("p", "keys: j / k next / previous row, u back to the rows", class_="muted small"),
         chip_legend(),
         row_card(row, level=2),
+    )
+
+
+def _attempts_nav(run_id: str, attempts: tuple[int, list[int]] | None) -> Safe | None:
+    if attempts is None:
+        return None
+    number, indexes = attempts
+    links = [
+        el("span", f"attempt {k}", class_="current", aria_current="page")
+        if k == number
+        else el("a", f"attempt {k}", href=href("/runs", run_id, "rows", index))
+        for k, index in enumerate(indexes, start=1)
+    ]
+    return el(
+        "nav",
+        el("strong", f"attempt {number} of {len(indexes)}"),
+        *links,
+        el(
+            "span",
+            "each attempt is a row of its own in the counts above the rows",
+            class_="muted small",
+        ),
+        class_="pager attempts",
+        aria_label="attempts of this row",
     )
 
 

@@ -263,7 +263,9 @@ def render_run(
         None
         if digest is None
         else repeat_section(
-            digest, link=lambda row_id: href("/runs", info.id, q=row_id, fragment="rows")
+            digest,
+            link=lambda row_id: href("/runs", info.id, q=row_id, fragment="rows"),
+            attempt_link=attempt_link(info),
         )
     )
     return pages.run_page(
@@ -282,6 +284,38 @@ def render_run(
         gate=stored_gate(info),
         latency=latency_percentiles(store, info),
     )
+
+
+def attempt_link(info: RunInfo) -> Any:
+    """``(first index, attempt) -> address`` of one attempt's row page (None: not repeated)."""
+    from tooleval.analysis.repeats import repeat_of
+    from tooleval.report.html import href
+
+    found = repeat_of(info)
+    if found is None:
+        return None
+    _, stride = found
+    return lambda first, attempt: href("/runs", info.id, "rows", first + (attempt - 1) * stride)
+
+
+def attempts_of(info: RunInfo, index: int) -> tuple[int, list[int]] | None:
+    """For a repeated run: this row's attempt number and every attempt's index (in order).
+
+    >>> run = RunInfo("r", "n", "t", "finished", row_count=9, config={"repeat": {"n": 3, "stride": 3}})
+    >>> attempts_of(run, 4)
+    (2, [1, 4, 7])
+    """
+    from tooleval.analysis.repeats import repeat_of
+
+    found = repeat_of(info)
+    if found is None:
+        return None
+    n, stride = found
+    base = index % stride
+    indexes = [
+        base + k * stride for k in range(n) if base + k * stride < max(info.row_count, index + 1)
+    ]
+    return index // stride + 1, indexes
 
 
 def render_row(
@@ -304,6 +338,7 @@ def render_row(
             position=None,
             previous=previous,
             following=following,
+            attempts=attempts_of(info, record.index),
         )
     start = max(pos - 1, 0)
     window = list(
@@ -324,6 +359,7 @@ def render_row(
         previous=previous,
         following=following,
         total=total,
+        attempts=attempts_of(info, record.index),
     )
 
 
