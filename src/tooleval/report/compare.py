@@ -327,7 +327,11 @@ def _differences(comparison: Any, level: int = 3) -> Safe:
     return frag(
         el(f"h{level}", "Configuration differences"),
         warning,
-        el("table", el("thead", head), el("tbody", body), class_="diffs"),
+        el(
+            "div",
+            el("table", el("thead", head), el("tbody", body), class_="diffs"),
+            class_="table-scroll",
+        ),
     )
 
 
@@ -361,7 +365,11 @@ def _metric_table(comparison: Any) -> Safe:
                 ),
             )
         )
-    return el("table", el("thead", head), el("tbody", body), class_="summary")
+    return el(
+        "div",
+        el("table", el("thead", head), el("tbody", body), class_="summary"),
+        class_="table-scroll",
+    )
 
 
 def comparison_overview(
