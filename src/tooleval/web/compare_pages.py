@@ -74,27 +74,25 @@ def row_compare_link(
     )
 
 
-def compare_page(
-    runs: Sequence[RunInfo],
-    *,
-    a: str | None,
-    b: str | None,
-    comparison: Any = None,
-    deltas: Sequence[Any] = (),
-    total: int = 0,
-    rows: dict[tuple[str, int | None], RowRecord | None] | None = None,
-    change: str | None = None,
-    metric: str | None = None,
-    page_number: int = 1,
-    per_page: int = 50,
-) -> str:
-    """Pick two runs; with both picked, their comparison and one page of row deltas."""
-    body: list[Safe | None] = [el("h1", "Compare runs"), _pick_form(runs, a, b)]
-    if comparison is None or a is None or b is None:
-        return page("compare · tooleval", *body)
-    metrics = list(comparison.metrics)
-    pages = max(1, -(-total // per_page))
-    filters = el(
+def _pager(page_number: int, pages: int, link: Any, counted: str, label: str) -> Safe:
+    """‹ prev · page N of M · next › and what is counted (deltas, matrix rows)."""
+    return el(
+        "nav",
+        el("a", "‹ prev", href=link(page_number - 1), rel="prev")
+        if page_number > 1
+        else el("span", "‹ prev", class_="disabled"),
+        el("span", f"page {page_number} of {pages}", class_="current"),
+        el("a", "next ›", href=link(page_number + 1), rel="next")
+        if page_number < pages
+        else el("span", "next ›", class_="disabled"),
+        el("span", counted, class_="muted"),
+        class_="pager",
+        aria_label=label,
+    )
+
+
+def _delta_filters(a: str, b: str, metrics: Sequence[str], change: Any, metric: Any) -> Safe:
+    return el(
         "form",
         void("input", type="hidden", name="a", value=a),
         void("input", type="hidden", name="b", value=b),
@@ -117,6 +115,29 @@ def compare_page(
         class_="filters",
     )
 
+
+def compare_page(
+    runs: Sequence[RunInfo],
+    *,
+    a: str | None,
+    b: str | None,
+    comparison: Any = None,
+    deltas: Sequence[Any] = (),
+    total: int = 0,
+    rows: dict[tuple[str, int | None], RowRecord | None] | None = None,
+    change: str | None = None,
+    metric: str | None = None,
+    page_number: int = 1,
+    per_page: int = 50,
+) -> str:
+    """Pick two runs; with both picked, their comparison and one page of row deltas."""
+    body: list[Safe | None] = [el("h1", "Compare runs"), _pick_form(runs, a, b)]
+    if comparison is None or a is None or b is None:
+        return page("compare · tooleval", *body)
+    metrics = list(comparison.metrics)
+    pages = max(1, -(-total // per_page))
+    filters = _delta_filters(a, b, metrics, change, metric)
+
     def page_link(n: int) -> Href:
         return href(
             "/compare",
@@ -128,19 +149,7 @@ def compare_page(
             fragment="deltas",
         )
 
-    pager = el(
-        "nav",
-        el("a", "‹ prev", href=page_link(page_number - 1), rel="prev")
-        if page_number > 1
-        else el("span", "‹ prev", class_="disabled"),
-        el("span", f"page {page_number} of {pages}", class_="current"),
-        el("a", "next ›", href=page_link(page_number + 1), rel="next")
-        if page_number < pages
-        else el("span", "next ›", class_="disabled"),
-        el("span", f"{total} row × metric pairs", class_="muted"),
-        class_="pager",
-        aria_label="pages of deltas",
-    )
+    pager = _pager(page_number, pages, page_link, f"{total} row × metric pairs", "pages of deltas")
     note = None
     if change == "unchanged":
         counted = sum(c.unchanged for c in comparison.metrics.values())
@@ -172,6 +181,57 @@ def compare_page(
         ),
     ]
     return page("compare · tooleval", *body)
+
+
+def _row_navigation(
+    run_a: RunInfo,
+    run_b: RunInfo,
+    row_id: str,
+    back: Href,
+    change: str | None,
+    metric: str | None,
+    position: int | None,
+    previous: Any,
+    following: Any,
+    total: int | None,
+) -> tuple[Safe, Safe]:
+    """The breadcrumb (naming the list's filter) and previous / next in that list."""
+
+    def neighbour(label: str, delta: Any, step: int, rel: str) -> Safe:
+        if delta is None or position is None:
+            return el("span", label, class_="disabled")
+        target = row_compare_link(
+            run_a.id, run_b.id, delta, change=change, metric=metric, position=position + step
+        )
+        return el("a", label, href=target, rel=rel, id=f"row-{rel}")
+
+    where = (
+        el("span", f"{position + 1} of {total} row × metric pairs in this list", class_="muted")
+        if position is not None and total is not None
+        else None
+    )
+    shown = " · ".join(
+        p for p in (CHANGE_LABELS.get(change, change) if change else None, metric) if p
+    )
+    crumbs = el(
+        "nav",
+        el("a", "Compare", href=back),
+        f" ({shown})" if shown else None,
+        " › ",
+        el("span", row_id, class_="crumb-name"),
+        class_="crumbs",
+        aria_label="breadcrumb",
+    )
+    nav = el(
+        "nav",
+        neighbour("‹ previous", previous, -1, "prev"),
+        neighbour("next ›", following, 1, "next"),
+        el("a", "back to the list", href=back, id="row-up"),
+        where,
+        class_="pager",
+        aria_label="rows",
+    )
+    return crumbs, nav
 
 
 def compare_row_page(
@@ -206,48 +266,14 @@ def compare_row_page(
         fragment="deltas",
     )
 
-    def neighbour(label: str, delta: Any, step: int, rel: str) -> Safe:
-        if delta is None or position is None:
-            return el("span", label, class_="disabled")
-        target = row_compare_link(
-            run_a.id, run_b.id, delta, change=change, metric=metric, position=position + step
-        )
-        return el("a", label, href=target, rel=rel, id=f"row-{rel}")
-
-    where = (
-        el("span", f"{position + 1} of {total} row × metric pairs in this list", class_="muted")
-        if position is not None and total is not None
-        else None
-    )
-    shown_filter = " · ".join(
-        part
-        for part in (
-            CHANGE_LABELS.get(change, change) if change else None,
-            metric,
-        )
-        if part
+    crumbs, nav = _row_navigation(
+        run_a, run_b, row_id, back, change, metric, position, previous, following, total
     )
     return page(
         f"{row_id} · compare · tooleval",
-        el(
-            "nav",
-            el("a", "Compare", href=back),
-            f" ({shown_filter})" if shown_filter else None,
-            " › ",
-            el("span", row_id, class_="crumb-name"),
-            class_="crumbs",
-            aria_label="breadcrumb",
-        ),
+        crumbs,
         el("h1", f"Row {row_id}: A vs B"),
-        el(
-            "nav",
-            neighbour("‹ previous", previous, -1, "prev"),
-            neighbour("next ›", following, 1, "next"),
-            el("a", "back to the list", href=back, id="row-up"),
-            where,
-            class_="pager",
-            aria_label="rows",
-        ),
+        nav,
         el(
             "p",
             el("strong", "A "),
@@ -349,19 +375,7 @@ def matrix_page(
     def page_link(n: int) -> Href:
         return href("/compare", run=list(refs), page=None if n == 1 else n, fragment="matrix")
 
-    pager = el(
-        "nav",
-        el("a", "‹ prev", href=page_link(page_number - 1), rel="prev")
-        if page_number > 1
-        else el("span", "‹ prev", class_="disabled"),
-        el("span", f"page {page_number} of {pages}", class_="current"),
-        el("a", "next ›", href=page_link(page_number + 1), rel="next")
-        if page_number < pages
-        else el("span", "next ›", class_="disabled"),
-        el("span", f"{total} rows", class_="muted"),
-        class_="pager",
-        aria_label="pages of rows",
-    )
+    pager = _pager(page_number, pages, page_link, f"{total} rows", "pages of rows")
     summary = el(
         "ul",
         [

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.report.components import pct, row_card, rows_table
+from tooleval.report.components import row_card, rows_table
 from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend, document
 from tooleval.report.run_tables import metric_summary_table, run_header
@@ -32,7 +32,6 @@ __all__ = [
     "page",
     "row_page",
     "run_page",
-    "runs_page",
 ]
 
 PAGE_SIZES = (25, 50, 100, 200)
@@ -155,150 +154,6 @@ def select(name: str, label: str, options: Sequence[tuple[str, str]], current: s
     )
 
 
-# ---------------------------------------------------------------- runs list
-
-
-def runs_page(
-    runs: Sequence[RunInfo],
-    *,
-    q: str | None,
-    tag: str | None,
-    tags: Sequence[str],
-    statuses: dict[str, tuple[str, str]] | None = None,
-    gates: dict[str, Any] | None = None,
-    previous: dict[str, str] | None = None,
-) -> str:
-    """Every stored run, newest first, searchable by name and filterable by tag.
-
-    ``statuses``: (text, kind) per run id, for runs whose stored status is not
-    the whole story (a ``running`` run: live holder or stopped, see run_status).
-    ``gates``: each run's gate verdict; ``previous``: the run before each one
-    of the same plan or dataset (a "compare with previous" link). Ticking two
-    runs or more and "compare selected" opens their comparison.
-    """
-    from tooleval.report.overview import gate_badge
-
-    form = el(
-        "form",
-        el(
-            "label",
-            "search",
-            void("input", type="search", name="q", value=q or "", placeholder="name or id"),
-        ),
-        select("tag", "tag", [("", "any tag")] + [(t, t) for t in tags], tag),
-        el("button", "filter", type="submit"),
-        method="get",
-        action=href("/"),
-        class_="filters",
-    )
-    head = el(
-        "tr",
-        el("th", el("span", "select", class_="sr-only")),
-        *(
-            el("th", h, class_=c)
-            for h, c in (
-                ("run", None),
-                ("status", None),
-                ("gate", None),
-                ("rows", "num"),
-                ("errors", "num"),
-                ("pass rate per metric", None),
-                ("tags", None),
-            )
-        ),
-    )
-    statuses, gates, previous = statuses or {}, gates or {}, previous or {}
-    body = []
-    for run in runs:
-        text, kind = statuses.get(run.id, (run.status, run.status))
-        before = previous.get(run.id)
-        body.append(
-            el(
-                "tr",
-                el(
-                    "td",
-                    void(
-                        "input",
-                        type="checkbox",
-                        name="run",
-                        value=run.id,
-                        form="pick",
-                        aria_label=f"select {run.name} ({run.id})",
-                        class_="pick",
-                    ),
-                ),
-                el(
-                    "td",
-                    el("a", run.name, href=href("/runs", run.id)),
-                    el(
-                        "div",
-                        el("code", run.id),
-                        " · ",
-                        run.created_at[:16].replace("T", " "),
-                        class_="muted small run-meta",
-                    ),
-                    el(
-                        "div",
-                        el("a", "compare with previous", href=href("/compare", a=before, b=run.id)),
-                        class_="small",
-                    )
-                    if before
-                    else None,
-                    class_="rowid",
-                ),
-                el("td", text, class_=f"status-{kind}"),
-                el("td", gate_badge(gates.get(run.id)), class_="gate-cell"),
-                el("td", run.row_count, class_="num"),
-                el("td", run.error_count, class_="num"),
-                el(
-                    "td",
-                    frag(
-                        el(
-                            "div",
-                            el("span", f"{name} ", class_="muted"),
-                            el("strong", pct(s.pass_rate)),
-                        )
-                        for name, s in run.summaries.items()
-                    ),
-                ),
-                el("td", frag(el("span", t, class_="tag") for t in run.tags)),
-            )
-        )
-    table = (
-        el(
-            "div",
-            el("table", el("thead", head), el("tbody", body), class_="runs"),
-            class_="table-scroll",
-        )
-        if runs
-        else el(
-            "p",
-            "No runs match."
-            if (q or tag)
-            else "No runs stored yet: start one with `tooleval run PLAN`.",
-            class_="muted",
-        )
-    )
-    pick = (
-        el(
-            "form",
-            el("button", "compare selected", type="submit"),
-            el(
-                "span",
-                " two runs side by side, three or more as a matrix of rows × runs",
-                class_="muted small",
-            ),
-            method="get",
-            action=href("/compare"),
-            id="pick",
-            class_="pick-form",
-        )
-        if len(runs) >= 2
-        else None
-    )
-    return page("tooleval runs", el("h1", "Runs"), form, pick, table)
-
-
 # ---------------------------------------------------------------- run page
 
 
@@ -391,6 +246,29 @@ def _view_links(run_id: str, filters: RunFilters) -> Safe:
     )
 
 
+def _charts(run: RunInfo, bins: Sequence[Any]) -> Safe:
+    """One score histogram per metric, as images of the chart route."""
+    return el(
+        "div",
+        [
+            el(
+                "figure",
+                void(
+                    "img",
+                    src=href("/runs", run.id, "charts", "scores.svg", metric=b.metric),
+                    alt=f"score distribution of {b.metric}: {charts_caption(b)}",
+                    width=360,
+                    height=170,
+                ),
+                el("figcaption", charts_caption(b), class_="caption"),
+                class_="chart-box",
+            )
+            for b in bins
+        ],
+        class_="charts",
+    )
+
+
 def run_page(
     run: RunInfo,
     *,
@@ -418,25 +296,7 @@ def run_page(
     def row_link(row: RowRecord) -> Href:
         return filters.row_link(run.id, row.index, positions[row.index])
 
-    charts = el(
-        "div",
-        [
-            el(
-                "figure",
-                void(
-                    "img",
-                    src=href("/runs", run.id, "charts", "scores.svg", metric=b.metric),
-                    alt=f"score distribution of {b.metric}: {charts_caption(b)}",
-                    width=360,
-                    height=170,
-                ),
-                el("figcaption", charts_caption(b), class_="caption"),
-                class_="chart-box",
-            )
-            for b in counts.bins
-        ],
-        class_="charts",
-    )
+    charts = _charts(run, counts.bins)
     return page(
         f"{run.name} · tooleval",
         el(

@@ -58,14 +58,14 @@ def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
 def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
     """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
     from tooleval.analysis.gate import stored_gate
-    from tooleval.web import pages
+    from tooleval.web.runs_list import runs_page
 
     every = cached_runs(store)
     tags = sorted({t for r in every for t in r.tags})
     shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
     statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
     gates = {r.id: stored_gate(r) for r in shown}
-    return pages.runs_page(
+    return runs_page(
         shown,
         q=q,
         tag=tag,
