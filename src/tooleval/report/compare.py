@@ -331,6 +331,7 @@ def _differences(comparison: Any, level: int = 3) -> Safe:
             "div",
             el("table", el("thead", head), el("tbody", body), class_="diffs"),
             class_="table-scroll",
+            tabindex="0",
         ),
     )
 
@@ -369,6 +370,7 @@ def _metric_table(comparison: Any) -> Safe:
         "div",
         el("table", el("thead", head), el("tbody", body), class_="summary"),
         class_="table-scroll",
+        tabindex="0",
     )
 
 
@@ -460,6 +462,7 @@ def delta_rows_table(
         "div",
         el("table", el("thead", head), el("tbody", body), class_="deltas"),
         class_="table-scroll",
+        tabindex="0",
     )
 
 

@@ -531,4 +531,5 @@ def rows_table(
         "div",
         el("table", el("thead", head), el("tbody", body), class_="rows"),
         class_="table-scroll",
+        tabindex="0",
     )

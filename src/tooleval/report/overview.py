@@ -120,7 +120,9 @@ def config_table(config: dict[str, Any]) -> Safe:
         )
         for key, value in pairs
     ]
-    return el("div", el("table", el("tbody", body), class_="config"), class_="table-scroll")
+    return el(
+        "div", el("table", el("tbody", body), class_="config"), class_="table-scroll", tabindex="0"
+    )
 
 
 def gate_badge(gate: Any) -> Safe:

@@ -133,6 +133,7 @@ def _flaky(
             "div",
             el("table", el("thead", head), el("tbody", body), class_="repeats-flaky"),
             class_="table-scroll",
+            tabindex="0",
         ),
         el("p", f"… and {more} more", class_="muted") if more > 0 else None,
     )

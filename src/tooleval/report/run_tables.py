@@ -217,5 +217,6 @@ def clusters_table(
             "div",
             el("table", el("thead", head), el("tbody", body), class_="clusters"),
             class_="table-scroll",
+            tabindex="0",
         ),
     )

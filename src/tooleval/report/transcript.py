@@ -389,4 +389,5 @@ def span_timeline(spans: Sequence[Any]) -> Safe:
         "div",
         el("table", el("caption", "Spans"), el("thead", head), el("tbody", body), class_="spans"),
         class_="table-scroll",
+        tabindex="0",
     )

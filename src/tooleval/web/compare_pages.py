@@ -299,6 +299,7 @@ def compare_row_page(
                 link_b=href("/runs", run_b.id, "rows", row_b.index) if row_b else None,
             ),
             class_="table-scroll",
+            tabindex="0",
         ),
     )
 
@@ -402,5 +403,6 @@ def matrix_page(
             "div",
             el("table", el("thead", head), el("tbody", body), class_="matrix"),
             class_="table-scroll",
+            tabindex="0",
         ),
     )

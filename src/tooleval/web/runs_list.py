@@ -151,6 +151,7 @@ def runs_page(
             "div",
             el("table", el("thead", head), el("tbody", body), class_="runs"),
             class_="table-scroll",
+            tabindex="0",
         )
         if runs
         else el(
