@@ -133,7 +133,7 @@ def main() -> int:
 
     from tooleval.analysis.aggregates import aggregate_run
     from tooleval.report import build_report
-    from tooleval.report.comparison import comparison_page
+    from tooleval.report.compare import comparison_page
     from tooleval.store import open_store
     from tooleval.web import create_app
 

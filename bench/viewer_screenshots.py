@@ -5,7 +5,10 @@
 Seeds a throwaway SQLite store with the test suite's support-agent runs,
 serves the viewer with uvicorn on a free 127.0.0.1 port and writes
 docs/images/run-page.png (failed rows with the "why" column), row-card.png,
-compare-row.png (one row of two runs side by side) and
+transcript.png (a logged conversation's row card), trace-spans.png (a
+monitored session's span timeline), compare-row.png (one row of two runs
+side by side, expected calls aligned), matrix.png (three runs, rows x runs),
+overview.png (a gated run's header and gate verdict) and
 run-page-phone-dark.png (390 px wide, dark scheme).
 """
 
@@ -16,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +31,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
 def main() -> int:
     import uvicorn
     from playwright.sync_api import sync_playwright
-    from tests.web.seed import seed_support_runs
+    from tests.web.seed import (
+        seed_monitor_run,
+        seed_support_runs,
+        seed_transcript_run,
+    )
 
     from tooleval.store import open_store
     from tooleval.web import create_app
@@ -38,6 +46,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(Path(tmp) / "runs.db")
         a, b = seed_support_runs(store)
+        chats = seed_transcript_run(store)
+        traces = seed_monitor_run(store, Path(tmp))
+        gated = store.create_run(
+            "support-agent nightly",
+            dataset={"path": "examples/support_agent.jsonl"},
+            connector={"type": "http", "url": "http://127.0.0.1:8000/agent"},
+            metrics=list(store.get_run(b).metrics),
+            tags=["nightly"],
+            config={"gate": {"min_pass_rate": 0.9}, "prompt": {"version": "v3"}},
+        )
+        store.add_rows(gated, [replace(r, run_id=gated) for r in store.iter_rows(b)])
+        store.finish_run(gated)
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
@@ -61,10 +81,22 @@ def main() -> int:
             page.goto(f"{base}/runs/{a}/rows/{index}?result=fail&pos=3")
             page.locator("article.row-card").screenshot(path=str(images / "row-card.png"))
             written.append("row-card.png")
-            index = next(r.index for r in store.iter_rows(b) if r.row_id == "cancel-4")
-            page.goto(f"{base}/compare/row?a={a}&b={b}&ia={index}&ib={index}")
+            page.goto(f"{base}/runs/{chats}/rows/0")
+            page.locator("article.row-card").screenshot(path=str(images / "transcript.png"))
+            written.append("transcript.png")
+            page.goto(f"{base}/runs/{traces}/rows/0")
+            page.locator("table.spans").screenshot(path=str(images / "trace-spans.png"))
+            written.append("trace-spans.png")
+            index = next(r.index for r in store.iter_rows(b) if r.row_id == "cancel-1")
+            page.goto(f"{base}/compare/row?a={a}&b={b}&ia={index}&ib={index}&change=fixed&pos=0")
             page.locator("main").screenshot(path=str(images / "compare-row.png"))
             written.append("compare-row.png")
+            page.goto(f"{base}/compare?run={a}&run={b}&run={gated}")
+            page.locator("main").screenshot(path=str(images / "matrix.png"))
+            written.append("matrix.png")
+            page.goto(f"{base}/runs/{gated}")
+            page.locator("section.run-header").screenshot(path=str(images / "overview.png"))
+            written.append("overview.png")
             phone = browser.new_context(
                 viewport={"width": 390, "height": 844}, color_scheme="dark", is_mobile=True
             ).new_page()

@@ -15,7 +15,7 @@ from tooleval.analysis.compare import compare_runs
 from tooleval.cli.main import main
 from tooleval.model import Result, Sample
 from tooleval.report.charts import bin_counts, histogram_svg
-from tooleval.report.comparison import comparison_page
+from tooleval.report.compare import comparison_page
 from tooleval.store.records import RowRecord
 
 
@@ -135,7 +135,7 @@ def test_a_running_run_is_counted_but_not_stored(store):
 
 
 def _listed(full, change=None, metric=None):
-    from tooleval.report.comparison import LISTED
+    from tooleval.report.compare import LISTED
 
     order = [change] if change else list(LISTED)
     groups = {}
@@ -152,7 +152,7 @@ def _listed(full, change=None, metric=None):
 
 @pytest.mark.parametrize("chunk", [1000, 3])
 def test_stored_comparison_pages_equal_the_full_comparison(store, monkeypatch, chunk):
-    import tooleval.report.comparison as comparison
+    import tooleval.report.compare as comparison
 
     monkeypatch.setattr(comparison, "CHUNK", chunk)
     a, b = seed_support_runs(store)

@@ -10,7 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.web.seed import seed_names_run, seed_support_runs, seed_xss_run
+from tests.web.seed import (
+    seed_monitor_run,
+    seed_names_run,
+    seed_support_runs,
+    seed_transcript_run,
+    seed_xss_run,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -30,11 +36,22 @@ def seeded(tmp_path_factory) -> Iterator[dict]:
     """A store with a baseline run, a new run, a run full of script injections and odd names."""
     from tooleval.store import open_store
 
-    store = open_store(tmp_path_factory.mktemp("viewer") / "runs.db")
+    folder = tmp_path_factory.mktemp("viewer")
+    store = open_store(folder / "runs.db")
     a, b = seed_support_runs(store)
     xss = seed_xss_run(store)
     names = seed_names_run(store)
-    yield {"store": store, "a": a, "b": b, "xss": xss, "names": names}
+    chats = seed_transcript_run(store)
+    traces = seed_monitor_run(store, folder)
+    yield {
+        "store": store,
+        "a": a,
+        "b": b,
+        "xss": xss,
+        "names": names,
+        "chats": chats,
+        "traces": traces,
+    }
     store.close()
 
 

@@ -270,3 +270,147 @@ def seed_names_run(store: Any) -> str:
     store.add_rows(run_id, [_record(i, c) for i, c in enumerate(cases)])
     store.finish_run(run_id)
     return run_id
+
+
+def _conversation(order: str, *, skip_lookup: bool) -> list[Any]:
+    """A logged support conversation: system, user, calls with results (one an error), answer."""
+    from tooleval.model import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+
+    messages: list[Any] = [
+        SystemMessage("You are a support agent. Always look the order up before refunding."),
+        UserMessage(f"Refund order {order}, it arrived broken."),
+    ]
+    if not skip_lookup:
+        messages += [
+            AssistantMessage("", (ToolCall("lookup_order", {"order_id": order}, id="c1"),)),
+            ToolMessage({"order_id": order, "total": 30}, tool_call_id="c1"),
+        ]
+    messages += [
+        AssistantMessage(
+            "Refunding now.",
+            (ToolCall("issue_refund", {"order_id": order, "amount": 30}, id="c2"),),
+        ),
+        ToolMessage("payment service unavailable", tool_call_id="c2", is_error=True),
+        AssistantMessage(
+            "", (ToolCall("issue_refund", {"order_id": order, "amount": 30}, id="c3"),)
+        ),
+        ToolMessage({"refund_id": "rf-1"}, tool_call_id="c3"),
+        AssistantMessage("Done."),
+    ]
+    return messages
+
+
+def seed_transcript_run(store: Any) -> str:
+    """A run of logged conversations: one that skipped ``lookup_order``, one that did not."""
+    run_id = store.create_run(
+        "support-agent transcripts",
+        dataset={"path": "conversations.jsonl"},
+        connector={"type": "http", "url": "http://127.0.0.1:8000/agent"},
+        metrics=METRICS,
+    )
+    records = []
+    for index, (order, skip) in enumerate((("8801", True), ("8802", False))):
+        expected = [
+            call("lookup_order", order_id=order),
+            call("issue_refund", order_id=order, amount=30),
+        ]
+        sample = Sample(
+            messages=_conversation(order, skip_lookup=skip),
+            expected_tools=ExpectedTools.of(expected),
+            category="refund",
+            id=f"chat-{order}",
+        )
+        results = tuple(
+            score_sample(m.name, sample, threshold=m.threshold, **m.params) for m in METRICS
+        )
+        record = RowRecord(
+            "",
+            index,
+            f"chat-{order}",
+            sample,
+            results,
+            latency_ms=800.0,
+            raw_response={"choices": [{"message": {"content": "Done."}}], "usage": {"total": 91}},
+        )
+        records.append(classified(record))
+    store.add_rows(run_id, records)
+    store.finish_run(run_id)
+    return run_id
+
+
+def _attr(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def traces_file(path: Any) -> Any:
+    """An OTLP JSON file of one agent session: two model spans (tokens) and two tool spans."""
+    import json
+
+    trace = "ab" * 16
+    base = 1_700_000_000_000_000_000
+    ms = 1_000_000
+
+    def span(n: int, name: str, start: int, end: int, attrs: list[Any]) -> dict[str, Any]:
+        return {
+            "traceId": trace,
+            "spanId": f"{n:016x}",
+            "name": name,
+            "startTimeUnixNano": str(base + start * ms),
+            "endTimeUnixNano": str(base + end * ms),
+            "attributes": [_attr("gen_ai.conversation.id", "sess-1"), *attrs],
+        }
+
+    chat = [_attr("gen_ai.operation.name", "chat"), _attr("gen_ai.request.model", "gpt-x")]
+    spans = [
+        span(
+            1,
+            "chat gpt-x",
+            0,
+            400,
+            chat
+            + [_attr("gen_ai.usage.input_tokens", 120), _attr("gen_ai.usage.output_tokens", 18)],
+        ),
+        span(
+            2,
+            "execute_tool lookup_order",
+            410,
+            460,
+            [
+                _attr("gen_ai.operation.name", "execute_tool"),
+                _attr("gen_ai.tool.name", "lookup_order"),
+                _attr("gen_ai.tool.call.arguments", '{"order_id": "8801"}'),
+            ],
+        ),
+        span(
+            3,
+            "execute_tool issue_refund",
+            470,
+            900,
+            [
+                _attr("gen_ai.operation.name", "execute_tool"),
+                _attr("gen_ai.tool.name", "issue_refund"),
+                _attr("gen_ai.tool.call.arguments", '{"order_id": "8801", "amount": 30}'),
+            ],
+        ),
+        span(
+            4,
+            "chat gpt-x",
+            910,
+            1200,
+            chat
+            + [_attr("gen_ai.usage.input_tokens", 260), _attr("gen_ai.usage.output_tokens", 9)],
+        ),
+    ]
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    path.write_text(json.dumps(document) + "\n", encoding="utf-8")
+    return path
+
+
+def seed_monitor_run(store: Any, tmp_dir: Any) -> str:
+    """A monitor pass over :func:`traces_file`, stored as the monitor stores it."""
+    from tooleval.monitor.run import monitor
+
+    report = monitor(traces_file(tmp_dir / "traces.jsonl"), store=store)
+    return str(report.run_id)

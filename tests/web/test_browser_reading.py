@@ -31,6 +31,12 @@ def _pages(seeded) -> list[str]:
         f"/compare?a={a}&b={b}",
         f"/compare/row?a={a}&b={b}&ia={index}&ib={index}",
         f"/runs/{a}/rows/99999999999999999999999",
+        f"/runs/{seeded['chats']}/rows/0",
+        f"/runs/{seeded['traces']}",
+        f"/runs/{seeded['traces']}/rows/0",
+        f"/runs/{a}?what=order_id&q=refund",
+        f"/compare?run={a}&run={b}&run={seeded['chats']}",
+        f"/compare?a={a}&b={b}&change=regressed",
     ]
 
 
@@ -87,8 +93,24 @@ def test_no_page_is_wider_than_a_phone(context_for, viewer_url, seeded):
         if width > PHONE["width"]:
             wide.append((path, width))
     assert not wide, wide
+    # Wide tables scroll inside their box instead of squeezing their columns.
+    page.goto(viewer_url + f"/runs/{seeded['a']}")
+    box = page.locator("div.table-scroll:has(table.rows)")
+    assert box.evaluate("e => e.scrollWidth > e.clientWidth")
+    assert page.locator("table.rows td.why").first.evaluate("e => e.clientWidth") >= 150
     page.goto(viewer_url + f"/runs/{seeded['names']}/rows/0")
     page.screenshot(path=artifact("viewer-phone-long-name.png"), full_page=False)
+
+
+def test_no_page_is_wider_than_a_desktop(context_for, viewer_url, seeded):
+    page = context_for(viewport={"width": 1400, "height": 900})
+    wide = []
+    for path in _pages(seeded):
+        page.goto(viewer_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 1400:
+            wide.append((path, width))
+    assert not wide, wide
 
 
 def test_a_3000_character_name_wraps_and_keeps_its_full_text_on_hover(page, viewer_url, seeded):

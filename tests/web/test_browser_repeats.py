@@ -89,13 +89,13 @@ def test_repeated_run_shows_pass_k_per_k_category_and_flaky_rows(page, repeat_vi
     assert cancel_1.locator("td").nth(2).inner_text() == "1/3"
     marks = cancel_1.locator("td.verdicts .badge")
     assert marks.all_inner_texts() == ["F", "P", "F"]
-    assert marks.nth(1).get_attribute("title") == "attempt 2: passed"
+    assert marks.nth(1).get_attribute("title") == f"attempt 2 of {N}: passed"
     # The row id from the agent's data is text, never markup; its link searches the rows.
     assert page.evaluate("window.__xss") is None and not page.dialogs
     assert section.locator("a", has_text=XSS).count() == 1
     page.screenshot(path=artifact("viewer-repeats.png"), full_page=True)
     with page.expect_navigation():
-        cancel_1.locator("a").click()
+        cancel_1.locator("td.rowid a").click()
     assert "q=cancel-1" in page.url
     ids = page.locator("#rows ~ table tbody td.rowid, #rows ~ * td.rowid").all_inner_texts()
     assert ids and all("cancel-1" in i for i in ids)
@@ -123,3 +123,26 @@ def test_repeats_fit_a_phone(browser, repeat_viewer):
     width = phone.evaluate("document.documentElement.scrollWidth")
     assert width <= 390
     context.close()
+
+
+def test_attempt_badges_link_each_attempt_and_attempts_link_each_other(page, repeat_viewer):
+    url, run_id, _, summary = repeat_viewer
+    flaky = next(r for r in summary.rows if r.flaky and None not in r.verdicts)
+    page.goto(url + f"/runs/{run_id}")
+    assert "count attempts" in page.locator("section.repeats").inner_text()
+    row = page.locator("table.repeats-flaky tr", has_text=flaky.row_id).first
+    badges = row.locator("td.verdicts a.attempt")
+    assert badges.count() == N
+    assert badges.nth(1).get_attribute("aria-label").startswith(f"attempt 2 of {N}")
+    with page.expect_navigation():
+        badges.nth(1).click()
+    nav = page.locator("nav.attempts")
+    assert nav.locator("strong").inner_text() == f"attempt 2 of {N}"
+    assert flaky.row_id in page.locator("h1").inner_text()
+    with page.expect_navigation():
+        nav.get_by_role("link", name="attempt 3").click()
+    assert page.locator("nav.attempts strong").inner_text() == f"attempt 3 of {N}"
+    assert page.locator("h1").inner_text() == f"Row {flaky.row_id}#3"
+    with page.expect_navigation():
+        page.locator("nav.attempts").get_by_role("link", name="attempt 1").click()
+    assert page.locator("h1").inner_text() == f"Row {flaky.row_id}"

@@ -122,10 +122,15 @@ def test_pagination_boundaries_on_a_bigger_run(client, seeded):
     run = seed_many(store, 120, name="paged run")
     first = client.get(f"/runs/{run}", params={"per_page": 50}).text
     assert "page 1 of 3" in first and "rows 1–50 of 120" in first
-    last = client.get(f"/runs/{run}", params={"per_page": 50, "page": 3}).text
+    last = client.get(f"/runs/{run}", params={"per_page": 50, "page": 3, "sort": "index"}).text
     links = row_links(last.split('id="rows"')[1])
     assert "rows 101–120 of 120" in last and len(links) == 20
     assert links[0].endswith("/rows/100") and links[-1].endswith("/rows/119")
+    # By default the rows that did not pass come first, then the passes.
+    default = client.get(f"/runs/{run}", params={"per_page": 200}).text
+    verdicts = re.findall(r'class="badge badge-(\w+)"', default.split('id="rows"')[1])
+    assert verdicts.index("pass") == verdicts.count("fail") + verdicts.count("error")
+    assert "pass" not in verdicts[: verdicts.index("pass")]
     assert client.get(f"/runs/{run}", params={"per_page": 50, "page": 4}).status_code == 404
     newest = client.get(f"/runs/{run}", params={"sort": "-index", "per_page": 25}).text
     assert row_links(newest.split('id="rows"')[1])[0].endswith("/rows/119")

@@ -48,8 +48,10 @@ __all__ = [
     "classified",
     "classify_failure",
     "cluster_failures",
+    "cluster_subjects",
     "error_key",
     "failure_detail",
+    "filter_clusters",
     "unscored_reasons",
 ]
 
@@ -357,3 +359,47 @@ def cluster_failures(
     order = list(FAILURE_CLASSES)
     clusters.sort(key=lambda c: (-c.count, order.index(c.failure_class), c.detail))
     return clusters
+
+
+_SUBJECT = re.compile(r"[A-Za-z_][\w\-]*(?:\.[\w\-]+)?")
+_WORDS = frozenset({"called", "instead", "of", "missing", "extra", "wrong", "came", "before"})
+
+
+def cluster_subjects(cluster: FailureCluster) -> tuple[str, ...]:
+    """The tools and ``tool.argument`` names a cluster's key names, in order.
+
+    >>> c = FailureCluster("wrong_argument", 3, {}, (), "wrong issue_refund.amount")
+    >>> cluster_subjects(c)
+    ('issue_refund.amount',)
+    >>> cluster_subjects(FailureCluster("missing_tool", 1, {}, (), "called a instead of b"))
+    ('a', 'b')
+    """
+    if cluster.failure_class not in ("missing_tool", "extra_tool", "wrong_argument", "wrong_order"):
+        return ()
+    found = []
+    for word in _SUBJECT.findall(cluster.detail):
+        if word in _WORDS or word.startswith("expected") or re.fullmatch(r"x\d+", word):
+            continue
+        if word not in found:
+            found.append(word)
+    return tuple(found)
+
+
+def filter_clusters(clusters: Iterable[FailureCluster], what: str | None) -> list[FailureCluster]:
+    """The clusters whose class, tool, argument, key or category contains ``what``.
+
+    >>> c = FailureCluster("wrong_argument", 3, {"refund": 3}, (), "wrong issue_refund.amount")
+    >>> [len(filter_clusters([c], w)) for w in ("amount", "refund", "cancel", None)]
+    [1, 1, 0, 1]
+    """
+    clusters = list(clusters)
+    if not what or not what.strip():
+        return clusters
+    needle = what.strip().lower()
+    return [
+        c
+        for c in clusters
+        if needle in c.failure_class.lower()
+        or needle in c.detail.lower()
+        or any(needle in name.lower() for name in c.categories)
+    ]

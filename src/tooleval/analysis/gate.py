@@ -42,7 +42,15 @@ from typing import Any
 from tooleval.stats import Interval, RateSummary, threshold_verdict
 from tooleval.store.records import RowRecord, RunInfo
 
-__all__ = ["GateCheck", "GateResult", "GateSpec", "MetricGate", "evaluate_gate", "gate_pass_rate"]
+__all__ = [
+    "GateCheck",
+    "GateResult",
+    "GateSpec",
+    "MetricGate",
+    "evaluate_gate",
+    "gate_pass_rate",
+    "stored_gate",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,3 +268,36 @@ def _any_pass(run: RunInfo, metric: str) -> GateCheck:
             "(set a gate floor, or gate: {require_any_pass: false} to accept it)"
         )
     return GateCheck(metric, value, 0.0, ok, message, outcome="pass" if ok else "fail")
+
+
+def stored_gate(run: RunInfo) -> GateResult | None:
+    """The gate the run's plan set, checked against the run; None when it set none.
+
+    The runner keeps the plan's gate in the run's config (``config["gate"]``);
+    the run list, the run page, the report and the Markdown summary show
+    this verdict. An error budget alone (the default 0) is not a configured
+    gate here: a run without one shows no verdict.
+
+    >>> from tooleval.store.records import MetricSummary, RunInfo
+    >>> run = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=10,
+    ...               summaries={"f1": MetricSummary("f1", scored=10, passed=6, failed=4)},
+    ...               config={"gate": {"min_pass_rate": 0.9}})
+    >>> [c.message for c in stored_gate(run).checks if not c.passed]
+    ['f1: pass rate 60.0% < 90.0%']
+    """
+    data = run.config.get("gate") if isinstance(run.config, dict) else None
+    if not isinstance(data, dict):
+        return None
+    metrics = {
+        name: MetricGate(g.get("min_pass_rate"), g.get("min_mean_score"))
+        for name, g in (data.get("metrics") or {}).items()
+        if isinstance(g, dict)
+    }
+    spec = GateSpec(
+        min_pass_rate=data.get("min_pass_rate"),
+        max_error_rate=data.get("max_error_rate"),
+        metrics=metrics,
+    )
+    if spec.is_empty:
+        return None
+    return evaluate_gate(run, spec)

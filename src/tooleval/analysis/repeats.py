@@ -88,6 +88,7 @@ class RowRepeats:
     verdicts: tuple[bool | None, ...]
     metric_passed: dict[str, int] = field(default_factory=dict)
     metric_counted: dict[str, int] = field(default_factory=dict)
+    first_index: int | None = None  # the store index of attempt 1 (attempt k: + (k-1) * stride)
 
     @property
     def flaky(self) -> bool:
@@ -207,6 +208,7 @@ class RepeatSummary:
                     "passed": r.passed,
                     "spread": r.spread,
                     "verdicts": list(r.verdicts),
+                    "index": r.first_index,
                 }
                 for r in flaky[:limit]
             ],
@@ -248,6 +250,7 @@ def analyse_repeats(rows: Iterable[RowRecord], n: int, stride: int) -> RepeatSum
                 verdicts=verdicts,
                 metric_passed=metric_passed,
                 metric_counted=metric_counted,
+                first_index=first.index,
             )
         )
     return RepeatSummary(n=n, rows=tuple(measured))

@@ -156,6 +156,7 @@ def run_summary_markdown(
 ) -> str:
     """The Markdown summary of a stored run (``baseline`` another run id to compare with)."""
     from tooleval.analysis.clusters import cluster_failures
+    from tooleval.analysis.gate import stored_gate
     from tooleval.analysis.repeats import summarise_run
 
     run = store.get_run(run_id)
@@ -172,7 +173,8 @@ def run_summary_markdown(
         "",
         *_metric_table(run, all_rows),
         "",
-        *_gate_lines(gate),
+        # No gate given: the one the run's plan set (stored with the run), if any.
+        *_gate_lines(gate if gate is not None else stored_gate(run)),
     ]
     if baseline is not None:
         lines += _regression_lines(store, run, store.resolve_run_id(baseline), rows)

@@ -22,7 +22,7 @@ def add_export_verb(verbs: Any) -> None:
         help="write JUnit XML, JSON, CSV or a Markdown summary of a stored run",
         description="Export a stored run (nothing is called or scored again).",
     )
-    export.add_argument("run_id", metavar="RUN_ID", help="run id (a unique prefix is enough)")
+    export.add_argument("run_id", metavar="RUN_ID", help="run id, unique prefix, latest or -N")
     add_store_option(export)
     export.add_argument("--junit", metavar="FILE", help="JUnit XML (row × metric testcases)")
     export.add_argument("--json", metavar="FILE", help="the run, its gate and every row as JSON")

@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "their pages read these and one page of rows instead of every row.",
     )
     parser.add_argument(
-        "run_id", nargs="?", metavar="RUN_ID", help="run id (a unique prefix is enough)"
+        "run_id", nargs="?", metavar="RUN_ID", help="run id, unique prefix, latest or -N"
     )
     parser.add_argument(
         "--all", action="store_true", help="every stopped run in the store (running runs skipped)"

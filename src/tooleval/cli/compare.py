@@ -69,8 +69,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "per-metric and per-category deltas, the rows that moved, and the paired statistics "
         "(interval of the difference, McNemar, MDE, regression / improvement / inconclusive).",
     )
-    parser.add_argument("run_a", metavar="RUN_A", help="the baseline run (id or unique prefix)")
-    parser.add_argument("run_b", metavar="RUN_B", help="the new run (id or unique prefix)")
+    parser.add_argument(
+        "run_a", metavar="RUN_A", help="the baseline run (id, unique prefix, latest or -N)"
+    )
+    parser.add_argument(
+        "run_b", metavar="RUN_B", help="the new run (id, unique prefix, latest or -N)"
+    )
     add_store_option(parser)
     parser.add_argument("--rows", type=int, default=20, help="moved rows to list per kind")
     parser.add_argument("--json", metavar="FILE", help="write the comparison as JSON")

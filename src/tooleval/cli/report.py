@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "header, per-metric and per-category pass rates, failure clusters and row cards "
         "(failures first). With --compare, add what changed against a baseline run.",
     )
-    parser.add_argument("run_id", metavar="RUN_ID", help="run id (a unique prefix is enough)")
+    parser.add_argument("run_id", metavar="RUN_ID", help="run id, unique prefix, latest or -N")
     add_store_option(parser)
     parser.add_argument(
         "-o", "--output", default="report.html", metavar="FILE", help="where to write (report.html)"

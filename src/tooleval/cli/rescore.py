@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Make a new run from RUN_ID's stored agent answers, scored with the "
         "metrics given; compare the two with `tooleval compare`.",
     )
-    parser.add_argument("run_id", metavar="RUN_ID", help="the stored run (id or unique prefix)")
+    parser.add_argument(
+        "run_id", metavar="RUN_ID", help="the stored run (id, unique prefix, latest or -N)"
+    )
     parser.add_argument(
         "--metric",
         action="append",

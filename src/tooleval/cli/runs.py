@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "show",
         help="summary per metric and category, failure clusters, failing rows",
     )
-    show.add_argument("run_id", metavar="RUN_ID", help="run id (a unique prefix is enough)")
+    show.add_argument("run_id", metavar="RUN_ID", help="run id, unique prefix, latest or -N")
     add_store_option(show)
     show.add_argument("--category", help="only rows of this category")
     show.add_argument("--limit", type=int, default=20, help="failing rows to print (default 20)")

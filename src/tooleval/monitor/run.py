@@ -301,7 +301,32 @@ def _row(run_id: str, index: int, verdict: SessionVerdict, resolved: Mapping[str
         row_id=verdict.session.id,
         sample=verdict.session.to_sample(),
         results=results,
+        latency_ms=(verdict.session.usage or {}).get("duration_ms"),
+        raw_response=span_record(verdict.session),
     )
+
+
+def span_record(session: Session) -> dict[str, Any] | None:
+    """What a stored session row keeps of its spans: a timeline (offsets from its first span).
+
+    The viewer's transcript draws it (kind, name, start, latency, tokens);
+    None for a logged conversation, which has no spans.
+
+    >>> span_record(Session("s")) is None
+    True
+    """
+    usage = session.usage or {}
+    spans = [dict(s, kind="llm") for s in usage.get("llm_spans", ())]
+    spans += [dict(s, kind="tool") for s in usage.get("tool_spans", ())]
+    if not spans:
+        return None
+    starts = [s["start_ns"] for s in spans if isinstance(s.get("start_ns"), int)]
+    first = min(starts, default=0)
+    for span in spans:
+        start = span.pop("start_ns", None)
+        span["start_ms"] = None if not isinstance(start, int) else round((start - first) / 1e6, 3)
+    totals = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "duration_ms", "models")}
+    return {"spans": spans, "usage": totals}
 
 
 def monitor(

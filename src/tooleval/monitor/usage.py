@@ -58,6 +58,7 @@ def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
             llm_spans.append(
                 {
                     "span_id": fact.span_id,
+                    "start_ns": fact.start_ns,
                     "model": fact.model,
                     "latency_ms": _ms(fact.start_ns, fact.end_ns),
                     "input_tokens": fact.input_tokens,
@@ -69,6 +70,7 @@ def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
                 tool_spans.append(
                     {
                         "span_id": fact.span_id,
+                        "start_ns": fact.start_ns,
                         "tool": call.name,
                         "latency_ms": _ms(fact.start_ns, fact.end_ns),
                         "is_error": call.is_error,

@@ -17,7 +17,15 @@ from collections.abc import Iterable, Sequence
 
 from tooleval.report.html import Safe, el
 
-__all__ = ["PASS", "FAIL", "bar_chart_svg", "bin_counts", "delta_chart_svg", "histogram_svg"]
+__all__ = [
+    "PASS",
+    "FAIL",
+    "THEME_CSS",
+    "bar_chart_svg",
+    "bin_counts",
+    "delta_chart_svg",
+    "histogram_svg",
+]
 
 PASS = "#2f855a"
 FAIL = "#c53030"
@@ -40,6 +48,44 @@ def bin_counts(scores: Iterable[float], *, bins: int = 10) -> list[int]:
         position = bins if score >= 1.0 else min(int(score * bins), bins - 1)
         counts[max(position, 0)] += 1
     return counts
+
+
+# The theme's colours in dark mode: the light colours are presentation
+# attributes (they work anywhere), remapped by value when the reader's system is dark.
+_DARK = {
+    "fill": {
+        INK: "#e2e8f0",
+        "#2d3748": "#e2e8f0",
+        MUTED: "#a0aec0",
+        GRID: "#2d3748",
+        PASS: "#48bb78",
+        FAIL: "#fc8181",
+        NEUTRAL: "#90cdf4",
+        MIXED: "#f6ad55",
+    },
+    "stroke": {INK: "#e2e8f0", MUTED: "#a0aec0", GRID: "#2d3748"},
+}
+THEME_CSS = (
+    "@media (prefers-color-scheme: dark) { "
+    + " ".join(
+        f'svg.chart [{attr}="{light}"] {{ {attr}: {dark}; }}'
+        for attr, pairs in _DARK.items()
+        for light, dark in pairs.items()
+    )
+    + " }"
+)
+
+
+def standalone_svg(svg: Safe) -> str:
+    """An SVG chart served as a document of its own, with :data:`THEME_CSS` inside.
+
+    Inline in a page, the page's stylesheet (``style.css``, which holds the
+    same rules) recolours the chart; an ``<img>`` of a chart needs them inside.
+
+    >>> "prefers-color-scheme" in standalone_svg(histogram_svg([0.5]))
+    True
+    """
+    return str(svg).replace("</title>", f"</title><style>{THEME_CSS}</style>", 1)
 
 
 def _svg(width: int, height: int, label: str, *body: Safe) -> Safe:
@@ -96,7 +142,9 @@ def histogram_svg(
     """
     counts = list(counts) if counts is not None else bin_counts(scores or (), bins=bins)
     bins = max(len(counts) - 1, 1)
-    left, right, top, bottom = 34, 14, 22, 30
+    peak_label = str(max(counts) if counts and max(counts) > 0 else 1)
+    # The y-axis label must fit left of the axis however many digits it has.
+    left, right, top, bottom = max(34, 12 + 7 * len(peak_label)), 14, 22, 30
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(counts) if counts and max(counts) > 0 else 1
     # The [0, 1) bins share the axis; the exact-1.0 bar sits just past it.

@@ -1,5 +1,27 @@
-"""Comparison blocks (run A = baseline, run B = new), shared by report and viewer.
+"""Comparing two runs, for the report and the viewer: stored comparisons and their blocks.
 
+:func:`tooleval.analysis.compare.compare_runs` decides every row's change; it is
+fed *lean* rows here (row id, index, category and each result's score and
+verdict, read by :func:`tooleval.store.aggregates.verdict_rows` without
+decoding any sample or diagnosis JSON), which is what makes two big runs
+comparable in seconds.
+
+When both runs have stopped, the comparison is saved on run B: one document
+with the counts per metric and category and the size of each (change,
+metric) group, and the row deltas of each group in chunks of ``CHUNK``
+(``unchanged`` ones are counted, not listed). A page of deltas then reads the
+counts and one or two chunks, however many rows changed.
+
+The blocks (run A = baseline, run B = new) are the same in the static report
+and the viewer: the overview, and one delta table (the viewer adds each
+side's calls through ``calls``).
+
+>>> from tooleval.store import open_store
+>>> store = open_store("sqlite:///:memory:")
+>>> a = store.create_run("a", dataset={}, connector={}, metrics=[])
+>>> b = store.create_run("b", dataset={}, connector={}, metrics=[])
+>>> comparison_page(store, a, b).total
+0
 >>> from tooleval.analysis.compare import DeltaCounts
 >>> category_deltas({"refund": {"m": DeltaCounts(fixed=2, regressed=1)}})
 [('refund', 2, 1)]
@@ -7,21 +29,247 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from tooleval.analysis.aggregates import FINISHED, cached_run, stamp
 from tooleval.analysis.compare import CHANGES
+from tooleval.model import Result, Sample
 from tooleval.report.charts import delta_chart_svg
 from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
+from tooleval.store import StoreReader
+from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
     "CHANGE_LABELS",
+    "CHUNK",
+    "MATRIX_ORDER",
+    "ComparisonPage",
+    "MatrixRow",
     "category_deltas",
     "change_cell",
     "comparison_overview",
+    "comparison_page",
     "delta_rows_table",
+    "lean_rows",
+    "run_matrix",
 ]
+
+CHUNK = 1000
+# Listed changes, the ones anyone compares for first: every kind but ``unchanged``.
+LISTED = ("regressed", "fixed") + tuple(
+    c for c in CHANGES if c not in ("regressed", "fixed", "unchanged")
+)
+_NAME = "compare/2/"
+
+
+def lean_rows(store: StoreReader, run: RunInfo) -> Iterator[RowRecord]:
+    """The run's rows with only what a comparison reads (no messages, no diagnoses)."""
+    thresholds = {m.name: m.threshold for m in run.metrics}
+    current: tuple[int, str, str | None] | None = None
+    results: list[Result] = []
+    for index, row_id, category, metric, score, passed in store.aggregates.verdict_rows(run.id):
+        if current is None or current[0] != index:
+            if current is not None:
+                yield _lean(run.id, current, results)
+            current, results = (index, row_id, category), []
+        if metric is not None:
+            results.append(Result(metric, score, passed, "", threshold=thresholds.get(metric)))
+    if current is not None:
+        yield _lean(run.id, current, results)
+
+
+def _lean(run_id: str, key: tuple[int, str, str | None], results: list[Result]) -> RowRecord:
+    index, row_id, category = key
+    return RowRecord(run_id, index, row_id, Sample(category=category), tuple(results))
+
+
+class _LeanStore:
+    """The two read calls ``compare_runs`` makes, answered with lean rows."""
+
+    def __init__(self, store: StoreReader, runs: dict[str, RunInfo]) -> None:
+        self._store = store
+        self._runs = runs
+
+    def get_run(self, run_id: str) -> RunInfo:
+        return self._runs[run_id]
+
+    def iter_rows(self, run_id: str) -> Iterator[RowRecord]:
+        return lean_rows(self._store, self._runs[run_id])
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparisonPage:
+    """A comparison's counts (``comparison.rows`` empty) and one page of its row deltas."""
+
+    comparison: Any
+    deltas: list[Any]
+    total: int
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+
+
+def _groups(comparison: Any) -> dict[tuple[str, str], list[Any]]:
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for delta in comparison.rows:
+        if delta.change in LISTED:
+            groups.setdefault((delta.change, delta.metric), []).append(delta)
+    return groups
+
+
+def _save(
+    store: StoreReader, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps: list[str]
+) -> None:
+    metrics = list(comparison.metrics)
+    groups = _groups(comparison)
+    head = {
+        "rows_a": info_a.row_count,
+        "stamps": stamps,
+        "metrics": {m: _plain(c) for m, c in comparison.metrics.items()},
+        "categories": {
+            cat: {m: _plain(c) for m, c in per.items()}
+            for cat, per in comparison.categories.items()
+        },
+        "groups": [[change, metric, len(items)] for (change, metric), items in groups.items()],
+    }
+    prefix = _NAME + info_a.id
+    documents: dict[str, Any] = {prefix: head}
+    for (change, metric), items in groups.items():
+        for k in range(0, len(items), CHUNK):
+            name = f"{prefix}/{change}/{metrics.index(metric)}/{k // CHUNK}"
+            documents[name] = [_plain(d) for d in items[k : k + CHUNK]]
+    store.aggregates.delete_aggregates(info_b.id, prefix=prefix)
+    store.aggregates.save_aggregates(info_b.id, documents, row_count=info_b.row_count)
+
+
+def _counts(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> Any:
+    from tooleval.analysis.compare import Comparison, DeltaCounts, config_differences
+
+    return Comparison(
+        run_a=info_a,
+        run_b=info_b,
+        differences=tuple(config_differences(info_a, info_b)),
+        metrics={m: DeltaCounts(**c) for m, c in payload["metrics"].items()},
+        categories={
+            cat: {m: DeltaCounts(**c) for m, c in per.items()}
+            for cat, per in payload["categories"].items()
+        },
+    )
+
+
+def _wanted(
+    groups: list[tuple[str, str, int]], change: str | None, metric: str | None
+) -> list[tuple[str, str, int]]:
+    order = [change] if change else list(LISTED)
+    return [
+        (c, m, n)
+        for c in order
+        for (gc, m, n) in groups
+        if gc == c and (metric is None or m == metric)
+    ]
+
+
+def _stored_page(
+    store: StoreReader,
+    info_a: RunInfo,
+    info_b: RunInfo,
+    payload: dict[str, Any],
+    change: str | None,
+    metric: str | None,
+    offset: int,
+    limit: int,
+) -> ComparisonPage:
+    from tooleval.analysis.compare import RowDelta
+
+    comparison = _counts(payload, info_a, info_b)
+    metrics = list(comparison.metrics)
+    groups = _wanted([tuple(g) for g in payload["groups"]], change, metric)
+    total = sum(n for _, _, n in groups)
+    deltas: list[Any] = []
+    start = offset
+    for group_change, group_metric, count in groups:
+        if len(deltas) >= limit:
+            break
+        if start >= count:
+            start -= count
+            continue
+        while start < count and len(deltas) < limit:
+            k = start // CHUNK
+            name = f"{_NAME}{info_a.id}/{group_change}/{metrics.index(group_metric)}/{k}"
+            chunk = (
+                store.aggregates.load_aggregate(info_b.id, name, row_count=info_b.row_count) or []
+            )
+            taken = chunk[start - k * CHUNK : start - k * CHUNK + limit - len(deltas)]
+            if not taken:
+                break
+            deltas.extend(RowDelta(**d) for d in taken)
+            start += len(taken)
+        start = 0
+    return ComparisonPage(comparison, deltas, total)
+
+
+def comparison_page(
+    store: StoreReader,
+    run_a: str,
+    run_b: str,
+    *,
+    change: str | None = None,
+    metric: str | None = None,
+    offset: int = 0,
+    limit: int = 50,
+    refresh: bool = False,
+) -> ComparisonPage:
+    """Run B against baseline A: the counts, and deltas ``offset..offset+limit`` of a filter.
+
+    ``change=None`` lists regressed, then fixed, new, missing and unscored
+    deltas (each group in row order); ``unchanged`` pairs are counted in the
+    comparison but listed only while it is computed fresh (a run still going).
+    """
+    from tooleval.analysis.compare import compare_runs
+
+    info_a, info_b = cached_run(store, run_a), cached_run(store, run_b)
+    stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]
+    stopped = info_a.status in FINISHED and info_b.status in FINISHED
+    if stopped and not refresh:
+        payload = store.aggregates.load_aggregate(
+            info_b.id, _NAME + info_a.id, row_count=info_b.row_count
+        )
+        if (
+            payload is not None
+            and payload.get("rows_a") == info_a.row_count
+            and payload.get("stamps") == stamps
+        ):
+            try:
+                return _stored_page(store, info_a, info_b, payload, change, metric, offset, limit)
+            except (KeyError, TypeError, ValueError):
+                pass  # written by another version: compare again
+    lean = _LeanStore(store, {info_a.id: info_a, info_b.id: info_b})
+    comparison = compare_runs(lean, info_a.id, info_b.id)
+    if stopped:
+        _save(store, info_a, info_b, comparison, stamps)
+    order = [change] if change else list(LISTED)
+    groups = _groups(comparison) if change != "unchanged" else {}
+    if change == "unchanged" and not stopped:
+        chosen = [d for d in comparison.rows if d.change == "unchanged"]
+    else:
+        chosen = [
+            d
+            for c in order
+            for (gc, m), items in groups.items()
+            if gc == c and (metric is None or m == metric)
+            for d in items
+        ]
+    if metric is not None:
+        chosen = [d for d in chosen if d.metric == metric]
+    counts = dataclasses.replace(comparison, rows=())
+    return ComparisonPage(counts, chosen[offset : offset + limit], len(chosen))
+
+
+# ---------------------------------------------------------------- blocks
 
 DeltaLink = Callable[[Any], Href | None]
 
@@ -79,7 +327,12 @@ def _differences(comparison: Any, level: int = 3) -> Safe:
     return frag(
         el(f"h{level}", "Configuration differences"),
         warning,
-        el("table", el("thead", head), el("tbody", body), class_="diffs"),
+        el(
+            "div",
+            el("table", el("thead", head), el("tbody", body), class_="diffs"),
+            class_="table-scroll",
+            tabindex="0",
+        ),
     )
 
 
@@ -113,7 +366,12 @@ def _metric_table(comparison: Any) -> Safe:
                 ),
             )
         )
-    return el("table", el("thead", head), el("tbody", body), class_="summary")
+    return el(
+        "div",
+        el("table", el("thead", head), el("tbody", body), class_="summary"),
+        class_="table-scroll",
+        tabindex="0",
+    )
 
 
 def comparison_overview(
@@ -157,39 +415,123 @@ def comparison_overview(
     )
 
 
-def delta_rows_table(deltas: Sequence[Any], *, row_link: DeltaLink) -> Safe:
-    """Row × metric deltas: row, category, metric, change, score A → B."""
+def delta_rows_table(
+    deltas: Sequence[Any],
+    *,
+    row_link: DeltaLink,
+    calls: Callable[[Any], tuple[Safe, Safe]] | None = None,
+    empty: str = "No rows.",
+) -> Safe:
+    """Row × metric deltas: row, category, metric, change, score A, score B, delta.
+
+    ``calls`` adds each side's calls (two cells) per delta: the viewer's
+    compare page passes it, the static report does not.
+    """
     if not deltas:
-        return el("p", "No rows.", class_="muted")
-    head = el(
-        "tr",
-        *(
-            el("th", h, class_=c)
-            for h, c in (
-                ("row", None),
-                ("category", None),
-                ("metric", None),
-                ("change", None),
-                ("score A", "num"),
-                ("score B", "num"),
-                ("delta", "num"),
-            )
-        ),
-    )
+        return el("p", empty, class_="muted")
+    columns = [
+        ("row", None),
+        ("category", None),
+        ("metric", None),
+        ("change", None),
+        ("score A", "num"),
+        ("score B", "num"),
+        ("delta", "num"),
+    ]
+    if calls is not None:
+        columns += [("calls in A", None), ("calls in B", None)]
+    head = el("tr", *(el("th", h, class_=c) for h, c in columns))
     body = []
     for d in deltas:
         target = row_link(d)
         delta = d.score_delta
-        body.append(
-            el(
-                "tr",
-                el("td", el("a", d.row_id, href=target) if target else d.row_id, class_="rowid"),
-                el("td", d.category or "", class_="cat"),
-                el("td", d.metric),
-                change_cell(d.change),
-                el("td", score_text(d.score_a), class_="num"),
-                el("td", score_text(d.score_b), class_="num"),
-                el("td", "–" if delta is None else f"{delta:+.2f}", class_="num"),
-            )
+        cells = [
+            el("td", el("a", d.row_id, href=target) if target else d.row_id, class_="rowid"),
+            el("td", d.category or "", class_="cat"),
+            el("td", d.metric),
+            change_cell(d.change),
+            el("td", score_text(d.score_a), class_="num"),
+            el("td", score_text(d.score_b), class_="num"),
+            el("td", "–" if delta is None else f"{delta:+.2f}", class_="num"),
+        ]
+        if calls is not None:
+            cell_a, cell_b = calls(d)
+            cells += [el("td", cell_a), el("td", cell_b)]
+        body.append(el("tr", cells))
+    return el(
+        "div",
+        el("table", el("thead", head), el("tbody", body), class_="deltas"),
+        class_="table-scroll",
+        tabindex="0",
+    )
+
+
+# ---------------------------------------------------------------- many runs
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixRow:
+    """One dataset row across runs: per run ``(verdict, scores by metric)`` or None (absent)."""
+
+    row_id: str
+    category: str | None
+    cells: tuple[tuple[bool | None, dict[str, float | None]] | None, ...]
+    change: str  # regressed | fixed | flaky | failing | passing | partial
+    indexes: tuple[int | None, ...] = ()
+
+
+#: The order rows come in: what got worse first, what always passed last.
+MATRIX_ORDER = ("regressed", "flaky", "fixed", "partial", "failing", "passing")
+
+
+def _row_change(verdicts: Sequence[bool | None]) -> str:
+    known = [v for v in verdicts if v is not None]
+    if len(known) < len(verdicts):
+        return "partial" if known else "failing"
+    if all(known):
+        return "passing"
+    if not any(known):
+        return "failing"
+    if known[-1] is False:
+        return "regressed"
+    if known[0] is False and all(known[known.index(True) :]):
+        return "fixed"
+    return "flaky"
+
+
+def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
+    """Every row id of ``runs`` (oldest to newest as given) with each run's verdict and scores.
+
+    Read through :func:`lean_rows` (no sample or diagnosis decoded). Rows are
+    ordered regressed (passed before, fails in the last run), flaky, fixed,
+    partial (absent from some run), failing everywhere, passing everywhere;
+    then by row id.
+
+    >>> _row_change([True, False]), _row_change([False, True]), _row_change([True, False, True])
+    ('regressed', 'fixed', 'flaky')
+    """
+    table: dict[str, list[Any]] = {}
+    categories: dict[str, str | None] = {}
+    indexes: dict[str, list[int | None]] = {}
+    for place, run in enumerate(runs):
+        for row in lean_rows(store, run):
+            cells = table.setdefault(row.row_id, [None] * len(runs))
+            at = indexes.setdefault(row.row_id, [None] * len(runs))
+            if cells[place] is not None:
+                continue  # a repeated run: the first attempt stands for the row
+            categories.setdefault(row.row_id, row.category)
+            cells[place] = (row.passed, {r.metric: r.score for r in row.results})
+            at[place] = row.index
+    out = [
+        MatrixRow(
+            row_id,
+            categories.get(row_id),
+            tuple(cells),
+            # Unscored or error counts as not passed; an absent row is None.
+            _row_change([c[0] is True if c is not None else None for c in cells]),
+            tuple(indexes[row_id]),
         )
-    return el("table", el("thead", head), el("tbody", body), class_="deltas")
+        for row_id, cells in table.items()
+    ]
+    out.sort(key=lambda r: (MATRIX_ORDER.index(r.change), r.row_id))
+    return out

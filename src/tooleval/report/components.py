@@ -37,6 +37,7 @@ __all__ = [
     "chip_marks",
     "failure_reason",
     "lookalike_note",
+    "marked",
     "metric_card",
     "pct",
     "row_card",
@@ -331,12 +332,16 @@ def row_card(
     anchor: str | None = None,
     extra_header: Safe | None = None,
     level: int = 3,
+    prefix: str = "",
 ) -> Safe:
-    """A full row: input, metric cards, tool chips, argument mismatches, output, errors.
+    """A full row: input, metric cards, tool chips, argument mismatches, transcript, errors.
 
     ``level`` is the heading level of the row's title (its sections one below),
-    so the card fits the page's heading outline.
+    so the card fits the page's heading outline. ``prefix`` starts the ids of
+    the card's transcript anchors (two cards on one page need two prefixes).
     """
+    from tooleval.report.transcript import transcript
+
     title = el("a", row.row_id, href=link) if link else el("span", row.row_id)
     sub = level + 1
     sample = row.sample
@@ -366,9 +371,10 @@ def row_card(
         else el("p", "no metric results stored", class_="muted"),
         call_chips(row, level=sub),
         argument_table(row, level=sub),
-        _text_block("Agent output", sample.final_output(), level=sub),
+        _text_block("Final answer", sample.final_output(), level=sub),
         _text_block("Connector error", row.error, css="error-text", level=sub),
         _text_block("Reference", sample.reference, level=sub),
+        transcript(row, level=sub, prefix=prefix or (f"t-{anchor}-" if anchor else "")),
         class_="row-card" + (" row-fail" if row.passed is False or row.error else ""),
         id=anchor,
     )
@@ -401,32 +407,75 @@ def _names_cell(calls: Iterable[ToolCall], marks: list[list[str]]) -> Safe:
 
 
 def failure_reason(row: RowRecord) -> str:
-    """Why a row did not pass, in one line: its error, else its failing (or unscored) reasons."""
+    """Why a row did not pass, in one line: its error, else its failing (or unscored) reasons.
+
+    Metrics giving the same reason share it (``a, b: reason``), so a reason is
+    never repeated.
+    """
     if row.error:
         return row.error
     failing = [r for r in row.results if r.passed is False]
     if not failing:
         failing = [r for r in row.results if r.passed is None]
-    return "; ".join(f"{r.metric}: {r.reason}" if r.reason else r.metric for r in failing)
+    by_reason: dict[str, list[str]] = {}
+    for result in failing:
+        by_reason.setdefault(result.reason or "", []).append(result.metric)
+    return "; ".join(
+        f"{', '.join(metrics)}: {reason}" if reason else ", ".join(metrics)
+        for reason, metrics in by_reason.items()
+    )
 
 
-def _why_cell(row: RowRecord) -> Safe:
+def marked(text: str, needle: str | None) -> Safe:
+    """``text`` with each case-insensitive match of ``needle`` in ``<mark>`` (escaped).
+
+    >>> str(marked("Refund <b>", "refund"))
+    '<mark>Refund</mark> &lt;b&gt;'
+    """
+    from tooleval.report.html import esc
+
+    words = [w for w in (needle or "").split() if w]
+    if not words:
+        return esc(text)
+    pattern = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.I)
+    parts: list[Any] = []
+    at = 0
+    for found in pattern.finditer(text):
+        parts += [text[at : found.start()], el("mark", found.group(0))]
+        at = found.end()
+    parts.append(text[at:])
+    return frag(*parts)
+
+
+def _why_cell(row: RowRecord, needle: str | None = None) -> Safe:
     if row.passed is True and not row.error:
         return el("td", "", class_="why")
     reason = failure_reason(row)
-    short = reason if len(reason) <= 140 else reason[:139] + "…"
+    short = reason if len(reason) <= 400 else reason[:399] + "…"
     return el(
         "td",
         el("span", row.failure_class.replace("_", " "), class_="tag tag-class")
         if row.failure_class
         else None,
-        el("span", short, title=reason if short != reason else None),
+        " ",
+        el("span", marked(short, needle), title=reason if short != reason else None),
         class_="why",
     )
 
 
-def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink) -> Safe:
-    """A compact table of rows: id, category, verdict, per-metric score, why, chips, input."""
+def rows_table(
+    rows: Sequence[RowRecord],
+    metrics: Sequence[str],
+    link: RowLink,
+    *,
+    highlight: str | None = None,
+) -> Safe:
+    """A compact table of rows: id, category, verdict, per-metric score, why, chips, input.
+
+    ``highlight`` (the search text) is marked wherever it appears in the row
+    id, the reason and the input. The table scrolls inside its box when the
+    page is narrower than it.
+    """
     head = el(
         "tr",
         el("th", "row"),
@@ -444,7 +493,13 @@ def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink)
         expected = row.sample.expected_tools
         target = link(row)
         cells = [
-            el("td", el("a", row.row_id, href=target) if target else row.row_id, class_="rowid"),
+            el(
+                "td",
+                el("a", marked(row.row_id, highlight), href=target)
+                if target
+                else marked(row.row_id, highlight),
+                class_="rowid",
+            ),
             el("td", row.category or "", class_="cat"),
             el("td", verdict_badge(row.passed, error=bool(row.error))),
         ]
@@ -458,7 +513,7 @@ def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink)
             cells.append(
                 el("td", score_text(result.score) if result else "", class_=f"num score-{state}")
             )
-        cells.append(_why_cell(row))
+        cells.append(_why_cell(row, highlight))
         cells.append(
             el(
                 "td",
@@ -469,6 +524,12 @@ def rows_table(rows: Sequence[RowRecord], metrics: Sequence[str], link: RowLink)
         )
         cells.append(el("td", _names_cell(row.sample.actual_calls(), act_marks)))
         text = row.sample.user_input()
-        cells.append(el("td", text if len(text) <= 90 else text[:89] + "…", class_="input"))
+        shown = text if len(text) <= 200 else text[:199] + "…"
+        cells.append(el("td", marked(shown, highlight), class_="input"))
         body.append(el("tr", cells, id=f"row-{row.index}"))
-    return el("table", el("thead", head), el("tbody", body), class_="rows")
+    return el(
+        "div",
+        el("table", el("thead", head), el("tbody", body), class_="rows"),
+        class_="table-scroll",
+        tabindex="0",
+    )

@@ -120,7 +120,7 @@ def href(base: str, *parts: Any, fragment: str | None = None, **query: Any) -> H
     if pairs:
         if not path.endswith("?"):
             path += "&" if "?" in path else "?"
-        path += urlencode(pairs)
+        path += urlencode(pairs, doseq=True)
     if fragment is not None:
         path = path.removesuffix("#") + "#" + quote(str(fragment), safe="")
     return Href(path)

@@ -33,112 +33,125 @@ def _row_id(row_id: str, link: Callable[[str], str] | None) -> Any:
     return el("a", row_id, href=target) if target else row_id
 
 
-def _verdicts(verdicts: list[bool | None]) -> Safe:
+AttemptLink = Callable[[int, int], str]
+
+
+def _verdicts(
+    verdicts: list[bool | None], first: int | None, attempt_link: AttemptLink | None
+) -> Safe:
+    """One badge per attempt, each a link to that attempt's row when the address is known."""
     marks = []
     for attempt, verdict in enumerate(verdicts, start=1):
         text, cls, word = _ERROR if verdict is None else _MARK[verdict]
-        marks.append(el("span", text, class_=cls, title=f"attempt {attempt}: {word}"))
+        title = f"attempt {attempt} of {len(verdicts)}: {word}"
+        target = attempt_link(first, attempt) if attempt_link and first is not None else ""
+        badge = el("span", text, class_=cls, title=title)
+        marks.append(
+            el("a", badge, href=target, aria_label=title, class_="attempt") if target else badge
+        )
     return frag(*marks)
 
 
-def repeat_section(digest: Mapping[str, Any], *, link: Callable[[str], str] | None = None) -> Safe:
-    """HTML for a repeated run: pass^k and pass@k for k = 1..n, per category, flaky rows."""
+def _by_k(digest: Mapping[str, Any]) -> Safe:
+    head = el(
+        "tr",
+        el("th", "k", class_="num"),
+        el("th", "pass^k", class_="num"),
+        el("th", "pass@k", class_="num"),
+    )
+    body = [
+        el(
+            "tr",
+            el("td", k, class_="num"),
+            el("td", pct(hat), class_="num"),
+            el("td", pct(at), class_="num"),
+        )
+        for k, (hat, at) in enumerate(
+            zip(digest["pass_hat"], digest["pass_at"], strict=True), start=1
+        )
+    ]
+    return el("table", el("thead", head), el("tbody", body), class_="repeats-k")
+
+
+def _per_category(digest: Mapping[str, Any]) -> Safe:
+    n = digest["n"]
+    head = el(
+        "tr",
+        el("th", "category"),
+        el("th", f"pass^{n}", class_="num"),
+        el("th", f"pass@{n}", class_="num"),
+        el("th", "flaky rows", class_="num"),
+    )
+    body = [
+        el(
+            "tr",
+            el("td", category["name"]),
+            el("td", pct(category["pass_hat"]), class_="num"),
+            el("td", pct(category["pass_at"]), class_="num"),
+            el("td", category["flaky"], class_="num"),
+        )
+        for category in digest["categories"]
+    ]
+    return el("table", el("thead", head), el("tbody", body), class_="repeats-categories")
+
+
+def _flaky(
+    digest: Mapping[str, Any],
+    link: Callable[[str], str] | None,
+    attempt_link: AttemptLink | None,
+) -> Safe:
+    flaky, flaky_total = digest["flaky"], digest["flaky_total"]
+    if not flaky:
+        return el("p", "No flaky rows: every row passed all attempts or none.", class_="ok")
+    head = el(
+        "tr",
+        el("th", "row"),
+        el("th", "category"),
+        el("th", "passed", class_="num"),
+        el("th", "attempts"),
+        el("th", "score spread", class_="num"),
+    )
+    body = [
+        el(
+            "tr",
+            el("td", _row_id(row["row_id"], link), class_="rowid"),
+            el("td", row["category"] or "(none)"),
+            el("td", f"{row['passed']}/{row['attempts']}", class_="num"),
+            el(
+                "td",
+                _verdicts(row["verdicts"], row.get("index"), attempt_link),
+                class_="verdicts",
+            ),
+            el("td", f"{row['spread']:.2f}", class_="num"),
+        )
+        for row in flaky
+    ]
+    more = flaky_total - len(flaky)
+    return frag(
+        el("h3", f"Flaky rows ({flaky_total}): pass on some attempts, fail on others"),
+        el(
+            "div",
+            el("table", el("thead", head), el("tbody", body), class_="repeats-flaky"),
+            class_="table-scroll",
+            tabindex="0",
+        ),
+        el("p", f"… and {more} more", class_="muted") if more > 0 else None,
+    )
+
+
+def repeat_section(
+    digest: Mapping[str, Any],
+    *,
+    link: Callable[[str], str] | None = None,
+    attempt_link: AttemptLink | None = None,
+) -> Safe:
+    """HTML for a repeated run: pass^k and pass@k for k = 1..n, per category, flaky rows.
+
+    ``attempt_link(first_index, attempt)`` gives the address of one attempt
+    (each P / F / E badge links there); ``link`` that of a row's attempts.
+    """
     n = digest["n"]
     complete = digest["complete"]
-    flaky = digest["flaky"]
-    flaky_total = digest["flaky_total"]
-    by_k = el(
-        "table",
-        el(
-            "thead",
-            el(
-                "tr",
-                el("th", "k", class_="num"),
-                el("th", "pass^k", class_="num"),
-                el("th", "pass@k", class_="num"),
-            ),
-        ),
-        el(
-            "tbody",
-            [
-                el(
-                    "tr",
-                    el("td", k, class_="num"),
-                    el("td", pct(hat), class_="num"),
-                    el("td", pct(at), class_="num"),
-                )
-                for k, (hat, at) in enumerate(
-                    zip(digest["pass_hat"], digest["pass_at"], strict=True), start=1
-                )
-            ],
-        ),
-        class_="repeats-k",
-    )
-    per_category = el(
-        "table",
-        el(
-            "thead",
-            el(
-                "tr",
-                el("th", "category"),
-                el("th", f"pass^{n}", class_="num"),
-                el("th", f"pass@{n}", class_="num"),
-                el("th", "flaky rows", class_="num"),
-            ),
-        ),
-        el(
-            "tbody",
-            [
-                el(
-                    "tr",
-                    el("td", category["name"]),
-                    el("td", pct(category["pass_hat"]), class_="num"),
-                    el("td", pct(category["pass_at"]), class_="num"),
-                    el("td", category["flaky"], class_="num"),
-                )
-                for category in digest["categories"]
-            ],
-        ),
-        class_="repeats-categories",
-    )
-    if flaky:
-        flaky_rows = el(
-            "table",
-            el(
-                "thead",
-                el(
-                    "tr",
-                    el("th", "row"),
-                    el("th", "category"),
-                    el("th", "passed", class_="num"),
-                    el("th", "attempts"),
-                    el("th", "score spread", class_="num"),
-                ),
-            ),
-            el(
-                "tbody",
-                [
-                    el(
-                        "tr",
-                        el("td", _row_id(row["row_id"], link), class_="rowid"),
-                        el("td", row["category"] or "(none)"),
-                        el("td", f"{row['passed']}/{row['attempts']}", class_="num"),
-                        el("td", _verdicts(row["verdicts"]), class_="verdicts"),
-                        el("td", f"{row['spread']:.2f}", class_="num"),
-                    )
-                    for row in flaky
-                ],
-            ),
-            class_="repeats-flaky",
-        )
-        more = flaky_total - len(flaky)
-        flaky_part = frag(
-            el("h3", f"Flaky rows ({flaky_total}): pass on some attempts, fail on others"),
-            flaky_rows,
-            el("p", f"… and {more} more", class_="muted") if more > 0 else None,
-        )
-    else:
-        flaky_part = el("p", "No flaky rows: every row passed all attempts or none.", class_="ok")
     incomplete = digest["rows"] - complete
     return el(
         "section",
@@ -150,10 +163,17 @@ def repeat_section(digest: Mapping[str, Any], *, link: Callable[[str], str] | No
             ". pass^k: the chance that k attempts all pass; pass@k: that at least one of k passes.",
             class_="muted",
         ),
-        by_k,
+        el(
+            "p",
+            f"Counts per attempt and per row: the metrics table, the categories, the clusters "
+            f"and the rows list count attempts (each dataset row {n} times); pass^k, pass@k "
+            "and the flaky rows here count dataset rows.",
+            class_="note small",
+        ),
+        _by_k(digest),
         el("h3", f"pass^{n} and pass@{n} per category"),
-        per_category,
-        flaky_part,
+        _per_category(digest),
+        _flaky(digest, link, attempt_link),
         class_="repeats",
         aria_labelledby="repeats",
     )

@@ -68,18 +68,43 @@ def _describe(value: dict[str, Any]) -> Safe:
     return el("span", [frag(p, " ") for p in parts], class_="kv")
 
 
-def run_header(run: RunInfo, status: Status | None = None) -> Safe:
-    """Name, id, status (``status``: from :func:`run_status`), dataset, connector, tags, counts."""
+def run_header(
+    run: RunInfo,
+    status: Status | None = None,
+    *,
+    latency: dict[str, float] | None = None,
+    gate: Any = None,
+) -> Safe:
+    """Name, id, status, gate, dataset, connector, counts, wall time, latency, tags, config.
+
+    ``status`` comes from :func:`run_status`, ``latency`` from
+    :func:`tooleval.report.overview.latency_percentiles`, ``gate`` from
+    :func:`tooleval.analysis.gate.stored_gate`.
+    """
+    from tooleval.report.overview import config_table, gate_badge, wall_time
+
     text, kind = status or (run.status, run.status)
-    facts = [
+    took = wall_time(run)
+    config = {k: v for k, v in run.config.items() if k != "gate"} if run.config else {}
+    listed: list[tuple[str, Any] | None] = [
         ("run", el("code", run.id)),
         ("status", el("span", text, class_=f"status status-{kind}")),
         ("created", run.created_at[:19].replace("T", " ")),
         ("dataset", _describe(run.dataset)),
         ("connector", _describe(run.connector)),
         ("rows", f"{run.row_count} ({run.error_count} with errors)"),
+        ("wall time", took) if took else None,
+        (
+            "latency per row",
+            " · ".join(f"{k} {v:,.0f} ms" for k, v in latency.items()),
+        )
+        if latency
+        else None,
+        ("gate", gate_badge(gate)) if gate is not None else None,
         ("tags", frag(el("span", t, class_="tag") for t in run.tags) if run.tags else "–"),
+        ("config", config_table(config)) if config else None,
     ]
+    facts = [f for f in listed if f is not None]
     return el(
         "section",
         el("h1", run.name),
@@ -146,8 +171,12 @@ def clusters_table(
     row_link: Callable[[str, int | None], Href | None],
     class_link: Callable[[str], Href | None] | None = None,
     examples: int = 5,
+    rows_link: Callable[[Any], Href | None] | None = None,
 ) -> Safe:
-    """Failure clusters, biggest first: class → count → what → categories → example rows."""
+    """Failure clusters, biggest first: class → count → what → categories → example rows.
+
+    ``rows_link`` links a cluster's count to its rows (the viewer's filters).
+    """
     if not clusters:
         return el("p", "No failing rows.", class_="ok")
     head = el(
@@ -172,8 +201,12 @@ def clusters_table(
                     el("a", name, href=target) if target else el("strong", name),
                     el("div", cluster.hint, class_="muted small"),
                 ),
-                el("td", cluster.count, class_="num"),
-                el("td", cluster.detail),
+                el(
+                    "td",
+                    el("a", cluster.count, href=rows_link(cluster)) if rows_link else cluster.count,
+                    class_="num",
+                ),
+                el("td", cluster.detail, class_="what"),
                 el("td", ", ".join(f"{c} {n}" for c, n in cluster.categories.items())),
                 el(
                     "td",
@@ -185,5 +218,10 @@ def clusters_table(
     plural = "" if len(clusters) == 1 else "s"
     return frag(
         el("p", f"{failures} failing rows → {len(clusters)} cluster{plural}", class_="lead"),
-        el("table", el("thead", head), el("tbody", body), class_="clusters"),
+        el(
+            "div",
+            el("table", el("thead", head), el("tbody", body), class_="clusters"),
+            class_="table-scroll",
+            tabindex="0",
+        ),
     )

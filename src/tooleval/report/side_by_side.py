@@ -129,7 +129,8 @@ def side_by_side(
 
     out_a = row_a.sample.final_output() if row_a else None
     out_b = row_b.sample.final_output() if row_b else None
-    lines = [
+    lines = _context_lines(row_a, row_b)
+    lines += [
         el(
             "tr",
             el("th", metric, scope="row"),
@@ -174,6 +175,65 @@ def side_by_side(
         title(row_b, link_b, "B"),
     )
     return el("table", el("thead", head), el("tbody", lines), class_="side-by-side")
+
+
+def _made(row: RowRecord | None, index: int, label: str) -> Safe:
+    """Where one side made expected call ``index``: its call number, or missing."""
+    from tooleval.report.transcript import expected_links
+
+    if row is None:
+        return el("td", "–", class_="muted")
+    links = dict(expected_links(row))
+    made = links.get(index)
+    if made is None:
+        return el("td", el("span", f"missing in {label}", class_="chip-note t-extra"))
+    call = row.sample.actual_calls()[made]
+    return el("td", el("code", f"call {made + 1}: {shown_name(call.name)}"), class_="t-made")
+
+
+def _context_lines(row_a: RowRecord | None, row_b: RowRecord | None) -> list[Safe]:
+    """The input (once when both sides share it) and each expected call, made where, per side."""
+    lines: list[Safe] = []
+    inputs = [r.sample.user_input() if r else None for r in (row_a, row_b)]
+    if inputs[0] == inputs[1] or None in inputs:
+        shown = inputs[0] if inputs[0] is not None else inputs[1]
+        lines.append(
+            el(
+                "tr",
+                el("th", "input", scope="row"),
+                el("td", el("pre", shown or "–", tabindex="0"), colspan=2),
+            )
+        )
+    else:
+        lines.append(
+            el(
+                "tr",
+                el("th", "input", scope="row"),
+                *(el("td", el("pre", t or "–", tabindex="0"), class_="differs") for t in inputs),
+            )
+        )
+    either = row_b if row_b is not None and row_b.sample.expected_tools else row_a
+    expected = either.sample.expected_tools if either is not None else None
+    if expected is None:
+        return lines
+    for index, call in enumerate(expected.calls):
+        args = "" if call.args is None else value_text(call.args, limit=120)
+        lines.append(
+            el(
+                "tr",
+                el(
+                    "th",
+                    el("span", f"expected #{index + 1} ", class_="muted"),
+                    el("code", shown_name(call.name)),
+                    el("div", args, class_="call-args muted") if args else None,
+                    scope="row",
+                    class_="expected-call",
+                ),
+                _made(row_a, index, "A"),
+                _made(row_b, index, "B"),
+            )
+        )
+    return lines
 
 
 def delta_calls(row_a: RowRecord | None, row_b: RowRecord | None) -> Any:

@@ -132,7 +132,7 @@ class StoreReader(Protocol):
         ...
 
     def resolve_run_id(self, prefix: str) -> str:
-        """The id of the one run whose id starts with ``prefix`` (or equals it)."""
+        """The run a reference names: ``latest``, ``-N``, an id or a unique id prefix."""
         ...
 
     def row_indexes(self, run_id: str) -> set[int]:

@@ -82,6 +82,9 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
         # as ``score IS NULL``), so a page walks an index instead of sorting.
         score = res.score.desc() if descending else res.score.asc()
         return query.order_by(res.score.is_(None).asc(), score, res.row_index.asc())
+    if column_name == "passed":
+        # NULL (error, unscored), false, true: the order ix_rows_passed keeps.
+        return query.order_by(rows.passed.asc().nulls_first(), rows.row_index.asc())
     column = rows[column_name]
     key = column.desc() if descending else column.asc()
     # Rows without a value (no latency, no category, unscored) always come last.

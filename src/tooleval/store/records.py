@@ -28,6 +28,8 @@ ROW_ORDERS: dict[str, tuple[str, bool]] = {
     "-latency": ("latency_ms", True),
     "score": ("score", False),
     "-score": ("score", True),
+    # Rows that did not pass first (errors and unscored, then failed), then passes.
+    "failures": ("passed", False),
 }
 
 __all__ = ["ROW_ORDERS", "MetricSpec", "MetricSummary", "RowRecord", "RunInfo"]

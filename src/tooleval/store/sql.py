@@ -337,7 +337,26 @@ class Store:
             return run_info(conn, row)
 
     def resolve_run_id(self, prefix: str) -> str:
-        """The id of the one run whose id starts with ``prefix`` (or equals it)."""
+        """The run a reference names: ``latest``, ``-N``, an id or a unique id prefix.
+
+        See :mod:`tooleval.store.aliases` for the references.
+        """
+        from tooleval.store.aliases import resolve_run_ref
+
+        return resolve_run_ref(
+            prefix, newest=self._newest_ids, by_prefix=self._by_prefix, where=str(self.url)
+        )
+
+    def _newest_ids(self, count: int) -> list[str]:
+        query = (
+            sa.select(t.runs.c.id)
+            .order_by(t.runs.c.created_at.desc(), t.runs.c.id.desc())
+            .limit(count)
+        )
+        with self._read() as conn:
+            return list(conn.execute(query).scalars())
+
+    def _by_prefix(self, prefix: str) -> str:
         with self._read() as conn:
             exact = conn.execute(sa.select(t.runs.c.id).where(t.runs.c.id == prefix)).first()
             if exact:

@@ -9,13 +9,15 @@ Only requests addressed to the viewer's own names are answered (``Host``
 127.0.0.1, localhost, [::1] or the ``--host`` it listens on): a page on
 another site that rebinds its DNS name to 127.0.0.1 gets a 400, not run data.
 
+Every page answers ``HEAD`` as well as ``GET``; ``/favicon.ico`` is the
+viewer's icon. A run in a URL may be named as the CLI names it (``latest``,
+``-2``, a unique id prefix): the viewer redirects to the run's full id.
+
 Pages: ``/`` runs, ``/runs/{id}`` one run (filters, sort, pages of rows;
 numbers above the rows from the stored aggregates), ``/runs/{id}/rows/{index}``
 one row, ``/runs/{id}/export.csv|jsonl`` the filtered rows,
 ``/compare?a=&b=`` two runs, ``/compare/row?a=&b=&ia=&ib=`` one row of both.
 """
-
-from __future__ import annotations
 
 from importlib import resources
 from typing import Any
@@ -23,7 +25,7 @@ from typing import Any
 from tooleval.errors import InputError, StoreError
 from tooleval.store import StoreReader
 
-__all__ = ["CSP", "LOCAL_HOSTS", "SECURITY_HEADERS", "allowed_host", "create_app"]
+__all__ = ["CHART_CSP", "CSP", "LOCAL_HOSTS", "SECURITY_HEADERS", "allowed_host", "create_app"]
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -37,7 +39,11 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_STATIC = {"style.css": "text/css", "viewer.js": "text/javascript"}
+_STATIC = {
+    "style.css": "text/css",
+    "viewer.js": "text/javascript",
+    "favicon.svg": "image/svg+xml",
+}
 # Row indexes are stored as 64-bit integers; anything past that is no row.
 _MAX_INDEX = 2**63 - 1
 
@@ -80,146 +86,185 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
     ``host`` is the address the viewer listens on; requests must name it (or
     127.0.0.1, localhost, [::1]) in their ``Host`` header.
     """
-    from fastapi import FastAPI, Request
-    from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import HTMLResponse, Response
-    from starlette.exceptions import HTTPException as StarletteHTTPException
+    from fastapi import FastAPI
 
-    from tooleval.analysis.aggregates import cached_run, cached_runs
-    from tooleval.report.html import el, href
-    from tooleval.report.run_tables import run_status
-    from tooleval.web import pages, routes
-
-    names = _host_names(host)
     app = FastAPI(title="tooleval viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
+    _guard(app, _host_names(host))
+    _error_pages(app)
+    _static_routes(app)
+    _run_routes(app, store)
+    _row_routes(app, store)
+    _compare_routes(app, store)
+    return app
 
-    def secure(response: Any) -> Any:
-        for key, value in SECURITY_HEADERS.items():
-            response.headers[key] = value
-        return response
 
-    def error(status: int, title: str, message: str, hint: Any = None) -> HTMLResponse:
-        return secure(
-            HTMLResponse(pages.error_page(status, title, message, hint=hint), status_code=status)
-        )
+# A chart is an SVG document of its own: its one inline <style> maps the
+# colours to the dark theme (it holds no script and loads nothing).
+CHART_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def _secure(response: Any) -> Any:
+    for key, value in SECURITY_HEADERS.items():
+        if key == "Content-Security-Policy" and response.headers.get(key) == CHART_CSP:
+            continue
+        response.headers[key] = value
+    return response
+
+
+def _error(status: int, title: str, message: str, hint: Any = None) -> Any:
+    from fastapi.responses import HTMLResponse
+
+    from tooleval.web import pages
+
+    return _secure(
+        HTMLResponse(pages.error_page(status, title, message, hint=hint), status_code=status)
+    )
+
+
+def _guard(app: Any, names: frozenset[str]) -> None:
+    """Refuse foreign hosts, add the security headers, answer HEAD as GET without a body."""
+    from fastapi import Request
+    from fastapi.responses import Response
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
         if not allowed_host(request.headers.get("host"), names):
             shown = ", ".join(sorted(names))
-            return error(
+            return _error(
                 400,
                 "Unknown host",
                 f"This viewer answers only to {shown}; open it at one of those addresses.",
             )
-        return secure(await call_next(request))
+        if request.method != "HEAD":
+            return _secure(await call_next(request))
+        request.scope["method"] = "GET"
+        full = await call_next(request)
+        headers = {k: v for k, v in full.headers.items() if k.lower() != "content-length"}
+        return _secure(Response(status_code=full.status_code, headers=headers))
+
+
+def _error_pages(app: Any) -> None:
+    """Every error as a page saying what to do next (never a stack trace)."""
+    from fastapi import Request
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+
+    from tooleval.report.html import el
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> HTMLResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Any:
         if exc.status_code == 404:
-            return error(404, "Not found", f"There is no page at {request.url.path}.")
-        return error(exc.status_code, "Error", str(exc.detail))
+            return _error(404, "Not found", f"There is no page at {request.url.path}.")
+        return _error(exc.status_code, "Error", str(exc.detail))
 
     @app.exception_handler(RequestValidationError)
-    async def bad_query(request: Request, exc: RequestValidationError) -> HTMLResponse:
+    async def bad_query(request: Request, exc: RequestValidationError) -> Any:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e.get('loc', ())[1:])}: {e.get('msg')}"
             for e in exc.errors()
         )
-        return error(400, "Bad request", f"Some values in the address are not valid: {problems}.")
+        return _error(400, "Bad request", f"Some values in the address are not valid: {problems}.")
 
     @app.exception_handler(StoreError)
-    async def store_error(request: Request, exc: StoreError) -> HTMLResponse:
-        return error(
+    async def store_error(request: Request, exc: StoreError) -> Any:
+        return _error(
             404, "Not found", str(exc), hint=el("p", "The runs list shows every stored run.")
         )
 
     @app.exception_handler(InputError)
-    async def input_error(request: Request, exc: InputError) -> HTMLResponse:
-        return error(400, "Bad request", str(exc))
+    async def input_error(request: Request, exc: InputError) -> Any:
+        return _error(400, "Bad request", str(exc))
 
     @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> HTMLResponse:
+    async def unexpected(request: Request, exc: Exception) -> Any:
         # Outside the middleware: this page adds its own security headers.
-        return error(
+        return _error(
             500,
             "Something went wrong",
             f"The viewer could not build this page ({type(exc).__name__}). "
             "The terminal running `tooleval view` has the details.",
         )
 
-    @app.get("/static/{name}")
-    def static(name: str) -> Response:
+
+def _static_routes(app: Any) -> None:
+    from fastapi.responses import Response
+
+    def static_file(name: str) -> Response:
         if name not in _STATIC:
-            return error(404, "Not found", f"There is no static file {name!r}.")
+            return _error(404, "Not found", f"There is no static file {name!r}.")
         return Response(
             _static_text(name),
             media_type=_STATIC[name],
             headers={"Cache-Control": "max-age=300"},
         )
 
+    app.get("/static/{name}")(static_file)
+    app.get("/favicon.ico")(lambda: static_file("favicon.svg"))
+
+
+def _canonical(request: Any, ref: str, run_id: str) -> Any:
+    """A redirect to the same page under the run's full id, when ``ref`` was an alias."""
+    from fastapi.responses import RedirectResponse
+
+    from tooleval.report.html import href
+
+    if ref == run_id:
+        return None
+    path = request.url.path
+    at = path.index("/runs/") + len("/runs/")
+    rest = path[at:].split("/", 1)
+    target = str(href("/runs", run_id)) + ("/" + rest[1] if len(rest) > 1 else "")
+    query = request.url.query
+    return RedirectResponse(target + (f"?{query}" if query else ""), status_code=307)
+
+
+def _run_routes(app: Any, store: StoreReader) -> None:
+    """The runs list, a run's page, its chart and its exports."""
+    from fastapi import Request
+    from fastapi.responses import HTMLResponse, Response
+
+    from tooleval.analysis.aggregates import cached_run
+    from tooleval.web import routes
+
     @app.get("/", response_class=HTMLResponse)
     def runs(q: str | None = None, tag: str | None = None) -> HTMLResponse:
-        every = cached_runs(store)
-        tags = sorted({t for r in every for t in r.tags})
-        shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
-        statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
-        return HTMLResponse(pages.runs_page(shown, q=q, tag=tag, tags=tags, statuses=statuses))
+        return HTMLResponse(routes.render_runs(store, q, tag))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def run(
+        request: Request,
         run_id: str,
         category: str | None = None,
         metric: str | None = None,
         result: str | None = None,
         failure_class: str | None = None,
         q: str | None = None,
-        sort: str = "index",
+        sort: str = "failures",
         page: int = 1,
         per_page: int = 50,
-    ) -> HTMLResponse:
-        info = cached_run(store, run_id)
+        what: str | None = None,
+    ) -> Any:
+        info = cached_run(store, routes.resolve_ref(store, run_id))
+        moved = _canonical(request, run_id, info.id)
+        if moved is not None:
+            return moved
         filters, note = routes.run_filters(
             info, category, metric, result, failure_class, q, sort, page, per_page
         )
-        total = routes.count_view(store, info, filters.where)
-        last = max(1, -(-total // filters.per_page))
-        if filters.page > last:
-            return error(
-                404,
-                "No such page",
-                f"Page {page} is past the end: these filters match {total} rows, {last} page(s).",
-                hint=el(
-                    "p",
-                    el("a", "go to the last page", href=filters.link(info.id, page=last)),
-                ),
-            )
-        rows = list(
-            store.iter_rows(
-                info.id,
-                **filters.where,
-                offset=(filters.page - 1) * filters.per_page,
-                limit=filters.per_page,
-                order_by=filters.sort,
-            )
-        )
-        return HTMLResponse(routes.render_run(store, info, filters, rows, total, note))
+        found = routes.run_view(store, info, filters, note, what=what)
+        if isinstance(found, int):
+            return _past_the_end(info.id, filters, page, found)
+        return HTMLResponse(found)
 
     @app.get("/runs/{run_id}/charts/scores.svg")
     def scores_chart(run_id: str, metric: str) -> Response:
-        from tooleval.analysis.aggregates import run_counts
-        from tooleval.report.charts import histogram_svg
-
-        info = cached_run(store, run_id)
-        bins = {b.metric: b for b in run_counts(store, info).bins}
-        if metric not in bins:
-            raise InputError(f"run {info.id} has no metric {metric!r}", field="metric")
-        b = bins[metric]
-        svg = histogram_svg(
-            counts=b.counts, threshold=b.threshold, title=f"{metric} ({sum(b.counts)} scored)"
+        info = cached_run(store, routes.resolve_ref(store, run_id))
+        return Response(
+            routes.scores_svg(store, info, metric),
+            media_type="image/svg+xml",
+            headers={"Content-Security-Policy": CHART_CSP},
         )
-        return Response(str(svg), media_type="image/svg+xml")
 
     @app.get("/runs/{run_id}/export.{kind}")
     def export(
@@ -237,8 +282,8 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         from tooleval.web.export import EXPORT_TYPES, export_lines
 
         if kind not in EXPORT_TYPES:
-            return error(404, "Not found", f"Exports are CSV or JSONL, not {kind!r}.")
-        info = cached_run(store, run_id)
+            return _error(404, "Not found", f"Exports are CSV or JSONL, not {kind!r}.")
+        info = cached_run(store, routes.resolve_ref(store, run_id))
         filters, _ = routes.run_filters(
             info, category, metric, result, failure_class, q, sort, 1, 50
         )
@@ -250,8 +295,31 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
 
+
+def _past_the_end(run_id: str, filters: Any, page: int, total: int) -> Any:
+    from tooleval.report.html import el
+
+    last = max(1, -(-total // filters.per_page))
+    return _error(
+        404,
+        "No such page",
+        f"Page {page} is past the end: these filters match {total} rows, {last} page(s).",
+        hint=el("p", el("a", "go to the last page", href=filters.link(run_id, page=last))),
+    )
+
+
+def _row_routes(app: Any, store: StoreReader) -> None:
+    """One row of a run, with its neighbours in the view it was opened from."""
+    from fastapi import Request
+    from fastapi.responses import HTMLResponse
+
+    from tooleval.analysis.aggregates import cached_run
+    from tooleval.report.html import el, href
+    from tooleval.web import routes
+
     @app.get("/runs/{run_id}/rows/{index}", response_class=HTMLResponse)
     def row(
+        request: Request,
         run_id: str,
         index: int,
         category: str | None = None,
@@ -259,11 +327,14 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         result: str | None = None,
         failure_class: str | None = None,
         q: str | None = None,
-        sort: str = "index",
+        sort: str = "failures",
         per_page: int = 50,
         pos: int | None = None,
-    ) -> HTMLResponse:
-        info = cached_run(store, run_id)
+    ) -> Any:
+        info = cached_run(store, routes.resolve_ref(store, run_id))
+        moved = _canonical(request, run_id, info.id)
+        if moved is not None:
+            return moved
         record = None
         if 0 <= index <= _MAX_INDEX:
             try:
@@ -271,7 +342,7 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
             except StoreError:
                 record = None
         if record is None:
-            return error(
+            return _error(
                 404,
                 "No such row",
                 f"Run {info.id} has no row {index} (it has {info.row_count} rows, numbered from 0).",
@@ -282,6 +353,14 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         )
         return HTMLResponse(routes.render_row(store, info, record, filters, pos))
 
+
+def _compare_routes(app: Any, store: StoreReader) -> None:
+    """Two runs (or more, as a matrix) and one row of two runs side by side."""
+    from fastapi import Query
+    from fastapi.responses import HTMLResponse
+
+    from tooleval.web import routes
+
     @app.get("/compare", response_class=HTMLResponse)
     def compare(
         a: str | None = None,
@@ -289,11 +368,22 @@ def create_app(store: StoreReader, *, host: str | None = None) -> Any:
         change: str | None = None,
         metric: str | None = None,
         page: int = 1,
+        run: list[str] = Query(default=[]),  # noqa: B008 - FastAPI's way to read ?run=&run=
     ) -> HTMLResponse:
+        if run:
+            return HTMLResponse(routes.render_matrix(store, run, page))
         return HTMLResponse(routes.render_compare(store, a, b, change, metric, page))
 
     @app.get("/compare/row", response_class=HTMLResponse)
-    def compare_row(a: str, b: str, ia: int | None = None, ib: int | None = None) -> HTMLResponse:
-        return HTMLResponse(routes.render_compare_row(store, a, b, ia, ib))
-
-    return app
+    def compare_row(
+        a: str,
+        b: str,
+        ia: int | None = None,
+        ib: int | None = None,
+        change: str | None = None,
+        metric: str | None = None,
+        pos: int | None = None,
+    ) -> HTMLResponse:
+        return HTMLResponse(
+            routes.render_compare_row(store, a, b, ia, ib, change=change, metric=metric, pos=pos)
+        )

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.report.components import pct, row_card, rows_table
+from tooleval.report.components import row_card, rows_table
 from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend, document
 from tooleval.report.run_tables import metric_summary_table, run_header
@@ -25,17 +25,19 @@ from tooleval.report.static import category_section, charts_caption
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
+    "DEFAULT_SORT",
     "PAGE_SIZES",
     "RunFilters",
     "error_page",
     "page",
     "row_page",
     "run_page",
-    "runs_page",
 ]
 
 PAGE_SIZES = (25, 50, 100, 200)
+DEFAULT_SORT = "failures"
 SORTS = {
+    "failures": "failures first",
     "index": "row order",
     "-index": "row order, last first",
     "row_id": "row id",
@@ -57,7 +59,7 @@ class RunFilters:
     result: str | None = None  # "pass" | "fail"
     failure_class: str | None = None
     q: str | None = None
-    sort: str = "index"
+    sort: str = DEFAULT_SORT
     page: int = 1
     per_page: int = 50
     extra: dict[str, Any] = field(default_factory=dict)
@@ -79,7 +81,7 @@ class RunFilters:
 
     @property
     def active(self) -> bool:
-        """True when a filter or a non-default order narrows or reorders the rows."""
+        """True when a filter or an order other than row order narrows or reorders the rows."""
         return any(v is not None for v in self.where.values()) or self.sort != "index"
 
     def query(self, **changes: Any) -> dict[str, Any]:
@@ -90,7 +92,7 @@ class RunFilters:
             "result": self.result,
             "failure_class": self.failure_class,
             "q": self.q,
-            "sort": None if self.sort == "index" else self.sort,
+            "sort": None if self.sort == DEFAULT_SORT else self.sort,
             "page": None if self.page == 1 else self.page,
             "per_page": None if self.per_page == 50 else self.per_page,
         }
@@ -150,103 +152,6 @@ def select(name: str, label: str, options: Sequence[tuple[str, str]], current: s
             class_="autosubmit",
         ),
     )
-
-
-# ---------------------------------------------------------------- runs list
-
-
-def runs_page(
-    runs: Sequence[RunInfo],
-    *,
-    q: str | None,
-    tag: str | None,
-    tags: Sequence[str],
-    statuses: dict[str, tuple[str, str]] | None = None,
-) -> str:
-    """Every stored run, newest first, searchable by name and filterable by tag.
-
-    ``statuses``: (text, kind) per run id, for runs whose stored status is not
-    the whole story (a ``running`` run: live holder or stopped, see run_status).
-    """
-    form = el(
-        "form",
-        el(
-            "label",
-            "search",
-            void("input", type="search", name="q", value=q or "", placeholder="name or id"),
-        ),
-        select("tag", "tag", [("", "any tag")] + [(t, t) for t in tags], tag),
-        el("button", "filter", type="submit"),
-        method="get",
-        action=href("/"),
-        class_="filters",
-    )
-    head = el(
-        "tr",
-        *(
-            el("th", h, class_=c)
-            for h, c in (
-                ("run", None),
-                ("id", None),
-                ("status", None),
-                ("created", None),
-                ("rows", "num"),
-                ("errors", "num"),
-                ("pass rate per metric", None),
-                ("tags", None),
-            )
-        ),
-    )
-    body = [
-        el(
-            "tr",
-            el("td", el("a", run.name, href=href("/runs", run.id)), class_="rowid"),
-            el("td", el("code", run.id)),
-            el(
-                "td",
-                (statuses or {}).get(run.id, (run.status,))[0],
-                class_=f"status-{(statuses or {}).get(run.id, (run.status, run.status))[1]}",
-            ),
-            el("td", run.created_at[:19].replace("T", " ")),
-            el("td", run.row_count, class_="num"),
-            el("td", run.error_count, class_="num"),
-            el(
-                "td",
-                frag(
-                    el(
-                        "div",
-                        el("span", f"{name} ", class_="muted"),
-                        el("strong", pct(s.pass_rate)),
-                    )
-                    for name, s in run.summaries.items()
-                ),
-            ),
-            el("td", frag(el("span", t, class_="tag") for t in run.tags)),
-        )
-        for run in runs
-    ]
-    table = (
-        el("table", el("thead", head), el("tbody", body), class_="runs")
-        if runs
-        else el(
-            "p",
-            "No runs match."
-            if (q or tag)
-            else "No runs stored yet: start one with `tooleval run PLAN`.",
-            class_="muted",
-        )
-    )
-    compare_hint = (
-        el(
-            "p",
-            "Compare two runs: ",
-            el("a", "open the compare page", href=href("/compare")),
-            class_="muted",
-        )
-        if len(runs) >= 2
-        else None
-    )
-    return page("tooleval runs", el("h1", "Runs"), form, table, compare_hint)
 
 
 # ---------------------------------------------------------------- run page
@@ -328,7 +233,8 @@ def _filter_form(
 
 
 def _view_links(run_id: str, filters: RunFilters) -> Safe:
-    query = filters.view_query()
+    # Exports default to row order; one of this view carries its order.
+    query = dict(filters.view_query(), sort=None if filters.sort == "index" else filters.sort)
     return el(
         "p",
         el("a", "link to this view", href=filters.link(run_id, fragment="rows"), id="permalink"),
@@ -337,6 +243,29 @@ def _view_links(run_id: str, filters: RunFilters) -> Safe:
         " ",
         el("a", "JSONL", href=href("/runs", run_id, "export.jsonl", **query), download=True),
         class_="view-links small",
+    )
+
+
+def _charts(run: RunInfo, bins: Sequence[Any]) -> Safe:
+    """One score histogram per metric, as images of the chart route."""
+    return el(
+        "div",
+        [
+            el(
+                "figure",
+                void(
+                    "img",
+                    src=href("/runs", run.id, "charts", "scores.svg", metric=b.metric),
+                    alt=f"score distribution of {b.metric}: {charts_caption(b)}",
+                    width=360,
+                    height=170,
+                ),
+                el("figcaption", charts_caption(b), class_="caption"),
+                class_="chart-box",
+            )
+            for b in bins
+        ],
+        class_="charts",
     )
 
 
@@ -352,8 +281,14 @@ def run_page(
     failure_classes: dict[str, str],
     note: str | None = None,
     repeats: Safe | None = None,
+    clusters: tuple[Sequence[Any], int] | None = None,
+    what: str | None = None,
+    gate: Any = None,
+    latency: dict[str, float] | None = None,
 ) -> str:
-    """One run: header, metrics, charts, repeats, categories, failure classes, filtered rows."""
+    """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows."""
+    from tooleval.report.overview import gate_block
+
     metrics = list(run.summaries)
     start = (filters.page - 1) * filters.per_page
     positions = {row.index: start + i for i, row in enumerate(rows)}
@@ -361,25 +296,7 @@ def run_page(
     def row_link(row: RowRecord) -> Href:
         return filters.row_link(run.id, row.index, positions[row.index])
 
-    charts = el(
-        "div",
-        [
-            el(
-                "figure",
-                void(
-                    "img",
-                    src=href("/runs", run.id, "charts", "scores.svg", metric=b.metric),
-                    alt=f"score distribution of {b.metric}: {charts_caption(b)}",
-                    width=360,
-                    height=170,
-                ),
-                el("figcaption", charts_caption(b), class_="caption"),
-                class_="chart-box",
-            )
-            for b in counts.bins
-        ],
-        class_="charts",
-    )
+    charts = _charts(run, counts.bins)
     return page(
         f"{run.name} · tooleval",
         el(
@@ -390,7 +307,8 @@ def run_page(
             class_="crumbs",
             aria_label="breadcrumb",
         ),
-        run_header(run, status),
+        run_header(run, status, latency=latency, gate=gate),
+        gate_block(gate),
         el("h2", "Metrics"),
         metric_summary_table(run),
         charts,
@@ -402,8 +320,8 @@ def run_page(
             link=lambda c: href("/runs", run.id, category=c, result="fail", fragment="rows"),
             run=run,
         ),
-        el("h2", "Failures by class"),
-        _class_table(run, counts.classes, counts.examples, failure_classes),
+        el("h2", "Failure clusters", id="clusters"),
+        _clusters(run, clusters, what) if clusters is not None else None,
         el("h2", "Rows", id="rows"),
         _filter_form(run, filters, categories, failure_classes),
         el("p", note, class_="note", role="status") if note else None,
@@ -411,45 +329,57 @@ def run_page(
         chip_legend(),
         el("p", KEYS_HELP, class_="muted small keys-help"),
         _pager(run.id, filters, total),
-        rows_table(rows, metrics, row_link)
+        rows_table(rows, metrics, row_link, highlight=filters.q)
         if rows
         else el("p", "No rows match these filters.", class_="muted"),
         _pager(run.id, filters, total) if len(rows) > 10 else None,
     )
 
 
-def _class_table(
-    run: RunInfo,
-    counts: dict[str, int],
-    examples: dict[str, list[tuple[int, str]]],
-    classes: dict[str, str],
-) -> Safe:
-    if not counts:
-        return el("p", "No failing rows.", class_="ok")
-    body = []
-    for cls, count in counts.items():
-        links = [
-            el("a", row_id, href=href("/runs", run.id, "rows", index))
-            for index, row_id in examples.get(cls, [])
-        ]
-        body.append(
-            el(
-                "tr",
-                el(
-                    "td",
-                    el(
-                        "a",
-                        cls.replace("_", " "),
-                        href=href("/runs", run.id, failure_class=cls, fragment="rows"),
-                    ),
-                    el("div", classes.get(cls, ""), class_="muted small"),
-                ),
-                el("td", count, class_="num"),
-                el("td", frag(frag(link, " ") for link in links)),
-            )
-        )
-    head = el("tr", el("th", "class"), el("th", "rows", class_="num"), el("th", "example rows"))
-    return el("table", el("thead", head), el("tbody", body), class_="clusters")
+def _clusters(run: RunInfo, found: tuple[Sequence[Any], int], what: str | None) -> Safe:
+    """The failure clusters (the report's table), filterable by tool, argument or category."""
+    from tooleval.analysis.clusters import cluster_subjects, filter_clusters
+    from tooleval.report.run_tables import clusters_table
+
+    clusters, failures = found
+    shown = filter_clusters(clusters, what)
+
+    def rows_link(cluster: Any) -> Href:
+        subjects = cluster_subjects(cluster)
+        tool = subjects[0].split(".")[0] if subjects else None
+        return href("/runs", run.id, failure_class=cluster.failure_class, q=tool, fragment="rows")
+
+    form = el(
+        "form",
+        el(
+            "label",
+            "tool, argument or category",
+            void("input", type="search", name="what", value=what or "", placeholder="amount"),
+        ),
+        el("button", "filter clusters", type="submit"),
+        el("a", "all clusters", href=href("/runs", run.id, fragment="clusters")) if what else None,
+        method="get",
+        action=href("/runs", run.id, fragment="clusters"),
+        class_="filters",
+    )
+    note = (
+        el("p", f"{len(shown)} of {len(clusters)} clusters mention {what!r}.", class_="muted")
+        if what
+        else None
+    )
+    return frag(
+        form,
+        note,
+        clusters_table(
+            shown,
+            failures=failures,
+            row_link=lambda _row_id, index: (
+                href("/runs", run.id, "rows", index) if index is not None else None
+            ),
+            class_link=lambda cls: href("/runs", run.id, failure_class=cls, fragment="rows"),
+            rows_link=rows_link,
+        ),
+    )
 
 
 # ---------------------------------------------------------------- row page
@@ -464,8 +394,12 @@ def row_page(
     previous: tuple[int, int] | None,
     following: tuple[int, int] | None,
     total: int | None = None,
+    attempts: tuple[int, list[int]] | None = None,
 ) -> str:
     """One row in full: the shared row card, with its neighbours in the same view.
+
+    ``attempts`` (a repeated run): this row's attempt number and the index of
+    every attempt of its dataset row, linked from "attempt 2 of 3".
 
     ``previous`` / ``following`` are ``(row index, position)`` in the filtered
     list; ``position`` is this row's (None outside a filtered view).
@@ -478,6 +412,7 @@ def row_page(
         back = href(
             "/runs",
             run.id,
+            sort="index",
             page=row.index // 50 + 1 if row.index >= 50 else None,
             fragment=f"row-{row.index}",
         )
@@ -516,9 +451,34 @@ def row_page(
         ),
         el("h1", f"Row {row.row_id}", class_="row-title"),
         nav,
+        _attempts_nav(run.id, attempts),
         el("p", "keys: j / k next / previous row, u back to the rows", class_="muted small"),
         chip_legend(),
         row_card(row, level=2),
+    )
+
+
+def _attempts_nav(run_id: str, attempts: tuple[int, list[int]] | None) -> Safe | None:
+    if attempts is None:
+        return None
+    number, indexes = attempts
+    links = [
+        el("span", f"attempt {k}", class_="current", aria_current="page")
+        if k == number
+        else el("a", f"attempt {k}", href=href("/runs", run_id, "rows", index))
+        for k, index in enumerate(indexes, start=1)
+    ]
+    return el(
+        "nav",
+        el("strong", f"attempt {number} of {len(indexes)}"),
+        *links,
+        el(
+            "span",
+            "each attempt is a row of its own in the counts above the rows",
+            class_="muted small",
+        ),
+        class_="pager attempts",
+        aria_label="attempts of this row",
     )
 
 

@@ -13,17 +13,116 @@ from tooleval.errors import InputError
 from tooleval.report.run_tables import run_status
 from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
-from tooleval.web.pages import PAGE_SIZES, RunFilters
+from tooleval.web.pages import DEFAULT_SORT, PAGE_SIZES, RunFilters
 
 __all__ = [
+    "previous_runs",
     "render_compare",
+    "render_matrix",
+    "render_runs",
+    "run_view",
+    "scores_svg",
     "render_compare_row",
     "render_row",
     "render_run",
+    "resolve_ref",
     "run_filters",
 ]
 
 _COMPARE_PAGE = 50
+
+
+def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
+    """Per run id, the run before it of the same plan (name) or, failing that, dataset.
+
+    ``runs`` newest first, as the store lists them.
+
+    >>> a = RunInfo("a", "nightly", "1", "finished", dataset={"path": "d.jsonl"})
+    >>> b = RunInfo("b", "nightly", "2", "finished", dataset={"path": "d.jsonl"})
+    >>> previous_runs([b, a])
+    {'b': 'a'}
+    """
+    found: dict[str, str] = {}
+    for place, run in enumerate(runs):
+        older = runs[place + 1 :]
+        same = next((r for r in older if r.name == run.name), None)
+        if same is None and run.dataset.get("path"):
+            same = next(
+                (r for r in older if r.dataset.get("path") == run.dataset.get("path")), None
+            )
+        if same is not None:
+            found[run.id] = same.id
+    return found
+
+
+def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
+    """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
+    from tooleval.analysis.gate import stored_gate
+    from tooleval.web.runs_list import runs_page
+
+    every = cached_runs(store)
+    tags = sorted({t for r in every for t in r.tags})
+    shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
+    statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
+    gates = {r.id: stored_gate(r) for r in shown}
+    return runs_page(
+        shown,
+        q=q,
+        tag=tag,
+        tags=tags,
+        statuses=statuses,
+        gates=gates,
+        previous=previous_runs(every),
+    )
+
+
+def scores_svg(store: StoreReader, info: RunInfo, metric: str) -> str:
+    """The histogram of one metric's scores, in the theme's colours."""
+    from tooleval.analysis.aggregates import run_counts
+    from tooleval.report.charts import histogram_svg, standalone_svg
+
+    bins = {b.metric: b for b in run_counts(store, info).bins}
+    if metric not in bins:
+        raise InputError(f"run {info.id} has no metric {metric!r}", field="metric")
+    b = bins[metric]
+    return standalone_svg(
+        histogram_svg(
+            counts=b.counts, threshold=b.threshold, title=f"{metric} ({sum(b.counts)} scored)"
+        )
+    )
+
+
+def run_view(
+    store: StoreReader,
+    info: RunInfo,
+    filters: RunFilters,
+    note: str | None,
+    *,
+    what: str | None = None,
+) -> str | int:
+    """The run page, or the number of matching rows when the page asked for is past the end."""
+    total = count_view(store, info, filters.where)
+    note = narrowing_note(store, info, filters, total, note)
+    last = max(1, -(-total // filters.per_page))
+    if filters.page > last:
+        return total
+    rows = list(
+        store.iter_rows(
+            info.id,
+            **filters.where,
+            offset=(filters.page - 1) * filters.per_page,
+            limit=filters.per_page,
+            order_by=filters.sort,
+        )
+    )
+    return render_run(store, info, filters, rows, total, note, what=what)
+
+
+def resolve_ref(store: StoreReader, ref: str) -> str:
+    """The run id a URL's reference names (``latest``, ``-N``, an id or a unique prefix)."""
+    if store.aggregates.run_stamps(run_id=ref):
+        return ref
+    return store.resolve_run_id(ref)
 
 
 def run_filters(
@@ -65,7 +164,7 @@ def run_filters(
     if page < 1:
         raise InputError("page numbers start at 1", field="page")
     note = None
-    sort = sort or "index"
+    sort = sort or DEFAULT_SORT
     if sort.lstrip("-") == "score" and not metric:
         if not metrics:
             raise InputError("this run has no metric to sort scores by", field="sort")
@@ -83,6 +182,28 @@ def run_filters(
             per_page=per_page,
         ),
         note,
+    )
+
+
+def narrowing_note(
+    store: StoreReader, info: RunInfo, filters: RunFilters, total: int, note: str | None
+) -> str | None:
+    """The sort's note, saying exactly what the sort's metric narrows when it narrows.
+
+    Ordering by score needs one metric, and the store then reads ``result``
+    as that metric's verdict: ``result=fail`` keeps the rows that failed *that*
+    metric, not every failing row. The note gives both counts.
+    """
+    if note is None or filters.metric is None or filters.result is None:
+        return note
+    wide = count_view(store, info, dict(filters.where, metric=None))
+    if wide == total:
+        return note
+    verdict = "failed" if filters.result == "fail" else "passed"
+    return (
+        f"{note} Because scores are ordered by {filters.metric}, result={verdict} keeps the "
+        f"rows that {verdict} {filters.metric}: {total} of the {wide} rows that {verdict} "
+        "any metric. Sort by row order to see all of them."
     )
 
 
@@ -123,21 +244,28 @@ def render_run(
     rows: list[RowRecord],
     total: int,
     note: str | None,
+    *,
+    what: str | None = None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
-    from tooleval.analysis.aggregates import run_counts, run_repeats
+    from tooleval.analysis.aggregates import run_clusters, run_counts, run_repeats
     from tooleval.analysis.clusters import FAILURE_CLASSES
+    from tooleval.analysis.gate import stored_gate
     from tooleval.report.html import href
+    from tooleval.report.overview import latency_percentiles
     from tooleval.report.repeats import repeat_section
     from tooleval.web import pages
 
     counts = run_counts(store, info)
+    clusters, failures = run_clusters(store, info)
     digest = run_repeats(store, info)
     repeats = (
         None
         if digest is None
         else repeat_section(
-            digest, link=lambda row_id: href("/runs", info.id, q=row_id, fragment="rows")
+            digest,
+            link=lambda row_id: href("/runs", info.id, q=row_id, fragment="rows"),
+            attempt_link=attempt_link(info),
         )
     )
     return pages.run_page(
@@ -151,7 +279,43 @@ def render_run(
         failure_classes=FAILURE_CLASSES,
         note=note,
         repeats=repeats,
+        clusters=(clusters, failures),
+        what=what,
+        gate=stored_gate(info),
+        latency=latency_percentiles(store, info),
     )
+
+
+def attempt_link(info: RunInfo) -> Any:
+    """``(first index, attempt) -> address`` of one attempt's row page (None: not repeated)."""
+    from tooleval.analysis.repeats import repeat_of
+    from tooleval.report.html import href
+
+    found = repeat_of(info)
+    if found is None:
+        return None
+    _, stride = found
+    return lambda first, attempt: href("/runs", info.id, "rows", first + (attempt - 1) * stride)
+
+
+def attempts_of(info: RunInfo, index: int) -> tuple[int, list[int]] | None:
+    """For a repeated run: this row's attempt number and every attempt's index (in order).
+
+    >>> run = RunInfo("r", "n", "t", "finished", row_count=9, config={"repeat": {"n": 3, "stride": 3}})
+    >>> attempts_of(run, 4)
+    (2, [1, 4, 7])
+    """
+    from tooleval.analysis.repeats import repeat_of
+
+    found = repeat_of(info)
+    if found is None:
+        return None
+    n, stride = found
+    base = index % stride
+    indexes = [
+        base + k * stride for k in range(n) if base + k * stride < max(info.row_count, index + 1)
+    ]
+    return index // stride + 1, indexes
 
 
 def render_row(
@@ -170,10 +334,11 @@ def render_row(
         return pages.row_page(
             info,
             record,
-            filters=RunFilters(),
+            filters=RunFilters(sort="index"),
             position=None,
             previous=previous,
             following=following,
+            attempts=attempts_of(info, record.index),
         )
     start = max(pos - 1, 0)
     window = list(
@@ -182,7 +347,7 @@ def render_row(
     at = pos - start
     if at >= len(window) or window[at].index != record.index:
         # The view changed since the link was made: fall back to the row's own neighbours.
-        return render_row(store, info, record, RunFilters(), None)
+        return render_row(store, info, record, RunFilters(sort="index"), None)
     previous = (window[at - 1].index, pos - 1) if at > 0 else None
     following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
     total = count_view(store, info, filters.where)
@@ -194,6 +359,7 @@ def render_row(
         previous=previous,
         following=following,
         total=total,
+        attempts=attempts_of(info, record.index),
     )
 
 
@@ -207,7 +373,7 @@ def render_compare(
 ) -> str:
     """The compare page: the stored comparison and one page of deltas with both rows' calls."""
     from tooleval.analysis.compare import CHANGES
-    from tooleval.report.comparison import comparison_page
+    from tooleval.report.compare import comparison_page
     from tooleval.web.compare_pages import compare_page
 
     every = cached_runs(store)
@@ -252,16 +418,67 @@ def render_compare(
     )
 
 
+def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
+    """Two runs: the compare page; three or more: the rows × runs matrix (oldest run first)."""
+    from tooleval.report.compare import run_matrix
+    from tooleval.web.compare_pages import matrix_page
+
+    if page < 1:
+        raise InputError("page numbers start at 1", field="page")
+    ids = list(dict.fromkeys(resolve_ref(store, ref) for ref in refs if ref))
+    if len(ids) < 2:
+        raise InputError("choose two runs or more to compare", field="run")
+    runs = sorted((cached_run(store, i) for i in ids), key=lambda r: (r.created_at, r.id))
+    if len(runs) == 2:
+        return render_compare(store, runs[0].id, runs[1].id, None, None, page)
+    rows = run_matrix(store, runs)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.change] = counts.get(row.change, 0) + 1
+    start = (page - 1) * _COMPARE_PAGE
+    if rows and start >= len(rows):
+        raise InputError(f"page {page} is past the end ({len(rows)} rows)", field="page")
+    return matrix_page(
+        runs,
+        rows[start : start + _COMPARE_PAGE],
+        page_number=page,
+        per_page=_COMPARE_PAGE,
+        total=len(rows),
+        counts=counts,
+        refs=[r.id for r in runs],
+    )
+
+
 def render_compare_row(
-    store: StoreReader, a: str, b: str, index_a: int | None, index_b: int | None
+    store: StoreReader,
+    a: str,
+    b: str,
+    index_a: int | None,
+    index_b: int | None,
+    *,
+    change: str | None = None,
+    metric: str | None = None,
+    pos: int | None = None,
 ) -> str:
-    """One row of both runs side by side (either side may be absent)."""
+    """One row of both runs side by side (either side may be absent).
+
+    With ``pos`` (its place in the list of deltas filtered by ``change`` and
+    ``metric``) the page links the deltas before and after it in that list.
+    """
+    from tooleval.analysis.compare import CHANGES
     from tooleval.errors import StoreError
+    from tooleval.report.compare import comparison_page
     from tooleval.web.compare_pages import compare_row_page
 
     info_a, info_b = cached_run(store, a), cached_run(store, b)
     if index_a is None and index_b is None:
         raise InputError("give the row of run A (ia) or of run B (ib)", field="ia")
+    if change and change not in CHANGES:
+        raise InputError(
+            f"unknown change {change!r}; expected one of {', '.join(CHANGES)}", field="change"
+        )
+    if pos is not None and not 0 <= pos < 2**62:
+        raise InputError("pos (the row's place in the list) is a whole number from 0", field="pos")
 
     def fetch(info: RunInfo, index: int | None) -> RowRecord | None:
         if index is None:
@@ -270,4 +487,34 @@ def render_compare_row(
             raise StoreError(f"run {info.id} has no row {index}", row=None)
         return store.get_row(info.id, index)
 
-    return compare_row_page(info_a, info_b, fetch(info_a, index_a), fetch(info_b, index_b))
+    previous = following = total = None
+    if pos is not None:
+        start = max(pos - 1, 0)
+        found = comparison_page(
+            store,
+            info_a.id,
+            info_b.id,
+            change=change or None,
+            metric=metric or None,
+            offset=start,
+            limit=3,
+        )
+        window, at = found.deltas, pos - start
+        if at < len(window) and (window[at].index_a, window[at].index_b) == (index_a, index_b):
+            previous = window[at - 1] if at > 0 else None
+            following = window[at + 1] if at + 1 < len(window) else None
+            total = found.total
+        else:
+            pos = None  # the list changed since the link was made
+    return compare_row_page(
+        info_a,
+        info_b,
+        fetch(info_a, index_a),
+        fetch(info_b, index_b),
+        change=change or None,
+        metric=metric or None,
+        position=pos,
+        previous=previous,
+        following=following,
+        total=total,
+    )
