@@ -33,6 +33,7 @@ and what was expected, so the message alone tells the user what to do next.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "StoreError",
     "ToolEvalError",
     "UnreadableBody",
+    "did_you_mean",
 ]
 
 #: BFCL's label for text its decoder raises on (``BfclDecodeError.error_type``).
@@ -186,3 +188,20 @@ class UnreadableBody(ConnectorError):
 
 class RunBusyError(StoreError):
     """Another live process works this run."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name closest to ``word``, or ``""``.
+
+    The one spelling hint of every "unknown name" message (metrics, options,
+    plan and connector keys).
+
+    >>> did_you_mean("tool_corectness", ["tool_correctness", "tool_call_f1"])
+    " (did you mean 'tool_correctness'?)"
+    >>> did_you_mean("zzz", ["tool_correctness"])
+    ''
+    """
+    import difflib  # only when a message is being written
+
+    close = difflib.get_close_matches(str(word), sorted(set(known)), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
