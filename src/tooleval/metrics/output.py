@@ -179,11 +179,8 @@ def output_contains_sample(
     source = "option"
     if values is None:
         values, source = sample.metadata.get("output_contains"), "metadata.output_contains"
-    output: str | list[str] | None
-    if messages == "agent":  # tau-bench's output check: every agent reply, commas removed
-        output = agent_texts(sample.messages)
-    else:
-        output = sample.final_output()
+    # messages="agent" is tau-bench's output check: every agent reply, commas removed
+    output = agent_texts(sample.messages) if messages == "agent" else sample.final_output()
     result = output_contains(
         values, output, require=require, case_sensitive=case_sensitive, threshold=threshold
     )
