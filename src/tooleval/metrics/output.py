@@ -94,6 +94,21 @@ def output_contains(
         )
     threshold = threshold_value(threshold, metric=NAME)
     params = {"require": require, "case_sensitive": case_sensitive, "threshold": threshold}
+    wanted = _wanted(values)
+    if not wanted:
+        return Result.unscored(
+            NAME, "no values to look for in the output", params=params, threshold=threshold
+        )
+    texts = _texts(output)
+    haystacks = texts if case_sensitive else [t.casefold() for t in texts]
+    found = [
+        v for v in wanted if any((v if case_sensitive else v.casefold()) in h for h in haystacks)
+    ]
+    return _verdict(wanted, found, require, params, threshold)
+
+
+def _wanted(values: Any) -> list[str]:
+    """The values to look for, as non-empty texts (one string is one value)."""
     if isinstance(values, str):
         values = [values]
     if values is not None and not isinstance(values, Sequence):
@@ -102,21 +117,25 @@ def output_contains(
             field="values",
         )
     wanted = [v if isinstance(v, str) else _text(v) for v in (values or []) if v is not None]
-    wanted = [v for v in wanted if v != ""]
-    if not wanted:
-        return Result.unscored(
-            NAME, "no values to look for in the output", params=params, threshold=threshold
-        )
+    return [v for v in wanted if v != ""]
+
+
+def _texts(output: Any) -> list[str]:
+    """The texts to search: one output, or each of a list of them (a missing output is "")."""
     if isinstance(output, str) or output is None:
-        texts = ["" if output is None else output]
-    elif isinstance(output, Sequence):
-        texts = [t if isinstance(t, str) else str(t) for t in output]
-    else:
-        texts = [str(output)]
-    haystacks = texts if case_sensitive else [t.casefold() for t in texts]
-    found = [
-        v for v in wanted if any((v if case_sensitive else v.casefold()) in h for h in haystacks)
-    ]
+        return ["" if output is None else output]
+    if isinstance(output, Sequence):
+        return [t if isinstance(t, str) else str(t) for t in output]
+    return [str(output)]
+
+
+def _verdict(
+    wanted: list[str],
+    found: list[str],
+    require: str,
+    params: dict[str, Any],
+    threshold: float | None,
+) -> Result:
     missing = [v for v in wanted if v not in found]
     ok = not missing if require == "all" else bool(found)
     details: dict[str, Any] = {"values": wanted, "found": found, "require": require}
@@ -125,11 +144,10 @@ def output_contains(
         details["absent_values" if ok and require == "any" else "missing_values"] = missing
     diagnosis = Diagnosis(details=details)
     summary = f"output contains {len(found)} of {len(wanted)} values (require {require!r})"
-    reason = explain(diagnosis, summary)
     return Result.scored(
         NAME,
         1.0 if ok else 0.0,
-        reason=reason,
+        reason=explain(diagnosis, summary),
         params=params,
         threshold=threshold,
         diagnosis=diagnosis,
