@@ -25,6 +25,7 @@ from tooleval.model import (
     ToolCall,
     as_expected,
 )
+from tooleval.model.calls import as_tool_call
 from tooleval.model.metric import EMPTY_CHOICES, ORDERS, THRESHOLD_HELP, Param, check_option
 
 __all__ = [
@@ -160,17 +161,7 @@ def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> lis
             f"{metric}: actual must be a list of ToolCalls, got {type(actual).__name__}",
             field="actual",
         )
-    calls = []
-    for index, call in enumerate(actual):
-        if isinstance(call, str):
-            call = ToolCall(call, args={})
-        if not isinstance(call, ToolCall):
-            raise ConfigError(
-                f"{metric}: actual[{index}] must be a ToolCall, got {type(call).__name__}",
-                field=f"actual[{index}]",
-            )
-        calls.append(call)
-    return calls
+    return [as_tool_call(call, where=f"actual[{i}]", who=metric) for i, call in enumerate(actual)]
 
 
 def prepare_args(params: dict[str, Any]) -> dict[str, Any]:
