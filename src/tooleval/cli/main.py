@@ -82,6 +82,22 @@ def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
     return build_parser()
 
 
+def _innermost(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the deepest (sub)command named in ``argv`` (``tooleval runs show`` ...)."""
+    rest = list(argv)
+    while True:
+        choices = next(
+            (a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)),
+            None,
+        )
+        if not choices:
+            return parser
+        found = next((k for k, token in enumerate(rest) if token in choices), None)
+        if found is None:
+            return parser
+        parser, rest = choices[rest[found]], rest[found + 1 :]
+
+
 def one_line(text: object, limit: int = 500) -> str:
     """A message on one line: newlines and control characters become spaces.
 
@@ -101,7 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if debug:  # accepted anywhere, not only before the command
         argv = [DEBUG_FLAG] + [a for a in argv if a != DEBUG_FLAG]
     parser = _parser_for(argv)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the (sub)command's own parser, with its usage line
+        _innermost(parser, argv).error(f"unrecognized arguments: {' '.join(unknown)}")
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
