@@ -13,6 +13,7 @@ mod matching;
 mod metrics;
 mod objects;
 mod output;
+mod protocol;
 mod result;
 mod rows;
 mod similarity;
@@ -139,6 +140,35 @@ fn flag(cfg: &[(String, Value)], key: &str) -> PyResult<bool> {
     }
 }
 
+/// Every option of `name` given, no other, each enumerated one a value the kernel takes
+/// (`protocol::METRICS`); `metric` and `args` (the comparator) are always there.
+fn check_options(cfg: &[(String, Value)], name: &str) -> PyResult<()> {
+    let options = protocol::options(name).ok_or_else(|| bad("unsupported metric"))?;
+    for (key, _) in cfg {
+        let known = key == "metric" || key == "args" || options.iter().any(|(o, _)| o == key);
+        if !known {
+            return Err(bad("unknown option"));
+        }
+    }
+    for (option, values) in options {
+        match (get(cfg, option), values) {
+            (None, _) => return Err(bad(option)),
+            (Some(Value::Str(v)), Some(values)) if !values.contains(&v.as_str()) => {
+                return Err(bad(option))
+            }
+            (Some(v), Some(_)) if !matches!(v, Value::Str(_)) => return Err(bad(option)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `accepts()`: what this kernel scores, as JSON text (see `protocol::accepts_json`).
+#[pyfunction]
+fn accepts() -> String {
+    protocol::accepts_json()
+}
+
 fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
     let Some(Value::Obj(cfg)) = json::parse(config) else {
         return Err(bad("not a JSON object"));
@@ -152,6 +182,7 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
         tools: pairs_of(get(args, "tools"), |per| pairs_of(Some(per), matcher))?,
     };
     let name = text(&cfg, "metric")?.to_string();
+    check_options(&cfg, &name)?;
     let strict = |cfg: &[(String, Value)]| match text(cfg, "order")? {
         "strict" => Ok(true),
         "flexible" => Ok(false),
@@ -212,9 +243,6 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
         }),
         _ => return Err(bad("unsupported metric")),
     };
-    if matches!(metric, Metric::Contains(_)) && text(&cfg, "messages")? != "final" {
-        return Err(bad("messages")); // every agent message: Python reads the conversation
-    }
     let threshold_value = match get(&cfg, "threshold") {
         None | Some(Value::Null) => None,
         Some(Value::Float(f)) => Some(*f),
@@ -397,15 +425,9 @@ impl Kernel {
 fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Kernel>()?;
     m.add_function(wrap_pyfunction!(similarity::similarity, m)?)?;
-    m.add(
-        "METRICS",
-        (
-            "tool_call_accuracy",
-            "tool_call_f1",
-            "tool_correctness",
-            "trajectory_match",
-            "output_contains",
-        ),
-    )?;
+    m.add_function(wrap_pyfunction!(accepts, m)?)?;
+    m.add("PROTOCOL", protocol::PROTOCOL)?;
+    let names: Vec<&str> = protocol::METRICS.iter().map(|(name, _)| *name).collect();
+    m.add("METRICS", PyTuple::new(m.py(), names)?)?;
     Ok(())
 }

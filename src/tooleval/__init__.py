@@ -15,8 +15,7 @@ does no I/O, no network and no telemetry.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import typing
 
 from tooleval.errors import (
     ConfigError,
@@ -77,7 +76,7 @@ from tooleval.model import (
     UserMessage,
 )
 
-if TYPE_CHECKING:  # the lazy names below, visible to type checkers and IDEs
+if typing.TYPE_CHECKING:  # the lazy names below, visible to type checkers and IDEs
     from tooleval.analysis import (
         classify_failure,
         cluster_failures,
@@ -251,7 +250,7 @@ def _version() -> str:
         return "0+unknown"
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "__version__":
         value = _version()
         globals()[name] = value
@@ -259,10 +258,16 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tooleval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    # Only the public names (and __version__): not the submodules, typing or __future__.
+    return sorted({*__all__, "__version__"})
+
+
+del annotations, typing  # the namespace holds only the public names

@@ -5,11 +5,23 @@ The tree is kept shallow so ``except ToolEvalError`` is always enough::
     ToolEvalError                 base; carries optional context (row, field, ...)
     ├── InputError                a value the user gave is malformed or missing
     │   ├── FormatError           a foreign conversation format cannot be read
-    │   └── DatasetError          a dataset file, column or cell is unusable
+    │   ├── DatasetError          a dataset file, column or cell is unusable
+    │   ├── NestingTooDeep        JSON nested deeper than tooleval reads
+    │   └── BodyError             an HTTP request body the OTLP receiver refuses (status)
+    ├── BfclDecodeError           BFCL's decoder refuses a model's text (also a ValueError)
+    ├── SearchBudgetExceeded      a row's partial-order pairing ran out of search steps
     ├── ConfigError               a plan, option or metric parameter is wrong
     ├── ConnectorError            the agent under test could not be called
+    │   └── UnreadableBody        a 2xx reply whose body cannot be read
     ├── JudgeError                an LLM judge is missing or failed
     └── StoreError                the run store cannot be opened or read
+        └── RunBusyError          another live process works this run
+
+The modules that raise them re-export them under their former import paths
+(``tooleval.formats.json_limits.NestingTooDeep``,
+``tooleval.matching.partial_order.SearchBudgetExceeded``,
+``tooleval.store.leases.RunBusyError``, ``tooleval.connectors.retry.UnreadableBody``,
+``tooleval.monitor.serve.BodyError``, ``tooleval.formats.bfcl_decode_python.BfclDecodeError``).
 
 Each error names where the problem is (``row``, ``field``, ``path``, ``status``)
 and what was expected, so the message alone tells the user what to do next.
@@ -21,18 +33,29 @@ and what was expected, so the message alone tells the user what to do next.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "BfclDecodeError",
+    "BodyError",
     "ConfigError",
     "ConnectorError",
     "DatasetError",
     "FormatError",
     "InputError",
     "JudgeError",
+    "NestingTooDeep",
+    "RunBusyError",
+    "SearchBudgetExceeded",
     "StoreError",
     "ToolEvalError",
+    "UnreadableBody",
+    "did_you_mean",
 ]
+
+#: BFCL's label for text its decoder raises on (``BfclDecodeError.error_type``).
+BFCL_DECODER_FAILED = "ast_decoder:decoder_failed"
 
 
 # Where an error happened reads most naturally from the outside in.
@@ -98,3 +121,87 @@ class JudgeError(ToolEvalError):
 
 class StoreError(ToolEvalError):
     """The run store cannot be opened, migrated or read."""
+
+
+class NestingTooDeep(InputError):
+    """JSON nested deeper than tooleval reads (``tooleval.formats.json_limits.MAX_DEPTH``)."""
+
+
+class BodyError(InputError):
+    """A request body the OTLP receiver refuses, with the HTTP ``status`` it answers.
+
+    >>> BodyError(413, "body too large").status
+    413
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class BfclDecodeError(ToolEvalError, ValueError):
+    """BFCL's decoder would raise on this text, or its output is not a list of calls.
+
+    ``error_type`` is BFCL's label (``ast_decoder:decoder_failed`` or
+    ``ast_decoder:decoder_wrong_output_format``). Also a ``ValueError``, as
+    the decoders it mirrors raise one.
+    """
+
+    def __init__(self, message: str, error_type: str = BFCL_DECODER_FAILED) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+class SearchBudgetExceeded(ToolEvalError):
+    """A row's partial-order pairing needed more than its budget of search steps.
+
+    ``reason`` is the text recorded on the unscored result.
+    """
+
+    def __init__(self, reason: str, **context: object) -> None:
+        super().__init__(reason, **context)
+        self.reason = reason
+
+
+class UnreadableBody(ConnectorError):
+    """A 2xx reply whose body cannot be read (retried when ``retry.invalid_body``)."""
+
+    def after(self, tally: Any) -> ConnectorError:
+        """The final error, saying how many attempts were made and why they were retried.
+
+        ``tally`` is the connector's ``RetryTally`` (``attempts``, ``http``,
+        ``body`` and ``counts()``).
+        """
+        noun = "attempt" if tally.attempts == 1 else "attempts"
+        why = []
+        if tally.http:
+            why.append(f"{tally.http} retried for HTTP errors")
+        if tally.body:
+            why.append(f"{tally.body} retried for an unreadable body")
+        detail = f" ({'; '.join(why)})" if why else ""
+        err = ConnectorError(
+            f"{self.message} [after {tally.attempts} {noun}{detail}]", **self.context
+        )
+        err.retries = tally.counts()  # type: ignore[attr-defined]
+        return err
+
+
+class RunBusyError(StoreError):
+    """Another live process works this run."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name closest to ``word``, or ``""``.
+
+    The one spelling hint of every "unknown name" message (metrics, options,
+    plan and connector keys).
+
+    >>> did_you_mean("tool_corectness", ["tool_correctness", "tool_call_f1"])
+    " (did you mean 'tool_correctness'?)"
+    >>> did_you_mean("zzz", ["tool_correctness"])
+    ''
+    """
+    import difflib  # only when a message is being written
+
+    close = difflib.get_close_matches(str(word), sorted(set(known)), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

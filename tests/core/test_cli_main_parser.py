@@ -70,3 +70,28 @@ def test_tooleval_score_imports_no_other_command(tmp_path):
     loaded = set(eval(done.stdout.strip().splitlines()[-1]))
     assert "tooleval.cli.score" in loaded
     assert not loaded & {"tooleval.cli.bfcl", "tooleval.cli.run", "tooleval.cli.monitor_serve"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["score", "rows.jsonl", "--bogus"], "usage: tooleval score "),
+        (["metrics", "--bogus", "x"], "usage: tooleval metrics "),
+        (["runs", "show", "abc", "--bogus"], "usage: tooleval runs show "),
+        (["--debug", "score", "rows.jsonl", "--metrc", "x"], "usage: tooleval score "),
+    ],
+)
+def test_a_bad_option_prints_the_subcommands_usage_line(argv, usage, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage), err
+    assert "unrecognized arguments: " in err and "usage: tooleval [-h]" not in err
+
+
+def test_a_bad_option_before_any_command_keeps_the_top_level_usage(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--bogus"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: tooleval [-h]")

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import tooleval
 
 
@@ -76,10 +78,49 @@ def test_all_covers_eager_and_lazy_names_exactly():
     eager = {
         n
         for n, v in vars(tooleval).items()
-        if not n.startswith("_") and not isinstance(v, type(tooleval)) and n != "annotations"
+        if not n.startswith("_") and not isinstance(v, type(tooleval))
     }
     lazy = set(tooleval._LAZY)
-    assert set(tooleval.__all__) == (eager | lazy) - {"importlib", "Any", "TYPE_CHECKING"}
+    assert set(tooleval.__all__) == eager | lazy
+
+
+def test_the_namespace_and_dir_hold_only_public_names():
+    helpers = {"Any", "TYPE_CHECKING", "annotations", "importlib", "typing"}
+    assert not helpers & set(dir(tooleval)), sorted(helpers & set(dir(tooleval)))
+    assert not helpers & set(tooleval.__all__)
+    assert not helpers & set(vars(tooleval))
+    assert set(dir(tooleval)) == {*tooleval.__all__, "__version__"}
+    for name in dir(tooleval):
+        assert getattr(tooleval, name) is not None, name
+
+
+def test_metric_functions_take_the_call_shapes_datasets_take():
+    from tooleval.errors import ConfigError
+
+    expected = [tooleval.ToolCall("lookup", {"id": 1}), "cancel"]
+    shapes = [
+        [tooleval.ToolCall("lookup", {"id": 1}), tooleval.ToolCall("cancel", {})],
+        [{"name": "lookup", "args": {"id": 1}}, {"name": "cancel", "args": {}}],
+        [{"name": "lookup", "arguments": {"id": 1}}, "cancel"],
+        [{"name": "lookup", "arguments": '{"id": 1}'}, {"name": "cancel"}],
+    ]
+    for metric in (
+        tooleval.tool_correctness,
+        tooleval.tool_call_accuracy,
+        tooleval.tool_call_f1,
+        tooleval.trajectory_match,
+    ):
+        for actual in shapes:
+            assert metric(expected, actual).score == 1.0, (metric.__name__, actual)
+        dict_expected = [{"name": "lookup", "args": {"id": 1}}, {"name": "cancel"}]
+        assert metric(dict_expected, shapes[0]).score == 1.0
+        assert metric([{"name": "lookup", "args": {"id": 2}}], shapes[0][:1]).score == 0.0
+        with pytest.raises(ConfigError, match=r"actual\[1\].*expected a ToolCall, a tool name"):
+            metric(expected, [shapes[0][0], 42])
+        with pytest.raises(ConfigError, match=r"expected\[0\].*without a string 'name'"):
+            metric([{"tool": "lookup"}], [])
+        with pytest.raises(ConfigError, match="not both"):
+            metric(expected, [{"name": "x", "args": {}, "arguments": {}}])
 
 
 def test_lazy_names_are_visible_to_type_checkers():
@@ -90,7 +131,10 @@ def test_lazy_names_are_visible_to_type_checkers():
     tree = ast.parse(inspect.getsource(tooleval))
     typed: dict[str, str] = {}
     for node in tree.body:
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in (
+            getattr(node.test, "id", ""),
+            getattr(node.test, "attr", ""),
+        ):
             for stmt in node.body:
                 assert isinstance(stmt, ast.ImportFrom)
                 typed.update({alias.name: stmt.module for alias in stmt.names})

@@ -404,22 +404,35 @@ def test_lazy_result_read_from_many_threads_decodes_one_object() -> None:
     assert lazy.diagnosis == plain.diagnosis
 
 
-def test_a_kernel_built_before_in_process_scoring_leaves_it_to_python(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("protocol", [None, 1], ids=["no-protocol", "older-protocol"])
+def test_a_kernel_of_another_protocol_leaves_scoring_to_python_with_one_notice(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], protocol: int | None
 ) -> None:
-    """A stale build (sources updated, kernel not rebuilt) never breaks ``.score``."""
+    """A stale build (sources updated, kernel not rebuilt) never breaks scoring."""
+    import sys
     import types
 
+    import tooleval
     from tooleval.metrics import engine
 
     class OldKernel:  # the line entry points only
         def __init__(self, config: bytes, params: bytes, threshold: bytes) -> None:
-            self.config = config
+            raise AssertionError("a stale kernel must not be used")
 
     stale = types.SimpleNamespace(Kernel=OldKernel)
+    if protocol is not None:
+        stale.PROTOCOL = protocol
     monkeypatch.delenv(ENV_DISABLE, raising=False)
-    monkeypatch.setattr(engine, "_kernel_module", lambda: stale)
+    monkeypatch.setitem(sys.modules, "tooleval._kernel", stale)
+    monkeypatch.setattr(tooleval, "_kernel", stale, raising=False)
+    monkeypatch.setattr(engine, "_loaded", [])
+    monkeypatch.setattr(engine, "_stale", [])
     metric = bind("tool_call_accuracy")
     assert in_process_scorer(metric) is None
+    assert not engine.fastest_engine(metric).compiled
+    assert engine.kernel_status() == "stale"
     result = metric.score(Sample(tools_called=["f"], expected_tools=["f"]))
     assert type(result) is Result and result.score == 1.0
+    notices = capsys.readouterr().err.splitlines()
+    assert len(notices) == 1, notices
+    assert f"protocol {protocol}" in notices[0] and "make kernel" in notices[0]

@@ -239,7 +239,9 @@ def test_broken_provider_raises_naming_its_entry_point(tmp_path, monkeypatch):
 def test_provider_giving_something_else_than_metric_info_raises(tmp_path, monkeypatch):
     _plugin(tmp_path, monkeypatch, "tooleval_plugin_odd", "def provide():\n    return ['x']\n")
     try:
-        with pytest.raises(ConfigError, match="expected MetricInfo"):
+        with pytest.raises(
+            ConfigError, match="expected a function declared with tooleval.model.metric"
+        ):
             list_metrics()
     finally:
         sys.modules.pop("tooleval_plugin_odd", None)

@@ -63,7 +63,11 @@ def metric_table() -> list[dict]:
                 "requires": list(info.requires),
                 "description": info.description,
                 "params": {
-                    name: {"default": param.default, "help": param.help}
+                    name: {
+                        "default": param.default,
+                        "help": param.help,
+                        **({"choices": list(param.choices)} if param.choices is not None else {}),
+                    }
                     for name, param in info.params.items()
                 },
                 "aliases": _aliases(info),

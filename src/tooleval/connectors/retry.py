@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tooleval.errors import ConfigError, ConnectorError
+from tooleval.errors import ConfigError, ConnectorError, UnreadableBody
 
 __all__ = ["RetryPolicy", "RetryTally", "UnreadableBody", "asend", "parse_retry_after", "send"]
 
@@ -226,25 +226,6 @@ def _pause_or_raise(
         raise _failure(method, shown, attempt, response, error) from error
     header = response.headers.get("retry-after") if response is not None else None
     return policy.delay(attempt, retry_after=header)
-
-
-class UnreadableBody(ConnectorError):
-    """A 2xx reply whose body cannot be read (retried when ``retry.invalid_body``)."""
-
-    def after(self, tally: RetryTally) -> ConnectorError:
-        """The final error, saying how many attempts were made and why they were retried."""
-        noun = "attempt" if tally.attempts == 1 else "attempts"
-        why = []
-        if tally.http:
-            why.append(f"{tally.http} retried for HTTP errors")
-        if tally.body:
-            why.append(f"{tally.body} retried for an unreadable body")
-        detail = f" ({'; '.join(why)})" if why else ""
-        err = ConnectorError(
-            f"{self.message} [after {tally.attempts} {noun}{detail}]", **self.context
-        )
-        err.retries = tally.counts()  # type: ignore[attr-defined]
-        return err
 
 
 class RetryTally:

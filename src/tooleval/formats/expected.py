@@ -257,6 +257,7 @@ def _reference(ref: Any, calls: Sequence[ToolCall], path: str, row: int | None) 
 
 
 def _ordered(value: Mapping[str, Any], field: str, row: int | None) -> ExpectedTools:
+    """``{"calls", "order" | "before" | "groups"}``: the calls and their ordering constraints."""
     unknown = sorted(set(value) - _ORDER_KEYS)
     if unknown:
         raise FormatError(
@@ -265,81 +266,108 @@ def _ordered(value: Mapping[str, Any], field: str, row: int | None) -> ExpectedT
             row=row,
         )
     calls = _call_list(value["calls"], at(field, "calls"), row, expected=True)
+    order = _order_word(value, field, row)
+    if "before" not in value and "groups" not in value:
+        return ExpectedTools(tuple(calls), () if order == "any" else None)
+    pairs: set[tuple[int, int]] = set()
+    if "before" in value:
+        pairs |= _before_pairs(value["before"], calls, at(field, "before"), row)
+    if "groups" in value:
+        pairs |= _group_pairs(value["groups"], calls, at(field, "groups"), row)
+    _refuse_contradictions(pairs, calls, field, row)
+    return ExpectedTools(tuple(calls), tuple(sorted(pairs)))
+
+
+def _order_word(value: Mapping[str, Any], field: str, row: int | None) -> Any:
+    """The ``order`` word (``listed``, ``any`` or absent), checked against the constraints."""
     order = value.get("order")
-    constrained = "before" in value or "groups" in value
     if order is not None and order not in ("listed", "any"):
         raise FormatError(
             f"expected 'listed' or 'any', got {describe(order)}", field=at(field, "order"), row=row
         )
-    if order == "listed" and constrained:
+    if order == "listed" and ("before" in value or "groups" in value):
         raise FormatError(
             "order 'listed' contradicts 'before'/'groups'; drop one of them",
             field=at(field, "order"),
             row=row,
         )
-    if not constrained:
-        return ExpectedTools(tuple(calls), () if order == "any" else None)
+    return order
+
+
+def _before_pairs(
+    before: Any, calls: Sequence[ToolCall], bpath: str, row: int | None
+) -> set[tuple[int, int]]:
+    """``before``: a list of ``[earlier, later]`` call references, as index pairs."""
+    if isinstance(before, str) or not isinstance(before, Sequence):
+        raise FormatError(
+            f"expected a list of [earlier, later] pairs, got {describe(before)}",
+            field=bpath,
+            row=row,
+        )
     pairs: set[tuple[int, int]] = set()
-    if "before" in value:
-        bpath = at(field, "before")
-        if isinstance(value["before"], str) or not isinstance(value["before"], Sequence):
+    for index, pair in enumerate(before):
+        ppath = item(bpath, index)
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise FormatError(
-                f"expected a list of [earlier, later] pairs, got {describe(value['before'])}",
-                field=bpath,
+                f"expected a pair [earlier, later], got {describe(pair)}", field=ppath, row=row
+            )
+        first = _reference(pair[0], calls, item(ppath, 0), row)
+        second = _reference(pair[1], calls, item(ppath, 1), row)
+        if first == second:
+            raise FormatError(
+                f"a call cannot come before itself ({calls[first].name!r})",
+                field=ppath,
                 row=row,
             )
-        for index, pair in enumerate(value["before"]):
-            ppath = item(bpath, index)
-            if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
-                raise FormatError(
-                    f"expected a pair [earlier, later], got {describe(pair)}", field=ppath, row=row
-                )
-            first = _reference(pair[0], calls, item(ppath, 0), row)
-            second = _reference(pair[1], calls, item(ppath, 1), row)
-            if first == second:
-                raise FormatError(
-                    f"a call cannot come before itself ({calls[first].name!r})",
-                    field=ppath,
-                    row=row,
-                )
-            pairs.add((first, second))
-    if "groups" in value:
-        gpath = at(field, "groups")
-        groups = value["groups"]
-        if isinstance(groups, str) or not isinstance(groups, Sequence):
+        pairs.add((first, second))
+    return pairs
+
+
+def _group_pairs(
+    groups: Any, calls: Sequence[ToolCall], gpath: str, row: int | None
+) -> set[tuple[int, int]]:
+    """``groups``: lists of calls, every call of an earlier group before every later one."""
+    if isinstance(groups, str) or not isinstance(groups, Sequence):
+        raise FormatError(
+            f"expected a list of groups (lists of calls), got {describe(groups)}",
+            field=gpath,
+            row=row,
+        )
+    resolved: list[list[int]] = []
+    seen: dict[int, str] = {}
+    for gindex, group in enumerate(groups):
+        path = item(gpath, gindex)
+        if isinstance(group, str) or not isinstance(group, Sequence):
             raise FormatError(
-                f"expected a list of groups (lists of calls), got {describe(groups)}",
-                field=gpath,
+                f"expected a list of call names or indices, got {describe(group)}",
+                field=path,
                 row=row,
             )
-        resolved: list[list[int]] = []
-        seen: dict[int, str] = {}
-        for gindex, group in enumerate(groups):
-            path = item(gpath, gindex)
-            if isinstance(group, str) or not isinstance(group, Sequence):
+        members = []
+        for mindex, ref in enumerate(group):
+            where = item(path, mindex)
+            index = _reference(ref, calls, where, row)
+            if index in seen:
                 raise FormatError(
-                    f"expected a list of call names or indices, got {describe(group)}",
-                    field=path,
+                    f"call {index} ({calls[index].name!r}) is already in {seen[index]}",
+                    field=where,
                     row=row,
                 )
-            members = []
-            for mindex, ref in enumerate(group):
-                where = item(path, mindex)
-                index = _reference(ref, calls, where, row)
-                if index in seen:
-                    raise FormatError(
-                        f"call {index} ({calls[index].name!r}) is already in {seen[index]}",
-                        field=where,
-                        row=row,
-                    )
-                seen[index] = path
-                members.append(index)
-            resolved.append(members)
-        # Every earlier group before every later one, not only neighbours: a
-        # missing middle call must not hide a violation between the outer ones.
-        for earlier in range(len(resolved)):
-            for later in range(earlier + 1, len(resolved)):
-                pairs.update((a, b) for a in resolved[earlier] for b in resolved[later])
+            seen[index] = path
+            members.append(index)
+        resolved.append(members)
+    # Every earlier group before every later one, not only neighbours: a
+    # missing middle call must not hide a violation between the outer ones.
+    pairs: set[tuple[int, int]] = set()
+    for earlier in range(len(resolved)):
+        for later in range(earlier + 1, len(resolved)):
+            pairs.update((a, b) for a in resolved[earlier] for b in resolved[later])
+    return pairs
+
+
+def _refuse_contradictions(
+    pairs: set[tuple[int, int]], calls: Sequence[ToolCall], field: str, row: int | None
+) -> None:
     if any((b, a) in pairs for a, b in pairs):
         cycle = sorted((a, b) for a, b in pairs if (b, a) in pairs)[0]
         raise FormatError(
@@ -348,7 +376,6 @@ def _ordered(value: Mapping[str, Any], field: str, row: int | None) -> ExpectedT
             field=field,
             row=row,
         )
-    return ExpectedTools(tuple(calls), tuple(sorted(pairs)))
 
 
 def parse_expected_tools(

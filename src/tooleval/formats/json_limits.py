@@ -25,16 +25,12 @@ from typing import Any
 
 import orjson
 
-from tooleval.errors import InputError
+from tooleval.errors import NestingTooDeep
 
 __all__ = ["MAX_DEPTH", "NestingTooDeep", "check_depth", "json_depth", "loads", "loads_text"]
 
 #: The deepest nesting of objects and arrays tooleval reads (a row object is level 1).
 MAX_DEPTH = 100
-
-
-class NestingTooDeep(InputError):
-    """JSON nested deeper than :data:`MAX_DEPTH` levels."""
 
 
 def _too_deep(limit: int, **context: Any) -> NestingTooDeep:

@@ -27,6 +27,7 @@ from tooleval.judged.prompts import (
 )
 from tooleval.judged.render import reference_outcome, render_conversation
 from tooleval.model import Diagnosis, Result, Sample
+from tooleval.model.metric import MAX_CHARS_HELP, THRESHOLD_HELP, metric, with_async
 
 __all__ = [
     "agoal_accuracy",
@@ -104,13 +105,20 @@ def _goal_flow(sample: Sample, reference: str | None, params, threshold, max_cha
     return _verdict(parsed["achieved"], parsed["reason"], details, params, threshold)
 
 
+@metric(
+    METRIC,
+    "LLM judge, binary: did the conversation end with the user's goal achieved (against the "
+    "row's reference when given, else the goal inferred from the chat)",
+    requires=("messages",),
+    help={"max_chars": MAX_CHARS_HELP, "threshold": THRESHOLD_HELP},
+)
 def goal_accuracy(
     sample: Sample,
     reference: str | None = None,
     *,
     judge: Any = None,
-    threshold: float | None = None,
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """1.0 if the user's goal was achieved (against ``reference`` when given), else 0.0.
 
@@ -123,13 +131,14 @@ def goal_accuracy(
     return run_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)
 
 
+@with_async(goal_accuracy)
 async def agoal_accuracy(
     sample: Sample,
     reference: str | None = None,
     *,
     judge: Any = None,
-    threshold: float | None = None,
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """Async twin of :func:`goal_accuracy`."""
     judge = require_judge(judge, METRIC)

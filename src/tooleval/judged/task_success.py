@@ -21,6 +21,7 @@ from tooleval.judged.prompts import (
 )
 from tooleval.judged.render import reference_outcome, render_conversation
 from tooleval.model import Diagnosis, Result, Sample
+from tooleval.model.metric import MAX_CHARS_HELP, THRESHOLD_HELP, metric, with_async
 
 __all__ = ["atask_success", "task_success", "task_success_messages"]
 
@@ -57,13 +58,20 @@ def _task_flow(sample: Sample, reference: str | None, threshold, max_chars: int)
     )
 
 
+@metric(
+    METRIC,
+    "LLM judge, binary: was the user's task accomplished, reading tool results (a success "
+    "claimed after a failed tool call is a failure)",
+    requires=("messages", "tools_called"),
+    help={"max_chars": MAX_CHARS_HELP, "threshold": THRESHOLD_HELP},
+)
 def task_success(
     sample: Sample,
     reference: str | None = None,
     *,
     judge: Any = None,
-    threshold: float | None = None,
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """1.0 if the judge finds the user's task accomplished, reading tool results too."""
     judge = require_judge(judge, METRIC)
@@ -71,13 +79,14 @@ def task_success(
     return run_flow(flow, judge, metric=METRIC, params={}, threshold=threshold)
 
 
+@with_async(task_success)
 async def atask_success(
     sample: Sample,
     reference: str | None = None,
     *,
     judge: Any = None,
-    threshold: float | None = None,
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """Async twin of :func:`task_success`."""
     judge = require_judge(judge, METRIC)

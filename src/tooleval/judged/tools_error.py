@@ -28,6 +28,7 @@ from tooleval.judged.prompts import (
 )
 from tooleval.judged.render import render_conversation
 from tooleval.model import Diagnosis, Result, Sample, ToolCall
+from tooleval.model.metric import MAX_CHARS_HELP, THRESHOLD_HELP, metric, with_async
 
 __all__ = [
     "atools_error",
@@ -119,12 +120,19 @@ def _no_calls(threshold) -> Result:
     )
 
 
+@metric(
+    METRIC,
+    "LLM judge: share of tool calls free of parameter_error, invalid_function, sequence_error, "
+    "ignored_result, repeated_failure and error_handling",
+    requires=("tools_called",),
+    help={"max_chars": MAX_CHARS_HELP, "threshold": THRESHOLD_HELP},
+)
 def tools_error(
     sample: Sample,
     *,
     judge: Any = None,
-    threshold: float | None = None,
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """Share of the agent's tool calls the judge found free of the six error kinds."""
     judge = require_judge(judge, METRIC)
@@ -134,12 +142,13 @@ def tools_error(
     return run_flow(flow, judge, metric=METRIC, params={}, threshold=threshold)
 
 
+@with_async(tools_error)
 async def atools_error(
     sample: Sample,
     *,
     judge: Any = None,
-    threshold: float | None = None,
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """Async twin of :func:`tools_error`."""
     judge = require_judge(judge, METRIC)

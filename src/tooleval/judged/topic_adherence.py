@@ -27,9 +27,8 @@ was on topic, f1 when neither applies) → ``empty`` (default ``"unscored"``;
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
-from tooleval.errors import ConfigError
 from tooleval.judged.flow import Ask, Flow, arun_flow, require_judge, run_flow
 from tooleval.judged.prompts import (
     TOPIC_EXTRACT_SCHEMA,
@@ -40,13 +39,21 @@ from tooleval.judged.prompts import (
     messages_for,
 )
 from tooleval.judged.render import render_conversation
-from tooleval.model import Alias, Aliases, Diagnosis, Result, Sample, accepts_aliases
-from tooleval.model.metric import EMPTY_CHOICES
+from tooleval.model import Alias, Aliases, Diagnosis, Result, Sample
+from tooleval.model.metric import (
+    EMPTY_CHOICES,
+    MAX_CHARS_HELP,
+    THRESHOLD_HELP,
+    Empty,
+    metric,
+    with_async,
+)
 
 __all__ = [
     "ALIASES",
     "EMPTY_CHOICES",
     "MEASURES",
+    "Measure",
     "atopic_adherence",
     "count_topic_verdicts",
     "topic_adherence",
@@ -56,7 +63,9 @@ __all__ = [
 ]
 
 METRIC = "topic_adherence"
-MEASURES = ("precision", "recall", "f1")
+#: What share the score is: of answers on topic, of on-topic requests answered, or their F1.
+Measure = Literal["precision", "recall", "f1"]
+MEASURES: tuple[str, ...] = get_args(Measure)
 _EMPTY_SCORES = {"perfect": 1.0, "zero": 0.0}
 ALIASES = Aliases(
     names={
@@ -202,14 +211,6 @@ def _topic_flow(
 
 
 def _prepare(sample, reference_topics, measure, empty, threshold, max_chars):
-    if measure not in MEASURES:
-        raise ConfigError(
-            f"measure must be one of {list(MEASURES)}, got {measure!r}", field="measure"
-        )
-    if empty not in EMPTY_CHOICES:
-        raise ConfigError(
-            f"empty must be one of {list(EMPTY_CHOICES)}, got {empty!r}", field="empty"
-        )
     topics = reference_topics if reference_topics is not None else sample.reference_topics
     params = {"measure": measure, "empty": empty}
     if isinstance(topics, str):
@@ -228,16 +229,29 @@ def _no_topics(params, threshold) -> Result:
     )
 
 
-@accepts_aliases(METRIC, ALIASES)
+@metric(
+    METRIC,
+    "LLM judge: share of the agent's answers that stay within the row's reference_topics "
+    "(precision), or of on-topic requests it answered (recall), or F1",
+    requires=("messages", "reference_topics"),
+    help={
+        "measure": "precision, recall or f1",
+        "empty": "nothing to compare (the measure's denominator is 0, e.g. precision when "
+        "nothing was answered): perfect (1.0), zero (0.0) or unscored",
+        "max_chars": MAX_CHARS_HELP,
+        "threshold": THRESHOLD_HELP,
+    },
+    aliases=ALIASES,
+)
 def topic_adherence(
     sample: Sample,
     reference_topics: Sequence[str] | None = None,
     *,
     judge: Any = None,
-    measure: str = "precision",
-    empty: str = "unscored",
-    threshold: float | None = None,
+    measure: Measure = "precision",
+    empty: Empty = "unscored",
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """Share of the agent's engagement that stayed within ``reference_topics``.
 
@@ -252,16 +266,16 @@ def topic_adherence(
     return run_flow(flow, judge, metric=METRIC, params=params, threshold=threshold)
 
 
-@accepts_aliases(METRIC, ALIASES)
+@with_async(topic_adherence)
 async def atopic_adherence(
     sample: Sample,
     reference_topics: Sequence[str] | None = None,
     *,
     judge: Any = None,
-    measure: str = "precision",
-    empty: str = "unscored",
-    threshold: float | None = None,
+    measure: Measure = "precision",
+    empty: Empty = "unscored",
     max_chars: int = 2000,
+    threshold: float | None = None,
 ) -> Result:
     """Async twin of :func:`topic_adherence`."""
     judge = require_judge(judge, METRIC)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -141,78 +141,104 @@ def check_schema(value: Any, schema: Mapping[str, Any], path: str = "$") -> tupl
     >>> check_schema([], {"type": "array", "minItems": 1})[1]
     '$: expected at least 1 item(s), got 0'
     """
-    kind = schema.get("type")
     if "enum" in schema:
-        options = list(schema["enum"])
-        if value in options:
-            return value, None
-        by_key = {_enum_key(o): o for o in options}
-        key = _enum_key(value) if isinstance(value, str) else None
-        if key in by_key:
-            return by_key[key], None
-        return value, f"{path}: expected one of {options}, got {value!r}"
-    if kind == "object":
-        if not isinstance(value, dict):
-            return value, f"{path}: expected an object, got {type(value).__name__}"
-        out = dict(value)
-        for key in schema.get("required", ()):
-            if key not in out:
-                return value, f"{path}: missing key {key!r}"
-        for key, sub in schema.get("properties", {}).items():
-            if key in out:
-                out[key], error = check_schema(out[key], sub, f"{path}.{key}")
-                if error:
-                    return value, error
-        return out, None
-    if kind == "array":
-        if not isinstance(value, list):
-            return value, f"{path}: expected a list, got {type(value).__name__}"
-        if len(value) < schema.get("minItems", 0):
-            return (
-                value,
-                f"{path}: expected at least {schema['minItems']} item(s), got {len(value)}",
-            )
-        items = schema.get("items")
-        if items is None:
-            return list(value), None
-        out_items = []
-        for index, item in enumerate(value):
-            coerced, error = check_schema(item, items, f"{path}[{index}]")
+        return _check_enum(value, list(schema["enum"]), path)
+    check = _CHECKS.get(schema.get("type"))
+    return (value, None) if check is None else check(value, schema, path)
+
+
+Checked = tuple[Any, str | None]
+
+
+def _check_enum(value: Any, options: list[Any], path: str) -> Checked:
+    if value in options:
+        return value, None
+    by_key = {_enum_key(o): o for o in options}
+    key = _enum_key(value) if isinstance(value, str) else None
+    if key in by_key:
+        return by_key[key], None
+    return value, f"{path}: expected one of {options}, got {value!r}"
+
+
+def _check_object(value: Any, schema: Mapping[str, Any], path: str) -> Checked:
+    if not isinstance(value, dict):
+        return value, f"{path}: expected an object, got {type(value).__name__}"
+    out = dict(value)
+    for key in schema.get("required", ()):
+        if key not in out:
+            return value, f"{path}: missing key {key!r}"
+    for key, sub in schema.get("properties", {}).items():
+        if key in out:
+            out[key], error = check_schema(out[key], sub, f"{path}.{key}")
             if error:
                 return value, error
-            out_items.append(coerced)
-        return out_items, None
-    if kind == "boolean":
-        if isinstance(value, bool):
-            return value, None
-        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-            return value.strip().lower() in _TRUE, None
-        return value, f"{path}: expected true or false, got {value!r}"
-    if kind == "integer":
-        if isinstance(value, bool):
-            return value, f"{path}: expected an integer, got {value!r}"
-        if isinstance(value, int):
-            return value, None
-        if isinstance(value, float) and value.is_integer():
-            return int(value), None
-        if isinstance(value, str) and value.strip().lstrip("#").isdigit():
-            return int(value.strip().lstrip("#")), None
+    return out, None
+
+
+def _check_array(value: Any, schema: Mapping[str, Any], path: str) -> Checked:
+    if not isinstance(value, list):
+        return value, f"{path}: expected a list, got {type(value).__name__}"
+    if len(value) < schema.get("minItems", 0):
+        return value, f"{path}: expected at least {schema['minItems']} item(s), got {len(value)}"
+    items = schema.get("items")
+    if items is None:
+        return list(value), None
+    out_items = []
+    for index, item in enumerate(value):
+        coerced, error = check_schema(item, items, f"{path}[{index}]")
+        if error:
+            return value, error
+        out_items.append(coerced)
+    return out_items, None
+
+
+def _check_boolean(value: Any, schema: Mapping[str, Any], path: str) -> Checked:
+    if isinstance(value, bool):
+        return value, None
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE, None
+    return value, f"{path}: expected true or false, got {value!r}"
+
+
+def _check_integer(value: Any, schema: Mapping[str, Any], path: str) -> Checked:
+    if isinstance(value, bool):
         return value, f"{path}: expected an integer, got {value!r}"
-    if kind == "number":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return value, None
-        try:
-            return float(value), None
-        except (TypeError, ValueError):
-            return value, f"{path}: expected a number, got {value!r}"
-    if kind == "string":
-        if isinstance(value, str):
-            return value, None
-        if value is None:
-            return value, f"{path}: expected a string, got null"
-        # A number or list where prose was asked for is still readable evidence.
-        return json.dumps(value) if not isinstance(value, int | float) else str(value), None
-    return value, None
+    if isinstance(value, int):
+        return value, None
+    if isinstance(value, float) and value.is_integer():
+        return int(value), None
+    if isinstance(value, str) and value.strip().lstrip("#").isdigit():
+        return int(value.strip().lstrip("#")), None
+    return value, f"{path}: expected an integer, got {value!r}"
+
+
+def _check_number(value: Any, schema: Mapping[str, Any], path: str) -> Checked:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value, None
+    try:
+        return float(value), None
+    except (TypeError, ValueError):
+        return value, f"{path}: expected a number, got {value!r}"
+
+
+def _check_string(value: Any, schema: Mapping[str, Any], path: str) -> Checked:
+    if isinstance(value, str):
+        return value, None
+    if value is None:
+        return value, f"{path}: expected a string, got null"
+    # A number or list where prose was asked for is still readable evidence.
+    return json.dumps(value) if not isinstance(value, int | float) else str(value), None
+
+
+# One check per JSON-schema type (a type not listed is taken as it is).
+_CHECKS: dict[Any, Callable[[Any, Mapping[str, Any], str], Checked]] = {
+    "object": _check_object,
+    "array": _check_array,
+    "boolean": _check_boolean,
+    "integer": _check_integer,
+    "number": _check_number,
+    "string": _check_string,
+}
 
 
 def parse_json_reply(text: str, schema: Mapping[str, Any] | None) -> tuple[Any, str | None]:

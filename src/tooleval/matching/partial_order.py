@@ -33,24 +33,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tooleval.errors import ToolEvalError
+from tooleval.errors import SearchBudgetExceeded
 from tooleval.matching.assignment import Weights, max_weight_matching, transitive_closure
 
 __all__ = ["SEARCH_BUDGET", "SearchBudgetExceeded", "max_weight_partial_order"]
 
 #: Search steps allowed for one row's partial-order pairing.
 SEARCH_BUDGET = 50_000
-
-
-class SearchBudgetExceeded(ToolEvalError):
-    """A row's partial-order pairing needed more than its budget of search steps.
-
-    ``reason`` is the text recorded on the unscored result.
-    """
-
-    def __init__(self, reason: str, **context: object) -> None:
-        super().__init__(reason, **context)
-        self.reason = reason
 
 
 def max_weight_partial_order(

@@ -8,6 +8,7 @@ how they turn that pairing into a score.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,23 +25,29 @@ from tooleval.model import (
     ToolCall,
     as_expected,
 )
-from tooleval.model.metric import EMPTY_CHOICES, ORDERS
+from tooleval.model.calls import as_tool_call
+from tooleval.model.metric import EMPTY_CHOICES, ORDERS, THRESHOLD_HELP, Param, check_option
 
 __all__ = [
     "EMPTY_CHOICES",
+    "ARGS_HELP",
+    "CALLS",
     "EMPTY_HELP",
     "ORDERS",
+    "THRESHOLD_HELP",
     "UNBOUND",
     "Analysis",
     "ExpectedLike",
     "actual_calls",
     "analyse",
+    "calls_of",
     "choice",
     "comparator",
     "empty_result",
     "expected_tools",
     "has_cycle",
     "keys_selector",
+    "prepare_args",
     "threshold_value",
     "unbound",
 ]
@@ -71,6 +78,31 @@ UNBOUND = "no expected_tools bound for this row"
 
 #: The shared help text of ``empty`` (each metric may add what its case is exactly).
 EMPTY_HELP = "nothing expected and nothing called: perfect (1.0), zero (0.0) or unscored"
+#: The shared help text of ``args``.
+ARGS_HELP = (
+    "argument matcher: a name (exact, normalized, numeric, similarity, levenshtein, "
+    "jaro_winkler, any_of, ignore) or a config {default, keys, tools} (see docs/metrics.md)"
+)
+#: The Sample fields a call metric reads.
+CALLS = ("tools_called", "expected_tools")
+
+
+def calls_of(function: Any) -> Any:
+    """The sample form of a call metric: ``function(expected_tools, actual calls, **options)``.
+
+    >>> from tooleval.model import Sample
+    >>> calls_of(lambda expected, actual: (expected.names, actual))(
+    ...     Sample(tools_called=[], expected_tools=["a"]))
+    (['a'], [])
+    """
+
+    def score(sample: Any, **options: Any) -> Result:
+        result: Result = function(sample.expected_tools, sample.actual_calls(), **options)
+        return result
+
+    score.__module__ = function.__module__
+    score.__qualname__ = f"calls_of({function.__qualname__})"
+    return score
 
 
 def empty_result(
@@ -129,27 +161,23 @@ def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> lis
             f"{metric}: actual must be a list of ToolCalls, got {type(actual).__name__}",
             field="actual",
         )
-    calls = []
-    for index, call in enumerate(actual):
-        if isinstance(call, str):
-            call = ToolCall(call, args={})
-        if not isinstance(call, ToolCall):
-            raise ConfigError(
-                f"{metric}: actual[{index}] must be a ToolCall, got {type(call).__name__}",
-                field=f"actual[{index}]",
-            )
-        calls.append(call)
-    return calls
+    return [as_tool_call(call, where=f"actual[{i}]", who=metric) for i, call in enumerate(actual)]
+
+
+def prepare_args(params: dict[str, Any]) -> dict[str, Any]:
+    """Resolve the ``args`` matcher spec once per bound metric instead of once per row.
+
+    A spec that does not resolve is left as given, so each row raises the
+    same error it always did.
+    """
+    with contextlib.suppress(Exception):
+        params["args"] = resolve_comparator(params["args"])
+    return params
 
 
 def choice(value: Any, name: str, options: Collection[str], *, metric: str) -> str:
-    """Validate an enumerated option, naming the valid values."""
-    if value not in options:
-        raise ConfigError(
-            f"{metric}: {name} must be one of {', '.join(repr(o) for o in options)}, got {value!r}",
-            field=name,
-        )
-    chosen: str = value
+    """Validate an enumerated option, naming the valid values (canonical spelling returned)."""
+    chosen: str = check_option(metric, name, value, Param(None, "", choices=tuple(options)))
     return chosen
 
 

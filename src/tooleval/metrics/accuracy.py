@@ -27,33 +27,53 @@ from typing import Any
 
 from tooleval.matching.alignment import CallTable
 from tooleval.metrics._analysis import (
-    EMPTY_CHOICES,
+    ARGS_HELP,
+    CALLS,
+    EMPTY_HELP,
     ORDERS,
+    THRESHOLD_HELP,
     ExpectedLike,
     actual_calls,
     analyse,
-    choice,
+    calls_of,
     comparator,
     empty_result,
     expected_tools,
+    prepare_args,
     threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
 from tooleval.model import Result, ToolCall
+from tooleval.model.metric import Empty, Order, metric
 
 __all__ = ["ORDERS", "tool_call_accuracy"]
 
 NAME = "tool_call_accuracy"
 
 
+@metric(
+    NAME,
+    "alignment × argument accuracy × coverage of the calls against expected_tools "
+    "(ragas ToolCallAccuracy)",
+    requires=CALLS,
+    help={
+        "order": "strict: the names must agree position by position in the listed order "
+        "(ordering constraints of expected_tools are not used); flexible: any order",
+        "args": ARGS_HELP,
+        "empty": EMPTY_HELP,
+        "threshold": THRESHOLD_HELP,
+    },
+    sample=calls_of,
+    prepare=prepare_args,
+)
 def tool_call_accuracy(
     expected: ExpectedLike,
     actual: Sequence[ToolCall],
     *,
-    order: str = "strict",
+    order: Order = "strict",
     args: Any = "exact",
-    empty: str = "perfect",
+    empty: Empty = "perfect",
     threshold: float | None = None,
 ) -> Result:
     """Score ``actual`` calls against ``expected`` ones as alignment × accuracy × coverage.
@@ -79,8 +99,6 @@ def tool_call_accuracy(
     >>> tool_call_accuracy(["search"], [ToolCall("search", {"q": "x"})]).score
     1.0
     """
-    order = choice(order, "order", ORDERS, metric=NAME)
-    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)
     params = {"order": order, "args": cmp.spec(), "empty": empty, "threshold": threshold}

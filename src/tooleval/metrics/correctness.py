@@ -20,31 +20,38 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from tooleval.metrics._analysis import (
-    EMPTY_CHOICES,
-    ORDERS,
+    ARGS_HELP,
+    CALLS,
+    EMPTY_HELP,
     ExpectedLike,
     actual_calls,
     analyse,
-    choice,
+    calls_of,
     comparator,
     empty_result,
     expected_tools,
     has_cycle,
     keys_selector,
+    prepare_args,
     threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
-from tooleval.model import Alias, Aliases, Result, ToolCall, accepts_aliases
+from tooleval.model import Alias, Aliases, Result, ToolCall
+from tooleval.model.metric import Empty, Order, metric
 
-__all__ = ["ALIASES", "EXTRA_CALLS", "EXTRA_KEYS", "tool_correctness"]
+__all__ = ["ALIASES", "EXTRA_CALLS", "EXTRA_KEYS", "ExtraCalls", "ExtraKeys", "tool_correctness"]
 
 NAME = "tool_correctness"
-EXTRA_CALLS = ("penalize", "ignore")
-EXTRA_KEYS = ("mismatch", "ignore")
+#: What calls beyond the expected ones do to the score.
+ExtraCalls = Literal["penalize", "ignore"]
+#: What an actual argument the expected call lacks does to a match.
+ExtraKeys = Literal["mismatch", "ignore"]
+EXTRA_CALLS: tuple[str, ...] = get_args(ExtraCalls)
+EXTRA_KEYS: tuple[str, ...] = get_args(ExtraKeys)
 #: The seed's ``check_ordering`` flag is ``order`` now.
 ALIASES = Aliases(
     names={
@@ -56,18 +63,39 @@ ALIASES = Aliases(
 )
 
 
-@accepts_aliases(NAME, ALIASES)
+@metric(
+    NAME,
+    "right tools, right arguments, right order: matched / max(expected, called), partial "
+    "credit unless exact_match",
+    requires=CALLS,
+    help={
+        "argument_keys": "compare only these argument keys: a list, or {tool: [keys]}; "
+        "empty compares every key",
+        "exact_match": "1.0 only when every expected call matches and nothing extra was called",
+        "order": "strict: count only calls in the expected order (the expected_tools ordering "
+        "constraints when given, else the listed order); flexible: any order",
+        "extra_calls": "penalize: divide by max(expected, called); ignore: divide by expected",
+        "extra_keys": "with every key compared, an argument the expected call lacks is a "
+        "mismatch (or ignore it)",
+        "args": ARGS_HELP,
+        "empty": EMPTY_HELP,
+        "threshold": "pass when score >= threshold",
+    },
+    sample=calls_of,
+    aliases=ALIASES,
+    prepare=prepare_args,
+)
 def tool_correctness(
     expected: ExpectedLike,
     actual: Sequence[ToolCall],
     *,
     argument_keys: Sequence[str] | dict[str, Sequence[str]] | None = None,
     exact_match: bool = False,
-    order: str = "flexible",
-    extra_calls: str = "penalize",
-    extra_keys: str = "mismatch",
+    order: Order = "flexible",
+    extra_calls: ExtraCalls = "penalize",
+    extra_keys: ExtraKeys = "mismatch",
     args: Any = "exact",
-    empty: str = "perfect",
+    empty: Empty = "perfect",
     threshold: float | None = 0.5,
 ) -> Result:
     """Partial credit for the expected calls made: matched / max(len(expected), len(actual)).
@@ -98,17 +126,7 @@ def tool_correctness(
     ...                  ToolCall("search_orders", {})]).score
     0.5
     """
-    if not isinstance(exact_match, bool):
-        from tooleval.errors import ConfigError
-
-        raise ConfigError(
-            f"{NAME}: exact_match must be true or false, got {exact_match!r}", field="exact_match"
-        )
-    order = choice(order, "order", ORDERS, metric=NAME)
-    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
     ordered = order == "strict"
-    extra_calls = choice(extra_calls, "extra_calls", EXTRA_CALLS, metric=NAME)
-    extra_keys = choice(extra_keys, "extra_keys", EXTRA_KEYS, metric=NAME)
     keys_for, keys_value = keys_selector(argument_keys, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)

@@ -38,7 +38,15 @@ from typing import Any
 from tooleval.metrics.registry import BoundMetric
 from tooleval.model import ExpectedTools, Result, Sample, ToolCall
 
-__all__ = ["ENV_DISABLE", "Engine", "fastest_engine", "in_process_scorer", "kernel_status"]
+__all__ = [
+    "ENV_DISABLE",
+    "PROTOCOL",
+    "Engine",
+    "accepted",
+    "fastest_engine",
+    "in_process_scorer",
+    "kernel_status",
+]
 
 #: Environment variable that disables the compiled kernel when set to a non-empty value.
 ENV_DISABLE = "TOOLEVAL_NO_KERNEL"
@@ -48,27 +56,16 @@ _NOTICE_ROWS = 10_000  # rows scored in Python before saying the kernel would ha
 _BUILTIN_PROVIDER = "tooleval.metrics.builtin"
 _None = type(None)
 
-# The parameters each metric the kernel scores takes; a metric with any other
-# parameter (a newer option the kernel does not know) stays in Python.
-_KERNEL_PARAMS = {
-    "tool_call_accuracy": {"order", "args", "empty", "threshold"},
-    "tool_call_f1": {"args", "empty", "extra_keys", "threshold"},
-    "tool_correctness": {
-        "argument_keys",
-        "exact_match",
-        "order",
-        "extra_calls",
-        "extra_keys",
-        "args",
-        "empty",
-        "threshold",
-    },
-    "trajectory_match": {"order", "coverage", "args", "empty", "threshold"},
-    "output_contains": {"values", "require", "case_sensitive", "messages", "threshold"},
-}
+#: The kernel protocol this engine speaks (``PROTOCOL`` in kernel/src/protocol.rs). A
+#: kernel that reports another version (or none: built before it reported one) is not
+#: used; Python scores everything, with one notice.
+PROTOCOL = 2
+
 _NO_ARGUMENTS = {"default": ["exact"], "keys": {}, "tools": {}}  # a metric without `args`
 
 _loaded: list[Any] = []  # [module or None], imported on first use
+_stale: list[Any] = []  # [the protocol of a kernel left unused], when one was found
+_accepted: dict[int, dict[str, Any]] = {}  # id(module) -> what its accepts() reports
 _noticed: list[bool] = []
 
 
@@ -78,25 +75,59 @@ def _kernel_module() -> Any:
             from tooleval import _kernel  # type: ignore[attr-defined,unused-ignore]  # absent when not built
         except ImportError:
             _kernel = None
+        if _kernel is not None and getattr(_kernel, "PROTOCOL", None) != PROTOCOL:
+            _stale.append(getattr(_kernel, "PROTOCOL", None))
+            print(
+                f"tooleval: the compiled kernel speaks protocol {_stale[0]}, this tooleval "
+                f"speaks {PROTOCOL}; scoring in pure Python (`make kernel` rebuilds it)",
+                file=sys.stderr,
+            )
+            _kernel = None
         _loaded.append(_kernel)
     if os.environ.get(ENV_DISABLE):
         return None
     return _loaded[0]
 
 
-def kernel_status() -> str:
-    """``"compiled"``, ``"disabled"`` (by ``TOOLEVAL_NO_KERNEL``) or ``"absent"`` (not built).
+def accepted(module: Any) -> dict[str, Any]:
+    """What ``module`` (the compiled kernel) reports it scores: its ``accepts()``, parsed.
 
-    >>> kernel_status() in ("compiled", "disabled", "absent")
+    ``{"protocol", "metrics": {name: {option: [values] or None}}, "matchers":
+    {name: [fields]}, "similarity_methods"}``; an option whose values are None
+    takes any value of its kind.
+
+    >>> module = _kernel_module()
+    >>> module is None or accepted(module)["protocol"] == PROTOCOL
+    True
+    """
+    found = _accepted.get(id(module))
+    if found is None:
+        import orjson
+
+        found = orjson.loads(module.accepts())
+        found["matchers"] = {kind: frozenset(fields) for kind, fields in found["matchers"].items()}
+        _accepted[id(module)] = found
+    return found
+
+
+def kernel_status() -> str:
+    """``"compiled"``, ``"disabled"`` (by ``TOOLEVAL_NO_KERNEL``), ``"stale"`` (another
+    protocol: rebuild it) or ``"absent"`` (not built).
+
+    >>> kernel_status() in ("compiled", "disabled", "stale", "absent")
     True
     """
     if os.environ.get(ENV_DISABLE):
         return "disabled"
-    return "compiled" if _kernel_module() is not None else "absent"
+    if _kernel_module() is not None:
+        return "compiled"
+    return "stale" if _stale else "absent"
 
 
-def _field_names(obj: Any) -> set[str]:
-    return {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
+def _field_names(obj: Any) -> frozenset[str]:
+    if not dataclasses.is_dataclass(obj):
+        return frozenset()
+    return frozenset(f.name for f in dataclasses.fields(obj))
 
 
 _INT_RANGE = range(-(2**63), 2**64)  # the integers the kernel's JSON values hold
@@ -122,58 +153,108 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _matcher_config(matcher: Any) -> list[Any] | None:
-    """The kernel's form of a built-in matcher (lib.rs ``matcher()``); None for anything else.
+# Each built-in Python matcher's list form for the kernel (lib.rs ``matcher()``), one
+# function per kind; None when this instance holds a value the kernel cannot take.
+Matchers = dict[str, frozenset[str]]  # the kernel's matcher kinds and their fields
 
-    A built-in matcher is taken only with exactly the fields the kernel knows,
-    so a new option added to a Python matcher keeps it in Python until the
-    kernel learns it.
+
+def _exact(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    return ["exact"] if matcher.pass_score == 1.0 else None
+
+
+def _ignore(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    return ["ignore"] if matcher.pass_score == 1.0 else None
+
+
+def _alternatives(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    if matcher.name != "any_of" or matcher.pass_score != 1.0:
+        return None
+    return ["any_of_expected"]
+
+
+def _normalized(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    return ["normalized", not matcher.case_sensitive, matcher.numeric_text]
+
+
+def _numeric(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    tolerances = (matcher.abs_tol, matcher.rel_tol)
+    if not all(type(t) in (int, float) for t in tolerances) or matcher.pass_score != 1.0:
+        return None
+    if type(matcher.int_float_equal) is not bool:
+        return None
+    return ["numeric", float(matcher.abs_tol), float(matcher.rel_tol), matcher.int_float_equal]
+
+
+def _similarity(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    min_score = matcher.min_score
+    if type(matcher.case_sensitive) is not bool or type(min_score) not in (int, float, _None):
+        return None
+    score = None if min_score is None else float(min_score)
+    return ["similarity", matcher.method, score, matcher.case_sensitive]
+
+
+def _any_of(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    if matcher.normalise is not None or not _plain_json(matcher.values):
+        return None
+    return ["any_of", list(matcher.values), matcher.optional]
+
+
+def _unordered(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    inner = _matcher_config(matcher._resolved, kinds)
+    return None if inner is None else ["unordered", inner, matcher.recursive]
+
+
+def _numeric_text(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    inner = _matcher_config(matcher._resolved, kinds)
+    return None if inner is None else ["numeric_text", inner]
+
+
+_converters: dict[type, tuple[str, Callable[[Any, Matchers], list[Any] | None]]] = {}
+
+
+def _matcher_kinds() -> dict[type, tuple[str, Callable[[Any, Matchers], list[Any] | None]]]:
+    """Python matcher class -> (the kernel's kind, its converter); filled on first use."""
+    if not _converters:
+        from tooleval.matching.specs import _ExpectedAlternatives
+        from tooleval.matching.structural import NumericText, Unordered
+        from tooleval.matching.values import Exact, Ignore, Normalized, Numeric, Similarity
+        from tooleval.model import AnyOf
+
+        _converters.update(
+            {
+                Exact: ("exact", _exact),
+                Ignore: ("ignore", _ignore),
+                _ExpectedAlternatives: ("any_of_expected", _alternatives),
+                Normalized: ("normalized", _normalized),
+                Numeric: ("numeric", _numeric),
+                Similarity: ("similarity", _similarity),
+                AnyOf: ("any_of", _any_of),
+                Unordered: ("unordered", _unordered),
+                NumericText: ("numeric_text", _numeric_text),
+            }
+        )
+    return _converters
+
+
+def _matcher_config(matcher: Any, kinds: Matchers) -> list[Any] | None:
+    """The kernel's form of a built-in matcher; None for anything else.
+
+    ``kinds`` is what the kernel reports (``accepted(module)["matchers"]``): a
+    matcher is taken only when the kernel knows its kind and exactly its
+    fields, so a new option added to a Python matcher keeps it in Python
+    until the kernel learns it.
     """
-    from tooleval.matching.specs import _ExpectedAlternatives
-    from tooleval.matching.structural import NumericText, Unordered
-    from tooleval.matching.values import Exact, Ignore, Normalized, Numeric, Similarity
-    from tooleval.model import AnyOf
-
-    kind = type(matcher)
-    fields = _field_names(matcher)
-    plain = {"name", "pass_score"}
-    if kind is Exact and fields == plain and matcher.pass_score == 1.0:
-        return ["exact"]
-    if kind is Ignore and fields == plain and matcher.pass_score == 1.0:
-        return ["ignore"]
-    if kind is _ExpectedAlternatives and fields == plain:
-        if matcher.name != "any_of" or matcher.pass_score != 1.0:
-            return None
-        return ["any_of_expected"]
-    if kind is Normalized and fields == plain | {"case_sensitive", "numeric_text"}:
-        return ["normalized", not matcher.case_sensitive, matcher.numeric_text]
-    if kind is Numeric and fields == plain | {"abs_tol", "rel_tol", "int_float_equal"}:
-        tolerances = (matcher.abs_tol, matcher.rel_tol)
-        if not all(type(t) in (int, float) for t in tolerances) or matcher.pass_score != 1.0:
-            return None
-        if type(matcher.int_float_equal) is not bool:
-            return None
-        return ["numeric", float(matcher.abs_tol), float(matcher.rel_tol), matcher.int_float_equal]
-    if kind is Similarity and fields == {"name", "method", "min_score", "case_sensitive"}:
-        min_score = matcher.min_score
-        if type(matcher.case_sensitive) is not bool or type(min_score) not in (int, float, _None):
-            return None
-        score = None if min_score is None else float(min_score)
-        return ["similarity", matcher.method, score, matcher.case_sensitive]
-    if kind is AnyOf and fields == {"values", "optional", "normalise", "name"}:
-        if matcher.normalise is not None or not _plain_json(matcher.values):
-            return None
-        return ["any_of", list(matcher.values), matcher.optional]
-    if kind is Unordered and fields == {"matcher", "recursive", "name", "_resolved"}:
-        inner = _matcher_config(matcher._resolved)
-        return None if inner is None else ["unordered", inner, matcher.recursive]
-    if kind is NumericText and fields == {"matcher", "name", "_resolved"}:
-        inner = _matcher_config(matcher._resolved)
-        return None if inner is None else ["numeric_text", inner]
-    return None
+    entry = _matcher_kinds().get(type(matcher))
+    if entry is None:
+        return None
+    kind, convert = entry
+    fields = kinds.get(kind)
+    if fields is None or _field_names(matcher) != fields:
+        return None
+    return convert(matcher, kinds)
 
 
-def _comparator_config(spec: Any) -> dict[str, Any] | None:
+def _comparator_config(spec: Any, kinds: Matchers) -> dict[str, Any] | None:
     from tooleval.matching.config import ArgumentComparator, resolve_comparator
 
     try:
@@ -182,9 +263,11 @@ def _comparator_config(spec: Any) -> dict[str, Any] | None:
         return None  # the Python reference reports the bad spec, row by row
     if type(cmp) is not ArgumentComparator:
         return None
-    default = _matcher_config(cmp.default)
-    keys = {k: _matcher_config(m) for k, m in cmp.keys.items()}
-    tools = {t: {k: _matcher_config(m) for k, m in per.items()} for t, per in cmp.tools.items()}
+    default = _matcher_config(cmp.default, kinds)
+    keys = {k: _matcher_config(m, kinds) for k, m in cmp.keys.items()}
+    tools = {
+        t: {k: _matcher_config(m, kinds) for k, m in per.items()} for t, per in cmp.tools.items()
+    }
     known = [default, *keys.values(), *(m for per in tools.values() for m in per.values())]
     if any(m is None for m in known):
         return None
@@ -200,10 +283,16 @@ def _kernel_for(metric: BoundMetric, module: Any) -> Any:
     info = metric.info
     if info.needs_judge or info.provider != _BUILTIN_PROVIDER:
         return None
-    if set(info.params) != _KERNEL_PARAMS.get(info.name) or set(metric.params) != set(info.params):
+    reported = accepted(module)
+    options = reported["metrics"].get(info.name)
+    if options is None or set(info.params) != set(options) or set(metric.params) != set(options):
         return None
+    for name, values in options.items():
+        if values is not None and metric.params[name] not in values:
+            return None  # a value only the Python reference scores (e.g. messages="agent")
     arguments = metric.params if metric.arguments is None else metric.arguments
-    args = _comparator_config(arguments["args"]) if "args" in info.params else _NO_ARGUMENTS
+    kinds = reported["matchers"]
+    args = _comparator_config(arguments["args"], kinds) if "args" in options else _NO_ARGUMENTS
     if args is None:
         return None
     try:
@@ -381,8 +470,9 @@ def fastest_engine(metric: BoundMetric) -> Engine:
     """
     module = _kernel_module()
     if module is None:
-        eligible = kernel_status() == "absent" and metric.info.name in _KERNEL_PARAMS
-        return Engine(metric.info.name, None, eligible)
+        info = metric.info
+        core = info.provider == _BUILTIN_PROVIDER and not info.needs_judge
+        return Engine(info.name, None, core and kernel_status() == "absent")
     return Engine(metric.info.name, _kernel_for(metric, module))
 
 
@@ -407,13 +497,10 @@ def in_process_scorer(metric: BoundMetric) -> Callable[[Sample], Result | None] 
     module = _kernel_module()
     if module is None:
         return None
-    know_model = getattr(module.Kernel, "know_model", None)
-    if know_model is None:
-        return None  # built before it scored samples in process: `make kernel` rebuilds it
     kernel = _kernel_for(metric, module)
     if kernel is None:
         return None
-    know_model(Sample, ExpectedTools, ToolCall)  # the classes it reads
+    module.Kernel.know_model(Sample, ExpectedTools, ToolCall)  # the classes it reads
     # The reference records the same params and threshold on every row.
     probe = metric.score(Sample(tools_called=[], expected_tools=ExpectedTools(())))
     name, params, threshold = metric.info.name, probe.params, probe.threshold

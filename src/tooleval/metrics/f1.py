@@ -26,33 +26,53 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooleval.metrics._analysis import (
+    ARGS_HELP,
+    CALLS,
     EMPTY_CHOICES,
+    EMPTY_HELP,
+    THRESHOLD_HELP,
     ExpectedLike,
     actual_calls,
     analyse,
-    choice,
+    calls_of,
     comparator,
     empty_result,
     expected_tools,
+    prepare_args,
     threshold_value,
     unbound,
 )
-from tooleval.metrics.correctness import EXTRA_KEYS
+from tooleval.metrics.correctness import ExtraKeys
 from tooleval.metrics.reasons import explain
 from tooleval.model import Result, ToolCall
+from tooleval.model.metric import Empty, metric
 
 __all__ = ["EMPTY_CHOICES", "tool_call_f1"]
 
 NAME = "tool_call_f1"
 
 
+@metric(
+    NAME,
+    "F1 of the calls made vs expected_tools, order ignored (precision and recall in the diagnosis)",
+    requires=CALLS,
+    help={
+        "args": ARGS_HELP,
+        "empty": EMPTY_HELP,
+        "extra_keys": "an actual argument the expected call lacks: ignore (tooleval) or "
+        "mismatch (ragas: the call fails)",
+        "threshold": THRESHOLD_HELP,
+    },
+    sample=calls_of,
+    prepare=prepare_args,
+)
 def tool_call_f1(
     expected: ExpectedLike,
     actual: Sequence[ToolCall],
     *,
     args: Any = "exact",
-    empty: str = "perfect",
-    extra_keys: str = "ignore",
+    empty: Empty = "perfect",
+    extra_keys: ExtraKeys = "ignore",
     threshold: float | None = None,
 ) -> Result:
     """F1 of ``actual`` calls against ``expected`` ones; order ignored.
@@ -79,8 +99,6 @@ def tool_call_f1(
     >>> tool_call_f1([], [ToolCall("search", {})]).score
     0.0
     """
-    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
-    extra_keys = choice(extra_keys, "extra_keys", EXTRA_KEYS, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)
     params = {"args": cmp.spec(), "empty": empty, "extra_keys": extra_keys, "threshold": threshold}

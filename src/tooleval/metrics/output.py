@@ -15,18 +15,32 @@ order id a row is about.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from tooleval.errors import ConfigError
-from tooleval.metrics._analysis import choice, threshold_value
+from tooleval.metrics._analysis import THRESHOLD_HELP, choice, threshold_value
 from tooleval.metrics.reasons import explain
-from tooleval.model import Alias, Aliases, Diagnosis, Result, accepts_aliases
+from tooleval.model import Alias, Aliases, Diagnosis, Result, Sample, accepts_aliases
+from tooleval.model.metric import metric
 
-__all__ = ["ALIASES", "MESSAGE_SCOPES", "REQUIRE", "agent_texts", "output_contains"]
+__all__ = [
+    "ALIASES",
+    "MESSAGE_SCOPES",
+    "REQUIRE",
+    "MessageScope",
+    "Require",
+    "agent_texts",
+    "output_contains",
+    "output_contains_sample",
+]
 
 NAME = "output_contains"
-REQUIRE = ("all", "any")
-MESSAGE_SCOPES = ("final", "agent")
+#: Every value must appear, or one is enough.
+Require = Literal["all", "any"]
+#: Where to look: the final answer, or every agent message (tau-bench's check).
+MessageScope = Literal["final", "agent"]
+REQUIRE: tuple[str, ...] = get_args(Require)
+MESSAGE_SCOPES: tuple[str, ...] = get_args(MessageScope)
 #: The seed called ``require`` ``mode`` (a name other metrics use for other things).
 ALIASES = Aliases(
     names={"mode": Alias({v: {"require": v} for v in REQUIRE}, "former name of require")}
@@ -57,7 +71,7 @@ def output_contains(
     values: Sequence[Any] | str | None,
     output: str | Sequence[str] | None,
     *,
-    require: str = "all",
+    require: Require = "all",
     case_sensitive: bool = False,
     threshold: float | None = None,
 ) -> Result:
@@ -72,7 +86,7 @@ def output_contains(
     >>> output_contains([], "anything").score is None
     True
     """
-    require = choice(require, "require", REQUIRE, metric=NAME)
+    require = choice(require, "require", REQUIRE, metric=NAME)  # type: ignore[assignment]
     if not isinstance(case_sensitive, bool):
         raise ConfigError(
             f"{NAME}: case_sensitive must be true or false, got {case_sensitive!r}",
@@ -80,6 +94,21 @@ def output_contains(
         )
     threshold = threshold_value(threshold, metric=NAME)
     params = {"require": require, "case_sensitive": case_sensitive, "threshold": threshold}
+    wanted = _wanted(values)
+    if not wanted:
+        return Result.unscored(
+            NAME, "no values to look for in the output", params=params, threshold=threshold
+        )
+    texts = _texts(output)
+    haystacks = texts if case_sensitive else [t.casefold() for t in texts]
+    found = [
+        v for v in wanted if any((v if case_sensitive else v.casefold()) in h for h in haystacks)
+    ]
+    return _verdict(wanted, found, require, params, threshold)
+
+
+def _wanted(values: Any) -> list[str]:
+    """The values to look for, as non-empty texts (one string is one value)."""
     if isinstance(values, str):
         values = [values]
     if values is not None and not isinstance(values, Sequence):
@@ -88,21 +117,25 @@ def output_contains(
             field="values",
         )
     wanted = [v if isinstance(v, str) else _text(v) for v in (values or []) if v is not None]
-    wanted = [v for v in wanted if v != ""]
-    if not wanted:
-        return Result.unscored(
-            NAME, "no values to look for in the output", params=params, threshold=threshold
-        )
+    return [v for v in wanted if v != ""]
+
+
+def _texts(output: Any) -> list[str]:
+    """The texts to search: one output, or each of a list of them (a missing output is "")."""
     if isinstance(output, str) or output is None:
-        texts = ["" if output is None else output]
-    elif isinstance(output, Sequence):
-        texts = [t if isinstance(t, str) else str(t) for t in output]
-    else:
-        texts = [str(output)]
-    haystacks = texts if case_sensitive else [t.casefold() for t in texts]
-    found = [
-        v for v in wanted if any((v if case_sensitive else v.casefold()) in h for h in haystacks)
-    ]
+        return ["" if output is None else output]
+    if isinstance(output, Sequence):
+        return [t if isinstance(t, str) else str(t) for t in output]
+    return [str(output)]
+
+
+def _verdict(
+    wanted: list[str],
+    found: list[str],
+    require: str,
+    params: dict[str, Any],
+    threshold: float | None,
+) -> Result:
     missing = [v for v in wanted if v not in found]
     ok = not missing if require == "all" else bool(found)
     details: dict[str, Any] = {"values": wanted, "found": found, "require": require}
@@ -111,11 +144,10 @@ def output_contains(
         details["absent_values" if ok and require == "any" else "missing_values"] = missing
     diagnosis = Diagnosis(details=details)
     summary = f"output contains {len(found)} of {len(wanted)} values (require {require!r})"
-    reason = explain(diagnosis, summary)
     return Result.scored(
         NAME,
         1.0 if ok else 0.0,
-        reason=reason,
+        reason=explain(diagnosis, summary),
         params=params,
         threshold=threshold,
         diagnosis=diagnosis,
@@ -126,3 +158,49 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+@metric(
+    NAME,
+    "the final output contains the given values (metadata.output_contains or the values "
+    "option); no judge",
+    requires=("output",),
+    help={
+        "values": "values to find; null reads metadata.output_contains of the row",
+        "require": "all: every value must appear; any: one is enough",
+        "case_sensitive": "match case exactly",
+        "messages": "final: the final answer; agent: every agent message with commas removed "
+        "(tau-bench's output check)",
+        "threshold": THRESHOLD_HELP,
+    },
+    aliases=ALIASES,
+)
+def output_contains_sample(
+    sample: Sample,
+    *,
+    values: Any = None,
+    require: Require = "all",
+    case_sensitive: bool = False,
+    messages: MessageScope = "final",
+    threshold: float | None = None,
+) -> Result:
+    """``output_contains`` on a Sample: its final output (or agent messages), its values.
+
+    ``values=None`` reads the row's ``metadata.output_contains``; the
+    diagnosis records where the values came from (``values_source``).
+
+    >>> from tooleval.model import AssistantMessage
+    >>> sample = Sample(messages=[AssistantMessage("Order 4471 is cancelled.")])
+    >>> output_contains_sample(sample, values=["4471"]).score
+    1.0
+    """
+    source = "option"
+    if values is None:
+        values, source = sample.metadata.get("output_contains"), "metadata.output_contains"
+    # messages="agent" is tau-bench's output check: every agent reply, commas removed
+    output = agent_texts(sample.messages) if messages == "agent" else sample.final_output()
+    result = output_contains(
+        values, output, require=require, case_sensitive=case_sensitive, threshold=threshold
+    )
+    result.diagnosis.details["values_source"] = source
+    return result

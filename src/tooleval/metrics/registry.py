@@ -6,14 +6,17 @@ Former parameter names and values a metric declares (``MetricInfo.aliases``,
 e.g. ``check_ordering=True`` for ``order="strict"``) are translated before
 validation wherever parameters arrive (bind, score_sample, rescore of a result
 stored before the rename); results record only the current names.
-The registry is filled on first use, explicitly: the metrics of this package
-(:mod:`tooleval.metrics.builtin`), then the metrics each benchmark record of the
-``tooleval.benchmarks`` group declares (``Benchmark.metrics``), then every entry
-point of the ``tooleval.metrics`` group. Packages above this layer, such
-as ``tooleval.judged``, and third-party packages plug in through that group
-(``[project.entry-points."tooleval.metrics"]`` naming a callable that returns
-:class:`MetricInfo` objects); the registry never imports a module by name. A
-provider that is declared but fails to load raises, naming the entry point.
+Each metric is declared once, beside its function, with
+:func:`tooleval.model.metric.metric`; the registry makes its
+:class:`MetricInfo` from that declaration. It is filled on first use,
+explicitly: the metrics this package declares (:data:`tooleval.metrics.builtin.DECLARED`),
+the metrics each benchmark record of the ``tooleval.benchmarks`` group
+declares (``Benchmark.metrics``), then every entry point of the ``tooleval.metrics``
+group. Packages above this layer, such as ``tooleval.judged``, and third-party
+packages plug in through that group (``[project.entry-points."tooleval.metrics"]``
+naming a callable that returns declared functions, or :class:`MetricInfo`
+objects); the registry never imports a module by name. A provider that is
+declared but fails to load raises, naming the entry point.
 
 >>> info = get_metric("tool_call_accuracy")
 >>> info.params["order"].default, info.needs_judge
@@ -34,9 +37,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tooleval.errors import ConfigError, JudgeError
+from tooleval.errors import ConfigError, JudgeError, did_you_mean
 from tooleval.matching.json_values import json_safe
 from tooleval.model import MetricInfo, Param, Result, Sample
+from tooleval.model.metric import Declaration, check_option, declaration
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -54,7 +58,7 @@ __all__ = [
 ]
 
 # Entry points of this group are loaded on first registry use; each names a callable
-# returning an iterable of MetricInfo (tooleval.judged declares itself here too).
+# returning an iterable of declared functions or MetricInfo (tooleval.judged is one).
 ENTRY_POINT_GROUP = "tooleval.metrics"
 # Benchmark records (tooleval.benchmarks.Benchmark) declare their metrics in this group.
 BENCHMARK_GROUP = "tooleval.benchmarks"
@@ -64,13 +68,31 @@ _CORE_PROVIDER = "tooleval.metrics.builtin"  # the module whose metrics register
 
 _metrics: dict[str, MetricInfo] = {}
 _lock = threading.RLock()
-_state = {"loaded": False, "loading": False}
+_state = {"loaded": False, "loading": False, "core": False}
 
 
-def register_metric(info: MetricInfo, *, replace_existing: bool = False) -> None:
-    """Add a metric. Re-registering a name from the same module replaces it (re-imports)."""
-    if not isinstance(info, MetricInfo):
-        raise ConfigError(f"register_metric needs a MetricInfo, got {type(info).__name__}")
+def _as_info(entry: Any, provider: str = "") -> MetricInfo | None:
+    """A MetricInfo, or the MetricInfo of a function declared with ``@metric``; else None."""
+    if isinstance(entry, MetricInfo):
+        return entry
+    declared = getattr(entry, "__metric__", None)
+    if isinstance(declared, Declaration):
+        return declared.info(provider)
+    return None
+
+
+def register_metric(info: Any, *, replace_existing: bool = False) -> None:
+    """Add a metric: a function declared with ``@metric(...)``, or a MetricInfo.
+
+    Re-registering a name from the same module replaces it (re-imports).
+    """
+    entry = info
+    info = _as_info(entry)
+    if info is None:
+        raise ConfigError(
+            "register_metric needs a function declared with tooleval.model.metric(...) or a "
+            f"MetricInfo, got {type(entry).__name__}"
+        )
     if "threshold" in info.params and not isinstance(info.params["threshold"], Param):
         raise ConfigError(f"metric {info.name!r}: params must be Param objects")
     module = getattr(info.score_sample, "__module__", "") or ""
@@ -101,11 +123,13 @@ def _entry_point_metrics() -> list[MetricInfo]:
                 "reinstall or uninstall the package that declares it",
                 field="metric",
             ) from exc
-        for info in provided:
-            if not isinstance(info, MetricInfo):
+        for entry in provided:
+            info = _as_info(entry)
+            if info is None:
                 raise ConfigError(
                     f"metric provider {point.name!r} ({point.value}) gave "
-                    f"{type(info).__name__}, expected MetricInfo",
+                    f"{type(entry).__name__}, expected a function declared with "
+                    "tooleval.model.metric(...) or a MetricInfo",
                     field="metric",
                 )
             infos.append(info)
@@ -128,11 +152,13 @@ def _benchmark_metrics() -> list[MetricInfo]:
                 "reinstall or uninstall the package that declares it",
                 field="metric",
             ) from exc
-        for info in declared:
-            if not isinstance(info, MetricInfo):
+        for entry in declared:
+            info = _as_info(entry)
+            if info is None:
                 raise ConfigError(
                     f"benchmark {point.name!r} ({point.value}) declares "
-                    f"{type(info).__name__}, expected MetricInfo",
+                    f"{type(entry).__name__}, expected a function declared with "
+                    "tooleval.model.metric(...) or a MetricInfo",
                     field="metric",
                 )
             infos.append(info)
@@ -145,8 +171,7 @@ def _load_providers() -> None:
             return
         _state["loading"] = True
         try:
-            # This package's metrics register themselves when their module loads.
-            from tooleval.metrics import builtin  # noqa: F401
+            _load_core()
 
             known = set(_metrics)
             for info in _benchmark_metrics() + _entry_point_metrics():
@@ -155,6 +180,19 @@ def _load_providers() -> None:
             _state["loaded"] = True
         finally:
             _state["loading"] = False
+
+
+def _load_core() -> None:
+    """Register this package's declared metrics (once; before anything else takes a name)."""
+    if _state["core"]:
+        return
+    from tooleval.metrics.builtin import DECLARED
+
+    with _lock:
+        if not _state["core"]:
+            for function in DECLARED:
+                register_metric(declaration(function).info(_CORE_PROVIDER))
+            _state["core"] = True
 
 
 def list_metrics() -> list[MetricInfo]:
@@ -173,8 +211,7 @@ def get_metric(name: str) -> MetricInfo:
     could not change the answer (a ``replace_existing`` registration makes it
     no longer a core metric). Any other name loads every provider first.
     """
-    from tooleval.metrics import builtin  # noqa: F401  (registers the core metrics)
-
+    _load_core()
     with _lock:
         info = _metrics.get(name)
     if info is not None and info.provider == _CORE_PROVIDER:
@@ -184,7 +221,10 @@ def get_metric(name: str) -> MetricInfo:
         info = _metrics.get(name)
         if info is None:
             known = ", ".join(sorted(_metrics)) or "none"
-            raise ConfigError(f"unknown metric {name!r}; known metrics: {known}", field="metric")
+            raise ConfigError(
+                f"unknown metric {name!r}{did_you_mean(name, _metrics)}; known metrics: {known}",
+                field="metric",
+            )
         return info
 
 
@@ -196,20 +236,18 @@ def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, 
         valid = ", ".join(sorted(info.params)) or "none"
         if info.aliases.names:
             valid += f" (aliases: {', '.join(sorted(info.aliases.names))})"
+        hint = did_you_mean(unknown[0], [*info.params, *info.aliases.names])
         raise ConfigError(
-            f"metric {info.name!r} has no parameter {unknown[0]!r} (unknown parameter); "
+            f"metric {info.name!r} has no parameter {unknown[0]!r} (unknown parameter){hint}; "
             f"valid parameters: {valid}",
             field=unknown[0],
         )
     effective = {name: param.default for name, param in info.params.items()}
-    effective.update(params)
-    for name, param in info.params.items():
-        if param.choices is not None and effective[name] not in param.choices:
-            allowed = ", ".join(repr(c) for c in param.choices)
-            raise ConfigError(
-                f"metric {info.name!r}: {name} must be one of {allowed}, got {effective[name]!r}",
-                field=name,
-            )
+    for name, value in params.items():
+        param = info.params[name]
+        effective[name] = (
+            value if param.choices is None else check_option(info.name, name, value, param)
+        )
     return effective
 
 
@@ -226,8 +264,8 @@ def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     {'order': 'strict'}
     """
     info = get_metric(name)
-    _effective_params(info, params)
-    return info.aliases.translate(name, params)
+    effective = _effective_params(info, params)
+    return {key: effective[key] for key in info.aliases.translate(name, params)}
 
 
 def _finish(info: MetricInfo, result: Result, base: Mapping[str, Any]) -> Result:

@@ -22,28 +22,34 @@ flexible + subset, ``superset`` = flexible + superset.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from tooleval.metrics._analysis import (
-    EMPTY_CHOICES,
-    ORDERS,
+    ARGS_HELP,
+    CALLS,
+    EMPTY_HELP,
+    THRESHOLD_HELP,
     ExpectedLike,
     actual_calls,
     analyse,
-    choice,
+    calls_of,
     comparator,
     empty_result,
     expected_tools,
+    prepare_args,
     threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
-from tooleval.model import Alias, Aliases, Result, ToolCall, accepts_aliases
+from tooleval.model import Alias, Aliases, Result, ToolCall
+from tooleval.model.metric import Empty, Order, metric
 
-__all__ = ["ALIASES", "COVERAGES", "MODES", "trajectory_match"]
+__all__ = ["ALIASES", "COVERAGES", "MODES", "Coverage", "trajectory_match"]
 
 NAME = "trajectory_match"
-COVERAGES = ("exact", "subset", "superset")
+#: Which calls must pair up: all of them, every actual one, every reference one.
+Coverage = Literal["exact", "subset", "superset"]
+COVERAGES: tuple[str, ...] = get_args(Coverage)
 #: The seed's ``mode`` values and the (order, coverage) each one is.
 MODES: dict[str, dict[str, str]] = {
     "strict": {"order": "strict", "coverage": "exact"},
@@ -62,15 +68,32 @@ ALIASES = Aliases(
 )
 
 
-@accepts_aliases(NAME, ALIASES)
+@metric(
+    NAME,
+    "1 when the whole call trajectory matches the reference, in order or not, exactly or as "
+    "a subset or superset",
+    requires=CALLS,
+    help={
+        "order": "strict: calls pair only along the listed order of both sides (ordering "
+        "constraints of expected_tools are not used); flexible: any order",
+        "coverage": "exact: the same calls; subset: every actual call is in the reference; "
+        "superset: every reference call is in the actual calls",
+        "args": ARGS_HELP,
+        "empty": EMPTY_HELP,
+        "threshold": THRESHOLD_HELP,
+    },
+    sample=calls_of,
+    aliases=ALIASES,
+    prepare=prepare_args,
+)
 def trajectory_match(
     expected: ExpectedLike,
     actual: Sequence[ToolCall],
     *,
-    order: str = "strict",
-    coverage: str = "exact",
+    order: Order = "strict",
+    coverage: Coverage = "exact",
     args: Any = "exact",
-    empty: str = "perfect",
+    empty: Empty = "perfect",
     threshold: float | None = None,
 ) -> Result:
     """1.0 when ``actual`` matches the reference trajectory, else 0.0.
@@ -97,9 +120,6 @@ def trajectory_match(
     ...                  coverage="superset").score
     1.0
     """
-    order = choice(order, "order", ORDERS, metric=NAME)
-    coverage = choice(coverage, "coverage", COVERAGES, metric=NAME)
-    empty = choice(empty, "empty", EMPTY_CHOICES, metric=NAME)
     cmp = comparator(args, metric=NAME)
     threshold = threshold_value(threshold, metric=NAME)
     params = {

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tooleval.errors import ConfigError
+
 
 def _kind(value: Any) -> str:
     """The JSON name of a value's type, as parse errors say it."""
@@ -148,3 +150,45 @@ class ToolCall:
             return self.name
         inner = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
         return f"{self.name}({inner})"
+
+
+def as_tool_call(value: Any, *, where: str, expected: bool = False, who: str = "") -> ToolCall:
+    """One call in any shape the Python API takes: a ToolCall, a name, or a dict.
+
+    The one normaliser of the metric functions' ``expected`` and ``actual``
+    lists. A dict has ``name`` and its arguments as ``args`` or ``arguments``
+    (a dict, or a JSON text as OpenAI sends it). A bare name, or a dict
+    without arguments, is a call without arguments: for an ``expected`` call
+    that means "compare the name only". Anything else is a ConfigError
+    naming ``where`` (e.g. ``actual[2]``, prefixed by ``who``, e.g. the metric)
+    and what was expected.
+
+    >>> call = as_tool_call({"name": "search", "arguments": '{"q": "x"}'}, where="actual[0]")
+    >>> call.name, call.args
+    ('search', {'q': 'x'})
+    >>> as_tool_call("search", where="expected[0]", expected=True).args is None
+    True
+    """
+    if isinstance(value, ToolCall):
+        return value
+    if isinstance(value, str):
+        return ToolCall(value, args=None if expected else {})
+    if isinstance(value, Mapping) and isinstance(value.get("name"), str):
+        if "args" in value and "arguments" in value:
+            raise ConfigError(
+                f"give the arguments once, as args or arguments, not both{_of(who)}", field=where
+            )
+        key = "args" if "args" in value else "arguments"
+        if key not in value:
+            return ToolCall(value["name"], args=None if expected else {}, id=value.get("id"))
+        return ToolCall.parse(value["name"], value[key], id=value.get("id"))
+    shape = "a dict without a string 'name'" if isinstance(value, Mapping) else _kind(value)
+    raise ConfigError(
+        "expected a ToolCall, a tool name or a {'name': ..., 'args': {...}} dict, "
+        f"got {shape}{_of(who)}",
+        field=where,
+    )
+
+
+def _of(who: str) -> str:
+    return f" ({who})" if who else ""

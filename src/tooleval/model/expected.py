@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooleval.model.calls import ToolCall
+from tooleval.model.calls import ToolCall, as_tool_call
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +45,14 @@ class ExpectedTools:
     def of(
         cls, calls: Iterable[ToolCall | str], before: Iterable[tuple[int, int]] | None = None
     ) -> ExpectedTools:
-        """Build from ToolCalls or bare names (a bare name compares the name only)."""
-        built = tuple(ToolCall(c, args=None) if isinstance(c, str) else c for c in calls)
+        """Build from ToolCalls, bare names or ``{"name", "args"}`` dicts (see ``as_tool_call``).
+
+        A bare name, or a dict without arguments, compares the name only.
+        """
+        built = tuple(
+            c if type(c) is ToolCall else as_tool_call(c, where=f"expected[{i}]", expected=True)
+            for i, c in enumerate(calls)
+        )
         return cls(built, None if before is None else tuple(before))
 
     @property

@@ -1,4 +1,26 @@
-"""What a metric is, as the registry lists it: its parameters, aliases, needs and sample form.
+"""What a metric is: declared once, beside its function, and listed by the registry from that.
+
+:func:`metric` is the one declaration form, for the deterministic metrics, the
+judged ones, a benchmark's grading metrics and third-party packages alike. It
+reads the function's keyword-only parameters: each one is an option whose
+default is the signature's default and whose choices are its
+``typing.Literal[...]`` annotation (``bool`` means ``False``/``True``); the
+decorator adds the name, a description, one help line per option, the sample
+fields it reads, former names (:class:`Aliases`) and the sample form. The
+registry (:mod:`tooleval.metrics.registry`) turns a declared function into a
+:class:`MetricInfo`; ``tooleval metrics`` and docs/metrics.md's option tables
+are derived from those.
+
+>>> from typing import Literal
+>>> @metric("demo_metric", "1.0 when the sample has output", requires=("output",),
+...         help={"case": "fold: ignore case; exact: as written", "threshold": "pass mark"})
+... def demo_metric(sample, *, case: Literal["fold", "exact"] = "fold", threshold=None):
+...     return case
+>>> info = declaration(demo_metric).info()
+>>> info.params["case"]
+Param(default='fold', help='fold: ignore case; exact: as written', choices=('fold', 'exact'))
+>>> demo_metric(None, case="EXACT")  # enum values: any case, '-' for '_'
+'exact'
 
 The types live in the model because every provider of metrics describes its
 metrics with them (the deterministic ones in :mod:`tooleval.metrics`, the
@@ -23,19 +45,42 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from tooleval.errors import ConfigError
 from tooleval.model.results import Result
 
-__all__ = ["EMPTY_CHOICES", "ORDERS", "Alias", "Aliases", "MetricInfo", "Param", "accepts_aliases"]
+__all__ = [
+    "EMPTY_CHOICES",
+    "ORDERS",
+    "Alias",
+    "Aliases",
+    "Declaration",
+    "Empty",
+    "MetricInfo",
+    "Order",
+    "MAX_CHARS_HELP",
+    "Param",
+    "THRESHOLD_HELP",
+    "accepts_aliases",
+    "check_option",
+    "declaration",
+    "metric",
+    "with_async",
+]
 
 #: The shared ``order`` option: ``strict`` keeps the expected order, ``flexible`` ignores it.
-ORDERS = ("strict", "flexible")
+Order = Literal["strict", "flexible"]
 #: The shared ``empty`` option: what a row with nothing to compare (nothing expected and
 #: nothing called) scores: 1.0, 0.0, or unscored.
-EMPTY_CHOICES = ("perfect", "zero", "unscored")
+Empty = Literal["perfect", "zero", "unscored"]
+#: The help line of a ``threshold`` whose None means "pass only a perfect score".
+THRESHOLD_HELP = "pass when score >= threshold (null: score == 1)"
+#: The help line of the judged metrics' ``max_chars``.
+MAX_CHARS_HELP = "cut each tool result or argument shown to the judge at this many characters"
+ORDERS: tuple[str, ...] = get_args(Order)
+EMPTY_CHOICES: tuple[str, ...] = get_args(Empty)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -211,3 +256,233 @@ class MetricInfo:
     # bind (e.g. resolve an ``args`` spec to a comparator); same results.
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
     aliases: Aliases = field(default_factory=Aliases, compare=False)
+
+
+def _folded(value: str) -> str:
+    return value.casefold().replace("-", "_")
+
+
+def check_option(metric: str, name: str, value: Any, param: Param) -> Any:
+    """``value`` of option ``name`` in its canonical spelling; ConfigError when it is no choice.
+
+    Enumerated text values match in any case and with ``-`` for ``_``
+    (``Strict``, ``STRICT`` → ``strict``); a ``bool`` option takes only
+    ``True``/``False`` (never ``1``).
+
+    >>> check_option("m", "order", "Strict", Param("strict", "", choices=ORDERS))
+    'strict'
+    """
+    choices = param.choices
+    if choices is None:
+        return value
+    for choice in choices:
+        if _same(choice, value):
+            return choice
+    if isinstance(value, str):
+        folded = _folded(value)
+        for choice in choices:
+            if isinstance(choice, str) and _folded(choice) == folded:
+                return choice
+    allowed = ", ".join(repr(c) for c in choices)
+    raise ConfigError(
+        f"metric {metric!r}: {name} must be one of {allowed}, got {value!r}", field=name
+    )
+
+
+def _choices(annotation: Any, namespace: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The values a ``Literal[...]`` (or ``bool``) annotation allows; None for any other type."""
+    if isinstance(annotation, str):  # postponed annotations: evaluated in the function's module
+        try:
+            annotation = eval(annotation, dict(namespace))  # noqa: S307  (our own source text)
+        except Exception:
+            return None
+    if annotation is bool:
+        return (False, True)
+    if get_origin(annotation) is Literal:
+        return get_args(annotation)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One metric as declared by :func:`metric`: what the registry makes its MetricInfo from.
+
+    ``function`` is the undecorated function (what the registry calls, with
+    options it has checked); ``options`` the keyword-only parameters, read
+    from its signature; ``sample`` turns ``function`` into the sample form
+    ``score_sample(sample, **options)`` (None: ``function`` takes a Sample).
+    """
+
+    name: str
+    description: str
+    options: Mapping[str, Param]
+    requires: tuple[str, ...]
+    needs_judge: bool
+    function: Callable[..., Any]
+    sample: Callable[[Callable[..., Any]], Callable[..., Result]] | None = None
+    ascore: Callable[..., Awaitable[Result]] | None = None
+    aliases: Aliases = field(default_factory=Aliases)
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    public: Callable[..., Any] | None = None  # the decorated function, importable by name
+
+    def info(self, provider: str = "") -> MetricInfo:
+        """The registry's entry for this metric (``provider``: who lists it, else its module)."""
+        form = SampleForm(self.public or self.function, self.sample)
+        return MetricInfo(
+            name=self.name,
+            description=self.description,
+            params=dict(self.options),
+            requires=self.requires,
+            needs_judge=self.needs_judge,
+            score_sample=form,
+            ascore_sample=self.ascore,
+            provider=provider or self.function.__module__,
+            prepare=self.prepare,
+            aliases=self.aliases,
+        )
+
+    def check(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """``given`` options with former names translated and enum values made canonical."""
+        out = self.aliases.translate(self.name, given) if self.aliases else dict(given)
+        for key, value in out.items():
+            param = self.options.get(key)
+            if param is not None and param.choices is not None:
+                out[key] = check_option(self.name, key, value, param)
+        return out
+
+
+class SampleForm:
+    """``score_sample(sample, **options)`` of a declared metric; pickled by its function's name.
+
+    Calls the undecorated function (the registry has checked the options),
+    through the declaration's ``sample`` adapter when it has one.
+    """
+
+    __slots__ = ("_score", "adapter", "public")
+
+    def __init__(self, public: Callable[..., Any], adapter: Callable[..., Any] | None) -> None:
+        self.public = public
+        self.adapter = adapter
+        raw = declaration(public).function if hasattr(public, "__metric__") else public
+        self._score = raw if adapter is None else adapter(raw)
+
+    def __call__(self, sample: Any, **options: Any) -> Result:
+        result: Result = self._score(sample, **options)
+        return result
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return SampleForm, (self.public, self.adapter)
+
+
+def _options(function: Callable[..., Any], help: Mapping[str, str], name: str) -> dict[str, Param]:
+    code = function.__code__
+    first = code.co_argcount  # positional ones, positional-only included
+    keyword = code.co_varnames[first : first + code.co_kwonlyargcount]
+    defaults = function.__kwdefaults__ or {}
+    annotations = getattr(function, "__annotations__", {})
+    options: dict[str, Param] = {}
+    for key in keyword:
+        if key == "judge":
+            continue
+        if key not in defaults:
+            raise ConfigError(f"metric {name!r}: option {key} needs a default", field=key)
+        choices = _choices(annotations.get(key), function.__globals__)
+        options[key] = Param(defaults[key], help.get(key, ""), choices=choices)
+    undocumented = sorted(set(options) - set(help))
+    stray = sorted(set(help) - set(options))
+    if undocumented or stray:
+        raise ConfigError(
+            f"metric {name!r}: help must describe exactly its options "
+            f"(missing: {undocumented or 'none'}, not options: {stray or 'none'})",
+            field="help",
+        )
+    return options
+
+
+def metric(
+    name: str,
+    description: str,
+    *,
+    requires: tuple[str, ...],
+    help: Mapping[str, str],
+    sample: Callable[[Callable[..., Any]], Callable[..., Result]] | None = None,
+    aliases: Aliases | None = None,
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> Callable[[F], F]:
+    """Declare ``name`` on the function below: its options come from its signature.
+
+    The decorated function checks its enumerated options (canonical
+    spelling, see :func:`check_option`) and translates ``aliases`` when
+    called directly; :func:`declaration` gives the :class:`Declaration`.
+    ``help`` has one line per keyword-only option (no more, no fewer);
+    ``sample`` adapts the function to a Sample (None when it takes one).
+    """
+
+    def wrap(function: F) -> F:
+        declared = Declaration(
+            name=name,
+            description=description,
+            options=_options(function, help, name),
+            requires=tuple(requires),
+            needs_judge="judge" in (function.__kwdefaults__ or {}),
+            function=function,
+            sample=sample,
+            aliases=aliases or Aliases(),
+            prepare=prepare,
+        )
+        return _checked(function, declared)
+
+    return wrap
+
+
+def _checked(function: F, declared: Declaration) -> F:
+    watched = frozenset(
+        [k for k, p in declared.options.items() if p.choices is not None]
+        + list(declared.aliases.names)
+        + list(declared.aliases.values)
+    )
+    check = declared.check
+
+    if _is_coroutine(function):
+
+        @functools.wraps(function)
+        async def acall(*args: Any, **kwargs: Any) -> Any:
+            if not watched.isdisjoint(kwargs):
+                kwargs = check(kwargs)
+            return await function(*args, **kwargs)
+
+        acall.__metric__ = replace(declared, public=acall)  # type: ignore[attr-defined]
+        return acall  # type: ignore[return-value]
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not watched.isdisjoint(kwargs):
+            kwargs = check(kwargs)
+        return function(*args, **kwargs)
+
+    call.__metric__ = replace(declared, public=call)  # type: ignore[attr-defined]
+    return call  # type: ignore[return-value]
+
+
+def declaration(function: Any) -> Declaration:
+    """The :class:`Declaration` of a function decorated with :func:`metric`."""
+    declared = getattr(function, "__metric__", None)
+    if not isinstance(declared, Declaration):
+        raise ConfigError(
+            f"{getattr(function, '__qualname__', function)!r} is not declared with "
+            "tooleval.model.metric(...)",
+            field="metric",
+        )
+    return declared
+
+
+def with_async(sync: Any) -> Callable[[F], F]:
+    """Give the metric declared on ``sync`` this async twin (the registry's ``ascore_sample``)."""
+
+    def wrap(function: F) -> F:
+        declared = declaration(sync)
+        twin = _checked(function, declared)
+        sync.__metric__ = replace(declared, ascore=twin)
+        return twin
+
+    return wrap

@@ -25,6 +25,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tooleval.errors import BodyError
 from tooleval.monitor.live import LiveMonitor, LiveSessions
 from tooleval.traces.genai import SpanFacts, span_facts
 from tooleval.traces.otlp import IngestReport, loads
@@ -32,14 +33,6 @@ from tooleval.traces.otlp import IngestReport, loads
 __all__ = ["DEFAULT_MAX_BODY", "OtlpReceiver", "decode_otlp_body"]
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
-
-
-class BodyError(Exception):
-    """A request body that is refused, with its HTTP status."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:

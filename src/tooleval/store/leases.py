@@ -30,7 +30,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from tooleval.errors import StoreError
+from tooleval.errors import RunBusyError
 from tooleval.store import schema as t
 
 __all__ = [
@@ -49,10 +49,6 @@ __all__ = [
 HEARTBEAT_SECONDS = 5.0
 #: A lease not renewed for this long belongs to a dead (or hung) process.
 LEASE_TTL_SECONDS = 60.0
-
-
-class RunBusyError(StoreError):
-    """Another live process works this run."""
 
 
 @dataclass(frozen=True, slots=True)

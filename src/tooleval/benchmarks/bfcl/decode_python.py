@@ -38,6 +38,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from tooleval.errors import BfclDecodeError
+
 __all__ = [
     "DECODER_FAILED",
     "POSITIONAL",
@@ -57,18 +59,6 @@ POSITIONAL = "<positional>"
 
 DECODER_FAILED = "ast_decoder:decoder_failed"
 WRONG_OUTPUT_FORMAT = "ast_decoder:decoder_wrong_output_format"
-
-
-class BfclDecodeError(ValueError):
-    """BFCL's decoder would raise on this text, or its output is not a list of calls.
-
-    ``error_type`` is BFCL's label: :data:`DECODER_FAILED` or
-    :data:`WRONG_OUTPUT_FORMAT`.
-    """
-
-    def __init__(self, message: str, error_type: str = DECODER_FAILED) -> None:
-        super().__init__(message)
-        self.error_type = error_type
 
 
 def prompt_text(result: Any) -> str:
