@@ -83,7 +83,7 @@ def test_every_class_in_errors_py_is_in_the_tree_and_its_drawing() -> None:
         ("tooleval.store", "RunBusyError"),
         ("tooleval.connectors.retry", "UnreadableBody"),
         ("tooleval.monitor.serve", "BodyError"),
-        ("tooleval.formats.bfcl_decode_python", "BfclDecodeError"),
+        ("tooleval.benchmarks.bfcl.decode_python", "BfclDecodeError"),
     ],
 )
 def test_former_import_paths_give_the_same_class(module: str, name: str) -> None:
