@@ -45,3 +45,6 @@ _.isolation_level
 
 # store/search_index.py: SQLAlchemy's cache flag on a custom SQL construct
 inherit_cache
+
+# connectors/retry.py: httpx.Response's cache of the body, filled as Response.read() does
+_._content
