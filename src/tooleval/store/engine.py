@@ -3,7 +3,9 @@
 SQLite files get WAL journaling and a busy timeout so a viewer can read while
 a run writes, and write transactions start with ``BEGIN IMMEDIATE`` so
 concurrent writers (two runs on one store) wait their turn instead of failing
-with "database is locked"; PostgreSQL gets pre-pinged pooled connections.
+with "database is locked" (for at most the 30 s busy timeout); PostgreSQL gets
+pre-pinged pooled connections, a 5 s connect timeout, and statement and lock
+timeouts (:data:`PG_TIMEOUTS`).
 
 >>> resolve_url("sqlite:///:memory:")
 'sqlite:///:memory:'
@@ -24,6 +26,10 @@ __all__ = ["DEFAULT_PATH", "WRITE_OPTION", "create_engine", "open_error", "resol
 DEFAULT_PATH = Path(".tooleval") / "runs.db"
 #: Execution option marking a connection that writes (SQLite: BEGIN IMMEDIATE).
 WRITE_OPTION = "tooleval_write"
+
+
+#: PostgreSQL session settings: no statement runs, and no lock is awaited, for good.
+PG_TIMEOUTS = "-c statement_timeout=300000 -c lock_timeout=60000"
 
 
 def resolve_url(url: str | os.PathLike[str] | None) -> str:
@@ -92,7 +98,8 @@ def create_engine(url: sa.engine.URL) -> sa.Engine:
             json_serializer=_dumps,
             json_deserializer=_loads,
             pool_pre_ping=True,
-            connect_args={"connect_timeout": 5},
+            # Every wait has a deadline: connecting, each statement, each lock wait.
+            connect_args={"connect_timeout": 5, "options": PG_TIMEOUTS},
         )
     raise StoreError(f"unsupported database {dialect!r}", field="--store")
 
