@@ -93,14 +93,22 @@ def create_engine(url: sa.engine.URL) -> sa.Engine:
         sa.event.listen(engine, "begin", _sqlite_on_begin)
         return engine
     if dialect == "postgresql":
-        return sa.create_engine(
-            url,
-            json_serializer=_dumps,
-            json_deserializer=_loads,
-            pool_pre_ping=True,
-            # Every wait has a deadline: connecting, each statement, each lock wait.
-            connect_args={"connect_timeout": 5, "options": PG_TIMEOUTS},
-        )
+        try:
+            return sa.create_engine(
+                url,
+                json_serializer=_dumps,
+                json_deserializer=_loads,
+                pool_pre_ping=True,
+                # Every wait has a deadline: connecting, each statement, each lock wait.
+                connect_args={"connect_timeout": 5, "options": PG_TIMEOUTS},
+            )
+        except ImportError as exc:  # SQLAlchemy imports the driver here
+            missing = getattr(exc, "name", None) or "psycopg"
+            raise StoreError(
+                f"a PostgreSQL store needs the {missing} driver ({missing} is not installed): "
+                "pip install 'tooleval[postgres]'",
+                field="--store",
+            ) from None
     raise StoreError(f"unsupported database {dialect!r}", field="--store")
 
 
