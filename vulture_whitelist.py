@@ -48,3 +48,6 @@ inherit_cache
 
 # connectors/retry.py: httpx.Response's cache of the body, filled as Response.read() does
 _._content
+
+# monitor/serve.py: socketserver reads the listen backlog from the server class
+request_queue_size

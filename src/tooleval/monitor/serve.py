@@ -29,6 +29,7 @@ import threading
 import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from tooleval.monitor.live import LiveMonitor, LiveSessions
@@ -162,8 +163,13 @@ class OtlpReceiver:
         tick: float | None = None,
         on_findings: Any = None,
         on_problem: Any = None,
+        buffer: str | Path | None = None,
     ) -> None:
         self.monitor = monitor
+        # Where open sessions wait across a restart (None: stored as they are at stop).
+        self.buffer = None if buffer is None else Path(buffer)
+        self.kept_open = 0  # facts of open sessions written to the buffer at stop
+        self.restored = 0  # facts read back from the buffer at start
         self.sessions = LiveSessions(idle_timeout=idle_timeout, max_pending=max_pending)
         self.max_body = max_body
         self.read_timeout = read_timeout
@@ -355,7 +361,16 @@ class OtlpReceiver:
         try:
             while not self._stop.wait(self.tick):
                 self._release(self.sessions.pop_idle(now=time.monotonic()))
-            self._release(self.sessions.pop_all())
+            if self.buffer is None:
+                self._release(self.sessions.pop_all())
+            else:
+                # Idle sessions are complete: stored. Open ones wait in the buffer file
+                # for the rest, so a restart neither stores them cut nor twice.
+                self._release(self.sessions.pop_idle(now=time.monotonic()))
+                from tooleval.monitor.buffer import write_open_sessions
+
+                facts, session_of = self.sessions.take_open()
+                self.kept_open = write_open_sessions(self.buffer, facts, session_of)
         except BaseException:
             status = "failed"
             raise
@@ -368,7 +383,18 @@ class OtlpReceiver:
             self.on_findings(sessions, findings)
 
     def start(self) -> OtlpReceiver:
-        """Serve in background threads; returns self."""
+        """Serve in background threads (open sessions of the last stop restored); returns self."""
+        if self.buffer is not None:
+            from tooleval.monitor.buffer import read_open_sessions
+
+            facts, session_of, skipped = read_open_sessions(self.buffer)
+            self.sessions.restore(facts, session_of, now=time.monotonic())
+            self.restored = len(facts)
+            if skipped:
+                self.problems.problem(
+                    f"{skipped} line(s) of the open-session buffer {self.buffer} could not "
+                    "be read and were skipped"
+                )
         self._worker = threading.Thread(target=self._work, name="tooleval-monitor", daemon=True)
         self._worker.start()
         self._server_thread = threading.Thread(
