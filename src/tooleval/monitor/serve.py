@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tooleval.errors import ToolEvalError
 from tooleval.monitor.live import LiveMonitor, LiveSessions
 from tooleval.traces.genai import SpanFacts, span_facts
 from tooleval.traces.otlp import IngestReport, loads
@@ -99,6 +100,8 @@ def decode_otlp_body(
             data = loads(body)
         except ValueError as exc:
             raise BodyError(400, f"body is not valid JSON: {exc}") from exc
+        except ToolEvalError as exc:  # valid JSON past the nesting limit, and the like
+            raise BodyError(400, f"body cannot be read: {exc.message}") from exc
         expected = "resourceSpans" if signal == "traces" else "resourceLogs"
         if not isinstance(data, dict) or (
             expected not in data
