@@ -13,7 +13,8 @@ from tooleval.errors import JudgeError
 from tooleval.llm.openai_judge import OpenAIJudge
 
 TIMEOUT = 0.6
-BOUND = TIMEOUT + 2.5
+# Slack for a loaded shared machine (load ~30 seen); without the deadline these never end.
+BOUND = TIMEOUT + 10
 MESSAGES = [{"role": "user", "content": "grade this"}]
 
 
