@@ -7,6 +7,12 @@
 # ruff: noqa
 _ = object()
 
+# connectors/retry.py: httpx.Response's cache of the body, filled as Response.read() does
+_._content
+
+# monitor/serve.py: socketserver reads the listen backlog from the server class
+request_queue_size
+
 # module-level __getattr__/__dir__: lazy names of tooleval and tooleval.store (PEP 562)
 __getattr__
 __dir__

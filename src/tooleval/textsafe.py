@@ -12,19 +12,46 @@ Three views of the same text:
   XML 1.0 allows (so ElementTree, junitparser, GitLab and Jenkins read it).
 - :func:`strip_ansi`: only the ANSI sequences removed.
 
+And one for spreadsheets: :func:`csv_cell` makes a CSV cell that no
+spreadsheet runs as a formula (every CSV export writes its cells with it).
+
 >>> visible("\\x1b[31mHTTP 500\\x1b[0m: boom\\x07")
 'HTTP 500: boom\\\\x07'
 >>> visible("refund\\u202egnp.exe")
 'refund<U+202E>gnp.exe'
 >>> xml_safe("a\\x00b")
 'a\\\\x00b'
+>>> csv_cell("=HYPERLINK(1)"), csv_cell("-2+3"), csv_cell(-0.5), csv_cell(None)
+("'=HYPERLINK(1)", "'-2+3", '-0.5', '')
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI_CONTROLS", "strip_ansi", "visible", "xml_safe"]
+__all__ = ["BIDI_CONTROLS", "FORMULA_STARTS", "csv_cell", "strip_ansi", "visible", "xml_safe"]
+
+#: First characters that make a spreadsheet (Excel, LibreOffice, Sheets) read a
+#: cell as a formula or a DDE command: = + - @, tab, CR, LF, and their
+#: full-width forms, which Excel treats alike in East Asian locales.
+FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+
+
+def csv_cell(value: object) -> str:
+    """A CSV cell as text that no spreadsheet runs as a formula.
+
+    Text starting with a formula character (see :data:`FORMULA_STARTS`), also
+    after leading spaces, gets a ``'`` in front; numbers and booleans are
+    written as they are (a number is never a formula); None is empty.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | float):
+        return str(value)
+    text = value if isinstance(value, str) else str(value)
+    stripped = text.lstrip(" ")
+    return "'" + text if stripped[:1] in FORMULA_STARTS and stripped else text
+
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC
 # sequences, and the 8-bit CSI/OSC forms.

@@ -272,13 +272,30 @@ def test_cli_serve_graceful_shutdown_on_sigterm(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    # the session is still open (60 s idle timeout): kept for the next start, not stored cut
+    assert "0 sessions" in out and "kept" in out
+    restarted = subprocess.Popen(
+        [sys.executable, "-m", "tooleval.cli.main", "monitor", "serve", "--port", "0",
+         "--idle-timeout", "1", "--store", store_url, "--emit", str(tmp_path / "ev.jsonl")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+    )  # fmt: skip
+    try:
+        assert restarted.stdout.readline().startswith("restored ")
+        time.sleep(3)  # the restored session goes idle: monitored now, whole
+        restarted.send_signal(signal.SIGTERM)
+        out, err = restarted.communicate(timeout=30)
+    finally:
+        if restarted.poll() is None:
+            restarted.kill()
+    assert restarted.returncode == 0, err
     assert "1 sessions" in out and "error_ignored 1" in out
     events = (tmp_path / "ev.jsonl").read_text()
     assert "conv-term" in events
     store = open_store(store_url)
     try:
-        (run,) = store.list_runs()
-        assert run.status == "finished"
+        runs = store.list_runs()
+        assert [r.status for r in runs] == ["finished", "finished"]
+        assert sum(store.count_rows(r.id) for r in runs) == 1
     finally:
         store.close()
 

@@ -87,6 +87,7 @@ def write_csv(path: str, rows: Any) -> None:
     from pathlib import Path
 
     from tooleval.io_atomic import atomic_write
+    from tooleval.textsafe import csv_cell
 
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -96,22 +97,14 @@ def write_csv(path: str, rows: Any) -> None:
     )  # fmt: skip
     for row in rows:
         for result in row.results or ():
-            writer.writerow(
-                [row.index, row.row_id, row.category or "", result.metric,
-                 "" if result.score is None else result.score,
-                 "" if result.passed is None else result.passed,
-                 "" if result.threshold is None else result.threshold,
-                 _cell(result.reason), _cell(row.error or ""), row.failure_class or "",
-                 "" if row.latency_ms is None else round(row.latency_ms, 3)]
-            )  # fmt: skip
+            cells = [row.index, row.row_id, row.category, result.metric, result.score,
+                     result.passed, result.threshold, result.reason, row.error,
+                     row.failure_class,
+                     None if row.latency_ms is None else round(row.latency_ms, 3)]  # fmt: skip
+            # Every cell, ids and names too: agent and dataset text is untrusted.
+            writer.writerow([csv_cell(c) for c in cells])
     with atomic_write(Path(path)) as handle:
         handle.write(buffer.getvalue().encode("utf-8"))
-
-
-def _cell(text: str) -> str:
-    # A cell starting with = + - @ is a formula to spreadsheet programs; agent text is untrusted.
-    text = str(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def export_run(args: argparse.Namespace) -> int:

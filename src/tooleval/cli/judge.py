@@ -60,7 +60,9 @@ def register(subparsers: Any) -> None:
         "the bundled SmolLM2-135M is for plumbing only",
     )
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument(
+        "--port", type=int, default=8765, help="port (default 8765; 0 for any free port)"
+    )
     serve.add_argument("--model-path", help="a GGUF chat model (default: SmolLM2-135M-Instruct)")
     serve.add_argument("--max-new-tokens", type=int, default=256, help="reply length cap")
     serve.add_argument(
@@ -90,6 +92,17 @@ def register(subparsers: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from tooleval.cli._ports import bound_port, listen
+
+    # The port first: a busy one is one line and exit 2 before the model loads for seconds.
+    sock = listen(args.host, args.port)
+    try:
+        return _serve_on(args, sock, bound_port(sock))
+    finally:
+        sock.close()
+
+
+def _serve_on(args: argparse.Namespace, sock: Any, port: int) -> int:
     from tooleval.llm.local import PLUMBING_ONLY, LocalJudge, load_local_model
     from tooleval.llm.serve import serve
 
@@ -100,15 +113,16 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"note: {PLUMBING_ONLY}")
     print(f"loading {judge.model} ...")
     sys.stdout.flush()
-    # Loaded before the port opens: a bad file is one line and exit 2, and no request
-    # ever waits for the load. GET /health answers {"status": "ready"} from the start.
+    # Loaded before the server answers: a bad file is one line and exit 2; connections
+    # made meanwhile wait in the bound port's backlog. GET /health answers
+    # {"status": "ready"} from the first request on.
     loaded = load_local_model(args.model_path)
     print(
-        f"serving {judge.model} at http://{args.host}:{args.port}/v1 "
+        f"serving {judge.model} at http://{args.host}:{port}/v1 "
         f"(loaded in {loaded.load_seconds:.1f} s; readiness: GET /health)"
     )
     sys.stdout.flush()
-    serve(judge, host=args.host, port=args.port, structured_output=not args.no_structured_output)
+    serve(judge, sock=sock, structured_output=not args.no_structured_output)
     return 0
 
 

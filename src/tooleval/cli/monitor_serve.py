@@ -157,6 +157,13 @@ def _add(subparsers: Any, name: str, summary: str) -> None:
     )
     parser.add_argument("--no-store", action="store_true", help=f"ignore ${STORE_ENV}")
     parser.add_argument(
+        "--buffer",
+        metavar="FILE",
+        help="where sessions still open at a stop wait for the rest after a restart "
+        "(default with a store: open-sessions.jsonl beside a SQLite store file, else "
+        ".tooleval/open-sessions.jsonl; without a store they are monitored at the stop)",
+    )
+    parser.add_argument(
         "--export",
         metavar="URL",
         help="OTLP/HTTP logs endpoint for evaluation events (e.g. http://127.0.0.1:4319/v1/logs)",
@@ -264,6 +271,7 @@ def handle(args: argparse.Namespace) -> int:
             max_pending=args.max_pending,
             on_findings=report,
             on_problem=_problem_printer(),
+            buffer=_buffer_path(args.buffer, store),
         )
     except OSError as exc:
         if writer is not None:
@@ -273,11 +281,23 @@ def handle(args: argparse.Namespace) -> int:
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda *_: stop.set())
     receiver.start()
+    if receiver.restored:
+        print(
+            f"restored {receiver.restored} span record(s) of sessions open at the last stop "
+            f"from {receiver.buffer}",
+            flush=True,
+        )
     print(f"listening on {receiver.url} (POST /v1/traces, /v1/logs)", flush=True)
     while not stop.wait(0.5):
         pass
     print("stopping: monitoring buffered sessions", flush=True)
     receiver.stop()
+    if receiver.kept_open:
+        print(
+            f"kept {receiver.kept_open} span record(s) of sessions still open in "
+            f"{receiver.buffer}; they are stored, whole, when the receiver starts again",
+            flush=True,
+        )
     summary = monitor.summary()
     counts = ", ".join(f"{k} {v}" for k, v in summary["counts"].items())
     print(
@@ -301,6 +321,22 @@ def handle(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _buffer_path(given: str | None, store: str | None) -> Any:
+    """The open-session buffer: ``--buffer``, else beside the store (None without a store)."""
+    from pathlib import Path
+
+    if given:
+        return Path(given)
+    if store is None:
+        return None
+    from tooleval.store import resolve_store_url
+
+    url = resolve_store_url(store)
+    if url.startswith("sqlite:///") and ":memory:" not in url:
+        return Path(url[len("sqlite:///") :]).parent / "open-sessions.jsonl"
+    return Path(".tooleval") / "open-sessions.jsonl"
 
 
 def _problem_printer(limit: int = 5) -> Any:

@@ -17,7 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "127.0.0.1 only, unless --host says otherwise.",
     )
     add_store_option(parser)
-    parser.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    parser.add_argument(
+        "--port", type=int, default=8765, help="port (default 8765; 0 for any free port)"
+    )
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -27,12 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def view(args: argparse.Namespace) -> int:
+    from tooleval.cli._ports import bound_port, check_port, listen
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
     from tooleval.web import is_loopback
 
-    if not 0 < args.port < 65536:
-        raise ConfigError(f"expected a port between 1 and 65535, got {args.port}", field="--port")
+    check_port(args.port)
     try:
         import uvicorn
 
@@ -49,7 +51,16 @@ def view(args: argparse.Namespace) -> int:
         )
     with open_cli_store(args) as store:
         app = create_app(store, host=args.host)
+        # The port is taken before the address is printed: a busy one is one line, exit 2.
+        sock = listen(args.host, args.port)
         shown = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"tooleval viewer on http://{shown}:{args.port}/ (Ctrl+C to stop)", file=sys.stderr)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        print(
+            f"tooleval viewer on http://{shown}:{bound_port(sock)}/ (Ctrl+C to stop)",
+            file=sys.stderr,
+        )
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        try:
+            server.run(sockets=[sock])
+        finally:
+            sock.close()
     return 0

@@ -28,9 +28,9 @@ class HttpClients:
 
     def _sync_client(self) -> Any:
         if self._client is None:
-            import httpx
+            from tooleval.http_deadline import sync_client
 
-            self._client = httpx.Client()
+            self._client = sync_client()
         return self._client
 
     def _async_http_client(self) -> Any:

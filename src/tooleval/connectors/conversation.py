@@ -20,6 +20,14 @@ is carried as the plan says:
         turns: turns              # the column of user turns (default: turns)
         user: sim_user:next_message  # or a scripted user (module:function)
         max_turns: 10
+        timeout: 120              # seconds for the whole conversation
+
+Each turn is one connector call, so each of its attempts is bounded by the
+connector's ``timeout``; the conversation as a whole is bounded by
+``conversation.timeout`` (default: ``max_turns`` times the connector's
+``timeout`` times its attempts), and a scripted user that is a coroutine is
+inside that deadline too. A conversation past its deadline fails the row,
+naming the deadline and the turn it reached.
 
 Per turn the body template sees ``{{input}}`` = this turn's user text,
 ``{{metadata.session_id}}`` = the session id (the reply's, read with
@@ -41,6 +49,7 @@ under ``tool_calls``) and returns the next user text, or ``None`` to end.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import secrets
@@ -56,7 +65,7 @@ from tooleval.model import AssistantMessage, Message, Sample, ToolCall, UserMess
 
 __all__ = ["ConversationConnector", "ConversationSpec", "user_turns"]
 
-_KEYS = ("carry", "session_path", "turns", "user", "max_turns")
+_KEYS = ("carry", "session_path", "turns", "user", "max_turns", "timeout")
 DEFAULT_MAX_TURNS = 20
 
 
@@ -71,6 +80,7 @@ class ConversationSpec:
     user_name: str | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     session_query: Any = None
+    timeout: float | None = None
 
     @classmethod
     def from_config(
@@ -103,13 +113,22 @@ class ConversationSpec:
                 f"expected a whole number from 1 to 1000, got {limit!r}",
                 field=f"{field}.max_turns",
             )
+        timeout = config.get("timeout")
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+        ):
+            raise ConfigError(
+                f"expected a number of seconds > 0 for the whole conversation, got {timeout!r}",
+                field=f"{field}.timeout",
+            )
         user = config.get("user")
         loaded = None
         if user is not None:
             from tooleval.connectors.imports import load_from
 
             loaded = load_from(user, field=f"{field}.user", base_dir=base_dir)
-        return cls(carry, path, column, loaded, user if loaded else None, limit, query)
+        total = None if timeout is None else float(timeout)
+        return cls(carry, path, column, loaded, user if loaded else None, limit, query, total)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -118,6 +137,7 @@ class ConversationSpec:
             "turns": self.turns_column,
             "user": self.user_name,
             "max_turns": self.max_turns,
+            "timeout": self.timeout,
         }
 
 
@@ -205,8 +225,30 @@ class ConversationConnector:
             return scripted[index] if index < len(scripted) else None
         return self.spec.user(conversation.as_dicts(), sample)
 
+    def total_timeout(self) -> float:
+        """Seconds the whole conversation may take (see the module docstring)."""
+        if self.spec.timeout is not None:
+            return self.spec.timeout
+        per_turn = float(getattr(self.http, "timeout", 30.0))
+        retry = getattr(self.http, "retry", None)
+        attempts = int(getattr(retry, "attempts", 1))
+        return self.spec.max_turns * per_turn * attempts
+
     async def acall(self, sample: Sample | str) -> AgentResponse:
         sample = as_sample(sample)
+        limit = self.total_timeout()
+        progress: list[int] = [0]
+        try:
+            async with asyncio.timeout(limit):
+                return await self._converse(sample, progress)
+        except TimeoutError:
+            raise ConnectorError(
+                f"the conversation did not end within its {limit:g} s timeout "
+                f"(conversation.timeout); stopped in turn {progress[0] + 1}",
+                row=sample.id,
+            ) from None
+
+    async def _converse(self, sample: Sample, progress: list[int]) -> AgentResponse:
         scripted = [] if self.spec.user is not None else user_turns(sample, self.spec.turns_column)
         if self.spec.user is None and not scripted:
             raise ConnectorError(
@@ -240,6 +282,7 @@ class ConversationConnector:
                     status=exc.context.get("status"),
                 ) from None
             conversation.add(text, response)
+            progress[0] = conversation.turn
             conversation.session = self._session(sample, response.raw, conversation.session)
         else:
             if self.spec.user is not None or conversation.turn < len(scripted):
@@ -249,8 +292,6 @@ class ConversationConnector:
         return conversation.response()
 
     def call(self, sample: Sample | str) -> AgentResponse:
-        import asyncio
-
         return asyncio.run(self.acall(sample))
 
     async def aclose(self) -> None:

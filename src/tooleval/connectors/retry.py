@@ -1,7 +1,10 @@
 """Retries with exponential back-off, shared by the HTTP-based connectors.
 
 Connect errors, timeouts, 429 (honouring ``Retry-After``) and 5xx are retried;
-any other 4xx is the caller's mistake and fails at once. A 2xx reply whose
+any other 4xx is the caller's mistake and fails at once. A request's
+``timeout`` bounds each whole attempt (connect, headers and the body read to
+its end), not only each read: an agent that answers 200 and then drips one
+byte at a time fails the attempt at its deadline as a ``ReadTimeout``. A 2xx reply whose
 body cannot be read (not JSON when response paths are configured: a proxy's
 HTML page, a truncated reply) is retried too when ``invalid_body`` is on (the
 default); those retries are counted apart from the HTTP ones. The decision
@@ -176,7 +179,7 @@ def send(
         attempt += 1
         response, error = None, None
         try:
-            response = client.request(method, url, **request)
+            response = _request_within(client, method, url, request)
         except Exception as exc:
             if not _retryable_exception(exc):
                 raise _failure(method, shown, attempt, None, exc) from exc
@@ -202,7 +205,7 @@ async def asend(
         attempt += 1
         response, error = None, None
         try:
-            response = await client.request(method, url, **request)
+            response = await _arequest_within(client, method, url, request)
         except Exception as exc:
             if not _retryable_exception(exc):
                 raise _failure(method, shown, attempt, None, exc) from exc
@@ -210,6 +213,58 @@ async def asend(
         if response is not None and response.status_code < 400:
             return response, attempt
         await asyncio.sleep(_pause_or_raise(policy, method, shown, attempt, response, error))
+
+
+def _attempt_timeout(request: Mapping[str, Any]) -> float | None:
+    timeout = request.get("timeout")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        return None
+    return float(timeout)
+
+
+def _over_deadline(timeout: float) -> Exception:
+    import httpx
+
+    return httpx.ReadTimeout(f"no complete reply within the attempt's {timeout:g} s timeout")
+
+
+def _request_within(client: Any, method: str, url: str, request: Mapping[str, Any]) -> Any:
+    """``client.request``, with the body read under the attempt's deadline (sync httpx).
+
+    The reply is streamed so the deadline is checked between chunks, and the
+    read timeout left for the body is what remains of the attempt.
+    """
+    timeout = _attempt_timeout(request)
+    stream = getattr(client, "stream", None)
+    if timeout is None or stream is None:
+        return client.request(method, url, **request)
+    from tooleval.http_deadline import attempt_deadline
+
+    deadline = time.monotonic() + timeout
+    with attempt_deadline(timeout), stream(method, url, **request) as response:
+        remaining = max(0.001, deadline - time.monotonic())
+        limits = response.request.extensions.get("timeout")
+        if isinstance(limits, dict):  # httpcore reads it when the body read starts
+            limits["read"] = min(limits.get("read") or remaining, remaining)
+        chunks = []
+        for chunk in response.iter_bytes():
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise _over_deadline(timeout)
+        response._content = b"".join(chunks)  # what Response.read() keeps, read in time
+    return response
+
+
+async def _arequest_within(client: Any, method: str, url: str, request: Mapping[str, Any]) -> Any:
+    """``await client.request`` with the whole attempt under the request's ``timeout``."""
+    timeout = _attempt_timeout(request)
+    try:
+        async with asyncio.timeout(timeout):
+            return await client.request(method, url, **request)
+    except TimeoutError as exc:
+        if timeout is None:
+            raise
+        raise _over_deadline(timeout) from exc
 
 
 def _pause_or_raise(

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from tooleval.errors import JudgeError
+from tooleval.http_deadline import attempt_deadline
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
 from tooleval.llm.reply import JudgeReply
 
@@ -190,12 +191,15 @@ class OpenAIJudge(BaseJudge):
             if self._sync_client is None:
                 openai = _import_openai()
 
+                from tooleval.http_deadline import sync_client
+
                 self._sync_client = openai.OpenAI(
                     api_key=self._api_key,
                     base_url=self.base_url,
                     timeout=self.timeout,
                     max_retries=0,  # retries are ours, so they are counted and tested
-                    http_client=self._http_client,
+                    # our own client's sockets end each request at the attempt deadline
+                    http_client=self._http_client or sync_client(),
                 )
             return self._sync_client
 
@@ -269,9 +273,9 @@ class OpenAIJudge(BaseJudge):
             text = str(exc).lower()
             if any(hint in text for hint in _UNSUPPORTED_HINTS):
                 return "fallback"
-        retryable = isinstance(exc, openai.APIConnectionError | openai.APITimeoutError) or (
-            status is not None and (status == 429 or status >= 500)
-        )
+        retryable = isinstance(
+            exc, openai.APIConnectionError | openai.APITimeoutError | TimeoutError
+        ) or (status is not None and (status == 429 or status >= 500))
         if retryable and attempt < self.max_retries:
             return "retry"
         return "fail"
@@ -325,7 +329,8 @@ class OpenAIJudge(BaseJudge):
                 time.sleep(self._limiter.reserve())
                 started = time.perf_counter()
                 try:
-                    response = client.chat.completions.create(**request)
+                    with attempt_deadline(self.timeout):
+                        response = client.chat.completions.create(**request)
                 except Exception as exc:
                     error = exc
                 else:
@@ -346,7 +351,12 @@ class OpenAIJudge(BaseJudge):
                 await asyncio.sleep(self._limiter.reserve())
                 started = time.perf_counter()
                 try:
-                    response = await client.chat.completions.create(**request)
+                    async with asyncio.timeout(self.timeout):
+                        response = await client.chat.completions.create(**request)
+                except TimeoutError:
+                    error: Exception = JudgeTimeout(
+                        f"no complete reply within the judge's {self.timeout:g} s timeout"
+                    )
                 except Exception as exc:
                     error = exc
                 else:
@@ -357,6 +367,10 @@ class OpenAIJudge(BaseJudge):
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"
+
+
+class JudgeTimeout(TimeoutError):
+    """A judge request that did not complete within the attempt's ``timeout`` (retried)."""
 
 
 def _import_openai() -> Any:

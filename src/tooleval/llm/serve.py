@@ -223,11 +223,20 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
     structured_output: bool = True,
+    sock: Any = None,
 ) -> None:
-    """Run the endpoint until interrupted (blocking); the model loads as it starts."""
+    """Run the endpoint until interrupted (blocking); the model loads as it starts.
+
+    ``sock``: a socket already bound and listening (``tooleval judge serve``
+    binds first, so a busy port is said before the model loads); else
+    ``host``/``port`` are bound here.
+    """
     app = create_app(judge, structured_output=structured_output)
     try:
         import uvicorn
     except ImportError as exc:
         raise JudgeError("serving a judge needs uvicorn: pip install 'tooleval[web]'") from exc
-    uvicorn.run(app, host=host, port=port)
+    if sock is None:
+        uvicorn.run(app, host=host, port=port)
+        return
+    uvicorn.Server(uvicorn.Config(app)).run(sockets=[sock])

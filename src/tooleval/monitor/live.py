@@ -137,6 +137,25 @@ class LiveSessions:
                         self.released_early += 1
             return out
 
+    def take_open(self) -> tuple[list[SpanFacts], dict[str, str]]:
+        """Remove and return every buffered fact and the trace-to-session map (at shutdown,
+        to keep open sessions for the next start instead of storing them cut)."""
+        with self._lock:
+            facts = [fact for trace in self._traces.values() for fact in trace]
+            session_of = {t: self._session_of[t] for t in self._traces if t in self._session_of}
+            self._traces.clear()
+            self._seen.clear()
+            self._session_of.clear()
+            self._pending = 0
+            return facts, session_of
+
+    def restore(self, facts: list[SpanFacts], session_of: Mapping[str, str], *, now: float) -> None:
+        """Put back the facts :meth:`take_open` returned (at the next start)."""
+        with self._lock:
+            for trace_id, session in session_of.items():
+                self._session_of.setdefault(trace_id, session)
+        self.add(facts, now=now)
+
     def pop_all(self) -> list[Session]:
         """Every buffered session, whatever its age (at shutdown)."""
         with self._lock:

@@ -11,21 +11,28 @@ idle sessions to :class:`~tooleval.monitor.live.LiveMonitor` every
 
 Responses follow OTLP/HTTP: 200 with an empty ``Export*ServiceResponse`` in
 the request's encoding; 400 with a message for a body that cannot be decoded,
-404 for other paths, 413 for a body too large, 415 for an unknown content
-type. :meth:`OtlpReceiver.stop` (SIGTERM / SIGINT in the CLI) stops accepting,
+404 for other paths, 408 for a sender that stops sending its body for
+``read_timeout`` seconds, 413 for a body too large, 415 for an unknown content
+type, 429 with ``Retry-After`` while more than twice ``max_pending`` span
+facts wait, and 503 with ``Retry-After`` when a request fails inside the
+receiver: every request gets an answer, which OTel exporters honour by
+retrying. The listen backlog holds 1,024 connections, so a burst of
+exporters is queued, never reset. :meth:`OtlpReceiver.stop` (SIGTERM / SIGINT in the CLI) stops accepting,
 releases every buffered session, finishes the store run and flushes events.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from tooleval.errors import BodyError
+from tooleval.errors import BodyError, ToolEvalError
 from tooleval.monitor.live import LiveMonitor, LiveSessions
 from tooleval.traces.genai import SpanFacts, span_facts
 from tooleval.traces.otlp import IngestReport, loads
@@ -33,6 +40,15 @@ from tooleval.traces.otlp import IngestReport, loads
 __all__ = ["DEFAULT_MAX_BODY", "OtlpReceiver", "decode_otlp_body"]
 
 DEFAULT_MAX_BODY = 16 * 1024 * 1024
+#: Seconds a sender may pause inside its request before it is answered 408.
+DEFAULT_READ_TIMEOUT = 30.0
+#: Seconds an exporter is told to wait (429/503) before it sends again.
+RETRY_AFTER = 1
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the default 5 resets connections in a burst
+    daemon_threads = True
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
@@ -76,6 +92,8 @@ def decode_otlp_body(
             data = loads(body)
         except ValueError as exc:
             raise BodyError(400, f"body is not valid JSON: {exc}") from exc
+        except ToolEvalError as exc:  # valid JSON past the nesting limit, and the like
+            raise BodyError(400, f"body cannot be read: {exc.message}") from exc
         expected = "resourceSpans" if signal == "traces" else "resourceLogs"
         if not isinstance(data, dict) or (
             expected not in data
@@ -136,13 +154,20 @@ class OtlpReceiver:
         idle_timeout: float = 30.0,
         max_body: int = DEFAULT_MAX_BODY,
         max_pending: int = 200_000,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
         tick: float | None = None,
         on_findings: Any = None,
         on_problem: Any = None,
+        buffer: str | Path | None = None,
     ) -> None:
         self.monitor = monitor
+        # Where open sessions wait across a restart (None: stored as they are at stop).
+        self.buffer = None if buffer is None else Path(buffer)
+        self.kept_open = 0  # facts of open sessions written to the buffer at stop
+        self.restored = 0  # facts read back from the buffer at start
         self.sessions = LiveSessions(idle_timeout=idle_timeout, max_pending=max_pending)
         self.max_body = max_body
+        self.read_timeout = read_timeout
         self.tick = tick if tick is not None else max(0.05, min(1.0, idle_timeout / 4))
         self.on_findings = on_findings
         self.on_problem = on_problem  # called with each split-session message as it happens
@@ -153,8 +178,7 @@ class OtlpReceiver:
         self._worker: threading.Thread | None = None
         self._server_thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer((host, port), self._handler())
-        self.server.daemon_threads = True
+        self.server = _Server((host, port), self._handler())
 
     @property
     def address(self) -> tuple[str, int]:
@@ -171,18 +195,26 @@ class OtlpReceiver:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = receiver.read_timeout  # every socket read of a request ends
 
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, content_type: str) -> None:
+            def _send(
+                self, status: int, body: bytes, content_type: str, retry_after: bool = False
+            ) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
+                if retry_after:
+                    self.send_header("Retry-After", str(RETRY_AFTER))
+                if self.close_connection:
+                    self.send_header("Connection", "close")
                 self.end_headers()
                 self.wfile.write(body)
 
             def _error(self, status: int, message: str, protobuf: bool) -> None:
+                retry = status in (429, 503)
                 if protobuf:
                     try:
                         from google.rpc.status_pb2 import Status
@@ -190,10 +222,10 @@ class OtlpReceiver:
                         protobuf = False
                 if protobuf:
                     body = Status(code=3, message=message).SerializeToString()
-                    self._send(status, body, "application/x-protobuf")
+                    self._send(status, body, "application/x-protobuf", retry)
                 else:
                     body = json.dumps({"code": 3, "message": message}).encode()
-                    self._send(status, body, "application/json")
+                    self._send(status, body, "application/json", retry)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/") in ("/health", "/healthz"):
@@ -202,6 +234,21 @@ class OtlpReceiver:
                     self._send(404, b"not found\n", "text/plain")
 
             def do_POST(self) -> None:
+                protobuf = "protobuf" in self.headers.get("Content-Type", "")
+                try:
+                    self._post()
+                except (TimeoutError, ConnectionError):
+                    # A sender that paused past read_timeout (or left): answer, then close.
+                    self.close_connection = True
+                    with contextlib.suppress(OSError):
+                        self._error(408, "the request body did not arrive in time", protobuf)
+                except Exception as exc:  # answered all the same: the exporter retries
+                    receiver.rejected += 1
+                    self.close_connection = True
+                    with contextlib.suppress(OSError):
+                        self._error(503, f"the receiver failed on this request: {exc}", protobuf)
+
+            def _post(self) -> None:
                 content_type = self.headers.get("Content-Type", "")
                 protobuf = "protobuf" in content_type
                 path = self.path.split("?")[0].rstrip("/")
@@ -229,7 +276,13 @@ class OtlpReceiver:
                         protobuf,
                     )
                     return
+                if receiver.sessions.pending > 2 * receiver.sessions.max_pending:
+                    self._drain()
+                    self._error(429, "too many spans waiting; send again later", protobuf)
+                    return
                 body = self.rfile.read(length)
+                if len(body) < length:
+                    raise ConnectionError("the sender closed the connection mid-body")
                 try:
                     facts, report = decode_otlp_body(
                         body,
@@ -241,6 +294,15 @@ class OtlpReceiver:
                 except BodyError as exc:
                     receiver.rejected += 1
                     self._error(exc.status, str(exc), protobuf)
+                    return
+                except ImportError:
+                    receiver.rejected += 1
+                    self._error(
+                        415,
+                        "reading protobuf OTLP needs opentelemetry-proto on the receiver: "
+                        "pip install 'tooleval[otel]' (or export OTLP as JSON)",
+                        False,
+                    )
                     return
                 except Exception as exc:  # a body no reader expected: refuse it, keep serving
                     receiver.rejected += 1
@@ -294,7 +356,16 @@ class OtlpReceiver:
         try:
             while not self._stop.wait(self.tick):
                 self._release(self.sessions.pop_idle(now=time.monotonic()))
-            self._release(self.sessions.pop_all())
+            if self.buffer is None:
+                self._release(self.sessions.pop_all())
+            else:
+                # Idle sessions are complete: stored. Open ones wait in the buffer file
+                # for the rest, so a restart neither stores them cut nor twice.
+                self._release(self.sessions.pop_idle(now=time.monotonic()))
+                from tooleval.monitor.buffer import write_open_sessions
+
+                facts, session_of = self.sessions.take_open()
+                self.kept_open = write_open_sessions(self.buffer, facts, session_of)
         except BaseException:
             status = "failed"
             raise
@@ -307,7 +378,18 @@ class OtlpReceiver:
             self.on_findings(sessions, findings)
 
     def start(self) -> OtlpReceiver:
-        """Serve in background threads; returns self."""
+        """Serve in background threads (open sessions of the last stop restored); returns self."""
+        if self.buffer is not None:
+            from tooleval.monitor.buffer import read_open_sessions
+
+            facts, session_of, skipped = read_open_sessions(self.buffer)
+            self.sessions.restore(facts, session_of, now=time.monotonic())
+            self.restored = len(facts)
+            if skipped:
+                self.problems.problem(
+                    f"{skipped} line(s) of the open-session buffer {self.buffer} could not "
+                    "be read and were skipped"
+                )
         self._worker = threading.Thread(target=self._work, name="tooleval-monitor", daemon=True)
         self._worker.start()
         self._server_thread = threading.Thread(

@@ -16,7 +16,11 @@ Assembling a session from spans follows fixed rules:
   executed call absorbs one request); a request repeated in later history
   (same id) is kept once; a request from history without an id is dropped;
 * tool responses found in messages attach to the remaining requested calls by id;
-* calls are ordered by start time (a requested call by its model span's end).
+* calls are ordered by start time (a requested call by its model span's end),
+  except that calls the model asked for together win their order from the
+  model: when a model message lists call ids, the calls with those ids keep
+  their places in the timeline but fill them in the message's order (tools
+  run concurrently, as LangGraph runs them, start in any order).
 
 >>> from tooleval.model import Sample, ToolCall
 >>> s = Session.from_sample(Sample(input="hi", tools_called=[ToolCall("f", {"a": 1})], id="s1"))
@@ -250,7 +254,7 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
     kept = _fold_nested(executed)
     requests = _unanswered_requests(kept, requested)
     _attach_responses(ordered, kept, requests)
-    timed = _timeline(kept, requests)
+    timed = _in_model_order(_timeline(kept, requests), requested)
     output, output_ns = _final_output(ordered)
     return Session(
         id=session_id,
@@ -387,6 +391,37 @@ def _timeline(kept: list[_Entry], requests: list[_Entry]) -> list[tuple[int, int
         timed.append((_time(when), seq, traced))
     timed.sort(key=lambda t: (t[0], t[1]))
     return timed
+
+
+def _in_model_order(
+    timed: list[tuple[int, int, TracedCall]], requested: list[_Entry]
+) -> list[tuple[int, int, TracedCall]]:
+    """``timed`` with each model message's calls (by call id) in the message's order.
+
+    The calls of one message keep the slots they hold in time order and are
+    permuted into the order the model listed them; other calls do not move.
+    A call id is ranked by the first message that lists it (model outputs
+    before the history a later request repeats).
+    """
+    rank: dict[str, tuple[str, int]] = {}
+    for _, fact, call in sorted(requested, key=lambda e: e[2].from_input):
+        if call.call_id and call.call_id not in rank:
+            rank[call.call_id] = (f"{fact.trace_id}/{fact.span_id}", len(rank))
+    if not rank:
+        return timed
+    slots: dict[str, list[int]] = {}
+    for index, (_, _, traced) in enumerate(timed):
+        found = rank.get(traced.call.id or "")
+        if found is not None:
+            slots.setdefault(found[0], []).append(index)
+    out = list(timed)
+    for indexes in slots.values():
+        if len(indexes) < 2:
+            continue
+        wanted = sorted(indexes, key=lambda i: rank[timed[i][2].call.id or ""][1])
+        for slot, source in zip(indexes, wanted, strict=True):
+            out[slot] = timed[source]
+    return out
 
 
 def _final_output(ordered: Sequence[tuple[int, SpanFacts]]) -> tuple[str | None, int | None]:

@@ -61,6 +61,11 @@ class GroupCommit(Generic[T]):
         """Queue ``item``; the returned future is done once it is stored."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        # A worker cancelled while its last row commits never awaits this future; its
+        # failure is the run's failure, already raised by the worker that did await one.
+        # Retrieving it here keeps asyncio from printing "Future exception was never
+        # retrieved" and the store error's traceback after the one-line message.
+        done.add_done_callback(_retrieved)
         if self._closed:
             done.cancel()
         else:
@@ -99,6 +104,11 @@ class GroupCommit(Generic[T]):
         self._closed = True
         self._queue.put(_STOP)
         self._thread.join()
+
+
+def _retrieved(done: asyncio.Future[None]) -> None:
+    if not done.cancelled():
+        done.exception()
 
 
 def _settle(batch: list[_Waiter], error: BaseException | None) -> None:

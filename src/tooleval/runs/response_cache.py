@@ -11,7 +11,10 @@ for other connectors) and the attempt number of ``--repeat`` (attempts are
 meant to differ, so each has its own entry). Header values (API keys) are
 not part of the key and nothing secret is stored. Errors are never cached.
 ``--refresh-cache`` calls the agent for every row and overwrites the
-entries; ``--no-cache`` (the default) neither reads nor writes.
+entries; ``--no-cache`` (the default) neither reads nor writes. What is read
+back is checked like input: an entry that is not JSON, or JSON of another
+shape (a list, ``tools_called`` that is not a list of named calls, an output
+that is not text) is a miss: the agent is called and the entry replaced.
 
 >>> key = request_key({"type": "http", "url": "u"}, {"json": {"input": "x"}}, attempt=1)
 >>> len(key), key == request_key({"url": "u", "type": "http"}, {"json": {"input": "x"}}, attempt=1)
@@ -29,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import ToolCall, message_from_dict
 
 __all__ = ["CachedConnector", "ResponseCache", "default_cache_path", "request_key"]
@@ -87,6 +90,7 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self.writes = 0
+        self.damaged = 0
         self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,10 +120,21 @@ class ResponseCache:
         try:
             data = orjson.loads(found[0])
         except orjson.JSONDecodeError:  # a damaged entry is a miss, then overwritten
-            self.misses += 1
+            data = None
+        if not isinstance(data, dict):
+            with self._lock:
+                self.misses += 1
+                self.damaged += 1
             return None
         self.hits += 1
         return data
+
+    def damaged_entry(self) -> None:
+        """The entry :meth:`get` returned has the wrong shape: counted as a miss, not a hit."""
+        with self._lock:
+            self.hits -= 1
+            self.misses += 1
+            self.damaged += 1
 
     def put(self, key: str, response: dict[str, Any]) -> None:
         blob = orjson.dumps(response, default=str)
@@ -140,7 +155,11 @@ class ResponseCache:
             self._conn.close()
 
     def describe(self) -> str:
-        return f"response cache {self.path}: {self.hits} hits, {self.misses} calls, {self.writes} stored"
+        damaged = f", {self.damaged} damaged entries replaced" if self.damaged else ""
+        return (
+            f"response cache {self.path}: {self.hits} hits, {self.misses} calls, "
+            f"{self.writes} stored{damaged}"
+        )
 
 
 def _encode(response: Any) -> dict[str, Any]:
@@ -152,21 +171,60 @@ def _encode(response: Any) -> dict[str, Any]:
     return data
 
 
-def _decode(data: dict[str, Any]) -> Any:
+def _calls_shape(value: Any) -> bool:
+    """A list of call dicts, each naming its tool (what :func:`_encode` writes)."""
+    return isinstance(value, list) and all(
+        isinstance(c, dict)
+        and isinstance(c.get("name"), str)
+        and c["name"]
+        and (c.get("args") is None or isinstance(c.get("args"), dict))
+        for c in value
+    )
+
+
+def _entry_shape(data: Any) -> bool:
+    """True when a cache entry has the shape :func:`_encode` writes, read back like input."""
+    if not isinstance(data, dict):
+        return False
+    output, calls, messages = data.get("output"), data.get("tools_called"), data.get("messages")
+    warnings, status = data.get("warnings", []), data.get("status")
+    return (
+        (output is None or isinstance(output, str))
+        and (calls is None or _calls_shape(calls))
+        and (
+            messages is None
+            or (
+                isinstance(messages, list)
+                and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages)
+            )
+        )
+        and isinstance(warnings, list)
+        and all(isinstance(w, str) for w in warnings)
+        and (status is None or (isinstance(status, int) and not isinstance(status, bool)))
+    )
+
+
+def _decode(data: Any) -> Any:
+    """The cached AgentResponse, or None when the entry is damaged (then it is a miss)."""
     from tooleval.connectors.response import AgentResponse
 
+    if not _entry_shape(data):
+        return None
     calls = data.get("tools_called")
     messages = data.get("messages")
-    return AgentResponse(
-        output=data.get("output"),
-        tools_called=None if calls is None else [ToolCall.from_dict(c) for c in calls],
-        raw=data.get("raw"),
-        latency_ms=0.0,
-        status=data.get("status"),
-        attempts=0,
-        messages=None if messages is None else [message_from_dict(m) for m in messages],
-        warnings=(*data.get("warnings", ()), HIT_WARNING),
-    )
+    try:
+        return AgentResponse(
+            output=data.get("output"),
+            tools_called=None if calls is None else [ToolCall.from_dict(c) for c in calls],
+            raw=data.get("raw"),
+            latency_ms=0.0,
+            status=data.get("status"),
+            attempts=0,
+            messages=None if messages is None else [message_from_dict(m) for m in messages],
+            warnings=(*data.get("warnings", ()), HIT_WARNING),
+        )
+    except (ToolEvalError, TypeError, ValueError, KeyError, AttributeError):
+        return None  # a shape the checks above let through but the model refuses
 
 
 class CachedConnector:
@@ -201,20 +259,29 @@ class CachedConnector:
             }
         return request_key(self._config, request, attempt=sample.metadata.get("attempt", 1))
 
+    def _cached(self, key: str) -> Any:
+        found = self.cache.get(key)
+        if found is None:
+            return None
+        response = _decode(found)
+        if response is None:
+            self.cache.damaged_entry()  # called again, then replaced by put()
+        return response
+
     async def acall(self, sample: Any) -> Any:
         key = self.key(sample)
-        found = self.cache.get(key)
-        if found is not None:
-            return _decode(found)
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
         response = await self.inner.acall(sample)
         self.cache.put(key, _encode(response))
         return response
 
     def call(self, sample: Any) -> Any:
         key = self.key(sample)
-        found = self.cache.get(key)
-        if found is not None:
-            return _decode(found)
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
         response = self.inner.call(sample)
         self.cache.put(key, _encode(response))
         return response

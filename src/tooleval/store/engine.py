@@ -3,7 +3,9 @@
 SQLite files get WAL journaling and a busy timeout so a viewer can read while
 a run writes, and write transactions start with ``BEGIN IMMEDIATE`` so
 concurrent writers (two runs on one store) wait their turn instead of failing
-with "database is locked"; PostgreSQL gets pre-pinged pooled connections.
+with "database is locked" (for at most the 30 s busy timeout); PostgreSQL gets
+pre-pinged pooled connections, a 5 s connect timeout, and statement and lock
+timeouts (:data:`PG_TIMEOUTS`).
 
 >>> resolve_url("sqlite:///:memory:")
 'sqlite:///:memory:'
@@ -24,6 +26,10 @@ __all__ = ["DEFAULT_PATH", "WRITE_OPTION", "create_engine", "open_error", "resol
 DEFAULT_PATH = Path(".tooleval") / "runs.db"
 #: Execution option marking a connection that writes (SQLite: BEGIN IMMEDIATE).
 WRITE_OPTION = "tooleval_write"
+
+
+#: PostgreSQL session settings: no statement runs, and no lock is awaited, for good.
+PG_TIMEOUTS = "-c statement_timeout=300000 -c lock_timeout=60000"
 
 
 def resolve_url(url: str | os.PathLike[str] | None) -> str:
@@ -87,13 +93,22 @@ def create_engine(url: sa.engine.URL) -> sa.Engine:
         sa.event.listen(engine, "begin", _sqlite_on_begin)
         return engine
     if dialect == "postgresql":
-        return sa.create_engine(
-            url,
-            json_serializer=_dumps,
-            json_deserializer=_loads,
-            pool_pre_ping=True,
-            connect_args={"connect_timeout": 5},
-        )
+        try:
+            return sa.create_engine(
+                url,
+                json_serializer=_dumps,
+                json_deserializer=_loads,
+                pool_pre_ping=True,
+                # Every wait has a deadline: connecting, each statement, each lock wait.
+                connect_args={"connect_timeout": 5, "options": PG_TIMEOUTS},
+            )
+        except ImportError as exc:  # SQLAlchemy imports the driver here
+            missing = getattr(exc, "name", None) or "psycopg"
+            raise StoreError(
+                f"a PostgreSQL store needs the {missing} driver ({missing} is not installed): "
+                "pip install 'tooleval[postgres]'",
+                field="--store",
+            ) from None
     raise StoreError(f"unsupported database {dialect!r}", field="--store")
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tooleval.errors import StoreError
-from tooleval.store import codec, leases
+from tooleval.store import codec, leases, storable
 from tooleval.store import schema as t
 from tooleval.store.aggregates import RunAggregates
 from tooleval.store.engine import (
@@ -189,13 +189,21 @@ class Store:
         row_values: list[dict[str, Any]] = []
         result_values: list[dict[str, Any]] = []
         created = _now()
+        nul = self.dialect == "postgresql"  # PostgreSQL text and JSONB cannot hold NUL
         for record in records:
-            row_values.append(codec.row_values(run_id, record, created))
-            result_values.extend(codec.result_values(run_id, record))
+            # One row's content never stops the write: what cannot be stored as it is
+            # makes that row an error row saying why (storable.fit_row).
+            row, results = storable.fit_row(
+                codec.row_values(run_id, record, created),
+                codec.result_values(run_id, record),
+                nul=nul,
+            )
+            row_values.append(row)
+            result_values.extend(results)
         if not row_values:
             return 0
-        if self.dialect == "postgresql":
-            # PostgreSQL text and JSONB cannot hold NUL characters; agents do send them.
+        if nul:
+            # Kernel diagnoses are written as encoded; any other NUL the walk left.
             row_values = [codec.without_nul(v) for v in row_values]
             result_values = [codec.without_nul(v) for v in result_values]
         try:

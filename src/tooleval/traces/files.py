@@ -100,6 +100,7 @@ class Gunzip(io.RawIOBase):
     def __init__(self, raw: IO[bytes]) -> None:
         self._raw = raw
         self._decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._started = False  # the current member has been fed bytes
         self._buffer = b""
         self.truncated = False
         self.corrupt: str | None = None
@@ -107,19 +108,29 @@ class Gunzip(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def _next_member(self) -> bytes:
+        """Start the next member; return the bytes read past the one that ended."""
+        rest = self._decompressor.unused_data
+        self._decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._started = False
+        # NUL padding after the last member (tape blocks, preallocated files): gzip -t passes.
+        return rest if rest.strip(b"\0") else b""
+
     def readinto(self, buffer: Any) -> int:
         while not self._buffer:
             if self._decompressor.eof:
-                rest = self._decompressor.unused_data
-                self._decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                rest = self._next_member()
                 if rest:
                     self._feed(rest)
                     continue
             chunk = self._raw.read(256 * 1024)
             if not chunk:
-                if not self._decompressor.eof:
+                # Cut short only inside a member: the end of the last one is the end.
+                if self._started and not self._decompressor.eof:
                     self.truncated = True
                 return 0
+            if not self._started and not chunk.strip(b"\0") and not self._buffer:
+                continue  # padding between or after members
             self._feed(chunk)
             if self.corrupt:
                 return 0
@@ -129,6 +140,7 @@ class Gunzip(io.RawIOBase):
         return size
 
     def _feed(self, data: bytes) -> None:
+        self._started = self._started or bool(data)
         try:
             self._buffer += self._decompressor.decompress(data)
         except zlib.error as exc:

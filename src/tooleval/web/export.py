@@ -19,19 +19,16 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tooleval.store.records import RowRecord, RunInfo
+from tooleval.textsafe import csv_cell
 
 __all__ = ["EXPORT_TYPES", "csv_header", "csv_values", "export_lines", "safe_cell"]
 
 EXPORT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(value: Any) -> str:
     """A CSV cell as text that no spreadsheet runs as a formula."""
-    if value is None:
-        return ""
-    text = value if isinstance(value, str) else str(value)
-    return "'" + text if text.startswith(_FORMULA) else text
+    return csv_cell(value)  # the one rule every CSV export shares
 
 
 def _names(calls: Iterable[Any]) -> str:
