@@ -14,6 +14,7 @@ The tree is kept shallow so ``except ToolEvalError`` is always enough::
     ├── ConnectorError            the agent under test could not be called
     │   └── UnreadableBody        a 2xx reply whose body cannot be read
     ├── JudgeError                an LLM judge is missing or failed
+    │   └── JudgeTimeout          no complete reply within the timeout (also a TimeoutError)
     └── StoreError                the run store cannot be opened or read
         └── RunBusyError          another live process works this run
 
@@ -21,7 +22,8 @@ The modules that raise them re-export them under their former import paths
 (``tooleval.formats.json_limits.NestingTooDeep``,
 ``tooleval.matching.partial_order.SearchBudgetExceeded``,
 ``tooleval.store.leases.RunBusyError``, ``tooleval.connectors.retry.UnreadableBody``,
-``tooleval.monitor.serve.BodyError``, ``tooleval.formats.bfcl_decode_python.BfclDecodeError``).
+``tooleval.monitor.serve.BodyError``, ``tooleval.benchmarks.bfcl.decode_python.BfclDecodeError``,
+``tooleval.llm.openai_judge.JudgeTimeout``).
 
 Each error names where the problem is (``row``, ``field``, ``path``, ``status``)
 and what was expected, so the message alone tells the user what to do next.
@@ -45,6 +47,7 @@ __all__ = [
     "FormatError",
     "InputError",
     "JudgeError",
+    "JudgeTimeout",
     "NestingTooDeep",
     "RunBusyError",
     "SearchBudgetExceeded",
@@ -117,6 +120,10 @@ class ConnectorError(ToolEvalError):
 
 class JudgeError(ToolEvalError):
     """No judge is configured, or the judge endpoint failed."""
+
+
+class JudgeTimeout(JudgeError, TimeoutError):
+    """A judge request that did not complete within the attempt's ``timeout`` (retried)."""
 
 
 class StoreError(ToolEvalError):

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
-from tooleval.errors import JudgeError
+from tooleval.errors import JudgeError, JudgeTimeout
 from tooleval.http_deadline import attempt_deadline
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
 from tooleval.llm.reply import JudgeReply
@@ -367,10 +367,6 @@ class OpenAIJudge(BaseJudge):
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"
-
-
-class JudgeTimeout(TimeoutError):
-    """A judge request that did not complete within the attempt's ``timeout`` (retried)."""
 
 
 def _import_openai() -> Any:
