@@ -31,7 +31,8 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+# ../shared/data from the repository root; TOOLEVAL_SHARED_DATA points elsewhere (a work tree).
+SHARED_DATA = Path(os.environ.get("TOOLEVAL_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
 SRC = REPO_ROOT / "src"
 
 CI_MAX_EXAMPLES = 60

@@ -34,6 +34,10 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"model"},
     "store": {"model"},
     "judged": {"model", "llm"},
+    # Replaying calls on environments and comparing end states (state_match).
+    "environments": {"model", "matching", "metrics"},
+    # Benchmark graders: readers, decoders, replay on the benchmark's own environments.
+    "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.

@@ -1,0 +1,1 @@
+"""Benchmark graders, one folder per benchmark."""

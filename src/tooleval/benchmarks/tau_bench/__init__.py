@@ -1,0 +1,1 @@
+"""tau-bench (airline, retail)."""
