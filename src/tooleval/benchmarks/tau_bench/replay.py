@@ -13,7 +13,8 @@ tool) has reward 0, as tau-bench records it.
 
 Equal hashes are decided on the canonical JSON of the data (sorted keys),
 which tells the same values and types apart as tau-bench's hash text does,
-at a fraction of its cost; tau-bench's own hash is computed when asked
+at a fraction of its cost; tau-bench's own hash of the gold state
+(``gt_data_hash``, what its results store) is computed when asked
 (``tau_hash=True``).
 
 The result names the environment version (a hash of the tool and data
@@ -143,7 +144,6 @@ class RewardReplay:
     outputs: dict[str, bool] = field(default_factory=dict)
     observations: list[str] = field(default_factory=list)
     gt_data_hash: str | None = None
-    data_hash: str | None = None
     version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -157,7 +157,6 @@ class RewardReplay:
             out["outputs"] = self.outputs
         if self.gt_data_hash is not None:
             out["gt_data_hash"] = self.gt_data_hash
-            out["data_hash"] = self.data_hash
         return out
 
 
@@ -230,7 +229,6 @@ def replay_reward(
         found,
         observations,
         gt_hash,
-        consistent_hash(data) if tau_hash else None,
         domain.version,
     )
 
