@@ -25,7 +25,7 @@ _.readinto
 # judge/gguf_text.py: a tokenizers.Tokenizer attribute set for the library to use
 _.pre_tokenizer
 
-# metrics/profile_bfcl.py: a field of the Verdict record (which call failed)
+# benchmarks/bfcl/checker.py: a field of the Verdict record (which call failed)
 call_index
 
 # monitor/serve.py: http.server's handler and server API

@@ -31,7 +31,8 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-# ../shared/data from the repository root; TOOLEVAL_SHARED_DATA points elsewhere (a work tree).
+# ../shared/data next to the repository, or where TOOLEVAL_SHARED_DATA points (a work tree
+# that does not sit beside the shared folder).
 SHARED_DATA = Path(os.environ.get("TOOLEVAL_SHARED_DATA") or REPO_ROOT.parent / "shared" / "data")
 SRC = REPO_ROOT / "src"
 

@@ -36,12 +36,13 @@ ALLOWED: dict[str, set[str]] = {
     "judged": {"model", "llm"},
     # Replaying calls on environments and comparing end states (state_match).
     "environments": {"model", "matching", "metrics"},
-    # Benchmark graders: readers, decoders, replay on the benchmark's own environments.
-    "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
     "monitor": {"model", "formats", "traces", "store", "llm", "judged"},
+    # One folder per benchmark: readers, decoders, grading metrics, detection, the records.
+    # (and replay on the benchmark's own environments: BFCL multi-turn, tau-bench).
+    "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
     "analysis": {"model", "store", "metrics"},
     "runs": {
         "model",

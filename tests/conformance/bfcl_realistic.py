@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tooleval.formats.bfcl import CATEGORIES, read_jsonl
+from tooleval.benchmarks.bfcl.reader import CATEGORIES, read_jsonl
 
 MODEL = "glyphh-ada-1.1"
 
@@ -282,7 +282,7 @@ def fuzzed(text: str, rng: random.Random) -> str:
 
 
 def agreement_table(bfcl_dir: Path) -> str:
-    """The markdown table of docs/conformance.md: per category, BFCL vs tooleval.
+    """The markdown table of docs/benchmarks/bfcl.md: per category, BFCL vs tooleval.
 
     Run ``.venv/bin/python -m tests.conformance.bfcl_realistic`` (needs bfcl-eval).
     """

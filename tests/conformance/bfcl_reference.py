@@ -22,8 +22,8 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from tooleval.formats.bfcl import CATEGORIES, sample_from_entry
-from tooleval.metrics.profiles import bfcl_ast
+from tooleval.benchmarks.bfcl.metric import bfcl_ast
+from tooleval.benchmarks.bfcl.reader import CATEGORIES, sample_from_entry
 
 #: Our stand-in model names per name rule (no "_": BFCL reads "_" in a model name as "/").
 MODEL_FOR_NAMES = {"dots": "tooleval-dots", "underscores": "tooleval-underscores"}

@@ -15,9 +15,14 @@ import json
 
 import pytest
 
+from tooleval.benchmarks.api_bank.reader import (
+    load_apibank,
+    parse_apibank_call,
+    sample_from_apibank_row,
+)
+from tooleval.benchmarks.detect import detect_benchmark
+from tooleval.benchmarks.score_format import default_metric
 from tooleval.errors import DatasetError, FormatError
-from tooleval.formats.apibank import load_apibank, parse_apibank_call, sample_from_apibank_row
-from tooleval.formats.benchmarks import default_metric, detect_benchmark
 from tooleval.metrics.registry import score_sample
 
 HOTEL = {

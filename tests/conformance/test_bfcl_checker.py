@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from tooleval.benchmarks.bfcl.checker import check_answer, standardize_string
+from tooleval.benchmarks.bfcl.literals import java_value, js_value
+from tooleval.benchmarks.bfcl.metric import bfcl_ast, bfcl_category_kind, bfcl_language
+from tooleval.benchmarks.bfcl.reader import sample_from_entry
 from tooleval.errors import ConfigError
-from tooleval.formats.bfcl import sample_from_entry
-from tooleval.metrics.profile_bfcl import check_answer, standardize_string
-from tooleval.metrics.profile_bfcl_literals import java_value, js_value
-from tooleval.metrics.profiles import bfcl_ast, bfcl_category_kind, bfcl_language
 from tooleval.model import Sample, ToolCall
 
 SCHEMA = {
@@ -147,7 +147,7 @@ def _parallel_case():
             "parameters": {"required": ["x"], "properties": {"x": {"type": "integer"}}},
         }
     ]
-    from tooleval.formats.bfcl import expected_from_ground_truth
+    from tooleval.benchmarks.bfcl.reader import expected_from_ground_truth
 
     # expected 0 accepts x=1 or 2; expected 1 accepts only x=1
     expected = expected_from_ground_truth([{"f": {"x": [1, 2]}}, {"f": {"x": [1]}}]).calls

@@ -35,11 +35,11 @@ from tests.conformance.bfcl_templates import (
     mutate,
 )
 
-from tooleval.formats.bfcl import decode_bfcl, resolve_settings
-from tooleval.formats.bfcl_decode_handlers import DECODERS
-from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
-from tooleval.formats.bfcl_decode_templates import TEMPLATE_HANDLERS
-from tooleval.formats.bfcl_models import KNOWN_MODELS
+from tooleval.benchmarks.bfcl.decode_handlers import DECODERS
+from tooleval.benchmarks.bfcl.decode_python import POSITIONAL, BfclDecodeError
+from tooleval.benchmarks.bfcl.decode_templates import TEMPLATE_HANDLERS
+from tooleval.benchmarks.bfcl.models import KNOWN_MODELS
+from tooleval.benchmarks.bfcl.reader import decode_bfcl, resolve_settings
 
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")  # BFCL's eval/ast.parse
 

@@ -34,7 +34,7 @@ from tests.conformance.bfcl_reference import (
 )
 from tests.conformance.bfcl_templates import RENDER
 
-from tooleval.formats.bfcl import CATEGORIES, read_jsonl
+from tooleval.benchmarks.bfcl.reader import CATEGORIES, read_jsonl
 
 pytestmark = [
     pytest.mark.shared_data,

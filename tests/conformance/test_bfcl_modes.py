@@ -7,13 +7,18 @@ import sys
 
 import pytest
 
+from tooleval.benchmarks.bfcl import decode_tree as bfcl_decode_tree
+from tooleval.benchmarks.bfcl.decode_python import BfclDecodeError
+from tooleval.benchmarks.bfcl.metric import bfcl_ast
+from tooleval.benchmarks.bfcl.models import KNOWN_MODELS, SOURCE_VERSION, model_settings
+from tooleval.benchmarks.bfcl.reader import (
+    BfclSettings,
+    decode_bfcl,
+    resolve_settings,
+    sample_from_entry,
+)
 from tooleval.cli.main import main
 from tooleval.errors import ConfigError
-from tooleval.formats import bfcl_decode_tree
-from tooleval.formats.bfcl import BfclSettings, decode_bfcl, resolve_settings, sample_from_entry
-from tooleval.formats.bfcl_decode_python import BfclDecodeError
-from tooleval.formats.bfcl_models import KNOWN_MODELS, SOURCE_VERSION, model_settings
-from tooleval.metrics.profiles import bfcl_ast
 
 JAVA_0 = "[GeometryPresentation.createPresentation(controller=mapController, parent=mapArea)]"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tooleval.errors import ConfigError, FormatError
-from tooleval.formats.bfcl import (
+from tooleval.benchmarks.bfcl.decode_python import POSITIONAL, BfclDecodeError
+from tooleval.benchmarks.bfcl.reader import (
     category_from_filename,
     decode_bfcl,
     decode_result,
@@ -13,7 +13,7 @@ from tooleval.formats.bfcl import (
     function_names_match,
     parse_python_calls,
 )
-from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
+from tooleval.errors import ConfigError, FormatError
 from tooleval.model import AnyOf
 
 

@@ -1,7 +1,7 @@
 """Prompt-style answers made from BFCL's public data: tooleval agrees with BFCL per id.
 
 Needs ``../shared/data/bfcl`` and ``bfcl-eval`` (skips with a message otherwise).
-The numbers are reported in docs/conformance.md ("BFCL prompt-style answers").
+The numbers are reported in docs/benchmarks/bfcl.md ("BFCL prompt-style answers").
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from tests.conformance.bfcl_realistic import fuzzed, realistic_cases
 from tests.conformance.bfcl_reference import load_bfcl, ours, theirs
 
-from tooleval.formats.bfcl import CATEGORIES
-from tooleval.formats.bfcl_decode_handlers import decode_with
-from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError
+from tooleval.benchmarks.bfcl.decode_handlers import decode_with
+from tooleval.benchmarks.bfcl.decode_python import POSITIONAL, BfclDecodeError
+from tooleval.benchmarks.bfcl.reader import CATEGORIES
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 

@@ -21,10 +21,11 @@ import re
 
 import pytest
 
+from tooleval.benchmarks.detect import detect_benchmark
+from tooleval.benchmarks.nestful.metric import nestful, nestful_summary
+from tooleval.benchmarks.nestful.reader import load_nestful, sample_from_nestful
+from tooleval.benchmarks.score_format import default_metric
 from tooleval.errors import DatasetError, FormatError
-from tooleval.formats.benchmarks import default_metric, detect_benchmark
-from tooleval.formats.nestful import load_nestful, sample_from_nestful
-from tooleval.metrics.profile_nestful import nestful, nestful_summary
 from tooleval.metrics.registry import score_sample
 
 FILES = {

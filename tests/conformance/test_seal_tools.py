@@ -18,14 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from tooleval.errors import DatasetError, FormatError
-from tooleval.formats.benchmarks import default_metric, detect_benchmark
-from tooleval.formats.seal_tools import (
+from tooleval.benchmarks.detect import detect_benchmark
+from tooleval.benchmarks.score_format import default_metric
+from tooleval.benchmarks.seal_tools.metric import seal_tools, seal_tools_summary
+from tooleval.benchmarks.seal_tools.reader import (
     load_seal_tools,
     parse_seal_tools_output,
     sample_from_seal_tools,
 )
-from tooleval.metrics.profile_seal_tools import seal_tools, seal_tools_summary
+from tooleval.errors import DatasetError, FormatError
 from tooleval.metrics.registry import score_sample
 
 FILES = ("test_in_domain.jsonl", "test_out_domain.jsonl")

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from tooleval.benchmarks.tau2.metric import tau2_actions
+from tooleval.benchmarks.tau2.reader import load_tau2_results, sample_from_tau2_simulation
+from tooleval.benchmarks.tau2.rules import action_checks, action_matches
+from tooleval.benchmarks.tau_bench.reader import load_tau_bench, sample_from_tau_bench_run
 from tooleval.errors import DatasetError, FormatError
-from tooleval.formats.tau import (
-    load_tau2_results,
-    load_tau_bench,
-    sample_from_tau2_simulation,
-    sample_from_tau_bench_run,
-)
-from tooleval.metrics.profile_tau2 import action_checks, action_matches
-from tooleval.metrics.profiles import tau2_actions
 from tooleval.metrics.registry import get_metric, score_sample
 from tooleval.model import ExpectedTools, Sample, ToolCall
 

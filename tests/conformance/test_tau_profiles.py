@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import pytest
 
+from tooleval.benchmarks.tau2.metric import tau2_actions
+from tooleval.benchmarks.tau2.reader import sample_from_tau2_simulation
+from tooleval.benchmarks.tau_bench.metric import tau_bench_actions
+from tooleval.benchmarks.tau_bench.reader import load_tau_bench, sample_from_tau_bench_run
+from tooleval.benchmarks.tau_bench.rules import READ_ONLY, infer_domain, state_key
 from tooleval.errors import ConfigError
-from tooleval.formats.tau import (
-    load_tau_bench,
-    sample_from_tau2_simulation,
-    sample_from_tau_bench_run,
-)
-from tooleval.metrics.profile_tau_bench import READ_ONLY, infer_domain, state_key
-from tooleval.metrics.profiles import tau2_actions, tau_bench_actions
 from tooleval.metrics.registry import score_sample
 from tooleval.model import AssistantMessage, ExpectedTools, Sample, ToolCall, ToolMessage
 

@@ -15,7 +15,7 @@ from ..conftest import REPO_ROOT
 
 def docs_text() -> str:
     parts = [(REPO_ROOT / "README.md").read_text()]
-    parts += [p.read_text() for p in sorted((REPO_ROOT / "docs").glob("*.md"))]
+    parts += [p.read_text() for p in sorted((REPO_ROOT / "docs").rglob("*.md"))]
     return "\n".join(parts)
 
 

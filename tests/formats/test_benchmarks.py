@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tooleval.cli.main import main
-from tooleval.errors import ConfigError, FormatError, ToolEvalError
-from tooleval.formats import BENCHMARK_FORMATS, benchmark_samples, detect_benchmark
-from tooleval.formats.benchmarks import (
-    SCORE_FORMATS,
+from tooleval.benchmarks import format_names
+from tooleval.benchmarks.detect import detect_benchmark, detect_benchmark_value
+from tooleval.benchmarks.score_format import (
+    benchmark_samples,
     default_metric,
-    detect_benchmark_value,
     resolve_score_format,
 )
+from tooleval.cli.main import main
+from tooleval.errors import ConfigError, FormatError, ToolEvalError
 
 TAU_RUN = {
     "task_id": 0,
@@ -167,17 +167,12 @@ def test_usage_errors_are_one_line(tmp_path, capsys):
 
 
 def test_stdin_cannot_be_a_benchmark():
-    class Args:
-        dataset = "-"
-        format = "tau2"
-        metric = None
-
     with pytest.raises(ConfigError, match="not standard input"):
-        resolve_score_format(Args(), {})
+        resolve_score_format("-", format="tau2")
 
 
 def test_defaults_per_format():
-    for fmt in SCORE_FORMATS:
+    for fmt in format_names():
         found = default_metric(fmt)
         assert (found is None) is (fmt in ("jsonl", "json"))
     with pytest.raises(ConfigError):
@@ -227,7 +222,7 @@ def test_detect_never_names_a_benchmark_its_importer_refuses(tmp_path_factory, v
     name = detect_benchmark(path)
     if name is None:
         return
-    assert name in BENCHMARK_FORMATS
+    assert name in format_names()
     try:
         list(benchmark_samples(path, name))
     except FormatError as exc:

@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.fuzz.support import JSON, fuzz_settings, mutated
 
+from tooleval.benchmarks.bfcl.decode_handlers import DECODERS, decode_with
+from tooleval.benchmarks.bfcl.decode_python import BfclDecodeError
+from tooleval.benchmarks.nestful.reader import sample_from_nestful
+from tooleval.benchmarks.seal_tools.reader import sample_from_seal_tools
 from tooleval.errors import ToolEvalError
-from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
-from tooleval.formats.bfcl_decode_python import BfclDecodeError
-from tooleval.formats.nestful import sample_from_nestful
-from tooleval.formats.seal_tools import sample_from_seal_tools
 from tooleval.model import Sample
 
 # What each template looks like, so mutations start near real outputs.

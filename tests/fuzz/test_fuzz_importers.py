@@ -45,13 +45,13 @@ def _otlp(value: Any) -> Any:
 
 
 def _tau_bench(value: Any) -> Any:
-    from tooleval.formats.tau import sample_from_tau_bench_run
+    from tooleval.benchmarks.tau_bench.reader import sample_from_tau_bench_run
 
     return sample_from_tau_bench_run(value) if isinstance(value, dict) else None
 
 
 def _tau2(value: Any) -> Any:
-    from tooleval.formats.tau import sample_from_tau2_simulation
+    from tooleval.benchmarks.tau2.reader import sample_from_tau2_simulation
 
     if not isinstance(value, dict):
         return None
@@ -59,7 +59,7 @@ def _tau2(value: Any) -> Any:
 
 
 def _apibank(value: Any) -> Any:
-    from tooleval.formats.apibank import sample_from_apibank_row
+    from tooleval.benchmarks.api_bank.reader import sample_from_apibank_row
 
     return sample_from_apibank_row(value) if isinstance(value, dict) else None
 
@@ -74,7 +74,7 @@ def _otlp_logs(value: Any) -> Any:
 
 
 def _bfcl_entry(value: Any) -> Any:
-    from tooleval.formats.bfcl import sample_from_entry
+    from tooleval.benchmarks.bfcl.reader import sample_from_entry
 
     if not isinstance(value, dict):
         return None
@@ -82,13 +82,13 @@ def _bfcl_entry(value: Any) -> Any:
 
 
 def _bfcl_result(value: Any) -> Any:
-    from tooleval.formats.bfcl import decode_result
+    from tooleval.benchmarks.bfcl.reader import decode_result
 
     return decode_result(value)
 
 
 def _bfcl_truth(value: Any) -> Any:
-    from tooleval.formats.bfcl import expected_from_ground_truth
+    from tooleval.benchmarks.bfcl.reader import expected_from_ground_truth
 
     return expected_from_ground_truth(value)
 

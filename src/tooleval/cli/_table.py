@@ -108,7 +108,7 @@ def _print_corpus(console: Any, metric: str, results: list[Result]) -> None:
     """The benchmark's corpus-level numbers, for profiles whose score is not a row mean."""
     from rich.table import Table
 
-    from tooleval.metrics.corpus import corpus_summary
+    from tooleval.benchmarks.corpus import corpus_summary
 
     numbers = corpus_summary(metric, results)
     if not numbers:

@@ -17,8 +17,8 @@ setting from BFCL's model list when RESULTS_DIR is named after a known model,
 else decodes text as prompting and lists as function calling, and accepts
 either spelling of a name. For a known model ``auto`` also uses the decoder
 of its BFCL handler (Gemini's fence removal, Cohere's call objects, Qwen FC's
-``<tool_call>`` blocks, ...; see :mod:`tooleval.formats.bfcl_decode_handlers`
-and :mod:`tooleval.formats.bfcl_decode_templates`), and ``--mode NAME``
+``<tool_call>`` blocks, ...; see :mod:`tooleval.benchmarks.bfcl.decode_handlers`
+and :mod:`tooleval.benchmarks.bfcl.decode_templates`), and ``--mode NAME``
 selects one of those decoders by hand (a known model decoded with another
 decoder than its handler's gets a one-line warning).
 """
@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tooleval.formats.bfcl_decode_handlers import DECODERS
+from tooleval.benchmarks.bfcl.decode_handlers import DECODERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODE",
         help="decode results as function calling (fc), prompt-style text (prompt) or with "
         "one BFCL handler's decoder (openai, gemini_fc, cohere, tool_call_tags, hammer, "
-        "xlam, llama_3_1, ...: see docs/conformance.md); auto: BFCL's model list for a "
+        "xlam, llama_3_1, ...: see docs/benchmarks/bfcl.md); auto: BFCL's model list for a "
         "known model folder, else by the result's type",
     )
     parser.add_argument(
@@ -86,59 +86,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooleval.benchmarks.bfcl.reader import resolve_settings
+    from tooleval.benchmarks.bfcl.report import verdict_rows
+    from tooleval.benchmarks.score_format import benchmark_samples
     from tooleval.errors import DatasetError
-    from tooleval.formats.bfcl import load_bfcl, resolve_settings
-    from tooleval.formats.bfcl_models import SOURCE_VERSION
-    from tooleval.metrics.profiles import bfcl_ast
+    from tooleval.metrics.registry import bind
 
     names = _NAME_RULES[args.underscore_names]
     settings = resolve_settings(args.results_dir, mode=args.mode, names=names)
     if settings.note:
         sys.stderr.write(f"warning: {settings.note}\n")
-    by_category = load_bfcl(
+    if not Path(args.results_dir).is_dir():
+        raise DatasetError("results directory not found", path=str(args.results_dir))
+    # The path of `tooleval score --format bfcl`: the benchmark's reader, the bound metric.
+    samples = benchmark_samples(
         args.results_dir,
-        args.data,
-        categories=args.category,
+        "bfcl",
+        data=args.data,
         mode=settings.mode,
         names=settings.names,
+        categories=args.category,
     )
-    if not by_category:
+    metric = bind("bfcl_ast", assignment=args.assignment)
+    rows, summary = verdict_rows(metric, (sample for _, sample in samples))
+    if not rows:
         raise DatasetError(
             "no BFCL_v*_<category>_result.json files for AST or relevance categories found",
             path=str(args.results_dir),
         )
-    rows: list[dict[str, Any]] = []
-    summary: list[tuple[str, int, int]] = []
-    for category, samples in by_category.items():
-        passed = 0
-        for sample in samples:
-            result = bfcl_ast(sample, category=category, assignment=args.assignment)
-            details = result.diagnosis.details
-            ok = bool(result.passed)
-            passed += ok
-            rows.append(
-                {
-                    "id": sample.id,
-                    "category": category,
-                    "passed": ok,
-                    "error": details.get("error"),
-                    "bfcl_error_type": details.get("bfcl_error_type"),
-                    "reason": result.reason,
-                }
-            )
-        summary.append((category, passed, len(samples)))
     if args.output:
         _write_jsonl(Path(args.output), rows)
-    known = f"{settings.model} in BFCL's model list ({SOURCE_VERSION})" if settings.model else None
-    mode = "by result type" if settings.mode == "auto" else settings.mode
-    sys.stdout.write(
-        f"model: {known or 'not in BFCL model list'}; mode: {mode}; names: {settings.names}\n"
-    )
+    sys.stdout.write(f"{settings.describe()}\n")
+    if any(str(row.get("category", "")).startswith("multi_turn") for row in rows):
+        from tooleval.benchmarks.bfcl.multi_turn_env import api_version
+
+        sys.stdout.write(f"multi-turn: replayed on bfcl-eval {api_version()}'s simulated APIs\n")
     _print_table(summary)
     return 0
 
 
-# --underscore-names value -> the name rule of tooleval.formats.bfcl
+# --underscore-names value -> the name rule of tooleval.benchmarks.bfcl.reader
 _NAME_RULES = {"auto": "auto", "yes": "underscores", "no": "dots", "either": "either"}
 
 

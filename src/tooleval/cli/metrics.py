@@ -1,4 +1,11 @@
-"""``tooleval metrics``: list every registered metric with its parameters."""
+"""``tooleval metrics``: list every registered metric with its parameters, and the benchmarks.
+
+The benchmarks table (what ``--format`` takes) is read from the
+``tooleval.benchmarks`` records: name and aliases, what the file is, the
+default metric and options, what ``--data`` is, the docs page. ``--json``
+prints the metric rows, each with ``benchmark``: the benchmark that declares
+it (null for a generic metric).
+"""
 
 from __future__ import annotations
 
@@ -65,8 +72,32 @@ def metric_table() -> list[dict]:
     return rows
 
 
+def benchmark_table() -> list[dict]:
+    """Every installed benchmark as a plain row (name, aliases, file, metrics, data, docs)."""
+    from tooleval.benchmarks import list_benchmarks
+
+    return [
+        {
+            "name": record.name,
+            "aliases": list(record.aliases),
+            "title": record.title,
+            "reads": record.description,
+            "default_metric": record.default_metric,
+            "default_options": dict(record.default_options),
+            "metrics": [info.name for info in record.metric_infos()],
+            "data": record.data,
+            "docs": record.docs,
+        }
+        for record in list_benchmarks()
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     rows = metric_table()
+    benchmarks = benchmark_table()
+    by_metric = {m: b["name"] for b in benchmarks for m in b["metrics"]}
+    for row in rows:
+        row["benchmark"] = by_metric.get(row["name"])
     if args.json:
         print(json.dumps(rows, indent=2, default=repr))
         return 0
@@ -89,5 +120,26 @@ def run(args: argparse.Namespace) -> int:
             params or "-",
             row["description"],
         )
-    wide_console().print(table)
+    console = wide_console()
+    console.print(table)
+    console.print(_benchmarks_rich(benchmarks))
     return 0
+
+
+def _benchmarks_rich(benchmarks: list[dict]):
+    from rich.table import Table
+
+    table = Table(title="benchmarks (tooleval score FILE --format NAME)")
+    for column in ("format", "reads", "default metric", "--data", "docs"):
+        table.add_column(column, overflow="fold")
+    for row in benchmarks:
+        options = ", ".join(f"{k}={json.dumps(v)}" for k, v in row["default_options"].items())
+        name = row["name"] + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "")
+        table.add_row(
+            name,
+            row["reads"],
+            row["default_metric"] + (f" ({options})" if options else ""),
+            row["data"] or "-",
+            row["docs"] or "-",
+        )
+    return table

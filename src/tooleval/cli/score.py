@@ -46,15 +46,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        help="bfcl, tau-bench, tau2, api-bank, seal-tools, nestful, jsonl or json (default: "
-        "detected when "
-        "unambiguous, else canonical rows); see docs/formats.md",
+        help="a benchmark (`tooleval metrics` lists them, with their default metric), jsonl or "
+        "json; any case, - or _ (default: detected when unambiguous, else canonical rows); "
+        "see docs/benchmarks/",
     )
     parser.add_argument(
         "--data",
-        metavar="DIR",
-        help="benchmark data: BFCL's folder (--format bfcl), API-Bank's dialogues (api-bank), "
-        "or the reference file of seal-tools / nestful predictions",
+        metavar="PATH",
+        help="the benchmark's data, when it reads any: its folder or reference file "
+        "(`tooleval metrics` says what each benchmark takes)",
     )
     parser.add_argument(
         "--option",
@@ -131,16 +131,14 @@ def iter_rows(stream: Iterable[bytes], *, start: int = 1) -> Iterator[tuple[int,
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooleval.formats.benchmarks import (
-        BENCHMARK_FORMATS,
-        benchmark_samples,
-        resolve_score_format,
-    )
+    from tooleval.benchmarks.score_format import benchmark_samples, resolve_score_format
     from tooleval.metrics.engine import fastest_engine
     from tooleval.metrics.registry import bind, get_metric
 
-    options = parse_options(args.option)
-    args.format, args.metric, options = resolve_score_format(args, options)
+    chosen = resolve_score_format(
+        args.dataset, format=args.format, metric=args.metric, options=parse_options(args.option)
+    )
+    args.format, args.metric, options = chosen.format, chosen.metric, dict(chosen.options)
     info = get_metric(args.metric)
     if info.needs_judge:
         raise ConfigError(
@@ -164,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         if kind != "jsonl":
             samples = (
                 benchmark_samples(Path(args.dataset), kind, data=args.data)
-                if kind in BENCHMARK_FORMATS
+                if chosen.benchmark
                 else tabular_samples(Path(args.dataset), kind, metric)
             )
             count = sum(
@@ -205,12 +203,14 @@ def run(args: argparse.Namespace) -> int:
 _hot: list[Any] = []  # sample_from_row and orjson.dumps, imported on first use
 Result: Any = None  # tooleval.model.Result, set by _load_hot
 SearchBudgetExceeded: Any = None  # set by _load_hot
+UNREADABLE: Any = None  # tooleval.benchmarks.base.UNREADABLE, set by _load_hot
 
 
 def _load_hot() -> list[Any]:
     import orjson
 
-    global Result, SearchBudgetExceeded
+    global Result, SearchBudgetExceeded, UNREADABLE
+    from tooleval.benchmarks.base import UNREADABLE
     from tooleval.formats import sample_from_row
     from tooleval.matching.partial_order import SearchBudgetExceeded
     from tooleval.model import Result
@@ -279,14 +279,21 @@ def _no_calls(metric: Any, number: int, row: dict[str, Any]) -> None:
 
 
 def _score_sample(metric: Any, number: int, sample: Any, table_rows: list | None) -> bytes:
-    """One output line for one sample; a row past the ordering search budget is unscored."""
+    """One output line for one sample; a row past the ordering search budget is unscored.
+
+    So is a benchmark record its reader could not read (the reason in its metadata).
+    """
     _, dumps, newline = _hot or _load_hot()
-    try:
-        result = metric.score(sample)
-    except SearchBudgetExceeded as exc:
+    reason = sample.metadata.get(UNREADABLE) if sample.metadata else None
+    if reason is None:
+        try:
+            result = metric.score(sample)
+        except SearchBudgetExceeded as exc:
+            reason = exc.reason
+    if reason is not None:
         result = Result.unscored(
             metric.name,
-            exc.reason,
+            reason,
             params=metric.recorded,
             threshold=metric.params.get("threshold"),
         )

@@ -28,37 +28,10 @@ __all__ = [
     "need_list",
     "need_mapping",
     "need_str",
-    "paired_places",
     "plain",
     "sub",
     "to_json_text",
 ]
-
-
-def paired_places(reference: Any, prediction: Any, index: int | None) -> tuple[str, str]:
-    """Where a benchmark row's reference and prediction stand, once both are checked to be objects.
-
-    A reference-and-predictions reader (Seal-Tools, NESTFUL) names ``records[i]``
-    and ``predictions[i]`` in its errors; either side may be None (absent).
-
-    >>> paired_places({}, None, 3)
-    ('records[3]', 'predictions[3]')
-    >>> paired_places([], None, None)
-    Traceback (most recent call last):
-    ...
-    tooleval.errors.FormatError: field record: expected an object per record, got list
-    """
-    where = f"records[{index}]" if index is not None else "record"
-    pwhere = f"predictions[{index}]" if index is not None else "prediction"
-    if reference is not None and not isinstance(reference, Mapping):
-        raise FormatError(
-            f"expected an object per record, got {type(reference).__name__}", field=where
-        )
-    if prediction is not None and not isinstance(prediction, Mapping):
-        raise FormatError(
-            f"expected an object per prediction, got {type(prediction).__name__}", field=pwhere
-        )
-    return where, pwhere
 
 
 def at(path: str, key: str) -> str:

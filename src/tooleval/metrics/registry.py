@@ -7,8 +7,9 @@ e.g. ``check_ordering=True`` for ``order="strict"``) are translated before
 validation wherever parameters arrive (bind, score_sample, rescore of a result
 stored before the rename); results record only the current names.
 The registry is filled on first use, explicitly: the metrics of this package
-(:mod:`tooleval.metrics.builtin`, :mod:`tooleval.metrics.profiles`), then every
-entry point of the ``tooleval.metrics`` group. Packages above this layer, such
+(:mod:`tooleval.metrics.builtin`), then the metrics each benchmark record of the
+``tooleval.benchmarks`` group declares (``Benchmark.metrics``), then every entry
+point of the ``tooleval.metrics`` group. Packages above this layer, such
 as ``tooleval.judged``, and third-party packages plug in through that group
 (``[project.entry-points."tooleval.metrics"]`` naming a callable that returns
 :class:`MetricInfo` objects); the registry never imports a module by name. A
@@ -55,6 +56,8 @@ __all__ = [
 # Entry points of this group are loaded on first registry use; each names a callable
 # returning an iterable of MetricInfo (tooleval.judged declares itself here too).
 ENTRY_POINT_GROUP = "tooleval.metrics"
+# Benchmark records (tooleval.benchmarks.Benchmark) declare their metrics in this group.
+BENCHMARK_GROUP = "tooleval.benchmarks"
 
 
 _CORE_PROVIDER = "tooleval.metrics.builtin"  # the module whose metrics register first
@@ -109,22 +112,44 @@ def _entry_point_metrics() -> list[MetricInfo]:
     return infos
 
 
+def _benchmark_metrics() -> list[MetricInfo]:
+    """The metrics every benchmark record declares (entry-point group ``tooleval.benchmarks``)."""
+    from importlib.metadata import entry_points
+
+    infos: list[MetricInfo] = []
+    for point in sorted(entry_points(group=BENCHMARK_GROUP), key=lambda p: p.name):
+        try:
+            declared = getattr(point.load(), "metrics", ())
+            declared = tuple(declared() if callable(declared) else declared)
+        except Exception as exc:
+            raise ConfigError(
+                f"benchmark {point.name!r} ({point.value}) in entry point group "
+                f"{BENCHMARK_GROUP!r} failed to load: {type(exc).__name__}: {exc}; "
+                "reinstall or uninstall the package that declares it",
+                field="metric",
+            ) from exc
+        for info in declared:
+            if not isinstance(info, MetricInfo):
+                raise ConfigError(
+                    f"benchmark {point.name!r} ({point.value}) declares "
+                    f"{type(info).__name__}, expected MetricInfo",
+                    field="metric",
+                )
+            infos.append(info)
+    return infos
+
+
 def _load_providers() -> None:
     with _lock:
         if _state["loaded"] or _state["loading"]:
             return
         _state["loading"] = True
         try:
-            # This package's metrics register themselves when their modules load.
-            from tooleval.metrics import (  # noqa: F401
-                builtin,
-                profile_nestful,
-                profile_seal_tools,
-                profiles,
-            )
+            # This package's metrics register themselves when their module loads.
+            from tooleval.metrics import builtin  # noqa: F401
 
             known = set(_metrics)
-            for info in _entry_point_metrics():
+            for info in _benchmark_metrics() + _entry_point_metrics():
                 if info.name not in known:
                     register_metric(info)
             _state["loaded"] = True

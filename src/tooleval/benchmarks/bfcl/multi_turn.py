@@ -32,10 +32,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooleval.benchmarks.bfcl.decode_python import BfclDecodeError
+from tooleval.benchmarks.bfcl.multi_turn_data import MULTI_TURN_CATEGORIES
 from tooleval.benchmarks.bfcl.multi_turn_env import BfclApis, UndecodableStep, api_version
+from tooleval.benchmarks.bfcl.reader import decode_bfcl
 from tooleval.environments.diff import state_diff
-from tooleval.formats.bfcl import decode_bfcl
-from tooleval.formats.bfcl_decode_python import BfclDecodeError
 from tooleval.model import Diagnosis, Result
 
 __all__ = [
@@ -46,12 +47,6 @@ __all__ = [
     "multi_turn_result",
 ]
 
-MULTI_TURN_CATEGORIES = (
-    "multi_turn_base",
-    "multi_turn_long_context",
-    "multi_turn_miss_func",
-    "multi_turn_miss_param",
-)
 METRIC = "bfcl_multi_turn"
 
 
@@ -197,7 +192,7 @@ def check_entry(
     classes, config = entry["involved_classes"], entry.get("initial_config") or {}
     model = BfclApis(classes, config, long_context=long_context)
     reference = BfclApis(classes, config, long_context=long_context)
-    nested = mode != "fc"
+    nested = not (mode == "fc" or mode.endswith("_fc"))  # prompting decoders read nested calls
     turns = [[s for s in steps if _executable(s, nested)] for steps in decode_turns(result, mode)]
     all_results: list[str] = []
     for index, (reference_calls, steps) in enumerate(zip(ground_truth, turns, strict=True)):
@@ -237,25 +232,51 @@ def check_entry(
 
 
 def multi_turn_result(
-    entry: Mapping[str, Any], ground_truth: Sequence[Sequence[str]], result: Any, *, mode: str
+    entry: Mapping[str, Any],
+    ground_truth: Sequence[Sequence[str]],
+    result: Any,
+    *,
+    mode: str,
+    metric: str = METRIC,
+    params: Mapping[str, Any] | None = None,
 ) -> Result:
-    """The verdict as a tooleval Result (score 1/0), naming the bfcl-eval version it ran on."""
+    """The verdict as a tooleval Result (score 1/0), naming the bfcl-eval version it ran on.
+
+    The diagnosis ``details`` hold ``error`` (the short form of BFCL's label),
+    ``bfcl_error_type`` (BFCL's label), ``bfcl`` (the verdict with the turn,
+    differing paths and missing results) and ``bfcl_eval_version``.
+    """
+    version = api_version()
     verdict = check_entry(entry, ground_truth, result, mode=mode)
-    details = {"bfcl": verdict.to_dict(), "bfcl_eval_version": api_version()}
+    details = {
+        "kind": "multi_turn",
+        "error": None if verdict.error_type is None else verdict.error_type.split(":", 1)[1],
+        "bfcl_error_type": verdict.error_type,
+        "bfcl": verdict.to_dict(),
+        "bfcl_eval_version": version,
+    }
     diagnosis = Diagnosis(details=details)
-    params = {"mode": mode}
+    used = {**(params or {}), "mode": mode}
     if verdict.valid:
-        return Result.scored(
-            METRIC,
-            1.0,
-            reason="every turn matches BFCL's state and response checks",
-            params=params,
-            diagnosis=diagnosis,
-        )
+        reason = "every turn matches BFCL's state and response checks"
+    else:
+        reason = f"{details['error']}: {verdict.error_message}"
     return Result.scored(
-        METRIC,
-        0.0,
-        reason=f"{verdict.error_type}: {verdict.error_message}",
-        params=params,
+        metric,
+        1.0 if verdict.valid else 0.0,
+        reason=f"{reason} (bfcl-eval {version})",
+        params=used,
         diagnosis=diagnosis,
     )
+
+
+def multi_turn_mode(result: Any, mode: str) -> str:
+    """``fc`` or ``prompt`` for ``mode="auto"`` (text steps are prompting), else ``mode``."""
+    if mode != "auto":
+        return mode
+    steps = (
+        [s for turn in result if isinstance(turn, list) for s in turn]
+        if isinstance(result, list)
+        else []
+    )
+    return "prompt" if any(isinstance(s, str) for s in steps) else "fc"

@@ -69,10 +69,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tooleval.benchmarks._files import read_records
+from tooleval.benchmarks._shape import paired_places
+from tooleval.benchmarks.base import read_each
 from tooleval.errors import FormatError
-from tooleval.formats._fields import paired_places
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
-from tooleval.formats.seal_tools import read_records
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
 __all__ = [
@@ -433,16 +434,22 @@ def load_nestful(
     try:
         if refs is None:
             assert preds is not None
-            return [
-                sample_from_nestful(None, p, index=i, source=source) for i, p in enumerate(preds)
-            ]
-        if preds is None:
-            return [
-                sample_from_nestful(r, None, index=i, source=source) for i, r in enumerate(refs)
-            ]
-        return [
-            sample_from_nestful(r, p, index=i, source=source)
-            for i, (r, p) in enumerate(_pair(refs, preds))
-        ]
+            pairs: list[tuple[Any, Any]] = [(None, p) for p in preds]
+        elif preds is None:
+            pairs = [(r, None) for r in refs]
+        else:
+            pairs = _pair(refs, preds)
     except FormatError as exc:
         raise exc.with_context(path=str(named)) from None
+    # A record that cannot be read is an unreadable row with the reason; the others score.
+    return read_each(
+        pairs,
+        lambda i, pair: sample_from_nestful(pair[0], pair[1], index=i, source=source),
+        lambda i, pair: _unreadable_id(pair, i, source),
+        path=str(named),
+    )
+
+
+def _unreadable_id(pair: tuple[Any, Any], index: int, source: str) -> str:
+    ident = _ident(pair[0] if pair[0] is not None else pair[1])
+    return str(ident) if ident is not None else f"{source}#{index}"

@@ -21,7 +21,7 @@ calls produced. What the calls can show of that, and what this profile does:
   matter) and the flight fields airline tools overwrite from the flight
   table (:data:`OVERWRITTEN_FLIGHT_KEYS`).
 
-What no call shows (documented in docs/conformance.md): a write the tool
+What no call shows (documented in docs/benchmarks/tau-bench.md): a write the tool
 accepted but which leaves the database as the gold one would for another
 reason, e.g. a refund amount computed from state, and writes that fail on
 replay without an ``Error`` text in the transcript.

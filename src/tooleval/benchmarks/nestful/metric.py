@@ -48,9 +48,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, choice, empty_result
-from tooleval.model import Diagnosis, Result, Sample, ToolCall
+from tooleval.model import Diagnosis, MetricInfo, Param, Result, Sample, ToolCall
 
-__all__ = ["ground_calls", "nestful", "nestful_row", "nestful_summary", "macro_prf"]
+__all__ = ["METRICS", "ground_calls", "nestful", "nestful_row", "nestful_summary", "macro_prf"]
 
 _RESULT = "var_result"
 _DUMMY = '{"name": "dummy", "arguments": {}}'
@@ -354,20 +354,14 @@ def nestful_summary(results: Iterable[Result]) -> dict[str, Any]:
     }
 
 
-def _register() -> None:
-    from tooleval.metrics.registry import MetricInfo, Param, register_metric
-
-    register_metric(
-        MetricInfo(
-            name="nestful",
-            description="NESTFUL's official scorer: partial sequence accuracy per row (full "
-            "match passes); corpus F1 of function names and parameters from nestful_summary",
-            params={"empty": Param("unscored", EMPTY_HELP, choices=EMPTY_CHOICES)},
-            requires=("tools_called", "expected_tools"),
-            needs_judge=False,
-            score_sample=nestful,
-        )
-    )
-
-
-_register()
+METRICS = (
+    MetricInfo(
+        name="nestful",
+        description="NESTFUL's official scorer: partial sequence accuracy per row (full "
+        "match passes); corpus F1 of function names and parameters from nestful_summary",
+        params={"empty": Param("unscored", EMPTY_HELP, choices=EMPTY_CHOICES)},
+        requires=("tools_called", "expected_tools"),
+        needs_judge=False,
+        score_sample=nestful,
+    ),
+)

@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from tooleval.metrics.profile_bfcl_literals import JAVA_TYPES, JS_TYPES, java_value, js_value
+from tooleval.benchmarks.bfcl.literals import JAVA_TYPES, JS_TYPES, java_value, js_value
 from tooleval.model import AnyOf, ToolCall
 
 __all__ = [

@@ -4,7 +4,7 @@ BFCL (``bfcl-eval`` 2026.3.23) parses a Java or JavaScript answer with
 tree-sitter (``tree-sitter`` 0.21, ``tree-sitter-java`` 0.21.0,
 ``tree-sitter-javascript`` 0.21.4) after removing the first and last
 character of the bracket-wrapped text (see
-:func:`~tooleval.formats.bfcl_decode_python.prompt_text`). Any ``ERROR``
+:func:`~tooleval.benchmarks.bfcl.decode_python.prompt_text`). Any ``ERROR``
 node fails the decode; a parse with only *missing* tokens (such as the
 ``;`` after ``Db.connect(id=5)``) is accepted. Which texts parse follows
 tree-sitter's error recovery, not the language's grammar alone:
@@ -40,8 +40,8 @@ import importlib
 from functools import cache
 from typing import Any
 
+from tooleval.benchmarks.bfcl.decode_python import POSITIONAL, BfclDecodeError, prompt_text
 from tooleval.errors import ConfigError
-from tooleval.formats.bfcl_decode_python import POSITIONAL, BfclDecodeError, prompt_text
 
 __all__ = ["decode_java", "decode_javascript", "tree_sitter_available"]
 

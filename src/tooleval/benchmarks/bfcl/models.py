@@ -35,8 +35,8 @@ class ModelSettings:
 
 #: registry key -> (is_fc_model, underscore_to_dot, decoder), in BFCL's order. The
 #: decoder names what the model's handler does in ``decode_ast`` (see
-#: :mod:`tooleval.formats.bfcl_decode_handlers`; handlers that parse their own
-#: chat template: :mod:`tooleval.formats.bfcl_decode_templates`).
+#: :mod:`tooleval.benchmarks.bfcl.decode_handlers`; handlers that parse their own
+#: chat template: :mod:`tooleval.benchmarks.bfcl.decode_templates`).
 KNOWN_MODELS: dict[str, tuple[bool, bool, str]] = {
     "gorilla-openfunctions-v2": (True, False, "gorilla"),
     "DeepSeek-V3.2-Exp": (False, False, "prompt"),

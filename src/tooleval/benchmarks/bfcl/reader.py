@@ -12,12 +12,12 @@ Model results come in two styles, decoded as BFCL's default decoders do
 * function calling (``mode="fc"``): a list of ``{name: "<JSON arguments>"}``
   or ``{name: {arguments}}``;
 * prompting (``mode="prompt"``): text such as ``"[f(a=1, b='x')]"``, read
-  as Python (:mod:`~tooleval.formats.bfcl_decode_python`) or, in the Java and
+  as Python (:mod:`~tooleval.benchmarks.bfcl.decode_python`) or, in the Java and
   JavaScript categories, with tree-sitter
-  (:mod:`~tooleval.formats.bfcl_decode_tree`; argument values stay source text).
+  (:mod:`~tooleval.benchmarks.bfcl.decode_tree`; argument values stay source text).
 
 ``mode="auto"`` takes the mode from BFCL's model list
-(:mod:`~tooleval.formats.bfcl_models`) when the result folder names a known
+(:mod:`~tooleval.benchmarks.bfcl.models`) when the result folder names a known
 model, else text is prompting and a list is function calling. ``names``
 says how expected function names are written: ``"dots"`` (as in the
 schema), ``"underscores"`` (``.`` written ``_``, BFCL's
@@ -48,10 +48,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from tooleval.benchmarks.base import unreadable
+from tooleval.benchmarks.bfcl.decode_handlers import DECODERS, decode_with
+from tooleval.benchmarks.bfcl.decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
+from tooleval.benchmarks.bfcl.models import model_settings
+from tooleval.benchmarks.bfcl.multi_turn_data import (
+    MULTI_TURN_CATEGORIES,
+    multi_turn_sample,
+    package_data,
+    version_mismatch,
+)
 from tooleval.errors import ConfigError, DatasetError, FormatError
-from tooleval.formats.bfcl_decode_handlers import DECODERS, decode_with
-from tooleval.formats.bfcl_decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
-from tooleval.formats.bfcl_models import model_settings
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
 
@@ -220,6 +227,18 @@ class BfclSettings:
     model: str | None = None  # the BFCL model-list entry the folder names, if any
     note: str | None = None  # a warning: a known model decoded unlike BFCL decodes it
 
+    def describe(self) -> str:
+        """One line: the model-list entry, the decoding mode and the name rule.
+
+        >>> BfclSettings("auto", "either").describe()
+        'model: not in BFCL model list; mode: by result type; names: either'
+        """
+        from tooleval.benchmarks.bfcl.models import SOURCE_VERSION
+
+        known = f"{self.model} in BFCL's model list ({SOURCE_VERSION})" if self.model else None
+        mode = "by result type" if self.mode == "auto" else self.mode
+        return f"model: {known or 'not in BFCL model list'}; mode: {mode}; names: {self.names}"
+
 
 def resolve_settings(
     results_dir: str | Path, *, mode: str = "auto", names: str = "auto"
@@ -340,17 +359,18 @@ def load_bfcl(
         raise DatasetError("results directory not found", path=str(results_dir))
     settings = resolve_settings(results_dir, mode=mode, names=names)
     wanted = None if categories is None else list(categories)
+    known = (*CATEGORIES, *MULTI_TURN_CATEGORIES)
     for name in wanted or ():
-        if name not in CATEGORIES:
+        if name not in known:
             raise DatasetError(
-                f"unsupported BFCL category {name!r}; expected one of {', '.join(CATEGORIES)}",
+                f"unsupported BFCL category {name!r}; expected one of {', '.join(known)}",
                 field="category",
             )
     found: dict[str, Path] = {}
     paths = [result_file] if result_file is not None else results_dir.rglob("BFCL_v*_result.json")
     for path in sorted(paths):
         category = category_from_filename(path.name)
-        if category in CATEGORIES and (wanted is None or category in wanted):
+        if category in known and (wanted is None or category in wanted):
             if category in found:  # scoring one would silently drop the other
                 raise DatasetError(
                     f"two result files for {category}: {found[category]} and {path}; "
@@ -362,9 +382,14 @@ def load_bfcl(
     if missing:
         raise DatasetError(f"no result file for {', '.join(missing)}", path=str(results_dir))
     out: dict[str, list[Sample]] = {}
-    for category in [c for c in CATEGORIES if c in found]:  # BFCL's table order
+    for category in [c for c in known if c in found]:  # BFCL's table order
         result_path = found[category]
         version = result_path.name.split("_", 2)[1]
+        if category in MULTI_TURN_CATEGORIES:
+            out[category] = _multi_turn(
+                data_dir, f"BFCL_{version}_{category}.json", result_path, category, settings.mode
+            )
+            continue
         questions = _by_id(_data_file(data_dir, f"BFCL_{version}_{category}.json", answers=False))
         answers = None
         if CATEGORIES[category].kind not in ("irrelevance", "relevance"):
@@ -401,10 +426,45 @@ def load_bfcl(
                         names=settings.names,
                     )
                 )
-            except FormatError as exc:
-                raise exc.with_context(path=str(result_path), row=number) from None
+            except FormatError as exc:  # this record only: an unreadable row with the reason
+                reason = str(exc.with_context(row=number))
+                samples.append(unreadable(entry_id, reason, category=category))
         out[category] = samples
     return out
+
+
+def _multi_turn(
+    data_dir: Path, filename: str, result_path: Path, category: str, mode: str
+) -> list[Sample]:
+    """A multi-turn result file's rows, checked against bfcl-eval's own data version."""
+    try:
+        questions = _by_id(_data_file(data_dir, filename, answers=False))
+        answers = _by_id(_data_file(data_dir, filename, answers=True))
+    except DatasetError:  # the folder lacks this category: the simulated APIs' own data
+        questions, answers = package_data(filename, False), package_data(filename, True)
+        if not questions:
+            raise
+    samples = []
+    for number, result in enumerate(read_jsonl(result_path), start=1):
+        entry_id = str(result.get("id"))
+        where = f"row {number} of {result_path.name}"
+        if entry_id not in questions or entry_id not in answers:
+            samples.append(
+                unreadable(
+                    entry_id, f"{where}: no question or answer for {entry_id!r}", category=category
+                )
+            )
+            continue
+        why = version_mismatch(filename, questions[entry_id], answers[entry_id])
+        if why is not None:
+            samples.append(unreadable(entry_id, f"{where}: {why}", category=category))
+            continue
+        samples.append(
+            multi_turn_sample(
+                questions[entry_id], answers[entry_id], result, category=category, mode=mode
+            )
+        )
+    return samples
 
 
 def _data_file(data_dir: Path, filename: str, *, answers: bool) -> Path:
@@ -457,7 +517,7 @@ def decode_bfcl(
     object}``), ``"prompt"`` (text decoded per ``language`` by BFCL's default
     prompting decoders), ``"auto"`` (text is prompting, anything else is
     function calling) or the name of one BFCL handler's decoder
-    (:data:`~tooleval.formats.bfcl_decode_handlers.DECODERS`). Raises
+    (:data:`~tooleval.benchmarks.bfcl.decode_handlers.DECODERS`). Raises
     :class:`BfclDecodeError` when BFCL's decoder would fail or its output is
     not a list of ``{name: {params}}``.
 
@@ -519,7 +579,7 @@ def parse_python_calls(text: str, *, field: str | None = None) -> list[ToolCall]
 
     Bare names stay text, a call without keywords stays source text, a
     positional argument is dropped, arithmetic on literals is computed (see
-    :mod:`tooleval.formats.bfcl_decode_python`).
+    :mod:`tooleval.benchmarks.bfcl.decode_python`).
 
     >>> [str(c) for c in parse_python_calls("[geo.distance(points=[[1, -2.5]], unit=km)]")]
     ["geo.distance(points=[[1, -2.5]], unit='km')"]

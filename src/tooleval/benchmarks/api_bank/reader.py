@@ -49,6 +49,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tooleval.benchmarks.base import read_each, record_id
 from tooleval.errors import DatasetError, FormatError
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import AssistantMessage, ExpectedTools, Sample, ToolCall
@@ -108,33 +109,79 @@ def parse_apibank_call(text: str) -> ToolCall | None:
     return ToolCall(found.group(1), args)
 
 
+_NAME_KEYS = ("api_name", "tool_name", "name")
+_ARGS_KEYS = ("param_dict", "arguments", "args", "parameters")
+
+
 def _object_call(value: Mapping[str, Any], where: str) -> ToolCall:
-    name = value.get("api_name", value.get("name"))
+    """A call object as graders write them: ``{api_name, param_dict}`` (API-Bank's),
+    ``{tool_name | name, arguments | args | parameters}`` or OpenAI's ``{function: {...}}``;
+    arguments given as a JSON string are parsed."""
+    function = value.get("function")
+    if isinstance(function, Mapping) and not any(k in value for k in _NAME_KEYS):
+        value, where = function, f"{where}.function"
+    name = next((value[k] for k in _NAME_KEYS if k in value), None)
     if not isinstance(name, str) or not name:
-        raise FormatError("expected 'api_name' (text) in the call object", field=where)
+        raise FormatError(
+            "expected the call's name (text) under 'api_name', 'tool_name' or 'name'; "
+            f"the object has {_keys(value)}",
+            field=where,
+        )
     result = value.get("result")
     args: Any = None
     if isinstance(result, Mapping) and isinstance(result.get("input"), Mapping):
         args = result["input"]
+    key = next((k for k in _ARGS_KEYS if k in value), "param_dict")
     if args is None:
-        args = value.get("param_dict", value.get("arguments", value.get("args", {})))
+        args = value.get(key)
+    if isinstance(args, str):
+        try:
+            args = loads_text(args) if args.strip() else {}
+        except (ValueError, NestingTooDeep) as exc:
+            raise FormatError(
+                f"the arguments are text that is not a JSON object: {exc}", field=f"{where}.{key}"
+            ) from None
     if args is None:
         args = {}
     if not isinstance(args, Mapping):
         raise FormatError(
             f"expected an object of parameters, got {type(args).__name__}",
-            field=f"{where}.param_dict",
+            field=f"{where}.{key}",
         )
     return ToolCall(name, dict(args))
 
 
-def _gold(row: Mapping[str, Any], where: str) -> ToolCall:
+def _keys(value: Mapping[str, Any]) -> str:
+    names = [repr(k) for k in list(value)[:6]]
+    return "keys " + ", ".join(names) if names else "no keys"
+
+
+def _calls(value: Any, where: str) -> list[ToolCall]:
+    """A list of call objects (or of API-Bank call texts)."""
+    out = []
+    for i, item in enumerate(value):
+        at = f"{where}[{i}]"
+        if isinstance(item, Mapping):
+            out.append(_object_call(item, at))
+        elif isinstance(item, str) and (call := parse_apibank_call(item)) is not None:
+            out.append(call)
+        else:
+            raise FormatError(
+                f"expected a call object or [Name(key='value')] text, got {type(item).__name__}",
+                field=at,
+            )
+    return out
+
+
+def _gold(row: Mapping[str, Any], where: str) -> list[ToolCall]:
     for key in _GOLD_KEYS:
         if key not in row or row[key] is None:
             continue
         value = row[key]
         if isinstance(value, Mapping):
-            return _object_call(value, f"{where}.{key}")
+            return [_object_call(value, f"{where}.{key}")]
+        if isinstance(value, list) and value:
+            return _calls(value, f"{where}.{key}")
         if isinstance(value, str):
             call = parse_apibank_call(value)
             if call is None:
@@ -142,9 +189,10 @@ def _gold(row: Mapping[str, Any], where: str) -> ToolCall:
                     "no API call of the form [Name(key='value')] in the gold text",
                     field=f"{where}.{key}",
                 )
-            return call
+            return [call]
         raise FormatError(
-            f"expected an object or text for the gold call, got {type(value).__name__}",
+            "expected a call object, a list of them or text for the gold call, got "
+            f"{type(value).__name__}",
             field=f"{where}.{key}",
         )
     raise FormatError(
@@ -164,11 +212,14 @@ def _prediction(row: Mapping[str, Any], where: str) -> tuple[list[ToolCall], str
             return [], ""
         if isinstance(value, Mapping):
             return [_object_call(value, f"{where}.{key}")], ""
+        if isinstance(value, list):
+            return _calls(value, f"{where}.{key}"), ""
         if isinstance(value, str):
             call = parse_apibank_call(value)
             return ([] if call is None else [call]), value
         raise FormatError(
-            f"expected the model's text or a call object, got {type(value).__name__}",
+            f"expected the model's text, a call object or a list of them, got "
+            f"{type(value).__name__}",
             field=f"{where}.{key}",
         )
     raise FormatError(
@@ -222,7 +273,7 @@ def sample_from_apibank_row(row: Mapping[str, Any], *, index: int | None = None)
     return Sample(
         messages=[AssistantMessage(text, tuple(calls))],
         tools_called=calls,
-        expected_tools=ExpectedTools((gold,)),
+        expected_tools=ExpectedTools(tuple(gold)),
         id=ident,
         metadata={"api_bank": {"file": file, "id": sample_id, **_verdicts(row, where)}},
     )
@@ -231,15 +282,27 @@ def sample_from_apibank_row(row: Mapping[str, Any], *, index: int | None = None)
 def samples_from_apibank_rows(
     rows: Iterable[Any], *, dialogues: str | Path | None = None
 ) -> list[Sample]:
-    """Every row of an already parsed graded file (gold calls from ``dialogues`` when absent)."""
+    """Every row of an already parsed graded file (gold calls from ``dialogues`` when absent).
+
+    A row that cannot be read is an unreadable row with the reason; the others score.
+    """
     lookup = _DialogueGold(Path(dialogues)) if dialogues is not None else None
-    out = []
-    for i, row in enumerate(rows):
+
+    def one(index: int, row: Any) -> Sample:
         gold_given = isinstance(row, Mapping) and any(row.get(k) is not None for k in _GOLD_KEYS)
         if lookup is not None and isinstance(row, Mapping) and not gold_given:
-            row = {**row, "ground_truth": lookup.gold(row, f"rows[{i}]")}
-        out.append(sample_from_apibank_row(row, index=i))
-    return out
+            row = {**row, "ground_truth": lookup.gold(row, f"rows[{index}]")}
+        return sample_from_apibank_row(row, index=index)
+
+    return read_each(list(rows), one, _row_id)
+
+
+def _row_id(index: int, row: Any) -> str:
+    if isinstance(row, Mapping):
+        file, sample_id = row.get("file"), row.get("id")
+        if file is not None and sample_id is not None:
+            return f"{file}#{sample_id}"
+    return record_id(row, index, "id")
 
 
 class _DialogueGold:
@@ -303,30 +366,71 @@ class _DialogueGold:
 
 
 def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> list[Sample]:
-    """Every row of a graded API-Bank file: JSONL, or a JSON array of the same objects."""
+    """Every row of a graded API-Bank file: JSONL, or one JSON document.
+
+    The document is a list of rows, one row, or an object whose rows sit in
+    one list (``{"results": [...]}``, ``{"predictions": [...]}``, ...). Only
+    a file that is neither is refused, saying what was seen.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except OSError as exc:
         raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
     except UnicodeDecodeError:
         raise DatasetError("not UTF-8 text", path=str(path)) from None
-    stripped = text.lstrip()
-    rows: list[Any]
-    if stripped.startswith("["):
-        try:
-            rows = loads_text(stripped)
-        except (ValueError, NestingTooDeep) as exc:
-            raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None
+    if not text.strip():
+        raise DatasetError("the file is empty", path=str(path))
+    try:
+        document = loads_text(text)
+    except NestingTooDeep as exc:
+        raise DatasetError(exc.message, path=str(path)) from None
+    except ValueError as whole:
+        rows = _jsonl_rows(text, path, whole)
     else:
-        rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(loads_text(line))
-            except (ValueError, NestingTooDeep) as exc:
-                raise DatasetError(f"line {number}: invalid JSON: {exc}", path=str(path)) from None
+        rows = _document_rows(document, path)
     try:
         return samples_from_apibank_rows(rows, dialogues=dialogues)
     except FormatError as exc:
         raise exc.with_context(path=str(path)) from None
+
+
+def _document_rows(document: Any, path: str | Path) -> list[Any]:
+    """The rows of a file that is one JSON document."""
+    if isinstance(document, list):
+        return document
+    if isinstance(document, Mapping):
+        if any(k in document for k in (*_GOLD_KEYS, *_PRED_KEYS)):
+            return [document]  # one row
+        lists = [v for v in document.values() if isinstance(v, list) and v]
+        rows = [v for v in lists if all(isinstance(r, Mapping) for r in v)]
+        if len(rows) == 1:
+            return rows[0]
+        raise DatasetError(
+            "the file is one JSON object, but not an API-Bank row and not an object holding "
+            f"one list of rows (it has {_keys(document)}); expected JSONL rows, a JSON list "
+            "of rows, or an object with one list of rows",
+            path=str(path),
+        )
+    raise DatasetError(
+        f"the file is one JSON {type(document).__name__}; expected JSONL rows or a JSON list "
+        "of rows",
+        path=str(path),
+    )
+
+
+def _jsonl_rows(text: str, path: str | Path, whole: ValueError) -> list[Any]:
+    """The rows of a JSONL file (the file is not one JSON document: ``whole`` says why)."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(loads_text(line))
+        except NestingTooDeep as exc:
+            raise DatasetError(f"line {number}: {exc.message}", path=str(path)) from None
+        except ValueError as exc:
+            raise DatasetError(
+                f"neither one JSON document ({whole}) nor JSONL (line {number}: {exc})",
+                path=str(path),
+            ) from None
+    return rows

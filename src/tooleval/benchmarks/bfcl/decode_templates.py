@@ -33,13 +33,13 @@ read with the standard ``json`` dialect, as BFCL does; nothing is ``eval``\\ ed)
                     ``<|tool_call_end|>`` (after the last ``<|thought_end|>``);
                     otherwise the text content, not a call
 ``functiongemma``   ``<start_function_call>call:NAME{key:value}<end_function_call>``
-                    blocks (:mod:`~tooleval.formats.bfcl_decode_gemma`)
+                    blocks (:mod:`~tooleval.benchmarks.bfcl.decode_gemma`)
 ==================  ==========================================================
 
 Where BFCL would raise, these raise :class:`BfclDecodeError`; where BFCL
 returns something that is not a list of calls (text, a call whose
 arguments are not an object), so do these, and
-:func:`~tooleval.formats.bfcl.decode_bfcl` labels it as BFCL's runner does
+:func:`~tooleval.benchmarks.bfcl.reader.decode_bfcl` labels it as BFCL's runner does
 (``ast_decoder:decoder_wrong_output_format``).
 
 Known differences, all on input no template produces: ``llama_3_1`` reads
@@ -65,14 +65,14 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tooleval.formats.bfcl_decode_gemma import decode_functiongemma
-from tooleval.formats.bfcl_decode_python import (
+from tooleval.benchmarks.bfcl.decode_gemma import decode_functiongemma
+from tooleval.benchmarks.bfcl.decode_python import (
     BfclDecodeError,
     decode_call,
     decode_python,
     evaluate_binop,
 )
-from tooleval.formats.bfcl_decode_tree import decode_java, decode_javascript
+from tooleval.benchmarks.bfcl.decode_tree import decode_java, decode_javascript
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 
 __all__ = ["TEMPLATE_DECODERS", "TEMPLATE_HANDLERS", "decode_prompt_text", "decode_template"]

@@ -35,9 +35,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, choice, empty_result
-from tooleval.model import ArgumentCheck, Diagnosis, Result, Sample, ToolCall
+from tooleval.model import ArgumentCheck, Diagnosis, MetricInfo, Param, Result, Sample, ToolCall
 
-__all__ = ["COUNT_KEYS", "seal_tools", "seal_tools_counts", "seal_tools_summary"]
+__all__ = ["METRICS", "COUNT_KEYS", "seal_tools", "seal_tools_counts", "seal_tools_summary"]
 
 COUNT_KEYS = (
     "correct_api",
@@ -237,28 +237,22 @@ def seal_tools_summary(results: Iterable[Result]) -> dict[str, float]:
     return out
 
 
-def _register() -> None:
-    from tooleval.metrics.registry import MetricInfo, Param, register_metric
-
-    register_metric(
-        MetricInfo(
-            name="seal_tools",
-            description="Seal-Tools' official check: API- and parameter-level P/R/F1 "
-            "(first gold call of a name, values compared as str); row F1, corpus numbers "
-            "from seal_tools_summary",
-            params={
-                "level": Param(
-                    "param",
-                    "row score: 'param' (parameter-level F1) or 'api' (API-level F1)",
-                    choices=("api", "param"),
-                ),
-                "empty": Param("perfect", EMPTY_HELP, choices=EMPTY_CHOICES),
-            },
-            requires=("tools_called", "expected_tools"),
-            needs_judge=False,
-            score_sample=seal_tools,
-        )
-    )
-
-
-_register()
+METRICS = (
+    MetricInfo(
+        name="seal_tools",
+        description="Seal-Tools' official check: API- and parameter-level P/R/F1 "
+        "(first gold call of a name, values compared as str); row F1, corpus numbers "
+        "from seal_tools_summary",
+        params={
+            "level": Param(
+                "param",
+                "row score: 'param' (parameter-level F1) or 'api' (API-level F1)",
+                choices=("api", "param"),
+            ),
+            "empty": Param("perfect", EMPTY_HELP, choices=EMPTY_CHOICES),
+        },
+        requires=("tools_called", "expected_tools"),
+        needs_judge=False,
+        score_sample=seal_tools,
+    ),
+)

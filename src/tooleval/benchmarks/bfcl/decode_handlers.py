@@ -21,7 +21,7 @@ other shapes. Each name below is one behaviour, re-implemented:
 
 Handlers that parse their own chat templates (Qwen FC, Hammer, xLAM, Llama
 3.1 FC, ...) have decoders of their own in
-:mod:`~tooleval.formats.bfcl_decode_templates` (``tool_call_tags``,
+:mod:`~tooleval.benchmarks.bfcl.decode_templates` (``tool_call_tags``,
 ``hammer``, ``xlam``, ...: :data:`TEMPLATE_DECODERS`), also selected by name
 here.
 
@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.formats.bfcl_decode_python import BfclDecodeError
-from tooleval.formats.bfcl_decode_templates import (
+from tooleval.benchmarks.bfcl.decode_python import BfclDecodeError
+from tooleval.benchmarks.bfcl.decode_templates import (
     TEMPLATE_DECODERS,
     decode_prompt_text,
     decode_template,

@@ -51,57 +51,20 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tooleval.errors import DatasetError, FormatError
-from tooleval.formats._fields import paired_places
-from tooleval.formats.json_limits import NestingTooDeep, loads_text
+from tooleval.benchmarks._files import read_records
+from tooleval.benchmarks._shape import paired_places
+from tooleval.benchmarks.base import read_each, record_id
+from tooleval.errors import FormatError
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
 __all__ = [
     "load_seal_tools",
     "parse_seal_tools_output",
-    "read_records",
     "sample_from_seal_tools",
     "seal_tools_expected",
 ]
 
 _START = re.compile(r"\[\s*\{\s*\"api\"", re.DOTALL)
-
-
-def read_records(path: str | Path, *, what: str) -> list[Any]:
-    """Every record of a JSON array file or a JSONL file (blank lines skipped).
-
-    ``what`` names the file's role in errors ("reference", "predictions").
-    """
-    try:
-        text = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8")
-    except OSError as exc:
-        raise DatasetError(f"cannot read the {what} file: {exc.strerror}", path=str(path)) from None
-    except UnicodeDecodeError:
-        raise DatasetError(f"the {what} file is not UTF-8 text", path=str(path)) from None
-    stripped = text.lstrip()
-    if not stripped:
-        raise DatasetError(f"the {what} file is empty", path=str(path))
-    if stripped.startswith("["):
-        try:
-            value = loads_text(stripped)
-        except NestingTooDeep as exc:
-            raise DatasetError(exc.message, path=str(path)) from None
-        except ValueError as exc:
-            raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None
-        if not isinstance(value, list):
-            raise DatasetError(f"expected a JSON array of {what} records", path=str(path))
-        return value
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(loads_text(line))
-        except NestingTooDeep as exc:
-            raise DatasetError(f"line {number}: {exc.message}", path=str(path)) from None
-        except ValueError as exc:
-            raise DatasetError(f"line {number}: invalid JSON: {exc}", path=str(path)) from None
-    return records
 
 
 def parse_seal_tools_output(text: str) -> list[Any] | None:
@@ -409,11 +372,17 @@ def load_seal_tools(
     try:
         if refs is None:
             assert preds is not None
-            return [sample_from_seal_tools(None, p, index=i) for i, p in enumerate(preds)]
-        if preds is None:
-            return [sample_from_seal_tools(r, None, index=i) for i, r in enumerate(refs)]
-        return [
-            sample_from_seal_tools(r, p, index=i) for i, (r, p) in enumerate(_pair(refs, preds))
-        ]
+            pairs: list[tuple[Any, Any]] = [(None, p) for p in preds]
+        elif preds is None:
+            pairs = [(r, None) for r in refs]
+        else:
+            pairs = list(_pair(refs, preds))
     except FormatError as exc:
         raise exc.with_context(path=path) from None
+    # A record that cannot be read is an unreadable row with the reason; the others score.
+    return read_each(
+        pairs,
+        lambda i, pair: sample_from_seal_tools(pair[0], pair[1], index=i),
+        lambda i, pair: record_id(pair[0] if pair[0] is not None else pair[1], i, "id"),
+        path=path,
+    )

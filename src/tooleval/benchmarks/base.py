@@ -1,0 +1,180 @@
+"""The :class:`Benchmark` record: everything tooleval knows about one benchmark, in one value.
+
+A benchmark package (built in or third party) exposes one record through the
+``tooleval.benchmarks`` entry-point group; ``tooleval score --format NAME``,
+format detection, ``tooleval metrics`` and the metric registry read the
+records and nothing else. A record that cannot be read from one of its
+records comes back as a Sample marked :data:`UNREADABLE` (see
+:func:`unreadable`), which scoring turns into an unscored row with the reason.
+
+>>> from tooleval.model import Sample
+>>> toy = Benchmark(name="toy", title="Toy", description="toy rows",
+...                 read=lambda path, data=None: [Sample(tools_called=[])],
+...                 default_metric="tool_call_f1")
+>>> toy.accepts("TOY"), toy.accepts("to-y")
+(True, False)
+>>> unreadable_reason(unreadable("r1", "no 'traj'")), unreadable_reason(Sample())
+("no 'traj'", None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooleval.errors import FormatError
+from tooleval.model import MetricInfo, Result, Sample
+
+__all__ = [
+    "UNREADABLE",
+    "Benchmark",
+    "normalize_name",
+    "read_each",
+    "record_id",
+    "unreadable",
+    "unreadable_reason",
+]
+
+#: The metadata key of a Sample standing for a record that could not be read.
+UNREADABLE = "tooleval_unreadable"
+
+
+def normalize_name(name: str) -> str:
+    """A format name as compared: lower case, ``_`` and spaces read as ``-``.
+
+    >>> normalize_name("Tau_Bench"), normalize_name(" api bank ")
+    ('tau-bench', 'api-bank')
+    """
+    return "-".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+@dataclass(frozen=True, slots=True)
+class Benchmark:
+    """One benchmark: how its files are read, told apart and scored.
+
+    ``name`` is the canonical spelling shown everywhere (``tau-bench``);
+    ``aliases`` are other accepted names (compared after
+    :func:`normalize_name`, as ``name`` is). ``read(path, data=None,
+    **options)`` yields one :class:`~tooleval.model.Sample` per record
+    (:func:`unreadable` for a record it cannot read; a DatasetError only when
+    the file cannot be read at all). ``data`` says what ``--data`` is for this
+    benchmark (None: it takes none); ``data_required`` makes it mandatory.
+
+    Detection, all optional: ``detect(value)`` is True for a parsed JSON
+    document (or the first record of a list, or the first row of a JSONL
+    file when ``jsonl_rows``) of this benchmark; ``detect_path(path)`` for a
+    file or folder known by its name; ``near_miss(value, head)`` says what
+    is wrong with a file that looks like this benchmark's but is not one
+    (``value`` the parsed document, None when it did not parse; ``head`` its
+    first 64 KiB as text), or None.
+
+    ``default_metric`` and ``default_options`` reproduce the benchmark's own
+    verdict; ``metrics`` are the metrics the benchmark declares (registered
+    with the metric registry): the MetricInfo records, or a function
+    returning them, so that reading the record for detection does not import
+    the grading code (:meth:`metric_infos` gives them either way);
+    ``summaries`` maps a metric name to the benchmark's corpus-level numbers
+    over its results; ``docs`` is the page that documents it.
+    """
+
+    name: str
+    title: str
+    description: str
+    read: Callable[..., Iterable[Sample]]
+    default_metric: str
+    default_options: Mapping[str, Any] = field(default_factory=dict)
+    metrics: tuple[MetricInfo, ...] | Callable[[], Iterable[MetricInfo]] = ()
+    aliases: tuple[str, ...] = ()
+    detect: Callable[[Any], bool] | None = None
+    detect_path: Callable[[Any], bool] | None = None
+    near_miss: Callable[[Any, str], str | None] | None = None
+    jsonl_rows: bool = False
+    data: str | None = None
+    data_required: bool = False
+    summaries: Mapping[str, Callable[[Iterable[Result]], Mapping[str, Any]]] = field(
+        default_factory=dict
+    )
+    docs: str = ""
+
+    def metric_infos(self) -> tuple[MetricInfo, ...]:
+        """The metrics this benchmark declares (``metrics``, called when it is a function)."""
+        declared = self.metrics() if callable(self.metrics) else self.metrics
+        return tuple(declared)
+
+    def accepts(self, name: str) -> bool:
+        """Whether ``name`` names this benchmark (case, ``-``/``_`` and spaces aside)."""
+        wanted = normalize_name(name)
+        return any(normalize_name(n) == wanted for n in (self.name, *self.aliases))
+
+
+def unreadable(ident: Any, reason: str, *, category: str | None = None) -> Sample:
+    """The Sample standing for a record that cannot be read: scored as unscored, ``reason`` given."""
+    return Sample(
+        id=None if ident is None else str(ident),
+        category=category,
+        metadata={UNREADABLE: reason},
+    )
+
+
+def unreadable_reason(sample: Sample) -> str | None:
+    """Why ``sample``'s record could not be read, or None for a readable one."""
+    metadata = sample.metadata
+    if not metadata:
+        return None
+    reason = metadata.get(UNREADABLE)
+    return reason if isinstance(reason, str) else None
+
+
+def record_id(record: Any, index: int, *keys: str) -> str:
+    """A record's id for an unreadable row: its first present key of ``keys``, else its index.
+
+    >>> record_id({"task_id": 7, "trial": 1}, 3, "id"), record_id("junk", 3, "id")
+    ('3', '3')
+    """
+    if isinstance(record, Mapping):
+        for key in keys:
+            value = record.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool):
+                return str(value)
+    return str(index)
+
+
+def read_each(
+    records: Sequence[Any],
+    read_one: Callable[[int, Any], Sample],
+    ident: Callable[[int, Any], str],
+    *,
+    path: str | None = None,
+) -> list[Sample]:
+    """``read_one(index, record)`` for every record; one that raises FormatError is unreadable.
+
+    The unreadable row keeps the record's place and id (``ident``) and the
+    error, field included, as its reason: one bad record never refuses the file.
+    When no record at all can be read, the file is what is wrong: the first
+    error is raised (with ``path``), saying what was seen.
+
+    >>> def one(i, r):
+    ...     if "x" not in r:
+    ...         raise FormatError("missing 'x'", field=f"rows[{i}]")
+    ...     return Sample(id=str(i))
+    >>> [unreadable_reason(s) for s in read_each([{"x": 1}, {}], one, lambda i, r: str(i))]
+    [None, "field rows[1]: missing 'x'"]
+    >>> read_each([{}], one, lambda i, r: str(i))
+    Traceback (most recent call last):
+    tooleval.errors.FormatError: field rows[0]: missing 'x'
+
+    """
+    out: list[Sample] = []
+    first: FormatError | None = None
+    failed = 0
+    for index, record in enumerate(records):
+        try:
+            out.append(read_one(index, record))
+        except FormatError as exc:
+            first = first or exc
+            failed += 1
+            out.append(unreadable(ident(index, record), str(exc)))
+    if first is not None and failed == len(out):
+        raise first.with_context(path=path) if path is not None else first
+    return out
