@@ -190,3 +190,27 @@ def test_the_result_names_the_simulated_api_version():
     )
     assert result.score == 1.0
     assert result.diagnosis.details["bfcl_eval_version"] == api_version() == "2026.3.23"
+
+
+def test_score_format_bfcl_reads_and_replays_multi_turn(shared_data, tmp_path):
+    from tooleval.benchmarks.base import unreadable_reason
+    from tooleval.benchmarks.bfcl.metric import bfcl_ast
+    from tooleval.benchmarks.bfcl.reader import load_bfcl
+
+    root = shared_data / "bfcl"
+    results = root / "results" / "glyphh-ada-1.1"
+    samples = load_bfcl(results, root, categories=["multi_turn_base"])["multi_turn_base"]
+    scores = [bfcl_ast(s) for s in samples]
+    assert sum(r.passed for r in scores) == 121 and len(scores) == 200
+    assert scores[0].diagnosis.details["bfcl_eval_version"] == "2026.3.23"
+    # data of another version: the rows say so instead of being scored on the wrong APIs
+    data = tmp_path / "data"
+    (data / "possible_answer").mkdir(parents=True)
+    name = "BFCL_v4_multi_turn_base.json"
+    rows = _jsonl(root / "data" / name)
+    rows[0]["initial_config"] = {"GorillaFileSystem": {"root": {}}}
+    (data / name).write_text("\n".join(json.dumps(r) for r in rows))
+    (data / "possible_answer" / name).write_text((root / "possible_answer" / name).read_text())
+    changed = load_bfcl(results, data, categories=["multi_turn_base"])["multi_turn_base"]
+    first = next(s for s in changed if s.id == rows[0]["id"])
+    assert "another version of the data" in unreadable_reason(first)
