@@ -36,12 +36,15 @@ ALLOWED: dict[str, set[str]] = {
     # Intervals, paired tests, power and verdicts over numbers: no I/O, no store.
     "stats": {"model"},
     "judged": {"model", "llm"},
+    # Replaying calls on environments and comparing end states (state_match).
+    "environments": {"model", "matching", "metrics"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
     "monitor": {"model", "formats", "traces", "store", "llm", "judged"},
     # One folder per benchmark: readers, decoders, grading metrics, detection, the records.
-    "benchmarks": {"model", "matching", "metrics", "formats"},
+    # (and replay on the benchmark's own environments: BFCL multi-turn, tau-bench).
+    "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
     "analysis": {"model", "store", "metrics", "stats"},
     "runs": {
         "model",

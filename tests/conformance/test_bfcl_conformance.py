@@ -27,6 +27,8 @@ def verdicts(bfcl_dir):
     """{category: [(id, ours, theirs, our bfcl label, their label)]}."""
     out = {}
     for category, samples in load_bfcl(bfcl_dir / "results" / MODEL, bfcl_dir).items():
+        if category.startswith("multi_turn"):  # replayed: tests/conformance/test_bfcl_multi_turn.py
+            continue
         path = bfcl_dir / "scores" / MODEL / f"BFCL_v4_{category}_score.json"
         lines = path.read_text(encoding="utf-8").splitlines()
         failed = {e["id"]: e["error_type"] for e in map(json.loads, lines[1:]) if e}

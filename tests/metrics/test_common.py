@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tooleval.environments import FunctionEnvironment, register_environment
 from tooleval.metrics.registry import list_metrics, score_sample
 from tooleval.model import AssistantMessage, ExpectedTools, Sample, ToolCall, UserMessage
 
@@ -57,7 +58,24 @@ def _flat_calls_sample() -> Sample:
     return Sample(tools_called=calls, expected_tools=ExpectedTools(tuple(calls)))
 
 
+def _orders_environment(config: Any) -> FunctionEnvironment:
+    def put(state: dict[str, Any], **arguments: Any) -> str:
+        state.setdefault("calls", []).append(arguments)
+        return "ok"
+
+    tools = {name: put for name in ("lookup_order", "cancel_order", "issue_refund")}
+    return FunctionEnvironment(tools, initial_state=dict(config))
+
+
+register_environment("test_common_orders", _orders_environment)
+
+
 IDENTICAL: dict[str, Callable[[], Sample]] = {
+    "state_match": lambda: Sample(
+        tools_called=list(_CALLS),
+        expected_tools=ExpectedTools(tuple(_CALLS)),
+        metadata={"environment": {"name": "test_common_orders"}},
+    ),
     "tool_call_accuracy": _calls_sample,
     "tool_call_f1": _calls_sample,
     "tool_correctness": _calls_sample,
@@ -213,6 +231,11 @@ SHARED_BY_CALL_METRICS = ("order", "empty", "args", "threshold")
 
 # Call-comparing metrics that leave out a shared option, and why.
 EXEMPT: dict[str, dict[str, str]] = {
+    "state_match": {
+        "order": "end states are compared; the order of calls counts only through them",
+        "empty": "no calls on both sides is two untouched states, compared like any other",
+        "args": "arguments are passed to the tools, not matched; list_order governs the states",
+    },
     "bfcl_ast": {
         "order": "BFCL's checker decides per category (parallel calls are order free)",
         "empty": "BFCL's irrelevance/relevance categories are its own rule for 'no call'",
@@ -245,6 +268,7 @@ EXEMPT: dict[str, dict[str, str]] = {
 # final answer (no values at all is already unscored); the judged metrics other than
 # topic_adherence ask a judge about a conversation, never compare two lists.
 NO_EMPTY_CASE = {
+    "state_match": "compares two end states; no calls on both sides is two untouched states",
     "output_contains": "reads the output, no expected-vs-called lists",
     "goal_accuracy": "a judge verdict on the conversation",
     "task_success": "a judge verdict on the conversation",

@@ -117,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         _write_jsonl(Path(args.output), rows)
     sys.stdout.write(f"{settings.describe()}\n")
+    if any(str(row.get("category", "")).startswith("multi_turn") for row in rows):
+        from tooleval.benchmarks.bfcl.multi_turn_env import api_version
+
+        sys.stdout.write(f"multi-turn: replayed on bfcl-eval {api_version()}'s simulated APIs\n")
     _print_table(summary)
     return 0
 

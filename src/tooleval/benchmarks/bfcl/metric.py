@@ -82,8 +82,20 @@ def bfcl_ast(
             name, "no BFCL category: set sample.category or pass category=", params=params
         )
     params["category"] = category
-    kind = bfcl_category_kind(category)
     meta = (sample.metadata or {}).get("bfcl") or {}
+    if "multi_turn" in meta:  # decided by replay on BFCL's simulated APIs
+        from tooleval.benchmarks.bfcl.multi_turn import multi_turn_result
+
+        turns = meta["multi_turn"]
+        return multi_turn_result(
+            turns["entry"],
+            turns["ground_truth"],
+            turns["result"],
+            mode=turns["mode"],
+            metric=name,
+            params=params,
+        )
+    kind = bfcl_category_kind(category)
     language = meta.get("language") or bfcl_language(category)
     actual = sample.actual_calls()
     decode_error = meta.get("decode_error") or next(

@@ -52,6 +52,12 @@ from tooleval.benchmarks.base import unreadable
 from tooleval.benchmarks.bfcl.decode_handlers import DECODERS, decode_with
 from tooleval.benchmarks.bfcl.decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
 from tooleval.benchmarks.bfcl.models import model_settings
+from tooleval.benchmarks.bfcl.multi_turn_data import (
+    MULTI_TURN_CATEGORIES,
+    multi_turn_sample,
+    package_data,
+    version_mismatch,
+)
 from tooleval.errors import ConfigError, DatasetError, FormatError
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
@@ -353,17 +359,18 @@ def load_bfcl(
         raise DatasetError("results directory not found", path=str(results_dir))
     settings = resolve_settings(results_dir, mode=mode, names=names)
     wanted = None if categories is None else list(categories)
+    known = (*CATEGORIES, *MULTI_TURN_CATEGORIES)
     for name in wanted or ():
-        if name not in CATEGORIES:
+        if name not in known:
             raise DatasetError(
-                f"unsupported BFCL category {name!r}; expected one of {', '.join(CATEGORIES)}",
+                f"unsupported BFCL category {name!r}; expected one of {', '.join(known)}",
                 field="category",
             )
     found: dict[str, Path] = {}
     paths = [result_file] if result_file is not None else results_dir.rglob("BFCL_v*_result.json")
     for path in sorted(paths):
         category = category_from_filename(path.name)
-        if category in CATEGORIES and (wanted is None or category in wanted):
+        if category in known and (wanted is None or category in wanted):
             if category in found:  # scoring one would silently drop the other
                 raise DatasetError(
                     f"two result files for {category}: {found[category]} and {path}; "
@@ -375,9 +382,14 @@ def load_bfcl(
     if missing:
         raise DatasetError(f"no result file for {', '.join(missing)}", path=str(results_dir))
     out: dict[str, list[Sample]] = {}
-    for category in [c for c in CATEGORIES if c in found]:  # BFCL's table order
+    for category in [c for c in known if c in found]:  # BFCL's table order
         result_path = found[category]
         version = result_path.name.split("_", 2)[1]
+        if category in MULTI_TURN_CATEGORIES:
+            out[category] = _multi_turn(
+                data_dir, f"BFCL_{version}_{category}.json", result_path, category, settings.mode
+            )
+            continue
         questions = _by_id(_data_file(data_dir, f"BFCL_{version}_{category}.json", answers=False))
         answers = None
         if CATEGORIES[category].kind not in ("irrelevance", "relevance"):
@@ -419,6 +431,40 @@ def load_bfcl(
                 samples.append(unreadable(entry_id, reason, category=category))
         out[category] = samples
     return out
+
+
+def _multi_turn(
+    data_dir: Path, filename: str, result_path: Path, category: str, mode: str
+) -> list[Sample]:
+    """A multi-turn result file's rows, checked against bfcl-eval's own data version."""
+    try:
+        questions = _by_id(_data_file(data_dir, filename, answers=False))
+        answers = _by_id(_data_file(data_dir, filename, answers=True))
+    except DatasetError:  # the folder lacks this category: the simulated APIs' own data
+        questions, answers = package_data(filename, False), package_data(filename, True)
+        if not questions:
+            raise
+    samples = []
+    for number, result in enumerate(read_jsonl(result_path), start=1):
+        entry_id = str(result.get("id"))
+        where = f"row {number} of {result_path.name}"
+        if entry_id not in questions or entry_id not in answers:
+            samples.append(
+                unreadable(
+                    entry_id, f"{where}: no question or answer for {entry_id!r}", category=category
+                )
+            )
+            continue
+        why = version_mismatch(filename, questions[entry_id], answers[entry_id])
+        if why is not None:
+            samples.append(unreadable(entry_id, f"{where}: {why}", category=category))
+            continue
+        samples.append(
+            multi_turn_sample(
+                questions[entry_id], answers[entry_id], result, category=category, mode=mode
+            )
+        )
+    return samples
 
 
 def _data_file(data_dir: Path, filename: str, *, answers: bool) -> Path:

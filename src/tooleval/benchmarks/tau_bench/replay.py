@@ -1,0 +1,256 @@
+"""tau-bench's reward, reproduced by replaying calls on its own tools and data.
+
+As tau-bench's ``Env.calculate_reward`` does: the agent's actions run on
+fresh data (one action per assistant message: its first tool call, or a
+reply when it has none, as the tool-calling agent executes them), the task's
+gold actions run on another fresh copy (terminating tools such as
+``transfer_to_human_agents`` not replayed), and ``r_actions`` is whether the
+two databases hash the same (tau-bench's ``to_hashable``: object keys
+sorted, lists in order, values type-strict). A task with ``outputs`` also
+needs each output, lower-cased, in some reply with commas removed. An
+episode that never ended (no ``###STOP###`` from the user, no terminating
+tool) has reward 0, as tau-bench records it.
+
+Equal hashes are decided on the canonical JSON of the data (sorted keys),
+which tells the same values and types apart as tau-bench's hash text does,
+at a fraction of its cost; tau-bench's own hash of the gold state
+(``gt_data_hash``, what its results store) is computed when asked
+(``tau_hash=True``).
+
+The result names the environment version (a hash of the tool and data
+files) it was replayed on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from tooleval.benchmarks.tau_bench.replay_source import TauDomain
+from tooleval.environments.deadline import CallTimeout, deadline
+from tooleval.model import Diagnosis, Result
+
+__all__ = [
+    "RESPOND",
+    "Action",
+    "RewardReplay",
+    "actions_from_messages",
+    "consistent_hash",
+    "replay_reward",
+    "reward_result",
+]
+
+RESPOND = "respond"
+STOP = "###STOP###"
+METRIC = "tau_bench_reward"
+_CALL_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action as tau-bench's env steps it: a tool name and its arguments, or a reply."""
+
+    name: str
+    kwargs: Mapping[str, Any]
+    error: str | None = None  # arguments that could not be read: not executed
+
+
+def to_hashable(item: Any) -> Any:
+    """tau-bench's ``to_hashable``: objects as sorted (key, value) tuples, lists as tuples."""
+    if isinstance(item, dict):
+        return tuple((key, to_hashable(value)) for key, value in sorted(item.items()))
+    if isinstance(item, list):
+        return tuple(to_hashable(element) for element in item)
+    if isinstance(item, set):
+        return tuple(sorted(to_hashable(element) for element in item))
+    return item
+
+
+def consistent_hash(data: Any) -> str:
+    """tau-bench's data hash (sha256 of the text of ``to_hashable(data)``).
+
+    >>> consistent_hash({"b": [1], "a": 1.0}) == consistent_hash({"a": 1.0, "b": [1]})
+    True
+    """
+    return hashlib.sha256(str(to_hashable(data)).encode("utf-8")).hexdigest()
+
+
+def _fingerprint(data: Any) -> str:
+    try:
+        return "json:" + hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    except TypeError:  # sets or non-text keys: tau-bench's own hash
+        return "tau:" + consistent_hash(data)
+
+
+def actions_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Action], bool]:
+    """The actions tau-bench's tool-calling agent executed, and whether the episode ended.
+
+    >>> acts, done = actions_from_messages([
+    ...     {"role": "assistant", "content": None, "tool_calls": [
+    ...         {"function": {"name": "a", "arguments": "{}"}},
+    ...         {"function": {"name": "b", "arguments": "{}"}}]},
+    ...     {"role": "assistant", "content": "bye"},
+    ...     {"role": "user", "content": "###STOP###"}])
+    >>> [a.name for a in acts], done
+    (['a', 'respond'], True)
+    """
+    actions: list[Action] = []
+    done = False
+    for message in messages:
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        if role == "user" and STOP in str(message.get("content") or "") and actions:
+            done = True
+        if role != "assistant":
+            continue
+        calls = message.get("tool_calls") or []
+        first = calls[0] if isinstance(calls, list) and calls else None
+        function = first.get("function") if isinstance(first, Mapping) else None
+        if isinstance(function, Mapping):
+            actions.append(_tool_action(function))
+        else:
+            actions.append(Action(RESPOND, {"content": str(message.get("content") or "")}))
+    return actions, done
+
+
+def _tool_action(function: Mapping[str, Any]) -> Action:
+    name = str(function.get("name"))
+    arguments = function.get("arguments")
+    if isinstance(arguments, Mapping):
+        return Action(name, dict(arguments))
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else None
+    except (ValueError, RecursionError) as exc:
+        return Action(name, {}, f"arguments are not JSON: {exc}")
+    if not isinstance(value, dict):
+        return Action(name, {}, f"arguments must be a JSON object, got {type(value).__name__}")
+    return Action(name, value)
+
+
+@dataclass(slots=True)
+class RewardReplay:
+    """What the replay found: tau-bench's reward and its parts."""
+
+    reward: float
+    r_actions: bool
+    done: bool
+    outputs: dict[str, bool] = field(default_factory=dict)
+    observations: list[str] = field(default_factory=list)
+    gt_data_hash: str | None = None
+    version: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "reward": self.reward,
+            "r_actions": self.r_actions,
+            "done": self.done,
+            "environment_version": self.version,
+        }
+        if self.outputs:
+            out["outputs"] = self.outputs
+        if self.gt_data_hash is not None:
+            out["gt_data_hash"] = self.gt_data_hash
+        return out
+
+
+def _step(domain: TauDomain, data: dict[str, Any], action: Action) -> str:
+    if action.name == RESPOND:
+        return ""
+    tool = domain.tools.get(action.name)
+    if tool is None:
+        return f"Unknown action {action.name}"
+    if action.error is not None:
+        return f"Error: {action.error}"
+    try:
+        with deadline(_CALL_SECONDS):
+            return str(tool(data=data, **action.kwargs))
+    except CallTimeout:
+        return f"Error: {action.name} ran past {_CALL_SECONDS} s"
+    except Exception as exc:  # tau-bench answers every raised error as text
+        return f"Error: {exc}"
+
+
+_gold_cache: dict[tuple[str, str, bool], tuple[str, str | None]] = {}
+_gold_lock = threading.Lock()
+
+
+def _gold(domain: TauDomain, gold: Sequence[Action], tau_hash: bool) -> tuple[str, str | None]:
+    key = (domain.version, json.dumps([[a.name, a.kwargs] for a in gold], sort_keys=True), tau_hash)
+    with _gold_lock:
+        if key in _gold_cache:
+            return _gold_cache[key]
+    data = domain.fresh_data()
+    for action in gold:
+        if action.name not in domain.terminate_tools:
+            _step(domain, data, action)
+    found = (_fingerprint(data), consistent_hash(data) if tau_hash else None)
+    with _gold_lock:
+        if len(_gold_cache) > 4096:
+            _gold_cache.clear()
+        _gold_cache[key] = found
+    return found
+
+
+def replay_reward(
+    domain: TauDomain,
+    gold: Sequence[Action],
+    outputs: Sequence[str],
+    actions: Sequence[Action],
+    *,
+    done: bool = True,
+    tau_hash: bool = False,
+) -> RewardReplay:
+    """tau-bench's reward for ``actions`` against the task's ``gold`` actions and ``outputs``."""
+    ended = next((i for i, a in enumerate(actions) if a.name in domain.terminate_tools), None)
+    if ended is not None:  # the episode ends at a terminating tool
+        actions, done = actions[: ended + 1], True
+    data = domain.fresh_data()
+    observations = [_step(domain, data, action) for action in actions]
+    gold_fingerprint, gt_hash = _gold(domain, gold, tau_hash)
+    r_actions = _fingerprint(data) == gold_fingerprint
+    replies = [
+        str(a.kwargs.get("content", "")).lower().replace(",", "")
+        for a in (*actions, *gold)
+        if a.name == RESPOND
+    ]
+    found = {output: any(output.lower() in reply for reply in replies) for output in outputs}
+    reward = 1.0 if done and r_actions and all(found.values()) else 0.0
+    return RewardReplay(
+        reward,
+        r_actions,
+        done,
+        found,
+        observations,
+        gt_hash,
+        domain.version,
+    )
+
+
+def reward_result(replayed: RewardReplay) -> Result:
+    """The replay as a tooleval Result (score = tau-bench's reward)."""
+    if not replayed.done:
+        reason = "the episode never ended (no ###STOP###, no terminating tool): reward 0"
+    elif not replayed.r_actions:
+        reason = "the database after the agent's calls differs from the gold actions' (r_actions 0)"
+    elif not all(replayed.outputs.values()):
+        missing = [o for o, ok in replayed.outputs.items() if not ok]
+        reason = f"outputs not in any reply: {', '.join(missing)}"
+    else:
+        reason = "same database as the gold actions" + (
+            " and every output in a reply" if replayed.outputs else ""
+        )
+    details = {"tau_bench": replayed.to_dict(), "observations": replayed.observations}
+    return Result.scored(
+        METRIC,
+        replayed.reward,
+        reason=f"{reason} (tau-bench environment {replayed.version})",
+        params={"environment_version": replayed.version},
+        diagnosis=Diagnosis(details=details),
+    )

@@ -1,0 +1,105 @@
+"""Stop a tool call that runs past its deadline, in whichever thread it runs.
+
+One watcher thread (started on first use, never at import) holds the armed
+deadlines; when one passes it raises :class:`CallTimeout` inside the thread
+running the call (``PyThreadState_SetAsyncExc``). Python code is stopped at
+its next bytecode; a single long C call (one huge multiplication) finishes
+first, which is why the state and results also have size limits.
+
+>>> with deadline(1.0):
+...     sum(range(10))
+45
+"""
+
+from __future__ import annotations
+
+import ctypes
+import heapq
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["CallTimeout", "deadline"]
+
+
+class CallTimeout(BaseException):  # noqa: N818  (not an Exception: a tool's `except Exception` must not swallow it)
+    """A tool call ran past its deadline."""
+
+
+_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+# (thread id, exception class or NULL to clear a pending one); CPython's id() is the address.
+_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.c_void_p)
+
+
+class _Watcher:
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int]] = []
+        self._armed: dict[int, int] = {}  # token -> thread id
+        self._fired: set[int] = set()
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float) -> int:
+        with self._cond:
+            token = next(self._tokens)
+            self._armed[token] = threading.get_ident()
+            heapq.heappush(self._heap, (time.monotonic() + seconds, token))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="tooleval-deadline", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+            return token
+
+    def disarm(self, token: int) -> bool:
+        """Forget ``token``; True when it fired (a pending stop is cancelled)."""
+        with self._cond:
+            thread = self._armed.pop(token, None)
+            fired = token in self._fired
+            self._fired.discard(token)
+            if fired and thread is not None:
+                _set_async_exc(thread, None)
+            return fired
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][1] not in self._armed:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                when, token = self._heap[0]
+                wait = when - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                heapq.heappop(self._heap)
+                self._fired.add(token)
+                _set_async_exc(self._armed[token], id(CallTimeout))
+
+
+_WATCHER = _Watcher()
+
+
+@contextmanager
+def deadline(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`CallTimeout` in this thread if the block runs over ``seconds``."""
+    if seconds is None:
+        yield
+        return
+    token = _WATCHER.arm(seconds)
+    try:
+        yield
+    finally:
+        try:
+            fired = _WATCHER.disarm(token)
+        except CallTimeout:  # delivered while disarming: it did run over
+            _WATCHER.disarm(token)
+            fired = True
+        if fired:
+            raise CallTimeout

@@ -1,0 +1,70 @@
+"""Replay a list of calls on an environment and keep what each call answered.
+
+A call whose arguments could not be read (``ToolCall.parse_error``) or that
+names no arguments (an expected call given by name only) is not run: its
+outcome is an error saying why. With ``snapshots=True`` the state after each
+call is kept as canonical text, which is how
+:func:`~tooleval.environments.metric.state_match` finds the first call where
+two replays part.
+
+>>> from tooleval.environments.python import FunctionEnvironment
+>>> env = FunctionEnvironment({"put": lambda s, k, v: s.update({k: v})}, initial_state={})
+>>> run = replay(env, [ToolCall("put", {"k": "a", "v": 1}), ToolCall("rm", {})])
+>>> run.state, [o.is_error for o in run.outcomes]
+({'a': 1}, [False, True])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooleval.environments.diff import _key
+from tooleval.environments.protocol import CallOutcome, Environment
+from tooleval.model import ToolCall
+
+__all__ = ["Replay", "replay"]
+
+
+@dataclass(slots=True)
+class Replay:
+    """What one replay did: each call's outcome and the final state."""
+
+    calls: list[ToolCall]
+    outcomes: list[CallOutcome]
+    state: Any
+    snapshots: list[str] = field(default_factory=list)
+
+    def results(self) -> list[ToolCall]:
+        """The calls with what they answered (``ToolCall.result``, ``is_error``)."""
+        return [
+            c.with_result(o.result, is_error=o.is_error)
+            for c, o in zip(self.calls, self.outcomes, strict=True)
+        ]
+
+
+def replay(
+    environment: Environment,
+    calls: Sequence[ToolCall],
+    *,
+    initial_state: Any = None,
+    snapshots: bool = False,
+) -> Replay:
+    """Reset ``environment`` to ``initial_state`` and run ``calls`` in order."""
+    environment.reset(initial_state)
+    outcomes: list[CallOutcome] = []
+    kept: list[str] = []
+    for call in calls:
+        if call.parse_error is not None:
+            outcome = CallOutcome.error(
+                f"{call.name}: arguments could not be read: {call.parse_error}"
+            )
+        elif call.args is None:
+            outcome = CallOutcome.error(f"{call.name}: no arguments given, cannot be replayed")
+        else:
+            outcome = environment.call(call.name, dict(call.args))
+        outcomes.append(outcome)
+        if snapshots:
+            kept.append(_key(environment.state()))
+    return Replay(list(calls), outcomes, environment.state(), kept)

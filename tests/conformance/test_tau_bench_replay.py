@@ -1,0 +1,175 @@
+"""tau-bench's reward by replay: against tau-bench's own ``calculate_reward``, and the stored rewards.
+
+The reference runs tau-bench's package from ../shared/data/tau_bench/source
+(its user simulator's ``litellm`` import answered by an empty stand-in).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from tests.conformance.tau_replay_reference import (
+    SOURCE,
+    TRAJECTORIES,
+    reference_reward,
+    tau_bench_imported,
+)
+
+from tooleval.benchmarks.tau_bench.replay import (
+    RESPOND,
+    Action,
+    actions_from_messages,
+    replay_reward,
+    reward_result,
+)
+from tooleval.benchmarks.tau_bench.replay_source import find_source, load_domain
+from tooleval.errors import ConfigError
+
+pytest.importorskip("pydantic", reason="tau-bench's own types (the reference) need pydantic")
+
+
+@pytest.fixture(scope="module")
+def airline(shared_data):
+    return load_domain("airline", SOURCE)
+
+
+@pytest.fixture(scope="module")
+def runs(shared_data):
+    return json.loads((TRAJECTORIES / "gpt-4o-airline.json").read_text())
+
+
+def _replay(domain, run, **options):
+    task = run["info"]["task"]
+    actions, done = actions_from_messages(run["traj"])
+    gold = [Action(a["name"], a["kwargs"]) for a in task["actions"]]
+    return replay_reward(domain, gold, task.get("outputs", []), actions, done=done, **options)
+
+
+def _agreement_with_reference(domain, runs):
+    disagree = []
+    with tau_bench_imported() as tau:
+        env_cls = tau.envs[domain.name]
+        for run in runs:
+            ours = _replay(domain, run)
+            actions, done = actions_from_messages(run["traj"])
+            theirs, _ = reference_reward(
+                tau, env_cls, run["info"]["task"], [(a.name, dict(a.kwargs)) for a in actions], done
+            )
+            if ours.reward != theirs:
+                disagree.append((run["task_id"], run["trial"], theirs, ours.reward))
+    return disagree
+
+
+def test_loading_the_tools_imports_neither_tau_bench_nor_litellm(airline):
+    assert "litellm" not in sys.modules and "tau_bench" not in sys.modules
+    assert "book_reservation" in airline.tools
+    assert airline.terminate_tools == {"transfer_to_human_agents"}
+    assert airline.version.startswith("sha256:")
+    assert airline.fresh_data() is not airline.fresh_data()
+
+
+def test_agrees_with_calculate_reward_on_a_sample_of_runs(airline, runs):
+    assert _agreement_with_reference(airline, runs[::20]) == []
+
+
+@pytest.mark.slow
+def test_agrees_with_calculate_reward_on_every_run(airline, runs):
+    assert _agreement_with_reference(airline, runs) == []
+
+
+def test_agrees_with_calculate_reward_on_edited_trajectories(airline, runs):
+    """Gold actions as the agent's, with one write changed, dropped, or made twice."""
+    edited = []
+    for run in runs[:12:4]:
+        gold = run["info"]["task"]["actions"]
+        calls = [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"function": {"name": a["name"], "arguments": json.dumps(a["kwargs"])}}
+                ],
+            }
+            for a in gold
+        ]
+        stop = [{"role": "assistant", "content": "done"}, {"role": "user", "content": "###STOP###"}]
+        for variant in (calls, calls[:-1], calls + calls[-1:], calls[::-1]):
+            edited.append({**run, "traj": variant + stop})
+    assert _agreement_with_reference(airline, edited) == []
+
+
+def _stored_agreement(domain, runs):
+    same, drifted = 0, []
+    for run in runs:
+        ours = _replay(domain, run)
+        if ours.reward == run["reward"]:
+            same += 1
+            continue
+        drifted.append((run["task_id"], run["trial"], run["reward"], ours.reward))
+    return same, drifted
+
+
+def _stored_hash(run):
+    return ((run["info"].get("reward_info") or {}).get("info") or {}).get("gt_data_hash")
+
+
+def test_the_stored_runs_come_from_an_older_environment(airline, runs):
+    """Every stored gold hash differs from a replay at the shared commit: the data drifted."""
+    tasks = {run["task_id"]: run for run in runs if _stored_hash(run)}
+    for run in list(tasks.values())[::5]:
+        ours = _replay(airline, run, tau_hash=True)
+        assert ours.gt_data_hash != _stored_hash(run)
+
+
+def test_stored_rewards_agree_despite_the_drift_on_a_sample(airline, runs):
+    assert _stored_agreement(airline, runs[::10]) == (20, [])
+
+
+@pytest.mark.slow
+def test_stored_rewards_agree_despite_the_drift_on_every_run(airline, runs):
+    # 200 of 200: the drift changed the gold states' hashes, not one verdict
+    assert _stored_agreement(airline, runs) == (200, [])
+
+
+def test_hostile_actions_are_observations_not_crashes(airline):
+    hostile = [
+        Action("__import__", {"name": "os"}),
+        Action("book_reservation", {"user_id": 7}),
+        Action("get_user_details", {"user_id": "__import__('os').system('x')"}),
+        Action("cancel_reservation", {}, error="arguments are not JSON"),
+        Action(RESPOND, {"content": "ok"}),
+    ]
+    result = replay_reward(airline, [], [], hostile)
+    assert result.observations[0] == "Unknown action __import__"
+    assert all(o.startswith("Error") for o in result.observations[1:4])
+    assert result.reward == 1.0  # nothing changed, nothing was to change
+
+
+def test_one_executed_call_per_message_and_episode_end():
+    actions, done = actions_from_messages(
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"function": {"name": "a", "arguments": "{}"}},
+                    {"function": {"name": "b", "arguments": "{}"}},
+                ],
+            },
+            {"role": "assistant", "tool_calls": [{"function": {"name": "c", "arguments": "[1]"}}]},
+        ]
+    )
+    assert [a.name for a in actions] == ["a", "c"] and not done
+    assert actions[1].error == "arguments must be a JSON object, got list"
+
+
+def test_an_episode_that_never_ended_scores_zero(airline):
+    result = reward_result(replay_reward(airline, [], [], [], done=False))
+    assert result.score == 0.0 and "never ended" in result.reason
+    assert result.params["environment_version"] == airline.version
+
+
+def test_a_missing_source_says_how_to_give_one(tmp_path):
+    with pytest.raises(ConfigError, match="--tau-bench-source"):
+        find_source(tmp_path)
