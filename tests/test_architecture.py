@@ -34,6 +34,8 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"model"},
     "store": {"model"},
     "judged": {"model", "llm"},
+    # The one scoring pipeline (row -> sample -> result -> line) and its error policy.
+    "scoring": {"model", "formats", "metrics"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
@@ -50,12 +52,13 @@ ALLOWED: dict[str, set[str]] = {
         "datasets",
         "connectors",
         "analysis",
+        "scoring",
     },
     "report": {"model", "store", "analysis"},
     "web": {"model", "store", "analysis", "report"},
-    "scale": {"model", "formats", "metrics", "monitor"},
-    "testing": {"model", "formats", "metrics", "datasets"},
-    "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing"},
+    "scale": {"model", "formats", "metrics", "monitor", "scoring"},
+    "testing": {"model", "formats", "metrics", "datasets", "scoring"},
+    "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing", "scoring"},
     "compat": {"model", "matching", "metrics", "__init__"},
 }
 TOP = {"cli", "__init__"}  # the command line and the curated public surface see everything

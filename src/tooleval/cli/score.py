@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -26,7 +24,7 @@ from typing import IO, Any
 
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
-_MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
+_MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -101,43 +99,14 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def iter_rows(stream: Iterable[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(row_number, row)`` for each non-blank JSONL line (numbered from ``start``).
-
-    JSON nested deeper than :data:`~tooleval.formats.json_limits.MAX_DEPTH`
-    levels is a ``NestingTooDeep`` error naming the row.
-    """
-    import orjson
-
-    from tooleval.formats.json_limits import loads
-
-    for number, line in enumerate(stream, start=start):
-        if number == 1 and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if not line.strip():
-            continue
-        try:
-            row = loads(line, row=number)
-        except orjson.JSONDecodeError as exc:
-            hint = ""
-            if line.strip() in (b"{", b"["):
-                hint = " (this looks like one JSON document spread over lines, not JSONL)"
-            raise InputError(f"invalid JSON: {exc}{hint}", row=number) from None
-        if not isinstance(row, dict):
-            raise InputError(
-                f"expected a JSON object per line, got {type(row).__name__}", row=number
-            )
-        yield number, row
-
-
 def run(args: argparse.Namespace) -> int:
     from tooleval.formats.benchmarks import (
         BENCHMARK_FORMATS,
         benchmark_samples,
         resolve_score_format,
     )
-    from tooleval.metrics.engine import fastest_engine
     from tooleval.metrics.registry import bind, get_metric
+    from tooleval.scoring import score_parsed, score_samples, score_stream
 
     options = parse_options(args.option)
     args.format, args.metric, options = resolve_score_format(args, options)
@@ -160,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     )
     workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
+    keep = None if table_rows is None else (lambda *found: table_rows.append(found))
     with _naming_input(args.dataset), _output(args.output) as out:
         if kind != "jsonl":
             samples = (
@@ -167,27 +137,15 @@ def run(args: argparse.Namespace) -> int:
                 if kind in BENCHMARK_FORMATS
                 else tabular_samples(Path(args.dataset), kind, metric)
             )
-            count = sum(
-                out.write(_score_sample(metric, number, sample, table_rows)) > 0
-                for number, sample in samples
-            )
+            count = score_samples(metric, samples, out, on_result=keep)
         else:
             source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
             try:
-                engine = fastest_engine(metric)  # the compiled kernel when it can take it
-                if table_rows is None and (engine.compiled or workers == 1):
-                    count = 0
-                    score_line = functools.partial(_score_line, metric)
-                    threads = workers if args.workers else min(_cpus(), _MAX_THREADS)
-                    for part in engine.score_lines(source, score_line, threads=threads):
-                        count += out.write(part) > 0  # parts, not rows: "none" matters
-                elif workers > 1 and table_rows is None:
-                    count = _score_in_processes(source, out, args.metric, options, workers)
+                if keep is not None:
+                    count = score_parsed(metric, source, keep, out)
                 else:
-                    count = 0
-                    for number, row in iter_rows(source):
-                        out.write(_score_row(metric, number, row, table_rows))
-                        count += 1
+                    threads = workers if args.workers else None
+                    count = score_stream(metric, source, out, workers=workers, threads=threads)
             finally:
                 if source is not sys.stdin.buffer:
                     source.close()
@@ -202,210 +160,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-_hot: list[Any] = []  # sample_from_row and orjson.dumps, imported on first use
-Result: Any = None  # tooleval.model.Result, set by _load_hot
-SearchBudgetExceeded: Any = None  # set by _load_hot
-
-
-def _load_hot() -> list[Any]:
-    import orjson
-
-    global Result, SearchBudgetExceeded
-    from tooleval.formats import sample_from_row
-    from tooleval.matching.partial_order import SearchBudgetExceeded
-    from tooleval.model import Result
-
-    _hot[:] = [sample_from_row, orjson.dumps, orjson.OPT_APPEND_NEWLINE]
-    return _hot
-
-
-def _score_line(metric: Any, number: int, line: bytes) -> bytes:
-    """One output line for one raw JSONL line (a row the compiled kernel hands back)."""
-    for found, row in iter_rows([line], start=number):
-        return _score_row(metric, found, row, None)
-    return b""
-
-
-def _score_row(metric: Any, number: int, row: dict[str, Any], table_rows: list | None) -> bytes:
-    """One output line for one parsed input row."""
-    # Looked up once: two import statements per row cost about a microsecond.
-    sample_from_row = (_hot or _load_hot())[0]
-    try:
-        sample = sample_from_row(row, row_number=number, max_depth=None)  # iter_rows checked
-    except ToolEvalError as exc:
-        raise exc.with_context(row=number) from None
-    if sample.tools_called is None and not sample.messages:
-        _no_calls(metric, number, row)
-    return _score_sample(metric, number, sample, table_rows)
-
-
-# Column names people give the agent's calls; tooleval reads them only from tools_called.
-_CALL_COLUMNS = (
-    "calls",
-    "tool_calls",
-    "actual_calls",
-    "actual_tools",
-    "predicted_calls",
-    "predicted_tools",
-    "function_calls",
-    "tools_used",
-    "actions",
-)
-
-
-def _no_calls(metric: Any, number: int, row: dict[str, Any]) -> None:
-    """Stop on a row that says nothing about the agent's calls, for a metric that needs them.
-
-    Scoring it would say "the agent called nothing" for every such row: a
-    silent 0 when the calls sit in a misnamed column.
-    """
-    if "tools_called" not in metric.info.requires:
-        return
-    if "tools_called" in row or "messages" in row:
-        return  # given as null or an empty conversation: an agent that called nothing
-    for key in row:
-        if isinstance(key, str) and key.lower() in _CALL_COLUMNS:
-            raise InputError(
-                f"column {key!r} looks like the agent's calls, but tooleval reads them from "
-                "'tools_called' (or from 'messages'); rename the column",
-                row=number,
-                column=key,
-            )
-    raise InputError(
-        "no 'tools_called' or 'messages': nothing says which tools the agent called "
-        '(write "tools_called": [] for an agent that called none)',
-        row=number,
-    )
-
-
-def _score_sample(metric: Any, number: int, sample: Any, table_rows: list | None) -> bytes:
-    """One output line for one sample; a row past the ordering search budget is unscored."""
-    _, dumps, newline = _hot or _load_hot()
-    try:
-        result = metric.score(sample)
-    except SearchBudgetExceeded as exc:
-        result = Result.unscored(
-            metric.name,
-            exc.reason,
-            params=metric.recorded,
-            threshold=metric.params.get("threshold"),
-        )
-    row_id = sample.id if sample.id is not None else str(number)
-    if table_rows is not None:
-        table_rows.append((row_id, sample, result))
-    return dumps({"id": row_id, **result.to_dict()}, option=newline, default=str)
-
-
-# ---------------------------------------------------------------- --workers N
-
-_CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
-_worker_metric: list[Any] = []
-
-
-def _init_worker(name: str, options: dict[str, Any]) -> None:
-    from tooleval.metrics.registry import bind
-
-    _worker_metric[:] = [bind(name, **options)]
-
-
-def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError | None, int]:
-    """Score lines numbered from ``start``: the output, the error of a bad row, rows scored."""
-    import io
-
-    start, lines = chunk
-    metric = _worker_metric[0]
-    parts: list[bytes] = []
-    try:
-        for number, row in iter_rows(io.BytesIO(b"".join(lines)), start=start):
-            parts.append(_score_row(metric, number, row, None))
-    except ToolEvalError as exc:
-        return b"".join(parts), exc, len(parts)
-    return b"".join(parts), None, len(parts)
-
-
-def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[bytes]]]:
-    lines: list[bytes] = []
-    start = 1
-    for number, line in enumerate(source, start=1):
-        if number == 1 and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if not lines:
-            start = number
-        lines.append(line if line.endswith(b"\n") else line + b"\n")
-        if len(lines) == _CHUNK_LINES:
-            yield start, lines
-            lines = []
-    if lines:
-        yield start, lines
-
-
-def _cpus() -> int:
-    """The CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def cap_workers(requested: int) -> int:
     """``requested`` limited to the CPUs this process may use (a note on stderr if lowered)."""
-    cpus = _cpus()
-    if requested > cpus:
+    from tooleval.scoring import cpus
+
+    available = cpus()
+    if requested > available:
         print(
-            f"tooleval score: --workers {requested} lowered to {cpus} (the CPUs available)",
+            f"tooleval score: --workers {requested} lowered to {available} (the CPUs available)",
             file=sys.stderr,
         )
-        return cpus
+        return available
     return requested
-
-
-def _score_in_processes(
-    source: IO[bytes], out: IO[bytes], name: str, options: dict[str, Any], workers: int
-) -> int:
-    """Score chunks of lines in a process pool, writing results in input order.
-
-    No more processes start than there are chunks (a one-chunk file is scored
-    in this process). At most ``2 * workers`` chunks are in flight, so memory
-    stays flat on large files; the first bad row stops the run after every
-    row before it has been written, as in-process scoring does. Returns the
-    number of rows scored.
-    """
-    import collections
-    import itertools
-    import multiprocessing
-
-    chunks = _chunks(source)
-    ahead = list(itertools.islice(chunks, workers))
-    if len(ahead) <= 1:
-        _init_worker(name, options)
-        count = 0
-        for chunk in ahead:
-            data, error, rows = _score_chunk(chunk)
-            out.write(data)
-            count += rows
-            if error is not None:
-                raise error
-        return count
-    count = 0
-    with multiprocessing.get_context().Pool(
-        min(workers, len(ahead)), initializer=_init_worker, initargs=(name, options)
-    ) as pool:
-        pending: collections.deque = collections.deque()
-
-        def drain_one() -> int:
-            data, error, rows = pending.popleft().get()
-            out.write(data)
-            if error is not None:
-                raise error
-            return rows
-
-        for chunk in itertools.chain(ahead, chunks):
-            pending.append(pool.apply_async(_score_chunk, (chunk,)))
-            if len(pending) >= 2 * workers:
-                count += drain_one()
-        while pending:
-            count += drain_one()
-    return count
 
 
 def _existing(path: str) -> Path:
@@ -450,7 +216,7 @@ def _output(path: str | None) -> Iterator[IO[bytes]]:
 
 # ------------------------------------------------------------ other file kinds
 
-_BOM = b"\xef\xbb\xbf"
+_BOM = b"\xef\xbb\xbf"  # the same as tooleval.scoring.rows.BOM
 _TABULAR_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -495,6 +261,7 @@ def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple
     with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
     """
     from tooleval.datasets.load import load_dataset
+    from tooleval.scoring import check_calls_given
 
     # (a CSV header that is one column holding semicolons is refused by the reader)
     dataset = load_dataset(path, format=kind)
@@ -509,5 +276,5 @@ def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple
             for field_name, column in dataset.bindings.items():
                 if column in cells:
                     cells[field_name] = cells.pop(column)
-            _no_calls(metric, row.number, cells)
+            check_calls_given(metric, row.number, cells)
         yield row.number, sample

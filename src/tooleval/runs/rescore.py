@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.clusters import classify_failure
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
 
@@ -129,7 +129,7 @@ def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
 def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecord:
     """The row as the new run stores it: same answer, new results."""
     from tooleval.metrics.registry import bind
-    from tooleval.runs.thresholds import apply_threshold
+    from tooleval.scoring import reason_for, score_sample
 
     sample: Sample = row.sample
     results: list[Result] = []
@@ -155,15 +155,15 @@ def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecor
                 )
             )
             continue
-        try:
-            if metric.bound is None:
+        if metric.bound is None:
+            try:  # bad parameters are every row's reason, as in a run
                 metric.bound = bind(name, **params)
-            result = apply_threshold(metric.bound.score(sample), threshold)
-        except Exception as exc:  # one row's scoring problem must not lose the others
-            detail = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
-            result = Result.unscored(
-                name, f"could not score: {detail}", params=params, threshold=threshold
-            )
+            except ToolEvalError as exc:
+                results.append(
+                    Result.unscored(name, reason_for(exc), params=params, threshold=threshold)
+                )
+                continue
+        result = score_sample(metric.bound, sample, threshold=threshold)
         results.append(result)
     record = dataclasses.replace(row, run_id=run_id, results=tuple(results), failure_class=None)
     return dataclasses.replace(record, failure_class=classify_failure(record))
