@@ -1,8 +1,12 @@
-"""``tooleval score``: score a file of canonical rows with one metric.
+"""``tooleval score``: score a file of canonical rows with one metric or several.
 
-Contract (other tools rely on it): one JSON object per input row, in input
-order, with ``id``, ``metric``, ``score`` (null when unscored), ``passed``,
-``reason``, ``diagnosis``, ``params`` and ``threshold``. Exit 0 on success,
+Contract (other tools rely on it): one JSON object per input row and metric,
+in input order (a row's metrics in the order of ``--metric``), with ``id``,
+``metric``, ``score`` (null when unscored), ``passed``, ``reason``,
+``diagnosis``, ``params`` and ``threshold``. Scoring goes through
+:mod:`tooleval.scoring` (its error policy decides what is an unscored row and
+what stops the command); this module parses arguments and prints. An option
+given twice is refused (:mod:`tooleval.cli._options`). Exit 0 on success,
 2 with a one-line message naming the row and field on unreadable input.
 
 Rows are read from JSONL, or from CSV/TSV/Parquet/JSON-array files (by
@@ -22,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from tooleval.cli._options import refuse_repeats
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
 _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
@@ -30,8 +35,9 @@ _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import a
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score",
-        help="score a JSONL dataset of canonical rows with one metric",
-        description="Score every row of a JSONL dataset with one metric and write JSONL results.",
+        help="score a JSONL dataset of canonical rows with one metric or several",
+        description="Score every row of a JSONL dataset with one metric or several and write "
+        "JSONL results (one line per row and metric).",
     )
     parser.add_argument(
         "dataset",
@@ -40,7 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--metric",
-        help="metric name (see `tooleval metrics`); default with --format: the benchmark's profile",
+        action="append",
+        default=[],
+        help="metric name (see `tooleval metrics`); repeat for several, scored in one read of "
+        "the file (one line per row and metric); default with --format: the benchmark's profile",
     )
     parser.add_argument(
         "--format",
@@ -58,8 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--option",
         action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="metric parameter; VALUE is parsed as JSON when it can be (order=flexible, exact_match=true)",
+        metavar="[METRIC.]KEY=VALUE",
+        help="metric parameter; VALUE is parsed as JSON when it can be (order=flexible, "
+        "exact_match=true); with several --metric write METRIC.KEY=VALUE",
     )
     parser.add_argument("--output", "-o", help="write JSONL results here instead of stdout")
     parser.add_argument(
@@ -75,11 +85,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default 1: in-process); output order and bytes kept; ignored with --table; at most "
         "the CPU count",
     )
+    refuse_repeats(parser)
     parser.set_defaults(handler=run)
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     """Turn ``KEY=VALUE`` strings into parameters, VALUE as JSON when possible.
+
+    A key given twice is refused (never the last one silently kept).
 
     >>> parse_options(["order=flexible", "exact_match=true", 'argument_keys=["a"]'])
     {'order': 'flexible', 'exact_match': True, 'argument_keys': ['a']}
@@ -93,10 +106,49 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise ConfigError(f"--option {pair!r} must look like KEY=VALUE", field="--option")
         try:
-            options[key] = orjson.loads(value)
+            parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
-            options[key] = value
+            parsed = value
+        if key in options:
+            raise ConfigError(
+                f"--option {key} given twice ({options[key]!r}, then {parsed!r}); give it once",
+                field="--option",
+            )
+        options[key] = parsed
     return options
+
+
+def metric_options(names: list[str], pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """``--option`` values by metric: ``KEY=VALUE`` with one metric, ``METRIC.KEY=VALUE`` with several.
+
+    >>> metric_options(["tool_call_f1", "tool_correctness"], ["tool_correctness.order=strict"])
+    {'tool_call_f1': {}, 'tool_correctness': {'order': 'strict'}}
+    >>> metric_options(["tool_correctness"], ["order=strict"])
+    {'tool_correctness': {'order': 'strict'}}
+    """
+    by_metric: dict[str, list[str]] = {name: [] for name in names}
+    for pair in pairs:
+        left = pair.partition("=")[0]
+        metric, dot, key = left.rpartition(".")
+        if dot and metric.strip() in by_metric:
+            by_metric[metric.strip()].append(pair[len(metric) + 1 :])
+        elif len(names) == 1:
+            by_metric[names[0]].append(pair)
+        else:
+            raise ConfigError(
+                f"--option {pair!r}: with several metrics write METRIC.{pair} "
+                f"(one of {', '.join(names)})",
+                field="--option",
+            )
+    return {name: parse_options(given) for name, given in by_metric.items()}
+
+
+def _metric_names(given: list[str]) -> list[str]:
+    """The --metric names in order; a name given twice is scored once (the two combine)."""
+    names = list(dict.fromkeys(name.strip() for name in given))
+    if any(not name for name in names):
+        raise ConfigError("a metric name cannot be empty", field="--metric")
+    return names
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,22 +160,29 @@ def run(args: argparse.Namespace) -> int:
     from tooleval.metrics.registry import bind, get_metric
     from tooleval.scoring import score_parsed, score_samples, score_stream
 
-    options = parse_options(args.option)
-    args.format, args.metric, options = resolve_score_format(args, options)
-    info = get_metric(args.metric)
-    if info.needs_judge:
-        raise ConfigError(
-            f"metric {args.metric!r} needs an LLM judge; run it with `tooleval run PLAN` "
-            "and a `judge:` section in the plan",
-            field="--metric",
-        )
+    names = _metric_names(args.metric)
+    options = metric_options(names or ["(default)"], args.option)
+    rest = names[1:]
+    args.metric = names[0] if names else None  # the format's default metric when none
+    first = options.pop(args.metric or "(default)")
+    args.format, args.metric, first = resolve_score_format(args, first)
+    options = {args.metric: first, **options}
+    names = [args.metric, *rest]
+    for name in names:
+        if get_metric(name).needs_judge:
+            raise ConfigError(
+                f"metric {name!r} needs an LLM judge; run it with `tooleval run PLAN` "
+                "and a `judge:` section in the plan",
+                field="--metric",
+            )
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
 
         check_output_path(args.output, option="--output", inputs=[args.dataset])
-    metric = bind(args.metric, **options)  # parameters checked once, not per row
+    metrics = [bind(name, **options[name]) for name in names]  # parameters checked once
+    metric = metrics[0] if len(metrics) == 1 else metrics
     kind = args.format or (
         "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
     )
@@ -135,14 +194,14 @@ def run(args: argparse.Namespace) -> int:
             samples = (
                 benchmark_samples(Path(args.dataset), kind, data=args.data)
                 if kind in BENCHMARK_FORMATS
-                else tabular_samples(Path(args.dataset), kind, metric)
+                else tabular_samples(Path(args.dataset), kind, metrics)
             )
             count = score_samples(metric, samples, out, on_result=keep)
         else:
             source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
             try:
-                if keep is not None:
-                    count = score_parsed(metric, source, keep, out)
+                if keep is not None or len(metrics) > 1:
+                    count = score_parsed(metric, source, out, on_result=keep)
                 else:
                     threads = workers if args.workers else None
                     count = score_stream(metric, source, out, workers=workers, threads=threads)
@@ -156,7 +215,12 @@ def run(args: argparse.Namespace) -> int:
     if table_rows is not None:
         from tooleval.cli._table import print_score_table
 
-        print_score_table(table_rows, metric=args.metric, to_stderr=not args.output)
+        for name in names:  # one table and summary per metric
+            print_score_table(
+                [found for found in table_rows if found[2].metric == name],
+                metric=name,
+                to_stderr=not args.output,
+            )
     return 0
 
 
@@ -256,6 +320,8 @@ def sniff_dataset(path: Path) -> str:
 def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple[int, Any]]:
     """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
 
+    ``metric``: a bound metric or a list of them.
+
     Columns named like canonical fields bind themselves; the first row that
     cannot be read stops with its DatasetError (row and column), as in JSONL;
     with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
@@ -276,5 +342,6 @@ def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple
             for field_name, column in dataset.bindings.items():
                 if column in cells:
                     cells[field_name] = cells.pop(column)
-            check_calls_given(metric, row.number, cells)
+            for each in metric if isinstance(metric, list) else [metric]:
+                check_calls_given(each, row.number, cells)
         yield row.number, sample

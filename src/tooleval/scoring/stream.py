@@ -26,9 +26,17 @@ from typing import IO, Any
 
 from tooleval.errors import ToolEvalError
 from tooleval.scoring.policy import score_sample
-from tooleval.scoring.rows import BOM, read_rows, result_line, row_id, row_sample, score_line
+from tooleval.scoring.rows import (
+    BOM,
+    check_calls_given,
+    read_rows,
+    result_line,
+    row_id,
+    row_sample,
+    score_line,
+)
 
-__all__ = ["MAX_THREADS", "cpus", "score_samples", "score_stream"]
+__all__ = ["MAX_THREADS", "cpus", "score_parsed", "score_samples", "score_stream"]
 
 MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
 _CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
@@ -79,16 +87,21 @@ def score_samples(
 ) -> int:
     """Score ``(row_number, Sample)`` pairs, writing lines to ``out`` and/or calling ``on_result``.
 
-    ``on_result(row_id, sample, result)`` sees every result (a table, a summary).
+    ``metric`` is a bound metric or a list of them: each row is scored with
+    every metric in the order given, one line per row and metric (the file is
+    read once). ``on_result(row_id, sample, result)`` sees every result (a
+    table, a summary). Returns the number of rows.
     """
+    metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
     count = 0
     for number, sample in samples:
         name = row_id(sample, number)
-        result = score_sample(metric, sample)
-        if on_result is not None:
-            on_result(name, sample, result)
-        if out is not None:
-            out.write(result_line(name, result))
+        for each in metrics:
+            result = score_sample(each, sample)
+            if on_result is not None:
+                on_result(name, sample, result)
+            if out is not None:
+                out.write(result_line(name, result))
         count += 1
     return count
 
@@ -96,16 +109,25 @@ def score_samples(
 def score_parsed(
     metric: Any,
     source: Iterable[bytes],
-    on_result: Callable[[str, Any, Any], None],
     out: IO[bytes] | None = None,
+    *,
+    on_result: Callable[[str, Any, Any], None] | None = None,
 ) -> int:
-    """Score JSONL lines in Python, calling ``on_result`` for each (rows kept for a table)."""
+    """Score JSONL lines in Python with one bound metric or a list of them (one read of the lines).
+
+    Input errors raise as in :func:`score_stream`; see :func:`score_samples`.
+    """
+    metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
 
     def samples() -> Iterator[tuple[int, Any]]:
         for number, row in read_rows(source):
-            yield number, row_sample(metric, number, row)
+            sample = row_sample(metrics[0], number, row)
+            for each in metrics[1:]:  # each metric's own check of what the row must say
+                if sample.tools_called is None and not sample.messages:
+                    check_calls_given(each, number, row)
+            yield number, sample
 
-    return score_samples(metric, samples(), out, on_result=on_result)
+    return score_samples(metrics, samples(), out, on_result=on_result)
 
 
 # ---------------------------------------------------------------- processes
