@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ from tooleval.cli._options import refuse_repeats
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
 _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
+JUDGE_ENV = "TOOLEVAL_JUDGE"  # the judge when --judge is not given (a type or a file)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +86,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"available, at most {_MAX_THREADS}), or chunks of rows in N processes in pure Python "
         "(default 1: in-process); output order and bytes kept; ignored with --table; at most "
         "the CPU count",
+    )
+    judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
+    judging.add_argument(
+        "--judge",
+        metavar="local|openai|FILE",
+        help="the LLM judge: a type (options from --judge-option) or a YAML/JSON file holding "
+        f"a judge: mapping as in a plan (default: ${JUDGE_ENV}); see docs/judges.md",
+    )
+    judging.add_argument(
+        "--judge-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a judge option (model=gpt-4o-mini, base_url=http://127.0.0.1:8765/v1, "
+        "api_key_env=OPENAI_API_KEY, cache=false); VALUE as JSON when it parses",
+    )
+    judging.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rows judged at once (default 4)",
     )
     refuse_repeats(parser)
     parser.set_defaults(handler=run)
@@ -168,20 +192,18 @@ def run(args: argparse.Namespace) -> int:
     args.format, args.metric, first = resolve_score_format(args, first)
     options = {args.metric: first, **options}
     names = [args.metric, *rest]
-    for name in names:
-        if get_metric(name).needs_judge:
-            raise ConfigError(
-                f"metric {name!r} needs an LLM judge; run it with `tooleval run PLAN` "
-                "and a `judge:` section in the plan",
-                field="--metric",
-            )
+    judged = [name for name in names if get_metric(name).needs_judge]
+    judge = make_judge(args, judged) if judged else None
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
 
         check_output_path(args.output, option="--output", inputs=[args.dataset])
-    metrics = [bind(name, **options[name]) for name in names]  # parameters checked once
+    metrics = [  # parameters checked once
+        bind(name, **options[name], **({"judge": judge} if name in judged else {}))
+        for name in names
+    ]
     metric = metrics[0] if len(metrics) == 1 else metrics
     kind = args.format or (
         "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
@@ -190,7 +212,9 @@ def run(args: argparse.Namespace) -> int:
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
     keep = None if table_rows is None else (lambda *found: table_rows.append(found))
     with _naming_input(args.dataset), _output(args.output) as out:
-        if kind != "jsonl":
+        if judge is not None:
+            count = _score_judged(args, kind, metrics, out, keep)
+        elif kind != "jsonl":
             samples = (
                 benchmark_samples(Path(args.dataset), kind, data=args.data)
                 if kind in BENCHMARK_FORMATS
@@ -212,6 +236,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 "no rows to score: the input is empty or holds only blank lines", field="DATASET"
             )
+    if judge is not None:
+        _print_usage(judge)
     if table_rows is not None:
         from tooleval.cli._table import print_score_table
 
@@ -222,6 +248,96 @@ def run(args: argparse.Namespace) -> int:
                 to_stderr=not args.output,
             )
     return 0
+
+
+def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
+    """The judge of ``--judge`` / ``--judge-option`` (or ``$TOOLEVAL_JUDGE``), built as plans build it.
+
+    ``--judge`` is a type (``local``, ``openai``) or a YAML/JSON file holding a
+    judge mapping (top-level, or under ``judge:`` as in a plan); each
+    ``--judge-option`` adds or replaces one key of it.
+    """
+    from tooleval.llm import judge_from_config
+
+    spec = args.judge or os.environ.get(JUDGE_ENV) or ""
+    field = "--judge" if args.judge else JUDGE_ENV
+    if not spec.strip():
+        raise ConfigError(
+            f"{', '.join(judged)} need(s) an LLM judge: give --judge local (the bundled model, "
+            "tooleval[local]) or --judge openai --judge-option model=... --judge-option "
+            f"base_url=..., or set ${JUDGE_ENV}",
+            field="--judge",
+        )
+    config: dict[str, Any] = {"type": spec.strip()}
+    path = Path(spec)
+    if spec.strip() not in ("local", "openai") and (path.suffix or path.exists()):
+        config = _judge_file(path, field)
+    config.update(parse_options(args.judge_option))
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ConfigError(
+            f"--concurrency must be 1 or more, got {args.concurrency}", field="--concurrency"
+        )
+    return judge_from_config(config, field=field)
+
+
+def _judge_file(path: Path, field: str) -> dict[str, Any]:
+    import yaml
+
+    if not path.is_file():
+        raise ConfigError(f"no such judge file: {path}", field=field)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{path} is not YAML or JSON: {one_line_error(exc)}", field=field
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("judge"), dict):
+        data = data["judge"]
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path} holds no judge mapping (expected type: local|openai and its options)",
+            field=field,
+        )
+    return dict(data)
+
+
+def one_line_error(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _score_judged(
+    args: argparse.Namespace, kind: str, metrics: list[Any], out: IO[bytes], keep: Any
+) -> int:
+    """Rows with a judged metric: read every row first, then judge them concurrently."""
+    from tooleval.formats.benchmarks import BENCHMARK_FORMATS, benchmark_samples
+    from tooleval.scoring import read_samples, score_concurrently
+
+    if kind in BENCHMARK_FORMATS:
+        samples: Iterable[tuple[int, Any]] = benchmark_samples(
+            Path(args.dataset), kind, data=args.data
+        )
+    elif kind != "jsonl":
+        samples = tabular_samples(Path(args.dataset), kind, metrics)
+    else:
+        source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
+        try:
+            samples = list(read_samples(metrics, source))
+        finally:
+            if source is not sys.stdin.buffer:
+                source.close()
+    return score_concurrently(
+        metrics, samples, out, concurrency=args.concurrency or 4, on_result=keep
+    )
+
+
+def _print_usage(judge: Any) -> None:
+    usage = judge.usage.to_dict()
+    print(
+        f"tooleval score: judge {usage.get('calls', 0)} calls, "
+        f"{usage.get('cached_calls', 0)} from the cache, "
+        f"{usage.get('tokens_in', 0)} tokens in, {usage.get('tokens_out', 0)} out",
+        file=sys.stderr,
+    )
 
 
 def cap_workers(requested: int) -> int:

@@ -4,7 +4,7 @@ Every entry point scores through these functions: ``tooleval score`` (files,
 streams, the compiled kernel's threads or processes), the runner and
 ``tooleval rescore`` (:func:`score_sample` / :func:`ascore_sample` per metric
 and row), Ray batches (:func:`score_rows` with ``strict=False``), the pytest
-helpers and :func:`tooleval.evaluate`. The compiled kernel is reached only
+helpers, and judged metrics in ``tooleval score`` (:func:`score_concurrently`). The compiled kernel is reached only
 through :mod:`tooleval.metrics.engine`, and :func:`score_line` is the Python
 reference its bytes are compared with.
 
@@ -17,7 +17,7 @@ ordering search past its budget          unscored, the search's own reason
 (``SearchBudgetExceeded``)               (``ordering search stopped after ...``)
 a metric or judge raising on one row     unscored, ``could not score: ...``
 not JSON, not an object, nested deeper   an InputError naming the row (and field):
-than 100 levels, a call of the wrong     files given to ``score``/``evaluate`` stop
+than 100 levels, a call of the wrong     files given to ``tooleval score`` stop
 shape, no ``tools_called``/``messages``  with exit 2; runs, Ray and ``strict=False``
                                          store ``row could not be read: ...``
 unknown metric or option                 a ConfigError before any row is scored
@@ -31,6 +31,7 @@ unknown metric or option                 a ConfigError before any row is scored
 [('r1', 1.0), ('r2', None)]
 """
 
+from tooleval.scoring.concurrent import score_concurrently
 from tooleval.scoring.policy import (
     UNREADABLE,
     apply_threshold,
@@ -50,7 +51,14 @@ from tooleval.scoring.rows import (
     score_row,
     score_rows,
 )
-from tooleval.scoring.stream import MAX_THREADS, cpus, score_parsed, score_samples, score_stream
+from tooleval.scoring.stream import (
+    MAX_THREADS,
+    cpus,
+    read_samples,
+    score_parsed,
+    score_samples,
+    score_stream,
+)
 
 __all__ = [
     "MAX_THREADS",
@@ -60,10 +68,12 @@ __all__ = [
     "check_calls_given",
     "cpus",
     "read_rows",
+    "read_samples",
     "reason_for",
     "result_line",
     "row_id",
     "row_sample",
+    "score_concurrently",
     "score_line",
     "score_parsed",
     "score_row",

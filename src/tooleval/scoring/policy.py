@@ -11,9 +11,8 @@ Two kinds of failure, decided here and nowhere else:
   nested deeper than 100 levels (``NestingTooDeep``), a call of the wrong shape
   (no ``name``, a number for a name), no ``tools_called``/``messages`` for a
   metric that reads the calls. It is an :class:`~tooleval.errors.InputError`
-  naming the row and the field. Commands that read a user's file
-  (``tooleval score``, :func:`tooleval.evaluate` on a path) stop at the first
-  one with exit 2, so a broken file is never scored in part; where a row is
+  naming the row and the field. A command that reads a user's file
+  (``tooleval score``) stops at the first one with exit 2, so a broken file is never scored in part; where a row is
   the unit of work (runs, Ray batches, rows handed in by a caller with
   ``strict=False``) it becomes :func:`unreadable`, an unscored row whose reason
   starts ``row could not be read:`` and carries the same message.

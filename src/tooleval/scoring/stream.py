@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from tooleval.errors import ToolEvalError
@@ -36,7 +36,7 @@ from tooleval.scoring.rows import (
     score_line,
 )
 
-__all__ = ["MAX_THREADS", "cpus", "score_parsed", "score_samples", "score_stream"]
+__all__ = ["MAX_THREADS", "cpus", "read_samples", "score_parsed", "score_samples", "score_stream"]
 
 MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
 _CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
@@ -118,16 +118,17 @@ def score_parsed(
     Input errors raise as in :func:`score_stream`; see :func:`score_samples`.
     """
     metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
+    return score_samples(metrics, read_samples(metrics, source), out, on_result=on_result)
 
-    def samples() -> Iterator[tuple[int, Any]]:
-        for number, row in read_rows(source):
-            sample = row_sample(metrics[0], number, row)
-            for each in metrics[1:]:  # each metric's own check of what the row must say
-                if sample.tools_called is None and not sample.messages:
-                    check_calls_given(each, number, row)
-            yield number, sample
 
-    return score_samples(metrics, samples(), out, on_result=on_result)
+def read_samples(metrics: Sequence[Any], source: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+    """``(row_number, Sample)`` of each JSONL line, checked for every metric (input errors raise)."""
+    for number, row in read_rows(source):
+        sample = row_sample(metrics[0], number, row)
+        for each in metrics[1:]:  # each metric's own check of what the row must say
+            if sample.tools_called is None and not sample.messages:
+                check_calls_given(each, number, row)
+        yield number, sample
 
 
 # ---------------------------------------------------------------- processes
