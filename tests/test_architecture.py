@@ -38,6 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "judged": {"model", "llm"},
     # Replaying calls on environments and comparing end states (state_match).
     "environments": {"model", "matching", "metrics"},
+    # The one scoring pipeline (row -> sample -> result -> line) and its error policy.
+    "scoring": {"model", "formats", "metrics"},
     "datasets": {"model", "formats"},
     "connectors": {"model", "formats"},
     # Monitoring runs detectors and (sampled) judged metrics over sessions read from traces.
@@ -58,12 +60,13 @@ ALLOWED: dict[str, set[str]] = {
         "connectors",
         "analysis",
         "stats",
+        "scoring",
     },
     "report": {"model", "store", "analysis", "stats"},
     "web": {"model", "store", "analysis", "report", "stats"},
-    "scale": {"model", "formats", "metrics", "monitor"},
-    "testing": {"model", "formats", "metrics", "datasets"},
-    "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing"},
+    "scale": {"model", "formats", "metrics", "monitor", "scoring"},
+    "testing": {"model", "formats", "metrics", "datasets", "scoring"},
+    "pytest_plugin": {"model", "formats", "metrics", "datasets", "testing", "scoring"},
     "compat": {"model", "matching", "metrics", "__init__"},
     # Adapters for other evaluation tools (inspect_ai, promptfoo): the public layers.
     "integrations": {"model", "formats", "metrics", "errors"},

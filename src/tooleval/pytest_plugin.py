@@ -16,6 +16,7 @@ Enabled by the ``pytest11`` entry point once tooleval is installed (or with
 
 Test ids are the rows' ids; relative paths resolve from the test file's
 folder. A row whose cells cannot be read becomes a skipped test whose reason
+(``row could not be read: ...``, as runs store it; see :mod:`tooleval.scoring`)
 names the row and column (it is never dropped silently).
 """
 
@@ -44,6 +45,7 @@ def tooleval_cases(
 ) -> list[Any]:
     """``pytest.param`` per dataset row (the row's Sample), with the row id as test id."""
     from tooleval.datasets import load_dataset
+    from tooleval.scoring import UNREADABLE
 
     if base is None:
         caller = inspect.stack()[1].filename
@@ -51,7 +53,7 @@ def tooleval_cases(
     dataset = load_dataset(_resolve(path, base), bind=bind)
     params = []
     for row in dataset.rows:
-        marks = [pytest.mark.skip(reason=f"unreadable row: {row.error}")] if row.error else []
+        marks = [pytest.mark.skip(reason=f"{UNREADABLE}: {row.error}")] if row.error else []
         params.append(pytest.param(row.sample, id=str(row.row_id), marks=marks))
     return params
 

@@ -88,14 +88,16 @@ def assert_tool_calls(
     expected call, nothing wrong); ``threshold=None`` keeps the metric's own.
     ``options`` are the metric's other parameters (``order="strict"``, ...).
     ``expected=None`` (a row without a reference) skips the test. Returns the
-    passing :class:`Result`; a pair that cannot be scored fails, never silently.
+    passing :class:`Result`; a pair that cannot be scored fails with the reason
+    (see :mod:`tooleval.scoring`), never silently.
 
     Under pytest the failure is reported at the caller's line (this frame is hidden), with
     the expected and called calls and each wrong argument as the message.
     """
     __tracebackhide__ = True  # pytest: the failure points at the user's assertion
     from tooleval.formats import parse_expected_tools, parse_tool_calls
-    from tooleval.metrics.registry import get_metric, score_sample
+    from tooleval.metrics.registry import bind, get_metric
+    from tooleval.scoring import score_sample
 
     if isinstance(actual, ExpectedTools) and not isinstance(expected, ExpectedTools):
         raise TypeError(
@@ -104,14 +106,16 @@ def assert_tool_calls(
             "or by keyword: assert_tool_calls(expected=..., actual=...)"
         )
     if expected is None:
-        _skip("no expected tool calls for this row (no reference): not scored")
+        _skip("no expected_tools for this row (no reference): not scored")
     expected_tools = parse_expected_tools(expected, field="expected") or ExpectedTools()
     actual_calls = parse_tool_calls(actual if actual is not None else [], field="actual") or []
     # Metrics without a threshold parameter keep their own pass rule.
     if threshold is not None and "threshold" in (getattr(get_metric(metric), "params", {}) or {}):
         options["threshold"] = threshold
     sample = Sample(tools_called=actual_calls, expected_tools=expected_tools)
-    result = score_sample(metric, sample, **options)
+    # The scoring pipeline's policy: a pair the metric cannot score (the ordering
+    # search's budget) fails with the reason, it never raises from inside tooleval.
+    result = score_sample(bind(metric, **options), sample)
     if not result.passed:
         raise AssertionError(format_failure(result, expected_tools, actual_calls))
     return result

@@ -16,6 +16,8 @@ import pytest
 
 from tooleval.cli import score as score_cli
 from tooleval.cli.main import main
+from tooleval.scoring import rows as scoring_rows
+from tooleval.scoring import stream as scoring_stream
 
 ROW = {"id": "r1", "tools_called": ["lookup", "cancel"], "expected_tools": ["lookup", "cancel"]}
 
@@ -95,7 +97,7 @@ def test_13_pool_size_is_at_most_the_number_of_chunks(tmp_path, monkeypatch):
 
     monkeypatch.setattr(multiprocessing, "get_context", Recording)
     monkeypatch.setenv("TOOLEVAL_NO_KERNEL", "1")  # the compiled kernel uses threads, not a pool
-    monkeypatch.setattr(score_cli, "_CHUNK_LINES", 2)
+    monkeypatch.setattr(scoring_stream, "_CHUNK_LINES", 2)
     monkeypatch.setattr(score_cli, "cap_workers", lambda n: n)  # as if there were 64 CPUs
     data = write_jsonl(tmp_path / "d.jsonl", [ROW] * 5)  # three chunks
     out = tmp_path / "out.jsonl"
@@ -109,7 +111,7 @@ def test_13_pool_size_is_at_most_the_number_of_chunks(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_14_truncated_last_line_leaves_no_output_file(tmp_path, monkeypatch, capsys, workers):
-    monkeypatch.setattr(score_cli, "_CHUNK_LINES", 2)
+    monkeypatch.setattr(scoring_stream, "_CHUNK_LINES", 2)
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(ROW) + "\n" for _ in range(5)) + json.dumps(ROW)[:20])
     out = tmp_path / "out.jsonl"
@@ -127,15 +129,17 @@ def test_14_an_existing_output_is_kept_whole_when_a_run_fails(tmp_path, capsys):
 
 
 def test_14_an_unexpected_exception_is_exit_3_one_line_with_a_log(tmp_path, monkeypatch, capsys):
+    # A bug outside one row's scoring (a metric raising is that row's unscored
+    # reason, see tooleval.scoring.policy): here, writing the second line.
     calls = []
 
-    def boom(metric, number, sample, table_rows):
-        calls.append(number)
-        if number == 2:
+    def boom(row_id, result):
+        calls.append(row_id)
+        if len(calls) == 2:
             raise RuntimeError("simulated bug")
         return b'{"id": "x"}\n'
 
-    monkeypatch.setattr(score_cli, "_score_sample", boom)
+    monkeypatch.setattr(scoring_rows, "result_line", boom)
     monkeypatch.setenv("TOOLEVAL_NO_KERNEL", "1")  # the bug is simulated in the Python path
     data = write_jsonl(tmp_path / "d.jsonl", [ROW, ROW, ROW])
     out = tmp_path / "out.jsonl"
@@ -149,6 +153,7 @@ def test_14_an_unexpected_exception_is_exit_3_one_line_with_a_log(tmp_path, monk
         log.unlink()
     assert not out.exists()
     # --debug prints the traceback instead, wherever it is given.
+    calls.clear()
     assert score(str(data), "-o", str(out), "--debug") == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "internal error" in err.strip().splitlines()[-1]
@@ -215,7 +220,8 @@ def test_16_bad_score_output_path_is_one_line_before_work(tmp_path, monkeypatch,
     (tmp_path / "a_file").write_text("")  # a folder that cannot be made
     data = write_jsonl(tmp_path / "d.jsonl", [ROW])
     scored = []
-    monkeypatch.setattr(score_cli, "_score_sample", lambda *a: scored.append(a) or b"")
+    monkeypatch.setattr(scoring_rows, "score_sample", lambda *a: scored.append(a))
+    monkeypatch.setattr(scoring_stream, "score_sample", lambda *a: scored.append(a))
     assert score(str(data), "-o", str(tmp_path / where)) == 2
     assert "--output" in one_error_line(capsys)
     assert scored == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tooleval.cli import score as score_cli
 from tooleval.cli.main import main
+from tooleval.scoring import stream as score_cli
 
 
 def rows(n: int) -> list[dict]:

@@ -113,7 +113,7 @@ def test_score_on_random_bytes(raw, name):
 @fuzz_settings(8)  # each example starts a process pool: few examples, several chunks each
 @given(rows=st.lists(st.sampled_from(seed_rows()) | mutated(seed_rows()), min_size=3, max_size=6))
 def test_score_with_workers_equals_in_process(rows):
-    from tooleval.cli import score as score_cli
+    from tooleval.scoring import stream as score_cli
 
     chunk_lines = score_cli._CHUNK_LINES
     score_cli._CHUNK_LINES = 2  # several chunks from a few rows

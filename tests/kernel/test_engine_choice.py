@@ -8,10 +8,10 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from tooleval.cli.score import _score_line
 from tooleval.metrics import bind
 from tooleval.metrics import engine as engine_module
 from tooleval.metrics.engine import fastest_engine, kernel_status
+from tooleval.scoring import score_line
 
 ROW = {"id": "a", "tools_called": [{"name": "f", "args": {"x": 1}}], "expected_tools": ["f"]}
 
@@ -26,7 +26,7 @@ def no_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _python(metric, lines):
     return b"".join(
-        _score_line(metric, n, line) for n, line in enumerate(lines, start=1) if line.strip()
+        score_line(metric, n, line) for n, line in enumerate(lines, start=1) if line.strip()
     )
 
 
@@ -37,10 +37,10 @@ def test_without_the_kernel_scores_in_python_and_says_so_once(no_kernel, monkeyp
     assert kernel_status() == "absent"
     assert not engine.compiled and engine.eligible
     lines = [orjson.dumps(ROW) + b"\n"] * 5 + [b"  \n"]
-    got = b"".join(engine.score_lines(lines, lambda n, line: _score_line(metric, n, line)))
+    got = b"".join(engine.score_lines(lines, lambda n, line: score_line(metric, n, line)))
     assert got == _python(metric, lines)
     again = fastest_engine(metric)
-    b"".join(again.score_lines(lines, lambda n, line: _score_line(metric, n, line)))
+    b"".join(again.score_lines(lines, lambda n, line: score_line(metric, n, line)))
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiled kernel" in err
 
@@ -68,7 +68,7 @@ def test_a_file_without_a_final_newline_keeps_its_last_row(tmp_path) -> None:
     path.write_bytes(orjson.dumps(ROW) + b"\n\n" + orjson.dumps(ROW))
     with path.open("rb") as source:
         got = b"".join(
-            fastest_engine(metric).score_lines(source, lambda n, line: _score_line(metric, n, line))
+            fastest_engine(metric).score_lines(source, lambda n, line: score_line(metric, n, line))
         )
     assert got.count(b"\n") == 2
     assert got == _python(metric, path.read_bytes().splitlines(keepends=True))

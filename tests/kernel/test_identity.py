@@ -26,7 +26,6 @@ pytest.importorskip(
     "tooleval._kernel", reason="compiled kernel not built (`make kernel` needs cargo)"
 )
 
-from tooleval.cli.score import _score_line  # noqa: E402
 from tooleval.metrics import bind  # noqa: E402
 from tooleval.metrics.engine import (  # noqa: E402
     ENV_DISABLE,
@@ -34,6 +33,7 @@ from tooleval.metrics.engine import (  # noqa: E402
     kernel_status,  # noqa: E402
 )
 from tooleval.model import AnyOf  # noqa: E402
+from tooleval.scoring import score_line  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
@@ -157,7 +157,7 @@ def python_line(metric: Any, number: int, line: bytes) -> bytes | type:
     with mock.patch.dict(os.environ, {ENV_DISABLE: "1"}):
         reference = copy.copy(metric)  # a fresh bound metric: it finds the kernel disabled
         try:
-            return _score_line(reference, number, line)
+            return score_line(reference, number, line)
         except Exception as exc:
             return type(exc)
 
@@ -269,7 +269,7 @@ def test_stream_keeps_order_with_fallback_rows(threads: int) -> None:
 
     def fallback(number: int, line: bytes) -> bytes:
         seen.append(number)
-        return _score_line(metric, number, line)
+        return score_line(metric, number, line)
 
     got = b"".join(engine.score_lines(io.BytesIO(b"".join(lines)), fallback, threads=threads))
     assert got == want
@@ -284,7 +284,7 @@ def test_a_bad_line_raises_the_python_error_at_its_row() -> None:
     engine = fastest_engine(metric)
     out: list[bytes] = []
     with pytest.raises(InputError) as info:
-        for part in engine.score_lines(lines, lambda n, line: _score_line(metric, n, line)):
+        for part in engine.score_lines(lines, lambda n, line: score_line(metric, n, line)):
             out.append(part)
     assert info.value.row == 4
     assert b"".join(out).count(b"\n") == 3
@@ -297,7 +297,7 @@ def test_environment_variable_disables_the_kernel(monkeypatch: pytest.MonkeyPatc
     engine = fastest_engine(metric)
     assert not engine.compiled
     lines = _file(MIXED)
-    got = b"".join(engine.score_lines(lines, lambda n, line: _score_line(metric, n, line)))
+    got = b"".join(engine.score_lines(lines, lambda n, line: score_line(metric, n, line)))
     assert got == b"".join(
         python_line(metric, n, line) for n, line in enumerate(lines, start=1) if line.strip()
     )

@@ -16,11 +16,11 @@ pytest.importorskip(
     "tooleval._kernel", reason="compiled kernel not built (`make kernel` needs cargo)"
 )
 
-from tooleval.cli.score import _score_line  # noqa: E402
 from tooleval.errors import InputError  # noqa: E402
 from tooleval.metrics import bind  # noqa: E402
 from tooleval.metrics import engine as engine_module  # noqa: E402
 from tooleval.metrics.engine import ENV_DISABLE, fastest_engine, kernel_status  # noqa: E402
+from tooleval.scoring import score_line  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
@@ -45,7 +45,7 @@ def _python(metric, data: bytes) -> bytes:
     with mock.patch.dict(os.environ, {ENV_DISABLE: "1"}):
         reference = bind(metric.name, **metric.params)
         return b"".join(
-            _score_line(reference, n, line)
+            score_line(reference, n, line)
             for n, line in enumerate(data.splitlines(keepends=True), start=1)
             if line.strip()
         )
@@ -61,7 +61,7 @@ def test_many_blocks_on_threads_give_the_python_bytes_in_order(threads, monkeypa
 
     def fallback(number: int, line: bytes) -> bytes:
         seen.append(number)
-        return _score_line(metric, number, line)
+        return score_line(metric, number, line)
 
     got = b"".join(engine.score_lines(io.BytesIO(data), fallback, threads=threads))
     assert got == _python(metric, data)
@@ -76,7 +76,7 @@ def test_a_bad_row_stops_after_every_row_before_it_with_blocks_in_flight(monkeyp
     out: list[bytes] = []
     with pytest.raises(InputError) as info:
         for part in fastest_engine(metric).score_lines(
-            io.BytesIO(data), lambda n, line: _score_line(metric, n, line), threads=3
+            io.BytesIO(data), lambda n, line: score_line(metric, n, line), threads=3
         ):
             out.append(part)
     assert info.value.row == 21
@@ -97,7 +97,7 @@ def test_blocks_in_flight_are_bounded(monkeypatch):
 
     threads = 2
     parts = fastest_engine(metric).score_lines(
-        Source(data), lambda n, line: _score_line(metric, n, line), threads=threads
+        Source(data), lambda n, line: score_line(metric, n, line), threads=threads
     )
     for written, _ in enumerate(parts, start=1):
         # blocks read so far, minus blocks whose parts were handed out, stays small
@@ -125,7 +125,7 @@ def test_a_reader_that_stops_early_stops_the_threads(monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)
     metric = bind("tool_call_f1")
     parts = fastest_engine(metric).score_lines(
-        io.BytesIO(_rows(100)), lambda n, line: _score_line(metric, n, line), threads=3
+        io.BytesIO(_rows(100)), lambda n, line: score_line(metric, n, line), threads=3
     )
     next(parts)
     assert len(_kernel_threads()) == 3

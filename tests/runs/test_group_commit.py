@@ -10,7 +10,7 @@ import pytest
 from tooleval.errors import StoreError
 from tooleval.model import Result
 from tooleval.runs.commits import GroupCommit
-from tooleval.runs.thresholds import apply_threshold
+from tooleval.scoring import apply_threshold
 
 
 def test_rows_arriving_during_a_commit_share_the_next_transaction() -> None:

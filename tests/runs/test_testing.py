@@ -113,7 +113,7 @@ def test_pytest_plugin_parametrizes_over_a_dataset(tmp_path):
     assert "test_by_marker[refund-1] FAILED" in out
     assert "test_by_helper[broken] SKIPPED" in out
     assert "missing:  issue_refund" in out and "extra:    cancel_order()" in out
-    assert "unreadable row" in out and "expected_tools" in out
+    assert "row could not be read" in out and "expected_tools" in out
 
 
 def test_a_wrong_call_fails_by_default_truth_first():

@@ -24,9 +24,11 @@ def test_results_equal_score_sample():
         assert json.loads(got["result"]) == json.loads(json.dumps(want.to_dict(), default=str))
 
 
-def test_bad_parameter_raises_at_the_first_readable_row_only():
+def test_bad_parameter_raises_before_any_row():
+    # The scoring pipeline's policy: a bad option is a ConfigError before any
+    # row is scored, even when no row of the batch could be read.
     unreadable = [{"id": "x", "expected_tools": 5}]
-    out = score_rows(unreadable, metric="tool_correctness", no_such_option=1)
+    out = score_rows(unreadable, metric="tool_correctness")
     assert out[0]["score"] is None and "could not be read" in out[0]["reason"]
     with pytest.raises(ConfigError):
-        score_rows(unreadable + ROWS, metric="tool_correctness", no_such_option=1)
+        score_rows(unreadable, metric="tool_correctness", no_such_option=1)

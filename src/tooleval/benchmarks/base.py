@@ -25,6 +25,7 @@ from typing import Any
 
 from tooleval.errors import FormatError
 from tooleval.model import MetricInfo, Result, Sample
+from tooleval.model.sample import UNREADABLE_KEY, unreadable_reason
 
 __all__ = [
     "UNREADABLE",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 #: The metadata key of a Sample standing for a record that could not be read.
-UNREADABLE = "tooleval_unreadable"
+UNREADABLE = UNREADABLE_KEY
 
 
 def normalize_name(name: str) -> str:
@@ -115,15 +116,6 @@ def unreadable(ident: Any, reason: str, *, category: str | None = None) -> Sampl
         category=category,
         metadata={UNREADABLE: reason},
     )
-
-
-def unreadable_reason(sample: Sample) -> str | None:
-    """Why ``sample``'s record could not be read, or None for a readable one."""
-    metadata = sample.metadata
-    if not metadata:
-        return None
-    reason = metadata.get(UNREADABLE)
-    return reason if isinstance(reason, str) else None
 
 
 def record_id(record: Any, index: int, *keys: str) -> str:

@@ -12,6 +12,7 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from tooleval.cli._options import refuse_repeats
     from tooleval.cli.run import add_store_option
 
     parser = subparsers.add_parser(
@@ -47,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--name", help="name of the new run (default: SOURCE (rescored))")
     add_store_option(parser)
+    refuse_repeats(parser)
     parser.set_defaults(handler=rescore)
 
 

@@ -41,6 +41,7 @@ def open_cli_store(args: argparse.Namespace, *, create: bool = False) -> Any:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from tooleval.cli._ci_options import add_ci_options
+    from tooleval.cli._options import refuse_repeats
 
     parser = subparsers.add_parser(
         "run",
@@ -85,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the full results as JSON")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     add_ci_options(parser)
+    refuse_repeats(parser)  # an option given twice is refused, never the last one kept
     parser.set_defaults(handler=run)
 
 

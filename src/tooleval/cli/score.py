@@ -1,8 +1,12 @@
-"""``tooleval score``: score a file of canonical rows with one metric.
+"""``tooleval score``: score a file of canonical rows with one metric or several.
 
-Contract (other tools rely on it): one JSON object per input row, in input
-order, with ``id``, ``metric``, ``score`` (null when unscored), ``passed``,
-``reason``, ``diagnosis``, ``params`` and ``threshold``. Exit 0 on success,
+Contract (other tools rely on it): one JSON object per input row and metric,
+in input order (a row's metrics in the order of ``--metric``), with ``id``,
+``metric``, ``score`` (null when unscored), ``passed``, ``reason``,
+``diagnosis``, ``params`` and ``threshold``. Scoring goes through
+:mod:`tooleval.scoring` (its error policy decides what is an unscored row and
+what stops the command); this module parses arguments and prints. An option
+given twice is refused (:mod:`tooleval.cli._options`). Exit 0 on success,
 2 with a one-line message naming the row and field on unreadable input.
 
 Rows are read from JSONL, or from CSV/TSV/Parquet/JSON-array files (by
@@ -17,23 +21,25 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from tooleval.cli._options import refuse_repeats
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
-_MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
+_MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
+JUDGE_ENV = "TOOLEVAL_JUDGE"  # the judge when --judge is not given (a type or a file)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score",
-        help="score a JSONL dataset of canonical rows with one metric",
-        description="Score every row of a JSONL dataset with one metric and write JSONL results.",
+        help="score a JSONL dataset of canonical rows with one metric or several",
+        description="Score every row of a JSONL dataset with one metric or several and write "
+        "JSONL results (one line per row and metric).",
     )
     parser.add_argument(
         "dataset",
@@ -42,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--metric",
-        help="metric name (see `tooleval metrics`); default with --format: the benchmark's profile",
+        action="append",
+        default=[],
+        help="metric name (see `tooleval metrics`); repeat for several, scored in one read of "
+        "the file (one line per row and metric); default with --format: the benchmark's profile",
     )
     parser.add_argument(
         "--format",
@@ -60,8 +69,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--option",
         action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="metric parameter; VALUE is parsed as JSON when it can be (order=flexible, exact_match=true)",
+        metavar="[METRIC.]KEY=VALUE",
+        help="metric parameter; VALUE is parsed as JSON when it can be (order=flexible, "
+        "exact_match=true); with several --metric write METRIC.KEY=VALUE",
     )
     parser.add_argument("--output", "-o", help="write JSONL results here instead of stdout")
     parser.add_argument(
@@ -77,11 +87,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default 1: in-process); output order and bytes kept; ignored with --table; at most "
         "the CPU count",
     )
+    judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
+    judging.add_argument(
+        "--judge",
+        metavar="local|openai|FILE",
+        help="the LLM judge: a type (options from --judge-option) or a YAML/JSON file holding "
+        f"a judge: mapping as in a plan (default: ${JUDGE_ENV}); see docs/judges.md",
+    )
+    judging.add_argument(
+        "--judge-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a judge option (model=gpt-4o-mini, base_url=http://127.0.0.1:8765/v1, "
+        "api_key_env=OPENAI_API_KEY, cache=false); VALUE as JSON when it parses",
+    )
+    judging.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="rows judged at once (default 4)",
+    )
+    refuse_repeats(parser)
     parser.set_defaults(handler=run)
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     """Turn ``KEY=VALUE`` strings into parameters, VALUE as JSON when possible.
+
+    A key given twice is refused (never the last one silently kept).
 
     >>> parse_options(["order=flexible", "exact_match=true", 'argument_keys=["a"]'])
     {'order': 'flexible', 'exact_match': True, 'argument_keys': ['a']}
@@ -95,97 +130,104 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise ConfigError(f"--option {pair!r} must look like KEY=VALUE", field="--option")
         try:
-            options[key] = orjson.loads(value)
+            parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
-            options[key] = value
+            parsed = value
+        if key in options:
+            raise ConfigError(
+                f"--option {key} given twice ({options[key]!r}, then {parsed!r}); give it once",
+                field="--option",
+            )
+        options[key] = parsed
     return options
 
 
-def iter_rows(stream: Iterable[bytes], *, start: int = 1) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(row_number, row)`` for each non-blank JSONL line (numbered from ``start``).
+def metric_options(names: list[str], pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """``--option`` values by metric: ``KEY=VALUE`` with one metric, ``METRIC.KEY=VALUE`` with several.
 
-    JSON nested deeper than :data:`~tooleval.formats.json_limits.MAX_DEPTH`
-    levels is a ``NestingTooDeep`` error naming the row.
+    >>> metric_options(["tool_call_f1", "tool_correctness"], ["tool_correctness.order=strict"])
+    {'tool_call_f1': {}, 'tool_correctness': {'order': 'strict'}}
+    >>> metric_options(["tool_correctness"], ["order=strict"])
+    {'tool_correctness': {'order': 'strict'}}
     """
-    import orjson
-
-    from tooleval.formats.json_limits import loads
-
-    for number, line in enumerate(stream, start=start):
-        if number == 1 and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if not line.strip():
-            continue
-        try:
-            row = loads(line, row=number)
-        except orjson.JSONDecodeError as exc:
-            hint = ""
-            if line.strip() in (b"{", b"["):
-                hint = " (this looks like one JSON document spread over lines, not JSONL)"
-            raise InputError(f"invalid JSON: {exc}{hint}", row=number) from None
-        if not isinstance(row, dict):
-            raise InputError(
-                f"expected a JSON object per line, got {type(row).__name__}", row=number
+    by_metric: dict[str, list[str]] = {name: [] for name in names}
+    for pair in pairs:
+        left = pair.partition("=")[0]
+        metric, dot, key = left.rpartition(".")
+        if dot and metric.strip() in by_metric:
+            by_metric[metric.strip()].append(pair[len(metric) + 1 :])
+        elif len(names) == 1:
+            by_metric[names[0]].append(pair)
+        else:
+            raise ConfigError(
+                f"--option {pair!r}: with several metrics write METRIC.{pair} "
+                f"(one of {', '.join(names)})",
+                field="--option",
             )
-        yield number, row
+    return {name: parse_options(given) for name, given in by_metric.items()}
+
+
+def _metric_names(given: list[str]) -> list[str]:
+    """The --metric names in order; a name given twice is scored once (the two combine)."""
+    names = list(dict.fromkeys(name.strip() for name in given))
+    if any(not name for name in names):
+        raise ConfigError("a metric name cannot be empty", field="--metric")
+    return names
 
 
 def run(args: argparse.Namespace) -> int:
     from tooleval.benchmarks.score_format import benchmark_samples, resolve_score_format
-    from tooleval.metrics.engine import fastest_engine
     from tooleval.metrics.registry import bind, get_metric
+    from tooleval.scoring import score_parsed, score_samples, score_stream
 
+    names = _metric_names(args.metric)
+    options = metric_options(names or ["(default)"], args.option)
+    rest = names[1:]
+    args.metric = names[0] if names else None  # the format's default metric when none
+    first = options.pop(args.metric or "(default)")
     chosen = resolve_score_format(
-        args.dataset, format=args.format, metric=args.metric, options=parse_options(args.option)
+        args.dataset, format=args.format, metric=args.metric, options=first
     )
-    args.format, args.metric, options = chosen.format, chosen.metric, dict(chosen.options)
-    info = get_metric(args.metric)
-    if info.needs_judge:
-        raise ConfigError(
-            f"metric {args.metric!r} needs an LLM judge; run it with `tooleval run PLAN` "
-            "and a `judge:` section in the plan",
-            field="--metric",
-        )
+    args.format, args.metric, first = chosen.format, chosen.metric, dict(chosen.options)
+    options = {args.metric: first, **options}
+    names = [args.metric, *rest]
+    judged = [name for name in names if get_metric(name).needs_judge]
+    judge = make_judge(args, judged) if judged else None
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
 
         check_output_path(args.output, option="--output", inputs=[args.dataset])
-    metric = bind(args.metric, **options)  # parameters checked once, not per row
+    metrics = [  # parameters checked once
+        bind(name, **options[name], **({"judge": judge} if name in judged else {}))
+        for name in names
+    ]
+    metric = metrics[0] if len(metrics) == 1 else metrics
     kind = args.format or (
         "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
     )
     workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
     table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
+    keep = None if table_rows is None else (lambda *found: table_rows.append(found))
     with _naming_input(args.dataset), _output(args.output) as out:
-        if kind != "jsonl":
+        if judge is not None:
+            count = _score_judged(args, kind, chosen.benchmark, metrics, out, keep)
+        elif kind != "jsonl":
             samples = (
                 benchmark_samples(Path(args.dataset), kind, data=args.data)
                 if chosen.benchmark
-                else tabular_samples(Path(args.dataset), kind, metric)
+                else tabular_samples(Path(args.dataset), kind, metrics)
             )
-            count = sum(
-                out.write(_score_sample(metric, number, sample, table_rows)) > 0
-                for number, sample in samples
-            )
+            count = score_samples(metric, samples, out, on_result=keep)
         else:
             source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
             try:
-                engine = fastest_engine(metric)  # the compiled kernel when it can take it
-                if table_rows is None and (engine.compiled or workers == 1):
-                    count = 0
-                    score_line = functools.partial(_score_line, metric)
-                    threads = workers if args.workers else min(_cpus(), _MAX_THREADS)
-                    for part in engine.score_lines(source, score_line, threads=threads):
-                        count += out.write(part) > 0  # parts, not rows: "none" matters
-                elif workers > 1 and table_rows is None:
-                    count = _score_in_processes(source, out, args.metric, options, workers)
+                if keep is not None or len(metrics) > 1:
+                    count = score_parsed(metric, source, out, on_result=keep)
                 else:
-                    count = 0
-                    for number, row in iter_rows(source):
-                        out.write(_score_row(metric, number, row, table_rows))
-                        count += 1
+                    threads = workers if args.workers else None
+                    count = score_stream(metric, source, out, workers=workers, threads=threads)
             finally:
                 if source is not sys.stdin.buffer:
                     source.close()
@@ -193,226 +235,127 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 "no rows to score: the input is empty or holds only blank lines", field="DATASET"
             )
+    if judge is not None:
+        _print_usage(judge)
     if table_rows is not None:
         from tooleval.cli._table import print_score_table
 
-        print_score_table(table_rows, metric=args.metric, to_stderr=not args.output)
+        for name in names:  # one table and summary per metric
+            print_score_table(
+                [found for found in table_rows if found[2].metric == name],
+                metric=name,
+                to_stderr=not args.output,
+            )
     return 0
 
 
-_hot: list[Any] = []  # sample_from_row and orjson.dumps, imported on first use
-Result: Any = None  # tooleval.model.Result, set by _load_hot
-SearchBudgetExceeded: Any = None  # set by _load_hot
-UNREADABLE: Any = None  # tooleval.benchmarks.base.UNREADABLE, set by _load_hot
+def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
+    """The judge of ``--judge`` / ``--judge-option`` (or ``$TOOLEVAL_JUDGE``), built as plans build it.
 
-
-def _load_hot() -> list[Any]:
-    import orjson
-
-    global Result, SearchBudgetExceeded, UNREADABLE
-    from tooleval.benchmarks.base import UNREADABLE
-    from tooleval.formats import sample_from_row
-    from tooleval.matching.partial_order import SearchBudgetExceeded
-    from tooleval.model import Result
-
-    _hot[:] = [sample_from_row, orjson.dumps, orjson.OPT_APPEND_NEWLINE]
-    return _hot
-
-
-def _score_line(metric: Any, number: int, line: bytes) -> bytes:
-    """One output line for one raw JSONL line (a row the compiled kernel hands back)."""
-    for found, row in iter_rows([line], start=number):
-        return _score_row(metric, found, row, None)
-    return b""
-
-
-def _score_row(metric: Any, number: int, row: dict[str, Any], table_rows: list | None) -> bytes:
-    """One output line for one parsed input row."""
-    # Looked up once: two import statements per row cost about a microsecond.
-    sample_from_row = (_hot or _load_hot())[0]
-    try:
-        sample = sample_from_row(row, row_number=number, max_depth=None)  # iter_rows checked
-    except ToolEvalError as exc:
-        raise exc.with_context(row=number) from None
-    if sample.tools_called is None and not sample.messages:
-        _no_calls(metric, number, row)
-    return _score_sample(metric, number, sample, table_rows)
-
-
-# Column names people give the agent's calls; tooleval reads them only from tools_called.
-_CALL_COLUMNS = (
-    "calls",
-    "tool_calls",
-    "actual_calls",
-    "actual_tools",
-    "predicted_calls",
-    "predicted_tools",
-    "function_calls",
-    "tools_used",
-    "actions",
-)
-
-
-def _no_calls(metric: Any, number: int, row: dict[str, Any]) -> None:
-    """Stop on a row that says nothing about the agent's calls, for a metric that needs them.
-
-    Scoring it would say "the agent called nothing" for every such row: a
-    silent 0 when the calls sit in a misnamed column.
+    ``--judge`` is a type (``local``, ``openai``) or a YAML/JSON file holding a
+    judge mapping (top-level, or under ``judge:`` as in a plan); each
+    ``--judge-option`` adds or replaces one key of it.
     """
-    if "tools_called" not in metric.info.requires:
-        return
-    if "tools_called" in row or "messages" in row:
-        return  # given as null or an empty conversation: an agent that called nothing
-    for key in row:
-        if isinstance(key, str) and key.lower() in _CALL_COLUMNS:
-            raise InputError(
-                f"column {key!r} looks like the agent's calls, but tooleval reads them from "
-                "'tools_called' (or from 'messages'); rename the column",
-                row=number,
-                column=key,
-            )
-    raise InputError(
-        "no 'tools_called' or 'messages': nothing says which tools the agent called "
-        '(write "tools_called": [] for an agent that called none)',
-        row=number,
+    from tooleval.llm import judge_from_config
+
+    spec = args.judge or os.environ.get(JUDGE_ENV) or ""
+    field = "--judge" if args.judge else JUDGE_ENV
+    if not spec.strip():
+        raise ConfigError(
+            f"{', '.join(judged)} need(s) an LLM judge: give --judge local (the bundled model, "
+            "tooleval[local]) or --judge openai --judge-option model=... --judge-option "
+            f"base_url=..., or set ${JUDGE_ENV}",
+            field="--judge",
+        )
+    config: dict[str, Any] = {"type": spec.strip()}
+    path = Path(spec)
+    if spec.strip() not in ("local", "openai") and (path.suffix or path.exists()):
+        config = _judge_file(path, field)
+    config.update(parse_options(args.judge_option))
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ConfigError(
+            f"--concurrency must be 1 or more, got {args.concurrency}", field="--concurrency"
+        )
+    return judge_from_config(config, field=field)
+
+
+def _judge_file(path: Path, field: str) -> dict[str, Any]:
+    import yaml
+
+    if not path.is_file():
+        raise ConfigError(f"no such judge file: {path}", field=field)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{path} is not YAML or JSON: {one_line_error(exc)}", field=field
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("judge"), dict):
+        data = data["judge"]
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path} holds no judge mapping (expected type: local|openai and its options)",
+            field=field,
+        )
+    return dict(data)
+
+
+def one_line_error(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _score_judged(
+    args: argparse.Namespace,
+    kind: str,
+    benchmark: bool,
+    metrics: list[Any],
+    out: IO[bytes],
+    keep: Any,
+) -> int:
+    """Rows with a judged metric: read every row first, then judge them concurrently."""
+    from tooleval.benchmarks.score_format import benchmark_samples
+    from tooleval.scoring import read_samples, score_concurrently
+
+    if benchmark:
+        samples: Iterable[tuple[int, Any]] = benchmark_samples(
+            Path(args.dataset), kind, data=args.data
+        )
+    elif kind != "jsonl":
+        samples = tabular_samples(Path(args.dataset), kind, metrics)
+    else:
+        source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
+        try:
+            samples = list(read_samples(metrics, source))
+        finally:
+            if source is not sys.stdin.buffer:
+                source.close()
+    return score_concurrently(
+        metrics, samples, out, concurrency=args.concurrency or 4, on_result=keep
     )
 
 
-def _score_sample(metric: Any, number: int, sample: Any, table_rows: list | None) -> bytes:
-    """One output line for one sample; a row past the ordering search budget is unscored.
-
-    So is a benchmark record its reader could not read (the reason in its metadata).
-    """
-    _, dumps, newline = _hot or _load_hot()
-    reason = sample.metadata.get(UNREADABLE) if sample.metadata else None
-    if reason is None:
-        try:
-            result = metric.score(sample)
-        except SearchBudgetExceeded as exc:
-            reason = exc.reason
-    if reason is not None:
-        result = Result.unscored(
-            metric.name,
-            reason,
-            params=metric.recorded,
-            threshold=metric.params.get("threshold"),
-        )
-    row_id = sample.id if sample.id is not None else str(number)
-    if table_rows is not None:
-        table_rows.append((row_id, sample, result))
-    return dumps({"id": row_id, **result.to_dict()}, option=newline, default=str)
-
-
-# ---------------------------------------------------------------- --workers N
-
-_CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
-_worker_metric: list[Any] = []
-
-
-def _init_worker(name: str, options: dict[str, Any]) -> None:
-    from tooleval.metrics.registry import bind
-
-    _worker_metric[:] = [bind(name, **options)]
-
-
-def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError | None, int]:
-    """Score lines numbered from ``start``: the output, the error of a bad row, rows scored."""
-    import io
-
-    start, lines = chunk
-    metric = _worker_metric[0]
-    parts: list[bytes] = []
-    try:
-        for number, row in iter_rows(io.BytesIO(b"".join(lines)), start=start):
-            parts.append(_score_row(metric, number, row, None))
-    except ToolEvalError as exc:
-        return b"".join(parts), exc, len(parts)
-    return b"".join(parts), None, len(parts)
-
-
-def _chunks(source: IO[bytes]) -> Iterator[tuple[int, list[bytes]]]:
-    lines: list[bytes] = []
-    start = 1
-    for number, line in enumerate(source, start=1):
-        if number == 1 and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if not lines:
-            start = number
-        lines.append(line if line.endswith(b"\n") else line + b"\n")
-        if len(lines) == _CHUNK_LINES:
-            yield start, lines
-            lines = []
-    if lines:
-        yield start, lines
-
-
-def _cpus() -> int:
-    """The CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+def _print_usage(judge: Any) -> None:
+    usage = judge.usage.to_dict()
+    print(
+        f"tooleval score: judge {usage.get('calls', 0)} calls, "
+        f"{usage.get('cached_calls', 0)} from the cache, "
+        f"{usage.get('tokens_in', 0)} tokens in, {usage.get('tokens_out', 0)} out",
+        file=sys.stderr,
+    )
 
 
 def cap_workers(requested: int) -> int:
     """``requested`` limited to the CPUs this process may use (a note on stderr if lowered)."""
-    cpus = _cpus()
-    if requested > cpus:
+    from tooleval.scoring import cpus
+
+    available = cpus()
+    if requested > available:
         print(
-            f"tooleval score: --workers {requested} lowered to {cpus} (the CPUs available)",
+            f"tooleval score: --workers {requested} lowered to {available} (the CPUs available)",
             file=sys.stderr,
         )
-        return cpus
+        return available
     return requested
-
-
-def _score_in_processes(
-    source: IO[bytes], out: IO[bytes], name: str, options: dict[str, Any], workers: int
-) -> int:
-    """Score chunks of lines in a process pool, writing results in input order.
-
-    No more processes start than there are chunks (a one-chunk file is scored
-    in this process). At most ``2 * workers`` chunks are in flight, so memory
-    stays flat on large files; the first bad row stops the run after every
-    row before it has been written, as in-process scoring does. Returns the
-    number of rows scored.
-    """
-    import collections
-    import itertools
-    import multiprocessing
-
-    chunks = _chunks(source)
-    ahead = list(itertools.islice(chunks, workers))
-    if len(ahead) <= 1:
-        _init_worker(name, options)
-        count = 0
-        for chunk in ahead:
-            data, error, rows = _score_chunk(chunk)
-            out.write(data)
-            count += rows
-            if error is not None:
-                raise error
-        return count
-    count = 0
-    with multiprocessing.get_context().Pool(
-        min(workers, len(ahead)), initializer=_init_worker, initargs=(name, options)
-    ) as pool:
-        pending: collections.deque = collections.deque()
-
-        def drain_one() -> int:
-            data, error, rows = pending.popleft().get()
-            out.write(data)
-            if error is not None:
-                raise error
-            return rows
-
-        for chunk in itertools.chain(ahead, chunks):
-            pending.append(pool.apply_async(_score_chunk, (chunk,)))
-            if len(pending) >= 2 * workers:
-                count += drain_one()
-        while pending:
-            count += drain_one()
-    return count
 
 
 def _existing(path: str) -> Path:
@@ -457,7 +400,7 @@ def _output(path: str | None) -> Iterator[IO[bytes]]:
 
 # ------------------------------------------------------------ other file kinds
 
-_BOM = b"\xef\xbb\xbf"
+_BOM = b"\xef\xbb\xbf"  # the same as tooleval.scoring.rows.BOM
 _TABULAR_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -497,11 +440,14 @@ def sniff_dataset(path: Path) -> str:
 def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple[int, Any]]:
     """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
 
+    ``metric``: a bound metric or a list of them.
+
     Columns named like canonical fields bind themselves; the first row that
     cannot be read stops with its DatasetError (row and column), as in JSONL;
     with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
     """
     from tooleval.datasets.load import load_dataset
+    from tooleval.scoring import check_calls_given
 
     # (a CSV header that is one column holding semicolons is refused by the reader)
     dataset = load_dataset(path, format=kind)
@@ -516,5 +462,6 @@ def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple
             for field_name, column in dataset.bindings.items():
                 if column in cells:
                     cells[field_name] = cells.pop(column)
-            _no_calls(metric, row.number, cells)
+            for each in metric if isinstance(metric, list) else [metric]:
+                check_calls_given(each, row.number, cells)
         yield row.number, sample

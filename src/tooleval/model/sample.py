@@ -103,3 +103,22 @@ class Sample:
         if self.metadata:
             out["metadata"] = self.metadata
         return out
+
+
+#: Metadata key of a Sample standing for a record its reader could not read (the reason).
+UNREADABLE_KEY = "tooleval_unreadable"
+
+
+def unreadable_reason(sample: Sample) -> str | None:
+    """Why ``sample``'s record could not be read, or None for a readable one.
+
+    A benchmark reader yields such a Sample for a record it cannot read; every
+    scoring entry point makes it an unscored row with this reason.
+
+    >>> unreadable_reason(Sample(metadata={UNREADABLE_KEY: "field traj: expected a list"}))
+    'field traj: expected a list'
+    >>> unreadable_reason(Sample()) is None
+    True
+    """
+    reason = sample.metadata.get(UNREADABLE_KEY) if sample.metadata else None
+    return reason if isinstance(reason, str) else None

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.aggregates import store_aggregates
 from tooleval.analysis.clusters import classified
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
 
@@ -76,9 +76,16 @@ def parse_metric_specs(
             )
         metric, key = target(left.strip(), "--option")
         try:
-            params[metric][key] = orjson.loads(value)
+            parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
-            params[metric][key] = value
+            parsed = value
+        if key in params[metric]:
+            raise ConfigError(
+                f"--option {metric}.{key} given twice ({params[metric][key]!r}, then "
+                f"{parsed!r}); give it once",
+                field="--option",
+            )
+        params[metric][key] = parsed
     for pair in thresholds:
         left, sep, value = pair.rpartition("=")
         if not sep:
@@ -103,6 +110,12 @@ def parse_metric_specs(
         if not 0.0 <= limit <= 1.0:
             raise ConfigError(
                 f"--threshold {pair!r}: expected a number between 0 and 1", field="--threshold"
+            )
+        if named in limits:
+            raise ConfigError(
+                f"--threshold for {named} given twice ({limits[named]:g}, then {limit:g}); "
+                "give it once",
+                field="--threshold",
             )
         limits[named] = limit
     return [MetricSpec(n, params[n], limits.get(n)) for n in order]
@@ -131,7 +144,7 @@ def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
 def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecord:
     """The row as the new run stores it: same answer, new results."""
     from tooleval.metrics.registry import bind
-    from tooleval.runs.thresholds import apply_threshold
+    from tooleval.scoring import reason_for, score_sample
 
     sample: Sample = row.sample
     results: list[Result] = []
@@ -157,15 +170,15 @@ def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecor
                 )
             )
             continue
-        try:
-            if metric.bound is None:
+        if metric.bound is None:
+            try:  # bad parameters are every row's reason, as in a run
                 metric.bound = bind(name, **params)
-            result = apply_threshold(metric.bound.score(sample), threshold)
-        except Exception as exc:  # one row's scoring problem must not lose the others
-            detail = str(exc) if isinstance(exc, ConfigError) else f"{type(exc).__name__}: {exc}"
-            result = Result.unscored(
-                name, f"could not score: {detail}", params=params, threshold=threshold
-            )
+            except ToolEvalError as exc:
+                results.append(
+                    Result.unscored(name, reason_for(exc), params=params, threshold=threshold)
+                )
+                continue
+        result = score_sample(metric.bound, sample, threshold=threshold)
         results.append(result)
     return classified(dataclasses.replace(row, run_id=run_id, results=tuple(results)))
 
@@ -182,6 +195,29 @@ def _not_reported(sample: Sample) -> set[str]:
     return absent
 
 
+def _kept_thresholds(specs: Sequence[MetricSpec], source: Sequence[MetricSpec]) -> list[MetricSpec]:
+    """``specs`` with the source run's threshold of each metric the user gave none for.
+
+    A rescore changes what the user asked (a metric, an option), nothing else:
+    a threshold set in the source run stays unless ``--threshold`` (or a
+    ``threshold`` option) gives a new one.
+
+    >>> old = [MetricSpec("tool_call_f1", {}, 0.8)]
+    >>> [s.threshold for s in _kept_thresholds([MetricSpec("tool_call_f1", {"args": "ignore"})], old)]
+    [0.8]
+    >>> [s.threshold for s in _kept_thresholds([MetricSpec("tool_call_f1", {}, 0.6)], old)]
+    [0.6]
+    """
+    before = {spec.name: spec.threshold for spec in source if spec.threshold is not None}
+    kept = []
+    for spec in specs:
+        threshold = spec.threshold
+        if threshold is None and "threshold" not in spec.params:
+            threshold = before.get(spec.name)
+        kept.append(MetricSpec(spec.name, spec.params, threshold))
+    return kept
+
+
 def rescore_run(
     store: Store,
     run_id: str,
@@ -193,7 +229,8 @@ def rescore_run(
     """Store a new run scoring ``run_id``'s stored answers with ``specs``; return its id.
 
     Nothing is called: the connector description, dataset and rows are the
-    source run's, the config records ``rescored_from``. ::
+    source run's, the config records ``rescored_from``; a metric's threshold
+    in the source run is kept unless ``specs`` set a new one. ::
 
         from tooleval.store import open_store
 
@@ -203,8 +240,8 @@ def rescore_run(
     """
     from tooleval.runs.runner import _mark_plumbing
 
-    metrics = _resolve(specs)
     source = store.get_run(store.resolve_run_id(run_id))
+    metrics = _resolve(_kept_thresholds(specs, source.metrics))
     holder = store.lease_holder(source.id) if source.status == "running" else None
     if holder is not None and holder.get("alive"):
         raise ConfigError(

@@ -51,7 +51,6 @@ from tooleval.runs.parts import (
 from tooleval.runs.plan import GateSpec, Plan
 from tooleval.runs.preflight import PreflightReport, preflight
 from tooleval.runs.progress import Progress
-from tooleval.runs.thresholds import apply_threshold
 from tooleval.store import RunWriter
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -142,13 +141,70 @@ async def arun_plan(
     :class:`~tooleval.runs.response_cache.ResponseCache`) wrap the connector
     (:mod:`tooleval.runs.calls`). ``repeat`` and ``max_rps`` left at None take
     the plan's ``repeat`` / ``max_rps``; the plan's ``cache`` is opened by the CLI.
-    """
-    from tooleval.runs.calls import wrap_connectors
-    from tooleval.runs.repeats import attempt_rows, check_repeat, repeat_config
 
+    The phases: :func:`_prepare` (everything checked before the first call),
+    :func:`_open_run` (a new run or the resumed one, its lease held),
+    :func:`_work` (the rows), then the connectors, judge and lease are released.
+    """
     concurrency = plan.concurrency if concurrency is None else concurrency
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
+    ready = await _prepare(plan, connector, concurrency, max_rps, cache, repeat)
+    opened: _Opened | None = None
+    try:
+        opened = _open_run(store, plan, ready, resume)
+        todo = await _work(store, ready, opened, progress, concurrency)
+    finally:
+        await _release(store, ready, opened)
+    info = store.get_run(opened.run_id)
+    return RunOutcome(
+        run_id=opened.run_id,
+        run=info,
+        gate=evaluate_gate(info, plan.gate if gate is None else gate),
+        rows_run=len(todo),
+        rows_skipped=len(opened.attempts) - len(todo),
+    )
+
+
+@dataclass(slots=True)
+class _Ready:
+    """What :func:`_prepare` made ready: checked metrics, dataset, connectors, judge."""
+
+    metrics: list[PlannedMetric]
+    dataset: Any
+    connectors: list[Any]
+    calling: list[Any]
+    own_connector: bool
+    judge: Any
+    config: dict[str, Any]
+    asked_repeat: int | None
+    repeat: int
+
+
+@dataclass(slots=True)
+class _Opened:
+    """The run being worked: its id, writer, lease and heartbeat, the attempts and those done."""
+
+    run_id: str
+    rows: RunWriter
+    lease: Any
+    heartbeat: Heartbeat
+    attempts: list[Any]
+    done: set[int]
+
+
+async def _prepare(
+    plan: Plan,
+    connector: Any,
+    concurrency: int,
+    max_rps: float | None,
+    cache: Any,
+    repeat: int | None,
+) -> _Ready:
+    """Metrics, dataset, preflight and judge checked; the connectors made (nothing called)."""
+    from tooleval.runs.calls import wrap_connectors
+    from tooleval.runs.repeats import check_repeat, repeat_config
+
     metrics = resolve_metrics(plan)
     dataset = load_dataset_for(plan, metrics)
     own_connector = connector is None
@@ -160,7 +216,6 @@ async def arun_plan(
         if own_connector:
             await aclose(first)
         raise
-    dataset_info = describe_dataset(plan, dataset)
     # httpcore's pool walks every connection on each request, so one pool shared
     # by 64 workers spends its time in bookkeeping (measured: ~4x fewer rows/s);
     # with a connector per few workers every pool stays small. (The HTTP
@@ -170,7 +225,6 @@ async def arun_plan(
     connectors = [first] + [make_connector(plan) for _ in range(extra)]
     rps = plan.max_rps if max_rps is None else max_rps
     calling = wrap_connectors(connectors, max_rps=rps, cache=cache)
-    connector = connectors[0]
     config = {
         "concurrency": concurrency,
         "gate": plan.gate.to_dict(),
@@ -178,88 +232,109 @@ async def arun_plan(
         "plan": str(plan.path) if plan.path else None,
     }
     asked = plan.repeat if repeat is None else check_repeat(repeat)
-    repeat = asked or 1
-    if repeat > 1:
-        config["repeat"] = repeat_config(dataset.rows, repeat)
-    lease = None
-    heartbeat: Heartbeat | None = None
-    try:
-        if resume:
-            run_id = store.resolve_run_id(resume)
-            stored = store.get_run(run_id)
-            check_resumable(plan, stored, dataset_info, metrics)
-            kept = (stored.config.get("repeat") or {}).get("n", 1)
-            if asked is not None and asked != kept:
-                raise ConfigError(
-                    f"run {run_id} was started with --repeat {kept}; resume it with the same "
-                    "count (or leave --repeat out)",
-                    field="--repeat",
-                )
-            repeat = kept
-            # The lease first: rows stored by a live holder would otherwise be run twice.
-            lease = store.acquire_lease(run_id)
-            done = store.row_indexes(run_id)
-            store.reopen_run(run_id)
-            rows = RunWriter(store, run_id)
-        else:
-            rows = RunWriter.start(
-                store,
-                plan.name,
-                dataset=dataset_info,
-                connector=describe(connector),
-                metrics=[m.spec for m in metrics],
-                tags=plan.tags,
-                config=config,
+    if (asked or 1) > 1:
+        config["repeat"] = repeat_config(dataset.rows, asked or 1)
+    return _Ready(
+        metrics, dataset, connectors, calling, own_connector, judge, config, asked, asked or 1
+    )
+
+
+def _open_run(store: Store, plan: Plan, ready: _Ready, resume: str | None) -> _Opened:
+    """Start the run (or reopen ``resume``), take its lease and start the heartbeat."""
+    from tooleval.runs.repeats import attempt_rows
+
+    dataset_info = describe_dataset(plan, ready.dataset)
+    repeat = ready.repeat
+    if resume:
+        run_id = store.resolve_run_id(resume)
+        stored = store.get_run(run_id)
+        check_resumable(plan, stored, dataset_info, ready.metrics)
+        kept = (stored.config.get("repeat") or {}).get("n", 1)
+        if ready.asked_repeat is not None and ready.asked_repeat != kept:
+            raise ConfigError(
+                f"run {run_id} was started with --repeat {kept}; resume it with the same "
+                "count (or leave --repeat out)",
+                field="--repeat",
             )
-            run_id = rows.run_id
-            lease = store.acquire_lease(run_id)
-            done = set()
-        heartbeat = Heartbeat(store, lease)
-        if not getattr(store, "in_memory", False):
-            # An in-memory store has one shared connection and no other process to
-            # tell; a beat from another thread could collide with a row's commit.
-            heartbeat.start()
-        attempts = attempt_rows(dataset.rows, repeat)
-        todo = [row for row in attempts if row.index not in done]
-        runner = _Runner(run_id, store, calling, judge, metrics, progress, dataset, heartbeat)
-        if progress is not None:
-            progress.start(total=len(attempts), done=len(attempts) - len(todo), run_id=run_id)
-        try:
-            await runner.run(todo, concurrency)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            if not heartbeat.lost:
-                rows.finish("interrupted")
-            raise
-        except BaseException:
-            if not heartbeat.lost:  # a run taken over belongs to its new holder
-                rows.finish("failed")
-            raise
-        finally:
-            if progress is not None:
-                progress.close()
-        _mark_plumbing(store, run_id)
-        rows.finish("finished")
-        _aggregate(store, run_id)
+        repeat = kept
+        # The lease first: rows stored by a live holder would otherwise be run twice.
+        lease = store.acquire_lease(run_id)
+        done = store.row_indexes(run_id)
+        store.reopen_run(run_id)
+        rows = RunWriter(store, run_id)
+    else:
+        rows = RunWriter.start(
+            store,
+            plan.name,
+            dataset=dataset_info,
+            connector=describe(ready.connectors[0]),
+            metrics=[m.spec for m in ready.metrics],
+            tags=plan.tags,
+            config=ready.config,
+        )
+        run_id = rows.run_id
+        lease = store.acquire_lease(run_id)
+        done = set()
+    heartbeat = Heartbeat(store, lease)
+    if not getattr(store, "in_memory", False):
+        # An in-memory store has one shared connection and no other process to
+        # tell; a beat from another thread could collide with a row's commit.
+        heartbeat.start()
+    attempts = attempt_rows(ready.dataset.rows, repeat)
+    return _Opened(run_id, rows, lease, heartbeat, attempts, done)
+
+
+async def _work(
+    store: Store, ready: _Ready, opened: _Opened, progress: Progress | None, concurrency: int
+) -> list[Any]:
+    """Run the rows not done yet and mark the run; return those rows."""
+    attempts, heartbeat = opened.attempts, opened.heartbeat
+    todo = [row for row in attempts if row.index not in opened.done]
+    runner = _Runner(
+        opened.run_id,
+        store,
+        ready.calling,
+        ready.judge,
+        ready.metrics,
+        progress,
+        ready.dataset,
+        heartbeat,
+    )
+    if progress is not None:
+        progress.start(total=len(attempts), done=len(attempts) - len(todo), run_id=opened.run_id)
+    try:
+        await runner.run(todo, concurrency)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if not heartbeat.lost:
+            opened.rows.finish("interrupted")
+        raise
+    except BaseException:
+        if not heartbeat.lost:  # a run taken over belongs to its new holder
+            opened.rows.finish("failed")
+        raise
     finally:
-        if heartbeat is not None:
-            heartbeat.stop()
-        if lease is not None:
+        if progress is not None:
+            progress.close()
+    _mark_plumbing(store, opened.run_id)
+    opened.rows.finish("finished")
+    _aggregate(store, opened.run_id)
+    return todo
+
+
+async def _release(store: Store, ready: _Ready, opened: _Opened | None) -> None:
+    """Stop the heartbeat, release the lease, close what the run opened (first error kept)."""
+    try:
+        if opened is not None:
+            opened.heartbeat.stop()
             # A lease left behind is taken over anyway; keep the first error.
             with contextlib.suppress(ToolEvalError):
-                store.release_lease(lease)
-        if own_connector:
-            for each in connectors:
+                store.release_lease(opened.lease)
+    finally:
+        if ready.own_connector:
+            for each in ready.connectors:
                 await aclose(each)
-        if judge is not None:
-            await aclose(judge)
-    info = store.get_run(run_id)
-    return RunOutcome(
-        run_id=run_id,
-        run=info,
-        gate=evaluate_gate(info, plan.gate if gate is None else gate),
-        rows_run=len(todo),
-        rows_skipped=len(attempts) - len(todo),
-    )
+        if ready.judge is not None:
+            await aclose(ready.judge)
 
 
 def check_plan(plan: Plan, *, connector: Any = None) -> PreflightReport:
@@ -450,30 +525,27 @@ class _Runner:
         )
 
     async def score(self, metric: PlannedMetric, sample: Sample) -> Result:
-        from tooleval.metrics.registry import ascore_sample, bind
+        """One metric on one row, through the scoring pipeline's error policy.
+
+        A failure to score (the ordering search's budget, a judge reply that
+        cannot be used, a metric raising) is this row's unscored reason; the
+        plan's threshold decides ``passed``.
+        """
+        from tooleval.metrics.registry import bind
+        from tooleval.scoring import ascore_sample, reason_for, score_sample
 
         name, threshold = metric.spec.name, metric.spec.threshold
-        try:
-            if metric.info.needs_judge:
-                result = await ascore_sample(name, sample, judge=self.judge, **metric.params)
-            else:
-                if metric.bound is None:
-                    # Raises what score_sample raises for bad parameters, on every
-                    # row (nothing is kept until binding succeeds).
-                    metric.bound = bind(name, **metric.params)
-                result = metric.bound.score(sample)
-        except ToolEvalError as exc:
-            return Result.unscored(
-                name, f"could not score: {exc}", params=metric.params, threshold=threshold
-            )
-        except Exception as exc:  # one row's scoring bug must not lose the run
-            return Result.unscored(
-                name,
-                f"could not score: {type(exc).__name__}: {exc}",
-                params=metric.params,
-                threshold=threshold,
-            )
-        return apply_threshold(result, threshold)
+        if metric.bound is None:
+            try:  # bound once; bad parameters are every row's reason (nothing kept until bound)
+                bound = bind(name, judge=self.judge, **metric.params)
+            except ToolEvalError as exc:
+                return Result.unscored(
+                    name, reason_for(exc), params=metric.params, threshold=threshold
+                )
+            metric.bound = bound
+        if metric.info.needs_judge:
+            return await ascore_sample(metric.bound, sample, threshold=threshold)
+        return score_sample(metric.bound, sample, threshold=threshold)
 
 
 def _retry_counts(response: Any) -> dict[str, int]:

@@ -28,7 +28,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tooleval.errors import ToolEvalError
-from tooleval.model import Result
 
 __all__ = [
     "DETECT_COLUMNS",
@@ -67,12 +66,17 @@ def encode_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def decode_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """Undo :func:`encode_row`; text that is not JSON (``"a, b"`` expected tools) stays text."""
+    """Undo :func:`encode_row`; text that is not JSON (``"a, b"`` expected tools) stays text.
+
+    JSON nested deeper than 100 levels raises ``NestingTooDeep`` naming the field.
+    """
+    from tooleval.formats.json_limits import loads_text
+
     out = {}
     for key, value in row.items():
         if key in NESTED_FIELDS and isinstance(value, str) and value[:1] in ("[", "{"):
-            with contextlib.suppress(ValueError):
-                value = json.loads(value)
+            with contextlib.suppress(ValueError):  # JSON nested too deep raises, naming the field
+                value = loads_text(value, field=key)
         out[key] = value
     return out
 
@@ -87,23 +91,31 @@ def score_rows(
 ) -> list[dict[str, Any]]:
     """Score each canonical row with one registered metric; one output dict per row.
 
-    A row that cannot be read becomes an unscored result naming the problem;
-    a wrong metric name or parameter raises :class:`~tooleval.errors.ConfigError`.
+    Rows go through :func:`tooleval.scoring.score_rows` with ``strict=False``:
+    a row that cannot be read is an unscored result whose reason starts
+    ``row could not be read:``, a row the metric cannot score (the ordering
+    search's budget) is unscored with its reason, so one row never fails its
+    batch; a wrong metric name or parameter raises
+    :class:`~tooleval.errors.ConfigError` before any row is scored.
     """
-    from tooleval.formats import sample_from_row
     from tooleval.metrics.registry import bind
+    from tooleval.scoring import score_rows as pipeline_rows
+    from tooleval.scoring import unreadable
 
+    bound = bind(metric, judge=judge, **options)
     out = []
-    bound = None  # bound at the first readable row, where score_sample would first check
-    for row in rows:
+    for number, row in enumerate(rows, start=1):
         try:
-            sample = sample_from_row(decode_row(row))
-        except ToolEvalError as exc:
-            result = Result.unscored(metric, f"row could not be read: {exc}")
+            decoded = decode_row(row)
+        except ToolEvalError as exc:  # JSON text nested too deep: this row's reason
+            result = unreadable(
+                bound.name,
+                exc.with_context(row=number),
+                params=dict(bound.recorded),
+                threshold=bound.params.get("threshold"),
+            )
         else:
-            if bound is None:
-                bound = bind(metric, judge=judge, **options)
-            result = bound.score(sample)
+            ((_, result),) = pipeline_rows(bound, [decoded], strict=False, start=number)
         out.append(
             {
                 "row_id": _row_id(row),

@@ -1,0 +1,218 @@
+"""Files and streams through the pipeline: the compiled kernel's threads, or processes.
+
+:func:`score_stream` writes one result line per JSONL line of ``source`` to
+``out``, in input order, with the fastest engine :mod:`tooleval.metrics.engine`
+offers (blocks of lines on threads with the GIL released), or chunks of lines
+in a process pool when Python scores and ``workers > 1``. Every path gives the
+same bytes; the first input error stops it after every row before it has been
+written. :func:`score_samples` does the same for Samples read elsewhere
+(tabular files, benchmark readers).
+
+>>> import io
+>>> from tooleval.metrics import bind
+>>> out = io.BytesIO()
+>>> score_stream(bind("tool_call_f1"), [b'{"id": "a", "tools_called": [], "expected_tools": []}'], out)
+1
+>>> out.getvalue()[:34]
+b'{"id":"a","metric":"tool_call_f1",'
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, Any
+
+from tooleval.errors import ToolEvalError
+from tooleval.scoring.policy import score_sample
+from tooleval.scoring.rows import (
+    BOM,
+    check_calls_given,
+    read_rows,
+    result_line,
+    row_id,
+    row_sample,
+    score_line,
+)
+
+__all__ = ["MAX_THREADS", "cpus", "read_samples", "score_parsed", "score_samples", "score_stream"]
+
+MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
+_CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
+
+
+def cpus() -> int:
+    """The CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def score_stream(
+    metric: Any,
+    source: Iterable[bytes],
+    out: IO[bytes],
+    *,
+    workers: int = 1,
+    threads: int | None = None,
+) -> int:
+    """Score every JSONL line of ``source`` into ``out``; return the number of rows.
+
+    ``threads``: the compiled kernel's scoring threads (default: the CPUs, at
+    most :data:`MAX_THREADS`). ``workers > 1`` scores chunks of lines in that
+    many processes when Python scores (the kernel then uses ``workers``
+    threads instead). Input errors raise after the rows before them are written.
+    """
+    from tooleval.metrics.engine import fastest_engine
+
+    engine = fastest_engine(metric)  # the compiled kernel when it can take it
+    if engine.compiled or workers <= 1:
+        count = 0
+        threads = threads or (workers if workers > 1 else min(cpus(), MAX_THREADS))
+        reference = functools.partial(score_line, metric)
+        for part in engine.score_lines(source, reference, threads=threads):
+            count += out.write(part) > 0  # parts, not rows: "none" matters
+        return count
+    return _score_in_processes(source, out, metric, workers)
+
+
+def score_samples(
+    metric: Any,
+    samples: Iterable[tuple[int, Any]],
+    out: IO[bytes] | None = None,
+    *,
+    on_result: Callable[[str, Any, Any], None] | None = None,
+) -> int:
+    """Score ``(row_number, Sample)`` pairs, writing lines to ``out`` and/or calling ``on_result``.
+
+    ``metric`` is a bound metric or a list of them: each row is scored with
+    every metric in the order given, one line per row and metric (the file is
+    read once). ``on_result(row_id, sample, result)`` sees every result (a
+    table, a summary). Returns the number of rows.
+    """
+    metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
+    count = 0
+    for number, sample in samples:
+        name = row_id(sample, number)
+        for each in metrics:
+            result = score_sample(each, sample)
+            if on_result is not None:
+                on_result(name, sample, result)
+            if out is not None:
+                out.write(result_line(name, result))
+        count += 1
+    return count
+
+
+def score_parsed(
+    metric: Any,
+    source: Iterable[bytes],
+    out: IO[bytes] | None = None,
+    *,
+    on_result: Callable[[str, Any, Any], None] | None = None,
+) -> int:
+    """Score JSONL lines in Python with one bound metric or a list of them (one read of the lines).
+
+    Input errors raise as in :func:`score_stream`; see :func:`score_samples`.
+    """
+    metrics = list(metric) if isinstance(metric, (list, tuple)) else [metric]
+    return score_samples(metrics, read_samples(metrics, source), out, on_result=on_result)
+
+
+def read_samples(metrics: Sequence[Any], source: Iterable[bytes]) -> Iterator[tuple[int, Any]]:
+    """``(row_number, Sample)`` of each JSONL line, checked for every metric (input errors raise)."""
+    for number, row in read_rows(source):
+        sample = row_sample(metrics[0], number, row)
+        for each in metrics[1:]:  # each metric's own check of what the row must say
+            if sample.tools_called is None and not sample.messages:
+                check_calls_given(each, number, row)
+        yield number, sample
+
+
+# ---------------------------------------------------------------- processes
+
+_worker_metric: list[Any] = []
+
+
+def _init_worker(metric: Any) -> None:
+    _worker_metric[:] = [metric]
+
+
+def _score_chunk(chunk: tuple[int, list[bytes]]) -> tuple[bytes, ToolEvalError | None, int]:
+    """Score lines numbered from ``start``: the output, the error of a bad row, rows scored."""
+    import io
+
+    start, lines = chunk
+    metric = _worker_metric[0]
+    parts: list[bytes] = []
+    try:
+        for number, row in read_rows(io.BytesIO(b"".join(lines)), start=start):
+            sample = row_sample(metric, number, row)
+            parts.append(result_line(row_id(sample, number), score_sample(metric, sample)))
+    except ToolEvalError as exc:
+        return b"".join(parts), exc, len(parts)
+    return b"".join(parts), None, len(parts)
+
+
+def _chunks(source: Iterable[bytes]) -> Iterator[tuple[int, list[bytes]]]:
+    lines: list[bytes] = []
+    start = 1
+    for number, line in enumerate(source, start=1):
+        if number == 1 and line.startswith(BOM):
+            line = line[len(BOM) :]
+        if not lines:
+            start = number
+        lines.append(line if line.endswith(b"\n") else line + b"\n")
+        if len(lines) == _CHUNK_LINES:
+            yield start, lines
+            lines = []
+    if lines:
+        yield start, lines
+
+
+def _score_in_processes(source: Iterable[bytes], out: IO[bytes], metric: Any, workers: int) -> int:
+    """Score chunks of lines in a process pool, writing results in input order.
+
+    No more processes start than there are chunks (a one-chunk file is scored
+    in this process). At most ``2 * workers`` chunks are in flight, so memory
+    stays flat on large files; the first bad row stops the run after every
+    row before it has been written, as in-process scoring does.
+    """
+    import collections
+    import itertools
+    import multiprocessing
+
+    chunks = _chunks(source)
+    ahead = list(itertools.islice(chunks, workers))
+    if len(ahead) <= 1:
+        _init_worker(metric)
+        count = 0
+        for chunk in ahead:
+            data, error, rows = _score_chunk(chunk)
+            out.write(data)
+            count += rows
+            if error is not None:
+                raise error
+        return count
+    count = 0
+    with multiprocessing.get_context().Pool(
+        min(workers, len(ahead)), initializer=_init_worker, initargs=(metric,)
+    ) as pool:
+        pending: collections.deque[Any] = collections.deque()
+
+        def drain_one() -> int:
+            data, error, rows = pending.popleft().get()
+            out.write(data)
+            if error is not None:
+                raise error
+            return rows
+
+        for chunk in itertools.chain(ahead, chunks):
+            pending.append(pool.apply_async(_score_chunk, (chunk,)))
+            if len(pending) >= 2 * workers:
+                count += drain_one()
+        while pending:
+            count += drain_one()
+    return count
