@@ -9,6 +9,7 @@ The tree is kept shallow so ``except ToolEvalError`` is always enough::
     │   ├── NestingTooDeep        JSON nested deeper than tooleval reads
     │   └── BodyError             an HTTP request body the OTLP receiver refuses (status)
     ├── BfclDecodeError           BFCL's decoder refuses a model's text (also a ValueError)
+    │   └── UndecodableStep       a multi-turn step BFCL skips as undecodable
     ├── SearchBudgetExceeded      a row's partial-order pairing ran out of search steps
     ├── ConfigError               a plan, option or metric parameter is wrong
     ├── ConnectorError            the agent under test could not be called
@@ -53,6 +54,7 @@ __all__ = [
     "SearchBudgetExceeded",
     "StoreError",
     "ToolEvalError",
+    "UndecodableStep",
     "UnreadableBody",
     "did_you_mean",
 ]
@@ -157,6 +159,10 @@ class BfclDecodeError(ToolEvalError, ValueError):
     def __init__(self, message: str, error_type: str = BFCL_DECODER_FAILED) -> None:
         super().__init__(message)
         self.error_type = error_type
+
+
+class UndecodableStep(BfclDecodeError):
+    """A BFCL multi-turn step its decoder would fail on (BFCL skips the step)."""
 
 
 class SearchBudgetExceeded(ToolEvalError):

@@ -18,6 +18,10 @@ SRC = Path(errors.__file__).resolve().parent
 _INTERNAL = {
     ("matching/structural.py", "_Unfreezable"),
     ("judged/flow.py", "_Unparsable"),
+    ("benchmarks/bfcl/multi_turn_env.py", "_Refused"),
+    # Raised into a tool's thread when it runs past its deadline: a BaseException on
+    # purpose, so a tool's own `except Exception` cannot swallow it; caught by replay.
+    ("environments/deadline.py", "CallTimeout"),
 }
 
 _BUILTIN_EXCEPTIONS = {

@@ -57,13 +57,15 @@ def test_repeat_gate_on_pass_hat_k_fails_a_flaky_agent(tmp_path, agent_stub, cap
         (["--gate-on", "pass^k"], "need --repeat"),
         (["--max-rps", "0"], "--max-rps"),
         (["--cache-file", "x.db"], "--cache-file needs --cache"),
-        (["--summary-md", "nowhere/deeper/s.md"], "--summary-md"),
+        # a file where a folder should be (missing folders are made, as for every output)
+        (["--summary-md", "TMP/cases.jsonl/s.md"], "--summary-md"),
     ],
 )
 def test_bad_ci_options_are_one_line_exit_2_before_any_call(
     tmp_path, agent_stub, capsys, argv, message
 ):
     plan = _setup(tmp_path, agent_stub)
+    argv = [a.replace("TMP", str(tmp_path)) for a in argv]
     assert main(["run", str(plan), "--store", str(tmp_path / "r.db"), "--quiet", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err

@@ -44,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tooleval.environments.deadline import CallTimeout, deadline
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, UndecodableStep
 
 __all__ = [
     "BLOCKED",
@@ -58,10 +58,6 @@ __all__ = [
 BLOCKED = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 _PACKAGE = "bfcl_eval"
 _CALL_SECONDS = 10.0
-
-
-class UndecodableStep(ValueError):
-    """BFCL's decoder would fail on this step (it skips the step)."""
 
 
 def api_version() -> str:
