@@ -74,11 +74,12 @@ _noticed: list[bool] = []
 
 def _kernel_module() -> Any:
     if not _loaded:
+        module: Any
         try:
-            from tooleval import _kernel  # type: ignore[attr-defined,unused-ignore]  # absent when not built
-        except ImportError:
-            _kernel = None
-        _loaded.append(_kernel)
+            from tooleval import _kernel as module  # typed by tooleval/_kernel.pyi
+        except ImportError:  # not built: a pure-Python install
+            module = None
+        _loaded.append(module)
     if os.environ.get(ENV_DISABLE):
         return None
     return _loaded[0]
@@ -273,8 +274,10 @@ class Engine:
             if count == _NOTICE_ROWS and self.eligible and not _noticed:
                 _noticed.append(True)
                 print(
-                    "tooleval: scoring in pure Python; build the compiled kernel "
-                    "(`make demo` with cargo installed) for several times the speed",
+                    "tooleval: scoring in pure Python (this install has no compiled kernel; "
+                    "`tooleval --version` says so); for several times the speed, install a "
+                    "tooleval wheel built for this platform, or install Rust "
+                    "(https://rustup.rs) and reinstall tooleval with pip",
                     file=sys.stderr,
                 )
 
