@@ -98,15 +98,20 @@ shell: $(VENV)/.core
 	@echo "tooleval is on PATH in this shell; type exit to leave"
 	@. $(VENV)/bin/activate && exec "$${SHELL:-/bin/sh}" -i
 
-test: system-deps $(VENV)/.dev kernel installed-check workflows
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+# make test in stages, each timed ("== stage NAME: N s"): the source tree's checks, the suite,
+# then the built wheel and sdist installed outside the checkout and tested there.
+stage = @start=$$(date +%s); $(2) || exit $$?; echo "== stage $(1): $$(( $$(date +%s) - start )) s"
+
+test: system-deps $(VENV)/.dev kernel
+	$(call stage,lint,$(VENV)/bin/ruff check src tests bench && $(VENV)/bin/ruff format --check src tests bench)
 	# types ([tool.mypy]): strict on model, matching, metrics and formats, checked everywhere else
-	$(VENV)/bin/mypy
+	$(call stage,mypy,$(VENV)/bin/mypy)
 	# dead code ([tool.vulture]): any finding under src/ fails; tests and bench count as callers
-	@! $(VENV)/bin/vulture | grep '^src/'
+	$(call stage,vulture,! $(VENV)/bin/vulture | grep '^src/')
+	$(call stage,workflows,$(MAKE) --no-print-directory workflows)
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
-	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile
+	$(call stage,pytest,HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile)
+	$(call stage,installed,$(MAKE) --no-print-directory installed-check)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check src tests bench
