@@ -63,7 +63,7 @@ def version_line() -> str:
     status = kernel_status()
     kernel = {
         "compiled": "compiled",
-        "absent": "absent, scoring in pure Python (docs/install.md)",
+        "absent": "absent, scoring in pure Python",
         "disabled": "disabled by TOOLEVAL_NO_KERNEL",
     }.get(status, status)
     return f"tooleval {tooleval.__version__} (kernel: {kernel}; Python {platform.python_version()})"
