@@ -64,11 +64,12 @@ dist: $(VENV)/.tools
 	$(VENV)/bin/maturin sdist -m kernel/Cargo.toml --out $(DIST)
 
 # Each artefact installed into a fresh venv under /tmp and tested there (tests/installed/check.py):
-# the wheel, the sdist built with cargo, the sdist without cargo (pure Python).
+# the wheel (with the kernel identity tests), the sdist built with cargo, the sdist without
+# cargo (pure Python); the sdists with the smoke tests (the same bytes with and without kernel).
 installed-check: dist
-	$(PY) tests/installed/check.py $(wildcard $(DIST)/*.whl) --expect compiled
-	$(PY) tests/installed/check.py $(wildcard $(DIST)/*.tar.gz) --expect compiled
-	$(PY) tests/installed/check.py $(wildcard $(DIST)/*.tar.gz) --expect absent --no-cargo
+	$(PY) tests/installed/check.py $(DIST)/*.whl --expect compiled
+	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect compiled --smoke
+	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect absent --no-cargo --smoke
 
 # The workflow files against GitHub's workflow schema (check-jsonschema ships it)
 workflows: $(VENV)/.dev
@@ -125,4 +126,4 @@ bench: $(VENV)/.dev
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .tooleval build $(DIST) demo-results.jsonl demo-accuracy.jsonl
+	rm -rf $(VENV) .tooleval build $(DIST) src/tooleval/_kernel*.so demo-results.jsonl demo-accuracy.jsonl

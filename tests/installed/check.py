@@ -10,7 +10,8 @@ scores ``examples/support_agent.jsonl`` with and without the kernel (same bytes)
 checks that a command of the ``runs`` extra names the extra (and, for a wheel,
 installs ``WHEEL[runs]`` as the example CI workflow does and runs it), then runs pytest
 from a folder outside the checkout, so ``import tooleval`` can only find the
-installed package: tests/installed and the kernel identity tests (tests/kernel).
+installed package: tests/installed and (unless ``--smoke``) the kernel identity
+tests (tests/kernel).
 """
 
 from __future__ import annotations
@@ -132,13 +133,13 @@ def check_runs_extra(venv: Path, wheel: Path) -> None:
     print(f"tooleval runs list with the runs extra: {listed.stdout.strip() or '(no runs)'}")
 
 
-def test_installed(venv: Path, expect: str) -> None:
+def test_installed(venv: Path, expect: str, areas: tuple[str, ...]) -> None:
     python = str(venv / "bin" / "python")
     run([python, "-m", "pip", "install", "-q", *TEST_DEPS])
     work = venv / "suite"
     (work / "tests").mkdir(parents=True)
     shutil.copy(REPO / "tests" / "conftest.py", work / "tests" / "conftest.py")
-    for area in ("installed", "kernel"):
+    for area in areas:
         shutil.copytree(
             REPO / "tests" / area,
             work / "tests" / area,
@@ -158,6 +159,11 @@ def main() -> int:
     parser.add_argument("--expect", choices=["compiled", "absent"], required=True)
     parser.add_argument("--no-cargo", action="store_true", help="install with cargo off PATH")
     parser.add_argument("--keep", action="store_true", help="keep the venv (its path is printed)")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tests/installed only, not the kernel identity tests (tests/kernel)",
+    )
     args = parser.parse_args()
     venv = Path(tempfile.mkdtemp(prefix="tooleval-installed-", dir="/tmp"))
     started = time.monotonic()
@@ -169,7 +175,8 @@ def main() -> int:
         check(venv / "venv", args.expect)
         if args.artefact.suffix == ".whl":
             check_runs_extra(venv / "venv", args.artefact.resolve())
-        test_installed(venv / "venv", args.expect)
+        areas = ("installed",) if args.smoke else ("installed", "kernel")
+        test_installed(venv / "venv", args.expect, areas)
     finally:
         if not args.keep:
             shutil.rmtree(venv, ignore_errors=True)
