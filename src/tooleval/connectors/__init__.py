@@ -14,6 +14,10 @@ Build one from a plan's ``connector:`` section with :func:`connector_from_config
 'HI'
 """
 
+from tooleval._extras import require
+
+require("runs", "httpx", "aiohttp", "jsonpath")
+
 from tooleval.connectors.config import connector_from_config, load_connector_file
 from tooleval.connectors.http import HttpConnector
 from tooleval.connectors.openai_chat import OpenAIChatConnector

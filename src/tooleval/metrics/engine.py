@@ -71,19 +71,21 @@ _noticed: list[bool] = []
 
 def _kernel_module() -> Any:
     if not _loaded:
+        module: Any
         try:
-            from tooleval import _kernel  # type: ignore[attr-defined,unused-ignore]  # absent when not built
-        except ImportError:
-            _kernel = None
-        if _kernel is not None and getattr(_kernel, "PROTOCOL", None) != PROTOCOL:
-            _stale.append(getattr(_kernel, "PROTOCOL", None))
+            from tooleval import _kernel as module  # typed by tooleval/_kernel.pyi
+        except ImportError:  # not built: a pure-Python install
+            module = None
+        if module is not None and getattr(module, "PROTOCOL", None) != PROTOCOL:
+            _stale.append(getattr(module, "PROTOCOL", None))
             print(
                 f"tooleval: the compiled kernel speaks protocol {_stale[0]}, this tooleval "
-                f"speaks {PROTOCOL}; scoring in pure Python (`make kernel` rebuilds it)",
+                f"speaks {PROTOCOL}; scoring in pure Python (reinstall tooleval to rebuild it: "
+                "pip install --force-reinstall . from the repository, or `make kernel`)",
                 file=sys.stderr,
             )
-            _kernel = None
-        _loaded.append(_kernel)
+            module = None
+        _loaded.append(module)
     if os.environ.get(ENV_DISABLE):
         return None
     return _loaded[0]
@@ -362,8 +364,10 @@ class Engine:
             if count == _NOTICE_ROWS and self.eligible and not _noticed:
                 _noticed.append(True)
                 print(
-                    "tooleval: scoring in pure Python; build the compiled kernel "
-                    "(`make demo` with cargo installed) for several times the speed",
+                    "tooleval: scoring in pure Python (this install has no compiled kernel; "
+                    "`tooleval --version` says so); for several times the speed, install a "
+                    "tooleval wheel built for this platform, or install Rust "
+                    "(https://rustup.rs) and reinstall tooleval with pip",
                     file=sys.stderr,
                 )
 

@@ -20,6 +20,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from tooleval._extras import require
+
+require("runs", "sqlalchemy", "alembic")
+
 from tooleval.store.protocol import AggregateStore, RunRowsReader, StoreReader, StoreWriter
 from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
 from tooleval.store.writer import RunWriter

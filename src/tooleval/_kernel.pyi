@@ -1,0 +1,44 @@
+# Types of the compiled kernel, tooleval._kernel (kernel/src/lib.rs, built by maturin).
+# Only tooleval.metrics.engine calls it; see docs/architecture.md. Keep in step with lib.rs.
+from typing import Final, final
+
+METRICS: Final[tuple[str, ...]]
+"""The metrics the kernel can score (the rest always run in Python)."""
+
+PROTOCOL: Final[int]
+"""What the kernel speaks; the engine uses a kernel only when this equals its own."""
+
+def accepts() -> str:
+    """JSON: ``{protocol, metrics: {name: {option: [values] | null}}, matchers, similarity_methods}``."""
+
+def similarity(method: str, a: str, b: str, case_sensitive: bool) -> float | None:
+    """The kernel's string similarity; None when it leaves the pair to Python."""
+
+@final
+class Unwritten:
+    """A scored sample's diagnosis, written when called."""
+
+    def __call__(self) -> bytes:
+        """The diagnosis as JSON bytes (``Diagnosis.to_dict()`` through ``orjson.dumps``)."""
+
+@final
+class Kernel:
+    """A bound metric the kernel scores (config, params and threshold as JSON bytes)."""
+
+    def __new__(cls, config: bytes, params: bytes, threshold: bytes) -> Kernel: ...
+    def score_line(self, line: bytes, number: int) -> bytes | None:
+        """The result line of one JSONL line (newline included), or None for Python."""
+
+    @staticmethod
+    def know_model(sample: type, expected_tools: type, tool_call: type) -> None:
+        """Give the kernel the model classes ``score_sample`` reads."""
+
+    def score_sample(
+        self, sample: object
+    ) -> tuple[float | None, bool | None, str, Unwritten] | None:
+        """``(score, passed, reason, diagnosis)`` of a Sample, or None for Python."""
+
+    def score_block(
+        self, data: bytes, start: int, threads: int = 1
+    ) -> list[bytes | tuple[int, bytes]]:
+        """Score whole lines numbered from ``start``: result bytes and rows left to Python."""
