@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-from tooleval.errors import ToolEvalError
+from tooleval.errors import MissingExtraError
 
 # top-level module -> the extra that installs it (pyproject.toml [project.optional-dependencies])
 EXTRA_OF = {
@@ -27,10 +27,6 @@ EXTRA_OF = {
     "aiohttp": "runs",
     "jsonpath": "runs",
 }
-
-
-class MissingExtraError(ToolEvalError, ImportError):
-    """An optional dependency is not installed; the message names the extra to install."""
 
 
 def message(extra: str, module: str) -> str:

@@ -14,6 +14,7 @@ The tree is kept shallow so ``except ToolEvalError`` is always enough::
     ├── ConfigError               a plan, option or metric parameter is wrong
     ├── ConnectorError            the agent under test could not be called
     │   └── UnreadableBody        a 2xx reply whose body cannot be read
+    ├── MissingExtraError         an optional dependency is missing: names the extra (an ImportError)
     ├── JudgeError                an LLM judge is missing or failed
     │   └── JudgeTimeout          no complete reply within the timeout (also a TimeoutError)
     └── StoreError                the run store cannot be opened or read
@@ -49,6 +50,7 @@ __all__ = [
     "InputError",
     "JudgeError",
     "JudgeTimeout",
+    "MissingExtraError",
     "NestingTooDeep",
     "RunBusyError",
     "SearchBudgetExceeded",
@@ -126,6 +128,10 @@ class JudgeError(ToolEvalError):
 
 class JudgeTimeout(JudgeError, TimeoutError):
     """A judge request that did not complete within the attempt's ``timeout`` (retried)."""
+
+
+class MissingExtraError(ToolEvalError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
 
 
 class StoreError(ToolEvalError):

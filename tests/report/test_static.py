@@ -150,7 +150,11 @@ def test_report_cli_writes_the_file(store, tmp_path, capsys):
     assert main(["report", "no-such-run", "--store", url, "-o", str(out)]) == 2
     assert "no run 'no-such-run'" in capsys.readouterr().err
     assert main(["report", a, "--store", url, "--max-rows", "-1"]) == 2
-    assert main(["report", a, "--store", url, "-o", str(tmp_path / "no" / "dir" / "r.html")]) == 2
+    # missing folders are made (the one output rule); a file where a folder should be is not
+    made = tmp_path / "new" / "dir" / "r.html"
+    assert main(["report", a, "--store", url, "-o", str(made)]) == 0 and made.is_file()
+    blocked = made / "r.html"
+    assert main(["report", a, "--store", url, "-o", str(blocked)]) == 2
     assert "cannot write the report" in capsys.readouterr().err
 
 
