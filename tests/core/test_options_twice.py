@@ -135,3 +135,59 @@ def test_rescore_keeps_the_source_runs_thresholds(tmp_path):
         assert row.results[0].threshold == 0.8 and row.results[0].passed is False  # F1 0.67
         new = rescore_run(store, run, parse_metric_specs(["tool_call_f1"], [], ["0.5"]))
         assert store.get_run(new).metrics[0].threshold == 0.5
+
+
+def _every_parser(parser, path=()):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*path, name), sub
+                yield from _every_parser(sub, (*path, name))
+
+
+def _value(action) -> str:
+    """A value the option's type takes (so the second occurrence is what fails)."""
+    if action.choices:
+        return str(next(iter(action.choices)))
+    for candidate in ("x.jsonl", "1", "0.9", "a=b"):
+        try:
+            if action.type is not None:
+                action.type(candidate)
+        except (ValueError, TypeError, argparse.ArgumentTypeError):
+            continue
+        return candidate
+    raise AssertionError(f"no test value for {action.option_strings}")
+
+
+def _all_single_value_options():
+    from tooleval.cli.main import _parser_for
+
+    found = []
+    for path, sub in [*_every_parser(build_parser()), (("monitor", "serve"), None)]:
+        if sub is None:  # the two-word command has its own parser
+            sub = (
+                _parser_for(["monitor", "serve"])
+                ._subparsers._group_actions[0]
+                .choices["monitor"]
+                ._subparsers._group_actions[0]
+                .choices["serve"]
+            )
+        for action in sub._actions:
+            single = action.option_strings and action.nargs is None
+            store = type(action).__name__ == "_StoreOnce" or type(action) is argparse._StoreAction
+            if single and store:
+                found.append((path, action.option_strings[-1], _value(action)))
+    return found
+
+
+@pytest.mark.parametrize(
+    "path,option,value",
+    _all_single_value_options(),
+    ids=lambda x: " ".join(x) if isinstance(x, tuple) else str(x),
+)
+def test_every_commands_single_value_option_given_twice_is_refused(capsys, path, option, value):
+    with pytest.raises(SystemExit) as exit_:
+        main([*path, option, value, option, value])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{option} given twice" in err and len(err.strip().splitlines()) == 1, err

@@ -87,6 +87,19 @@ def version_line() -> str:
 def _register(subparsers: argparse._SubParsersAction, command: tuple[str, ...]) -> None:
     module, _, function = COMMANDS[command].partition(":")
     getattr(importlib.import_module(f"tooleval.cli.{module}"), function or "register")(subparsers)
+    for parser in set(subparsers.choices.values()):
+        _refuse_repeats(parser)
+
+
+def _refuse_repeats(parser: argparse.ArgumentParser) -> None:
+    """Every command and verb: a single-value option given twice is refused, never replaced."""
+    from tooleval.cli._options import refuse_repeats
+
+    refuse_repeats(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for verb in set(action.choices.values()):
+                _refuse_repeats(verb)
 
 
 def _root() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
