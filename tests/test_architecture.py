@@ -166,3 +166,17 @@ def test_function_level_imports_are_seen(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from tooleval.runs import runner\n    import tooleval.web\n")
     assert _imported_packages(module) == {"runs", "web"}
+
+
+def test_the_layer_table_of_docs_contributing_is_the_contract():
+    text = (SRC.parents[1] / "docs" / "contributing.md").read_text(encoding="utf-8")
+    table = text.split("| package | may import |", 1)[1]
+    documented: dict[str, set[str]] = {}
+    for line in table.splitlines()[2:]:
+        if not line.startswith("| `"):
+            break
+        package, allowed = (cell.strip() for cell in line.strip("|").split("|"))
+        documented[package.strip("`")] = {a.strip(" `") for a in allowed.split(",")} - {
+            "nothing (base only)"
+        }
+    assert documented == ALLOWED
