@@ -60,15 +60,7 @@ def tau_bench_actions(
     actual = sample.actual_calls()
     if not expected and not actual:
         return empty_result(name, empty, "no gold actions and no calls", params=params)
-    meta = (sample.metadata or {}).get("tau_bench") or {}
-    chosen = (
-        domain
-        or (sample.category if sample.category in DOMAINS else None)
-        or (meta.get("domain") if meta.get("domain") in DOMAINS else None)
-        or infer_domain([c.name for c in expected + actual])
-    )
-    if chosen is None and all(c.name in SHARED_TOOLS for c in expected + actual):
-        chosen = "shared"  # only tools both domains have, all read-only: either rule agrees
+    chosen = _domain_of(sample, domain, expected + actual)
     if chosen is None:
         return Result.unscored(
             name,
@@ -84,6 +76,27 @@ def tau_bench_actions(
             "pass domain= if the domain was guessed wrong",
             params=params,
         )
+    return _verdict(name, params, expected, actual, chosen)
+
+
+def _domain_of(sample: Sample, domain: str | None, calls: list[Any]) -> str | None:
+    """The domain given, else the sample's category or metadata, else the tool names'."""
+    meta = (sample.metadata or {}).get("tau_bench") or {}
+    chosen = (
+        domain
+        or (sample.category if sample.category in DOMAINS else None)
+        or (meta.get("domain") if meta.get("domain") in DOMAINS else None)
+        or infer_domain([c.name for c in calls])
+    )
+    if chosen is None and all(c.name in SHARED_TOOLS for c in calls):
+        chosen = "shared"  # only tools both domains have, all read-only: either rule agrees
+    return chosen
+
+
+def _verdict(
+    name: str, params: dict[str, Any], expected: list[Any], actual: list[Any], chosen: str
+) -> Result:
+    """The writes compared as tau-bench's hash sees them, with the reason and diagnosis."""
     failed = [c.is_error or str(c.result).startswith("Error") for c in actual]
     outcome = compare_writes(expected, actual, domain=chosen, failed=failed)
     missing = [
