@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -142,6 +142,16 @@ class Store:
         created = datetime.now(UTC)
         run_id = run_id or f"{created:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         with self._write() as conn:
+            # Runs are ordered by created_at (milliseconds): one made in the same millisecond
+            # as the newest is stamped a millisecond later, so "latest" and -N never tie.
+            newest = conn.execute(sa.select(sa.func.max(t.runs.c.created_at))).scalar()
+            stamp = created.isoformat(timespec="milliseconds")
+            if isinstance(newest, str) and stamp <= newest:
+                try:
+                    later = datetime.fromisoformat(newest) + timedelta(milliseconds=1)
+                except ValueError:
+                    later = created
+                created = max(created, later)
             if conn.execute(sa.select(t.runs.c.id).where(t.runs.c.id == run_id)).first():
                 raise StoreError(f"a run with id {run_id!r} already exists", field="run_id")
             conn.execute(
