@@ -46,6 +46,14 @@ SLOW_FILES: tuple[str, ...] = (
     "tests/runs/test_testing.py",  # pytest in a subprocess
     "tests/examples/test_ci_agent.py",  # the worked example end to end
     "tests/test_session_rules.py",  # pytest sessions in subprocesses
+    "tests/conformance/test_tau_bench_replay.py",  # 200 tau-bench runs replayed
+    "tests/monitor/test_receiver_answers.py",  # 1,000 posts from 20 threads
+    "tests/monitor/test_restart.py",  # receivers stopped and started in subprocesses
+    "tests/stats/test_oracles.py",  # bootstrap and permutation oracles (scipy, statsmodels)
+    "tests/connectors/test_attempt_deadline.py",  # servers that drip-feed until the deadline
+    "tests/llm/test_judge_deadline.py",  # judges that drip-feed until the deadline
+    "tests/scoring/test_one_pipeline.py",  # hostile rows through every entry point
+    "tests/store/test_disk_full.py",  # runs under ulimit -f in subprocesses
 )
 # Single tests of seconds in files that are otherwise quick (file::name).
 SLOW_TESTS: frozenset[str] = frozenset(
