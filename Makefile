@@ -87,8 +87,7 @@ system-deps:
 
 demo: $(VENV)/.core kernel
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_correctness \
-	  --option order=strict --option threshold=1.0 \
-	  --option 'argument_keys={"cancel_order": ["order_id"], "issue_refund": ["order_id", "amount"]}' \
+	  --option order=strict --option extra_keys=ignore --option threshold=1 \
 	  --table --output demo-results.jsonl
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_call_accuracy --option order=flexible --table --output demo-accuracy.jsonl
 	@echo "per-row results written to demo-results.jsonl and demo-accuracy.jsonl"
