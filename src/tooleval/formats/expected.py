@@ -149,56 +149,9 @@ def call_from_value(
                 row=row,
             )
     if "function" in value and isinstance(value["function"], Mapping):
-        function = value["function"]
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise FormatError(
-                f"expected a tool name, got {describe(name)}",
-                field=at(path, "function.name"),
-                row=row,
-            )
-        call_id = value.get("id")
-        return _arguments(
-            function.get("arguments"),
-            name,
-            path,
-            "function.arguments",
-            row,
-            expected=expected,
-            id=None if call_id is None else str(call_id),
-        )
+        return _openai_call(value, path, row, expected=expected)
     if "name" in value:
-        if not value.keys() <= _CALL_KEYS:
-            unknown = sorted(set(value) - _CALL_KEYS)
-            raise FormatError(
-                f"unknown key(s) {unknown} in a call; expected name, args (or arguments), id",
-                field=path,
-                row=row,
-            )
-        name = value["name"]
-        if not isinstance(name, str) or not name:
-            raise FormatError(
-                f"expected a tool name, got {describe(name)}", field=at(path, "name"), row=row
-            )
-        if "args" in value and "arguments" in value:
-            raise FormatError("both 'args' and 'arguments' given; use one", field=path, row=row)
-        key = "args" if "args" in value else "arguments"
-        call_id = value.get("id")
-        extra: dict[str, Any] = {"id": None if call_id is None else str(call_id)}
-        if value.get("result") is not None:
-            extra["result"] = value["result"]
-        if value.get("is_error"):
-            extra["is_error"] = bool(value["is_error"])
-        if value.get("parse_error") is not None and isinstance(value.get("raw_arguments"), str):
-            # A call tooleval itself recorded as unparsable: keep it exactly.
-            return ToolCall(
-                name=name,
-                args={},
-                raw_arguments=value["raw_arguments"],
-                parse_error=str(value["parse_error"]),
-                **extra,
-            )
-        return _arguments(value.get(key), name, path, key, row, expected=expected, **extra)
+        return _named_call(value, path, row, expected=expected)
     if len(value) == 1 and next(iter(value)) not in _CALL_KEYS:
         ((name, args),) = value.items()
         if not isinstance(name, str) or not name:
@@ -210,6 +163,67 @@ def call_from_value(
         field=path,
         row=row,
     )
+
+
+def _openai_call(
+    value: Mapping[str, Any], path: str, row: int | None, *, expected: bool
+) -> ToolCall:
+    """OpenAI's ``{"id", "function": {"name", "arguments"}}``."""
+    function = value["function"]
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise FormatError(
+            f"expected a tool name, got {describe(name)}",
+            field=at(path, "function.name"),
+            row=row,
+        )
+    call_id = value.get("id")
+    return _arguments(
+        function.get("arguments"),
+        name,
+        path,
+        "function.arguments",
+        row,
+        expected=expected,
+        id=None if call_id is None else str(call_id),
+    )
+
+
+def _named_call(
+    value: Mapping[str, Any], path: str, row: int | None, *, expected: bool
+) -> ToolCall:
+    """``{"name", "args" | "arguments", "id", "result", "is_error"}`` (tooleval's own shape)."""
+    if not value.keys() <= _CALL_KEYS:
+        unknown = sorted(set(value) - _CALL_KEYS)
+        raise FormatError(
+            f"unknown key(s) {unknown} in a call; expected name, args (or arguments), id",
+            field=path,
+            row=row,
+        )
+    name = value["name"]
+    if not isinstance(name, str) or not name:
+        raise FormatError(
+            f"expected a tool name, got {describe(name)}", field=at(path, "name"), row=row
+        )
+    if "args" in value and "arguments" in value:
+        raise FormatError("both 'args' and 'arguments' given; use one", field=path, row=row)
+    key = "args" if "args" in value else "arguments"
+    call_id = value.get("id")
+    extra: dict[str, Any] = {"id": None if call_id is None else str(call_id)}
+    if value.get("result") is not None:
+        extra["result"] = value["result"]
+    if value.get("is_error"):
+        extra["is_error"] = bool(value["is_error"])
+    if value.get("parse_error") is not None and isinstance(value.get("raw_arguments"), str):
+        # A call tooleval itself recorded as unparsable: keep it exactly.
+        return ToolCall(
+            name=name,
+            args={},
+            raw_arguments=value["raw_arguments"],
+            parse_error=str(value["parse_error"]),
+            **extra,
+        )
+    return _arguments(value.get(key), name, path, key, row, expected=expected, **extra)
 
 
 def _call_list(value: Any, field: str, row: int | None, *, expected: bool) -> list[ToolCall]:

@@ -41,7 +41,7 @@ from tooleval.formats.detect import FORMATS
 from tooleval.formats.expected import parse_expected_tools, parse_tool_calls
 from tooleval.formats.json_limits import MAX_DEPTH, check_depth, loads_text
 from tooleval.formats.ragas import SAMPLE_KEYS, sample_from_ragas
-from tooleval.model import Sample
+from tooleval.model import Message, Sample
 
 __all__ = ["ROW_FIELDS", "sample_from_row", "sample_to_row"]
 
@@ -146,6 +146,65 @@ def _metadata(row: Mapping[str, Any], extra_keys: list[str], number: int | None)
     return metadata
 
 
+def _ragas_base(row: Mapping[str, Any], number: int | None) -> Sample:
+    """A ragas ``MultiTurnSample`` row read by :func:`sample_from_ragas` (its own fields only)."""
+    if _cell(row.get("messages")) is not None:
+        raise FormatError(
+            "a row has both 'user_input' (ragas) and 'messages'; keep one",
+            field="messages",
+            row=number,
+        )
+    if _cell(row.get("expected_tools")) is not None:
+        raise FormatError(
+            "a ragas row gives 'expected_tools' through its own fields "
+            "('reference_tool_calls'); keep one",
+            field="expected_tools",
+            row=number,
+        )
+    return sample_from_ragas(row, row=number)
+
+
+def _conversation(
+    row: Mapping[str, Any], messages: list[Message], number: int | None
+) -> tuple[list[Message], str | None]:
+    """The row's messages (``messages``, or a conversation given as ``input``) and its text input."""
+    conversation = _json_cell(_cell(row.get("messages")), "messages", number)
+    where = "messages"
+    raw_input = _cell(row.get("input"))
+    if conversation is None and isinstance(raw_input, list | dict):
+        conversation, where, raw_input = raw_input, "input", None  # a conversation given as input
+    if conversation is not None:
+        fmt = _text(row, "messages_format", number)
+        if fmt is not None and fmt not in FORMATS:
+            raise FormatError(
+                f"unknown format {fmt!r}; expected one of {list(FORMATS)}",
+                field="messages_format",
+                row=number,
+            )
+        messages = import_messages(conversation, fmt, path=where, row=number)
+    if raw_input is not None and not isinstance(raw_input, str):
+        raise FormatError(
+            f"expected the user's request as a string (or a conversation), got "
+            f"{describe(raw_input)}",
+            field="input",
+            row=number,
+        )
+    return messages, raw_input
+
+
+def _reference(row: Mapping[str, Any], number: int | None) -> str | None:
+    """``reference`` or its alias ``expected_output`` (both given: they must agree)."""
+    reference = _text(row, "reference", number, numbers=True)
+    alias = _text(row, "expected_output", number, numbers=True)
+    if reference is not None and alias is not None and reference != alias:
+        raise FormatError(
+            "'reference' and its alias 'expected_output' differ; keep one",
+            field="expected_output",
+            row=number,
+        )
+    return reference if reference is not None else (alias or None)
+
+
 def sample_from_row(
     row: Mapping[str, Any], *, row_number: int | None = None, max_depth: int | None = MAX_DEPTH
 ) -> Sample:
@@ -169,55 +228,9 @@ def sample_from_row(
         if not isinstance(key, str):
             raise FormatError(f"expected string keys, got {key!r}", row=number)
 
-    if is_ragas:
-        if _cell(row.get("messages")) is not None:
-            raise FormatError(
-                "a row has both 'user_input' (ragas) and 'messages'; keep one",
-                field="messages",
-                row=number,
-            )
-        if _cell(row.get("expected_tools")) is not None:
-            raise FormatError(
-                "a ragas row gives 'expected_tools' through its own fields "
-                "('reference_tool_calls'); keep one",
-                field="expected_tools",
-                row=number,
-            )
-        base = sample_from_ragas(row, row=number)
-    else:
-        base = Sample()
-
-    messages = base.messages
-    conversation = _json_cell(_cell(row.get("messages")), "messages", number)
-    where = "messages"
-    raw_input = _cell(row.get("input"))
-    if conversation is None and isinstance(raw_input, list | dict):
-        conversation, where, raw_input = raw_input, "input", None  # a conversation given as input
-    if conversation is not None:
-        fmt = _text(row, "messages_format", number)
-        if fmt is not None and fmt not in FORMATS:
-            raise FormatError(
-                f"unknown format {fmt!r}; expected one of {list(FORMATS)}",
-                field="messages_format",
-                row=number,
-            )
-        messages = import_messages(conversation, fmt, path=where, row=number)
-    if raw_input is not None and not isinstance(raw_input, str):
-        raise FormatError(
-            f"expected the user's request as a string (or a conversation), got "
-            f"{describe(raw_input)}",
-            field="input",
-            row=number,
-        )
-
-    reference = _text(row, "reference", number, numbers=True)
-    alias = _text(row, "expected_output", number, numbers=True)
-    if reference is not None and alias is not None and reference != alias:
-        raise FormatError(
-            "'reference' and its alias 'expected_output' differ; keep one",
-            field="expected_output",
-            row=number,
-        )
+    base = _ragas_base(row, number) if is_ragas else Sample()
+    messages, raw_input = _conversation(row, base.messages, number)
+    reference = _reference(row, number)
     expected = base.expected_tools
     if not is_ragas:
         expected = parse_expected_tools(_cell(row.get("expected_tools")), row=number)
@@ -228,7 +241,7 @@ def sample_from_row(
         messages=messages,
         tools_called=parse_tool_calls(_cell(row.get("tools_called")), row=number),
         expected_tools=expected,
-        reference=reference if reference is not None else (alias or base.reference),
+        reference=reference if reference is not None else base.reference,
         reference_topics=base.reference_topics
         if is_ragas
         else (None if topics is None else _topics(topics, number)),

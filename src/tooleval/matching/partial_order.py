@@ -69,73 +69,95 @@ def max_weight_partial_order(
     closure = transitive_closure(rows, before)
     if not closure:
         return max_weight_matching(weights)
-    order = _topological_order(rows, closure)
-    # per row, the allowed columns heaviest first ((w or 0): None is never positive)
-    candidates = [
-        [
-            j
-            for _, j in sorted(
-                (-(w or 0), j) for j, w in enumerate(weights[i][:cols]) if (w or 0) > 0
-            )
-        ]
-        for i in range(rows)
-    ]
-    # Constraint partners per row, so a consistency check looks at them only.
-    preds = [[k for k in range(rows) if (k, i) in closure and k != i] for i in range(rows)]
-    succs = [[k for k in range(rows) if (i, k) in closure and k != i] for i in range(rows)]
-    on_cycle = [(i, i) in closure for i in range(rows)]
-    assigned: dict[int, int] = {}
-    used: set[int] = set()
-    best_pairs: list[tuple[int, int]] = []
-    best_total: list[int | float] = [0]
-    steps = [0]
+    search = _OrderSearch(weights, closure, cols=cols, budget=budget, constraints=len(before))
+    search.run(0, 0)
+    return search.best_pairs
 
-    def bound(position: int) -> int | float:
-        rest = order[position:]
-        free = [j for j in range(cols) if j not in used]
+
+class _OrderSearch:
+    """Branch and bound over rows in topological order, columns heaviest first.
+
+    The bound is the unconstrained optimum of the rows and columns left
+    (:func:`max_weight_matching`); a branch that cannot beat the best found
+    so far is cut.
+    """
+
+    def __init__(
+        self,
+        weights: Weights,
+        closure: set[tuple[int, int]],
+        *,
+        cols: int,
+        budget: int,
+        constraints: int,
+    ) -> None:
+        rows = len(weights)
+        self.weights, self.cols, self.budget = weights, cols, budget
+        self.constraints = constraints
+        self.order = _topological_order(rows, closure)
+        # per row, the allowed columns heaviest first ((w or 0): None is never positive)
+        self.candidates = [
+            [
+                j
+                for _, j in sorted(
+                    (-(w or 0), j) for j, w in enumerate(weights[i][:cols]) if (w or 0) > 0
+                )
+            ]
+            for i in range(rows)
+        ]
+        # Constraint partners per row, so a consistency check looks at them only.
+        self.preds = [[k for k in range(rows) if (k, i) in closure and k != i] for i in range(rows)]
+        self.succs = [[k for k in range(rows) if (i, k) in closure and k != i] for i in range(rows)]
+        self.on_cycle = [(i, i) in closure for i in range(rows)]
+        self.assigned: dict[int, int] = {}
+        self.used: set[int] = set()
+        self.best_pairs: list[tuple[int, int]] = []
+        self.best_total: int | float = 0
+        self.steps = 0
+
+    def bound(self, position: int) -> int | float:
+        rest = self.order[position:]
+        free = [j for j in range(self.cols) if j not in self.used]
         if not rest or not free:
             return 0
-        sub = [[weights[i][j] for j in free] for i in rest]
+        sub = [[self.weights[i][j] for j in free] for i in rest]
         return sum(sub[a][b] or 0 for a, b in max_weight_matching(sub))  # matched: never None
 
-    def consistent(i: int, j: int) -> bool:
-        if on_cycle[i]:
+    def consistent(self, i: int, j: int) -> bool:
+        if self.on_cycle[i]:
             return False
-        for k in preds[i]:
-            col = assigned.get(k)
+        for k in self.preds[i]:
+            col = self.assigned.get(k)
             if col is not None and not col < j:
                 return False
-        for k in succs[i]:
-            col = assigned.get(k)
+        for k in self.succs[i]:
+            col = self.assigned.get(k)
             if col is not None and not j < col:
                 return False
         return True
 
-    def search(position: int, total: int | float) -> None:
-        steps[0] += 1
-        if steps[0] > budget:
+    def run(self, position: int, total: int | float) -> None:
+        self.steps += 1
+        if self.steps > self.budget:
             raise SearchBudgetExceeded(
-                f"ordering search stopped after {budget} steps ({rows} expected calls, "
-                f"{len(before)} constraints); not scored"
+                f"ordering search stopped after {self.budget} steps ({len(self.weights)} "
+                f"expected calls, {self.constraints} constraints); not scored"
             )
-        if total > best_total[0]:
-            best_total[0] = total
-            best_pairs[:] = sorted(assigned.items())
-        if position == len(order) or total + bound(position) <= best_total[0]:
+        if total > self.best_total:
+            self.best_total = total
+            self.best_pairs = sorted(self.assigned.items())
+        if position == len(self.order) or total + self.bound(position) <= self.best_total:
             return
-        i = order[position]
-        for j in candidates[i]:
-            if j in used or not consistent(i, j):
+        i = self.order[position]
+        for j in self.candidates[i]:
+            if j in self.used or not self.consistent(i, j):
                 continue
-            assigned[i] = j
-            used.add(j)
-            search(position + 1, total + (weights[i][j] or 0))  # a candidate: never None
-            del assigned[i]
-            used.discard(j)
-        search(position + 1, total)
-
-    search(0, 0)
-    return best_pairs
+            self.assigned[i] = j
+            self.used.add(j)
+            self.run(position + 1, total + (self.weights[i][j] or 0))  # a candidate: never None
+            del self.assigned[i]
+            self.used.discard(j)
+        self.run(position + 1, total)
 
 
 def _topological_order(n: int, closure: set[tuple[int, int]]) -> list[int]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError, ToolEvalError
+from tooleval.monitor.config_file import read_config_file
 from tooleval.monitor.session import Session
 
 __all__ = ["JUDGED_IN_MONITOR", "JudgedVerdict", "SampledJudging", "load_judge_config", "sampled"]
@@ -88,26 +89,7 @@ def _metric(name: str) -> Callable[..., Any]:
 
 def load_judge_config(path: str | Path) -> dict[str, Any]:
     """A judge config file (JSON or YAML): ``{"type": "openai", "model": ..., "base_url": ...}``."""
-    import json
-
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read judge config {path}: {exc.strerror}", field="--judge"
-        ) from exc
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(
-            f"judge config {path} is not valid JSON/YAML: {exc}", field="--judge"
-        ) from exc
+    data = read_config_file(path, what="judge config", field="--judge")
     if isinstance(data, Mapping) and isinstance(data.get("judge"), Mapping):
         data = data["judge"]  # a plan's judge: section works as is
     if not isinstance(data, Mapping):

@@ -192,71 +192,118 @@ def monitor_sessions(
         sessions = list(sessions)  # a one-shot iterator cannot be read twice
     baseline = _baseline(sessions, resolved)
     report = MonitorReport(detectors=resolved, ingest=ingest or IngestReport())
-    writer: Any = None
-    owned_store, rows = None, None
-
-    def open_outputs() -> None:
-        # Opened at the first session (or once an empty input is known to be fine),
-        # so unreadable input stores no run and writes no events file.
-        nonlocal writer, store, owned_store, rows
-        if emit is not None:
-            from tooleval.monitor.emit import EvaluationEventWriter
-
-            writer = EvaluationEventWriter(emit, include_passes=emit_passes)
-        if store is not None:
-            from tooleval.store import MetricSpec, RunWriter, open_store
-
-            if isinstance(store, str | Path):
-                store = owned_store = open_store(str(store))
-            rows = RunWriter.start(
-                store,
-                run_name,
-                dataset=dict(dataset or {"kind": "traces"}),
-                connector={"type": "traces"},
-                metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in resolved.items()],
-                tags=("monitor",),
-                config={"detectors": resolved},
-                batch_size=200,
-            )
-            report.run_id = rows.run_id
-
+    outputs = _Outputs(
+        resolved,
+        emit=emit,
+        emit_passes=emit_passes,
+        store=store,
+        run_name=run_name,
+        dataset=dataset,
+    )
     try:
         for index, verdict in enumerate(
             iter_verdicts(sessions, detectors=resolved, options=options, baseline=baseline)
         ):
             if index == 0:
-                open_outputs()
-            report.sessions += 1
-            report.calls += len(verdict.session.calls)
-            report.ingest.add_unreadable(verdict.session.unreadable)
-            report.add_stats(session_stats(verdict.session, prices))
-            for found in verdict.findings.values():
-                report.findings.extend(found)
-            if judging is not None:
-                judged = judging.judge(verdict.session)
-                report.judged.extend(j.to_dict() for j in judged)
-                if writer is not None:
-                    writer.add_judged(verdict.session, judged)
-            if writer is not None:
-                writer.add(verdict, resolved)
-            if rows is not None:
-                rows.add(_row(rows.run_id, index, verdict, resolved))
+                report.run_id = outputs.open()
+            judged = _tally(report, verdict, prices, judging)
+            outputs.add(index, verdict, judged)
         if report.sessions == 0:
             if source is not None:
                 check_something_read(report, source)
-            open_outputs()
-        if rows is not None:
-            rows.finish()
+            report.run_id = outputs.open()
+        outputs.finish("finished")
     except BaseException:
-        if rows is not None:
-            rows.finish("failed")
+        outputs.finish("failed")
         raise
     finally:
-        if writer is not None:
-            writer.close()
-        if owned_store is not None:
-            owned_store.close()
+        outputs.close()
     return report
+
+
+def _tally(
+    report: MonitorReport, verdict: SessionVerdict, prices: Any, judging: Any
+) -> list[Any] | None:
+    """One session's counts, findings and stats into ``report``; its judged results, if judged."""
+    report.sessions += 1
+    report.calls += len(verdict.session.calls)
+    report.ingest.add_unreadable(verdict.session.unreadable)
+    report.add_stats(session_stats(verdict.session, prices))
+    for found in verdict.findings.values():
+        report.findings.extend(found)
+    if judging is None:
+        return None
+    judged: list[Any] = list(judging.judge(verdict.session))
+    report.judged.extend(j.to_dict() for j in judged)
+    return judged
+
+
+class _Outputs:
+    """The events file and the store run of a monitor pass.
+
+    Opened at the first session (or once an empty input is known to be
+    fine), so unreadable input stores no run and writes no events file.
+    """
+
+    def __init__(
+        self,
+        resolved: Mapping[str, Any],
+        *,
+        emit: str | Path | None,
+        emit_passes: bool,
+        store: Any,
+        run_name: str,
+        dataset: Mapping[str, Any] | None,
+    ) -> None:
+        self.resolved = resolved
+        self.emit, self.emit_passes = emit, emit_passes
+        self.store, self.run_name, self.dataset = store, run_name, dataset
+        self.writer: Any = None
+        self.rows: Any = None
+        self.owned_store: Any = None
+
+    def open(self) -> str | None:
+        """Open the events writer and start the store run; the run's id (None: no store)."""
+        if self.emit is not None:
+            from tooleval.monitor.emit import EvaluationEventWriter
+
+            self.writer = EvaluationEventWriter(self.emit, include_passes=self.emit_passes)
+        if self.store is None:
+            return None
+        from tooleval.store import MetricSpec, RunWriter, open_store
+
+        if isinstance(self.store, str | Path):
+            self.store = self.owned_store = open_store(str(self.store))
+        self.rows = RunWriter.start(
+            self.store,
+            self.run_name,
+            dataset=dict(self.dataset or {"kind": "traces"}),
+            connector={"type": "traces"},
+            metrics=[MetricSpec(name=f"detector:{n}", params=p) for n, p in self.resolved.items()],
+            tags=("monitor",),
+            config={"detectors": self.resolved},
+            batch_size=200,
+        )
+        return str(self.rows.run_id)
+
+    def add(self, index: int, verdict: SessionVerdict, judged: list[Any] | None) -> None:
+        """One session's events (its judged results first) and its store row."""
+        if self.writer is not None:
+            if judged is not None:
+                self.writer.add_judged(verdict.session, judged)
+            self.writer.add(verdict, self.resolved)
+        if self.rows is not None:
+            self.rows.add(_row(self.rows.run_id, index, verdict, self.resolved))
+
+    def finish(self, status: str) -> None:
+        if self.rows is not None:
+            self.rows.finish(status)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if self.owned_store is not None:
+            self.owned_store.close()
 
 
 def check_something_read(report: MonitorReport, source: str | Path) -> None:

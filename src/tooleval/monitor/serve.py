@@ -142,6 +142,155 @@ def _protobuf_records(body: bytes, signal: str, report: IngestReport) -> Any:
         raise BodyError(400, f"body is not a valid OTLP {signal} protobuf message: {exc}") from exc
 
 
+_SIGNALS = {"/v1/traces": "traces", "/v1/logs": "logs"}
+
+
+class _OtlpHandler(BaseHTTPRequestHandler):
+    """One OTLP/HTTP request: the answers of the module docstring, in phases.
+
+    ``receiver`` and ``timeout`` (every socket read of a request ends) are
+    set by :meth:`OtlpReceiver._handler`.
+    """
+
+    protocol_version = "HTTP/1.1"
+    receiver: OtlpReceiver
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: bytes, content_type: str, retry_after: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        if retry_after:
+            self.send_header("Retry-After", str(RETRY_AFTER))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str, protobuf: bool) -> None:
+        retry = status in (429, 503)
+        if protobuf:
+            try:
+                from google.rpc.status_pb2 import Status
+            except ImportError:  # pragma: no cover - googleapis-common-protos absent
+                protobuf = False
+        if protobuf:
+            body = Status(code=3, message=message).SerializeToString()
+            self._send(status, body, "application/x-protobuf", retry)
+        else:
+            body = json.dumps({"code": 3, "message": message}).encode()
+            self._send(status, body, "application/json", retry)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/health", "/healthz"):
+            self._send(200, b"ok\n", "text/plain")
+        else:
+            self._send(404, b"not found\n", "text/plain")
+
+    def do_POST(self) -> None:
+        protobuf = "protobuf" in self.headers.get("Content-Type", "")
+        try:
+            self._post()
+        except (TimeoutError, ConnectionError):
+            # A sender that paused past read_timeout (or left): answer, then close.
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self._error(408, "the request body did not arrive in time", protobuf)
+        except Exception as exc:  # answered all the same: the exporter retries
+            self.receiver.rejected += 1
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self._error(503, f"the receiver failed on this request: {exc}", protobuf)
+
+    def _post(self) -> None:
+        content_type = self.headers.get("Content-Type", "")
+        protobuf = "protobuf" in content_type
+        path = self.path.split("?")[0].rstrip("/")
+        signal = _SIGNALS.get(path)
+        if signal is None:
+            self._drain()
+            self._error(404, f"unknown path {path!r}: POST /v1/traces or /v1/logs", protobuf)
+            return
+        length = self._admitted_length(protobuf)
+        if length is None:
+            return
+        body = self.rfile.read(length)
+        if len(body) < length:
+            raise ConnectionError("the sender closed the connection mid-body")
+        decoded = self._decoded(body, signal, content_type, protobuf)
+        if decoded is None:
+            return
+        self.receiver.accept(*decoded)
+        if protobuf:
+            self._send(200, b"", "application/x-protobuf")
+        else:
+            self._send(200, b"{}", "application/json")
+
+    def _admitted_length(self, protobuf: bool) -> int | None:
+        """The body's length when it may be read; else None, the request answered (411/413/429)."""
+        receiver = self.receiver
+        try:
+            length = int(self.headers.get("Content-Length") or -1)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._error(411, "Content-Length required", protobuf)
+            return None
+        if length > receiver.max_body:
+            receiver.rejected += 1
+            self.close_connection = True  # the body is not read
+            self._error(
+                413, f"body of {length} bytes over the limit of {receiver.max_body}", protobuf
+            )
+            return None
+        if receiver.sessions.pending > 2 * receiver.sessions.max_pending:
+            self._drain()
+            self._error(429, "too many spans waiting; send again later", protobuf)
+            return None
+        return length
+
+    def _decoded(
+        self, body: bytes, signal: str, content_type: str, protobuf: bool
+    ) -> tuple[list[SpanFacts], IngestReport] | None:
+        """The body's span facts; else None, the request answered (400/413/415)."""
+        receiver = self.receiver
+        try:
+            return decode_otlp_body(
+                body,
+                signal=signal,
+                content_type=content_type,
+                encoding=self.headers.get("Content-Encoding", ""),
+                max_body=receiver.max_body,
+            )
+        except BodyError as exc:
+            receiver.rejected += 1
+            self._error(exc.status, str(exc), protobuf)
+        except ImportError:
+            receiver.rejected += 1
+            self._error(
+                415,
+                "reading protobuf OTLP needs opentelemetry-proto on the receiver: "
+                "pip install 'tooleval[otel]' (or export OTLP as JSON)",
+                False,
+            )
+        except Exception as exc:  # a body no reader expected: refuse it, keep serving
+            receiver.rejected += 1
+            self._error(
+                400, f"unreadable OTLP {signal} request: {type(exc).__name__}: {exc}", protobuf
+            )
+        return None
+
+    def _drain(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if 0 < length <= self.receiver.max_body:
+            self.rfile.read(length)
+        else:
+            self.close_connection = True
+
+
 class OtlpReceiver:
     """The HTTP server, the session buffer and the worker that monitors released sessions."""
 
@@ -191,141 +340,9 @@ class OtlpReceiver:
         return f"http://{host}:{port}"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            timeout = receiver.read_timeout  # every socket read of a request ends
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(
-                self, status: int, body: bytes, content_type: str, retry_after: bool = False
-            ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                if retry_after:
-                    self.send_header("Retry-After", str(RETRY_AFTER))
-                if self.close_connection:
-                    self.send_header("Connection", "close")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _error(self, status: int, message: str, protobuf: bool) -> None:
-                retry = status in (429, 503)
-                if protobuf:
-                    try:
-                        from google.rpc.status_pb2 import Status
-                    except ImportError:  # pragma: no cover - googleapis-common-protos absent
-                        protobuf = False
-                if protobuf:
-                    body = Status(code=3, message=message).SerializeToString()
-                    self._send(status, body, "application/x-protobuf", retry)
-                else:
-                    body = json.dumps({"code": 3, "message": message}).encode()
-                    self._send(status, body, "application/json", retry)
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/") in ("/health", "/healthz"):
-                    self._send(200, b"ok\n", "text/plain")
-                else:
-                    self._send(404, b"not found\n", "text/plain")
-
-            def do_POST(self) -> None:
-                protobuf = "protobuf" in self.headers.get("Content-Type", "")
-                try:
-                    self._post()
-                except (TimeoutError, ConnectionError):
-                    # A sender that paused past read_timeout (or left): answer, then close.
-                    self.close_connection = True
-                    with contextlib.suppress(OSError):
-                        self._error(408, "the request body did not arrive in time", protobuf)
-                except Exception as exc:  # answered all the same: the exporter retries
-                    receiver.rejected += 1
-                    self.close_connection = True
-                    with contextlib.suppress(OSError):
-                        self._error(503, f"the receiver failed on this request: {exc}", protobuf)
-
-            def _post(self) -> None:
-                content_type = self.headers.get("Content-Type", "")
-                protobuf = "protobuf" in content_type
-                path = self.path.split("?")[0].rstrip("/")
-                signal = {"/v1/traces": "traces", "/v1/logs": "logs"}.get(path)
-                if signal is None:
-                    self._drain()
-                    self._error(
-                        404, f"unknown path {path!r}: POST /v1/traces or /v1/logs", protobuf
-                    )
-                    return
-                try:
-                    length = int(self.headers.get("Content-Length") or -1)
-                except ValueError:
-                    length = -1
-                if length < 0:
-                    self.close_connection = True
-                    self._error(411, "Content-Length required", protobuf)
-                    return
-                if length > receiver.max_body:
-                    receiver.rejected += 1
-                    self.close_connection = True  # the body is not read
-                    self._error(
-                        413,
-                        f"body of {length} bytes over the limit of {receiver.max_body}",
-                        protobuf,
-                    )
-                    return
-                if receiver.sessions.pending > 2 * receiver.sessions.max_pending:
-                    self._drain()
-                    self._error(429, "too many spans waiting; send again later", protobuf)
-                    return
-                body = self.rfile.read(length)
-                if len(body) < length:
-                    raise ConnectionError("the sender closed the connection mid-body")
-                try:
-                    facts, report = decode_otlp_body(
-                        body,
-                        signal=signal,
-                        content_type=content_type,
-                        encoding=self.headers.get("Content-Encoding", ""),
-                        max_body=receiver.max_body,
-                    )
-                except BodyError as exc:
-                    receiver.rejected += 1
-                    self._error(exc.status, str(exc), protobuf)
-                    return
-                except ImportError:
-                    receiver.rejected += 1
-                    self._error(
-                        415,
-                        "reading protobuf OTLP needs opentelemetry-proto on the receiver: "
-                        "pip install 'tooleval[otel]' (or export OTLP as JSON)",
-                        False,
-                    )
-                    return
-                except Exception as exc:  # a body no reader expected: refuse it, keep serving
-                    receiver.rejected += 1
-                    self._error(
-                        400,
-                        f"unreadable OTLP {signal} request: {type(exc).__name__}: {exc}",
-                        protobuf,
-                    )
-                    return
-                receiver.accept(facts, report)
-                if protobuf:
-                    self._send(200, b"", "application/x-protobuf")
-                else:
-                    self._send(200, b"{}", "application/json")
-
-            def _drain(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if 0 < length <= receiver.max_body:
-                    self.rfile.read(length)
-                else:
-                    self.close_connection = True
-
-        return Handler
+        # One handler class per receiver: it reaches the receiver, and its socket reads
+        # time out after read_timeout.
+        return type("Handler", (_OtlpHandler,), {"receiver": self, "timeout": self.read_timeout})
 
     def accept(self, facts: list[SpanFacts], report: IngestReport) -> None:
         with self._lock:

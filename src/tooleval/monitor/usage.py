@@ -19,12 +19,12 @@ and output tokens.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError
+from tooleval.monitor.config_file import read_config_file
 
 __all__ = ["PriceTable", "session_usage"]
 
@@ -127,20 +127,7 @@ class PriceTable:
     @classmethod
     def load(cls, path: str | Path) -> PriceTable:
         """Read a JSON or YAML price table file."""
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read price table {path}: {exc.strerror}") from exc
-        try:
-            if path.suffix.lower() in (".yaml", ".yml"):
-                import yaml
-
-                data = yaml.safe_load(text)
-            else:
-                data = json.loads(text)
-        except ValueError as exc:
-            raise ConfigError(f"price table {path} is not valid JSON/YAML: {exc}") from exc
+        data = read_config_file(path, what="price table")
         if not isinstance(data, Mapping):
             raise ConfigError(f"price table {path} must map model names to prices")
         return cls(data)

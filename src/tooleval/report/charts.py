@@ -124,38 +124,19 @@ def _bar_colour(low: float, high: float, threshold: float | None) -> tuple[str, 
     return MIXED, "threshold inside this bar"
 
 
-def histogram_svg(
-    scores: Sequence[float] | None = None,
+def _histogram_bars(
+    counts: Sequence[int],
+    threshold: float | None,
     *,
-    counts: Sequence[int] | None = None,
-    threshold: float | None = None,
-    title: str = "",
-    bins: int = 10,
-    width: int = 360,
-    height: int = 170,
-) -> Safe:
-    """Score distribution: ``bins`` bars over [0, 1) and a last bar for exactly 1.0.
-
-    Give the ``scores`` or precomputed ``counts`` (from :func:`bin_counts`).
-    Bars wholly under the threshold are red, wholly at or over it green, a bar
-    the threshold cuts through amber.
-    """
-    counts = list(counts) if counts is not None else bin_counts(scores or (), bins=bins)
+    left: float,
+    top: float,
+    plot_h: float,
+    bar_w: float,
+) -> list[Safe]:
+    """One bar a bin (the last one for exactly 1.0), with its tooltip and its count above it."""
     bins = max(len(counts) - 1, 1)
-    peak_label = str(max(counts) if counts and max(counts) > 0 else 1)
-    # The y-axis label must fit left of the axis however many digits it has.
-    left, right, top, bottom = max(34, 12 + 7 * len(peak_label)), 14, 22, 30
-    plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(counts) if counts and max(counts) > 0 else 1
-    # The [0, 1) bins share the axis; the exact-1.0 bar sits just past it.
-    bar_w = plot_w / (bins + 1)
-    axis_w = bar_w * bins
-    parts: list[Safe] = [
-        _text(left, 14, title, font_weight="600", fill=INK),
-        el("line", x1=left, y1=top + plot_h, x2=left + plot_w, y2=top + plot_h, stroke=MUTED),
-        _text(left - 6, top + 4, str(peak), text_anchor="end", fill=MUTED),
-        _text(left - 6, top + plot_h, "0", text_anchor="end", fill=MUTED),
-    ]
+    parts: list[Safe] = []
     for i, count in enumerate(counts):
         exact = i == len(counts) - 1
         low = 1.0 if exact else i / bins
@@ -186,6 +167,74 @@ def histogram_svg(
                     font_size="10",
                 )
             )
+    return parts
+
+
+def _threshold_marker(
+    threshold: float,
+    *,
+    left: float,
+    top: float,
+    plot_w: float,
+    plot_h: float,
+    axis_w: float,
+    height: float,
+) -> list[Safe]:
+    """The dashed threshold line across the plot and its label under the axis."""
+    x = left + axis_w * min(max(threshold, 0.0), 1.0)
+    line = el(
+        "line",
+        x1=f"{x:.1f}",
+        y1=top - 4,
+        x2=f"{x:.1f}",
+        y2=top + plot_h,
+        stroke=INK,
+        stroke_dasharray="4 3",
+    )
+    # Anchored so the label stays inside the chart at either end of the axis.
+    anchor = (
+        "end" if x > left + plot_w * 0.7 else ("start" if x < left + plot_w * 0.3 else "middle")
+    )
+    return [line, _text(x, height - 2, f"threshold {threshold:g}", text_anchor=anchor, fill=INK)]
+
+
+def histogram_svg(
+    scores: Sequence[float] | None = None,
+    *,
+    counts: Sequence[int] | None = None,
+    threshold: float | None = None,
+    title: str = "",
+    bins: int = 10,
+    width: int = 360,
+    height: int = 170,
+) -> Safe:
+    """Score distribution: ``bins`` bars over [0, 1) and a last bar for exactly 1.0.
+
+    Give the ``scores`` or precomputed ``counts`` (from :func:`bin_counts`).
+    Bars wholly under the threshold are red, wholly at or over it green, a bar
+    the threshold cuts through amber.
+
+    >>> svg = str(histogram_svg([0.2, 1.0, 1.0], threshold=0.5))
+    >>> "exactly 1.0: 2 rows (passing)" in svg, "threshold 0.5" in svg
+    (True, True)
+    """
+    counts = list(counts) if counts is not None else bin_counts(scores or (), bins=bins)
+    bins = max(len(counts) - 1, 1)
+    peak_label = str(max(counts) if counts and max(counts) > 0 else 1)
+    # The y-axis label must fit left of the axis however many digits it has.
+    left, right, top, bottom = max(34, 12 + 7 * len(peak_label)), 14, 22, 30
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max(counts) if counts and max(counts) > 0 else 1
+    # The [0, 1) bins share the axis; the exact-1.0 bar sits just past it.
+    bar_w = plot_w / (bins + 1)
+    axis_w = bar_w * bins
+    parts: list[Safe] = [
+        _text(left, 14, title, font_weight="600", fill=INK),
+        el("line", x1=left, y1=top + plot_h, x2=left + plot_w, y2=top + plot_h, stroke=MUTED),
+        _text(left - 6, top + 4, str(peak), text_anchor="end", fill=MUTED),
+        _text(left - 6, top + plot_h, "0", text_anchor="end", fill=MUTED),
+    ]
+    parts.extend(_histogram_bars(counts, threshold, left=left, top=top, plot_h=plot_h, bar_w=bar_w))
     for tick in (0.0, 0.5):
         parts.append(
             _text(
@@ -200,23 +249,17 @@ def histogram_svg(
         _text(left + axis_w + bar_w / 2, top + plot_h + 14, "1", text_anchor="middle", fill=MUTED)
     )
     if threshold is not None:
-        x = left + axis_w * min(max(threshold, 0.0), 1.0)
-        parts.append(
-            el(
-                "line",
-                x1=f"{x:.1f}",
-                y1=top - 4,
-                x2=f"{x:.1f}",
-                y2=top + plot_h,
-                stroke=INK,
-                stroke_dasharray="4 3",
+        parts.extend(
+            _threshold_marker(
+                threshold,
+                left=left,
+                top=top,
+                plot_w=plot_w,
+                plot_h=plot_h,
+                height=height,
+                axis_w=axis_w,
             )
         )
-        # Anchored so the label stays inside the chart at either end of the axis.
-        anchor = (
-            "end" if x > left + plot_w * 0.7 else ("start" if x < left + plot_w * 0.3 else "middle")
-        )
-        parts.append(_text(x, height - 2, f"threshold {threshold:g}", text_anchor=anchor, fill=INK))
     label = f"score distribution of {title}" if title else "score distribution"
     return _svg(width, height, label, *parts)
 

@@ -49,6 +49,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tooleval.benchmarks._files import jsonl_records, read_text
 from tooleval.benchmarks.base import read_each, record_id
 from tooleval.errors import DatasetError, FormatError
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
@@ -342,19 +343,7 @@ class _DialogueGold:
     def _targets(self, file: str) -> list[Any]:
         if file not in self.items:
             path = self.folder / Path(file).name
-            try:
-                lines = path.read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                raise DatasetError("cannot read the dialogue file", path=str(path)) from None
-            history = []
-            for number, line in enumerate(lines, start=1):
-                if line.strip():
-                    try:
-                        history.append(loads_text(line))
-                    except (ValueError, NestingTooDeep) as exc:
-                        raise DatasetError(
-                            f"line {number}: invalid JSON: {exc}", path=str(path)
-                        ) from None
+            history = jsonl_records(read_text(path, what="dialogue"), path)
             targets: list[Any] = []
             for i, item in enumerate(history):
                 if isinstance(item, Mapping) and item.get("role") == "API":
@@ -372,12 +361,7 @@ def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> li
     one list (``{"results": [...]}``, ``{"predictions": [...]}``, ...). Only
     a file that is neither is refused, saying what was seen.
     """
-    try:
-        text = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8")
-    except OSError as exc:
-        raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
-    except UnicodeDecodeError:
-        raise DatasetError("not UTF-8 text", path=str(path)) from None
+    text = read_text(path)
     if not text.strip():
         raise DatasetError("the file is empty", path=str(path))
     try:
@@ -420,17 +404,10 @@ def _document_rows(document: Any, path: str | Path) -> list[Any]:
 
 def _jsonl_rows(text: str, path: str | Path, whole: ValueError) -> list[Any]:
     """The rows of a JSONL file (the file is not one JSON document: ``whole`` says why)."""
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(loads_text(line))
-        except NestingTooDeep as exc:
-            raise DatasetError(f"line {number}: {exc.message}", path=str(path)) from None
-        except ValueError as exc:
-            raise DatasetError(
-                f"neither one JSON document ({whole}) nor JSONL (line {number}: {exc})",
-                path=str(path),
-            ) from None
-    return rows
+    return jsonl_records(
+        text,
+        path,
+        invalid=lambda number, exc: (
+            f"neither one JSON document ({whole}) nor JSONL (line {number}: {exc})"
+        ),
+    )

@@ -69,7 +69,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks._files import read_records
+from tooleval.benchmarks._files import read_pairs
 from tooleval.benchmarks._shape import paired_places
 from tooleval.benchmarks.base import read_each
 from tooleval.errors import FormatError
@@ -385,37 +385,8 @@ def sample_from_nestful(
     )
 
 
-def _ident(row: Any) -> Any:
-    if not isinstance(row, Mapping):
-        return None
-    return row.get("sample_id", row.get("id"))
-
-
-def _pair(references: list[Any], predictions: list[Any]) -> list[tuple[Any, Any]]:
-    ref_ids = [_ident(r) for r in references]
-    pred_ids = [_ident(p) for p in predictions]
-    if all(i is not None for i in ref_ids + pred_ids):
-        by_id: dict[str, Any] = {}
-        for k, (ident, pred) in enumerate(zip(pred_ids, predictions, strict=True)):
-            if str(ident) in by_id:
-                raise FormatError(f"id {ident!r} is predicted twice", field=f"predictions[{k}]")
-            by_id[str(ident)] = pred
-        missing = [str(i) for i in ref_ids if str(i) not in by_id]
-        unknown = set(by_id) - {str(i) for i in ref_ids}
-        if missing or unknown:
-            raise FormatError(
-                f"{len(missing)} reference record(s) without a prediction and {len(unknown)} "
-                f"prediction(s) for no record (e.g. {(missing or sorted(unknown))[0]!r})",
-                field="predictions",
-            )
-        return [(r, by_id[str(i)]) for r, i in zip(references, ref_ids, strict=True)]
-    if len(references) != len(predictions):
-        raise FormatError(
-            f"{len(predictions)} predictions for {len(references)} reference records; without "
-            "ids on both sides they are paired by position",
-            field="predictions",
-        )
-    return list(zip(references, predictions, strict=True))
+def _record_ident(record: Mapping[str, Any]) -> Any:
+    return record.get("sample_id", record.get("id"))
 
 
 def load_nestful(
@@ -425,22 +396,9 @@ def load_nestful(
 
     Row ids are the records' ``sample_id``/``id``, else ``<file name>#<index>``.
     """
-    if predictions is None and reference is None:
-        raise FormatError("give a predictions file, a reference file or both", field="--data")
-    refs = read_records(reference, what="reference") if reference is not None else None
-    preds = read_records(predictions, what="predictions") if predictions is not None else None
-    named = Path(reference if reference is not None else predictions)  # type: ignore[arg-type]
-    source = named.name
-    try:
-        if refs is None:
-            assert preds is not None
-            pairs: list[tuple[Any, Any]] = [(None, p) for p in preds]
-        elif preds is None:
-            pairs = [(r, None) for r in refs]
-        else:
-            pairs = _pair(refs, preds)
-    except FormatError as exc:
-        raise exc.with_context(path=str(named)) from None
+    named = reference if reference is not None else predictions
+    pairs = read_pairs(predictions, reference, ident=_record_ident, path=named)
+    source = Path(named).name  # type: ignore[arg-type]  # read_pairs refused two Nones
     # A record that cannot be read is an unreadable row with the reason; the others score.
     return read_each(
         pairs,
@@ -451,5 +409,6 @@ def load_nestful(
 
 
 def _unreadable_id(pair: tuple[Any, Any], index: int, source: str) -> str:
-    ident = _ident(pair[0] if pair[0] is not None else pair[1])
+    record = pair[0] if pair[0] is not None else pair[1]
+    ident = _record_ident(record) if isinstance(record, Mapping) else None
     return str(ident) if ident is not None else f"{source}#{index}"

@@ -31,9 +31,10 @@ scores (rows with more calls weigh more).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from tooleval.matching.alignment import call_entry
 from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, choice, empty_result
 from tooleval.model import ArgumentCheck, Diagnosis, MetricInfo, Param, Result, Sample, ToolCall
 
@@ -110,6 +111,38 @@ def _f1(correct: int, predicted: int, gold: int) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _reason(
+    counts: Mapping[str, int],
+    matched: Sequence[int | None],
+    missing: Sequence[Mapping[str, Any]],
+    extra: Sequence[Mapping[str, Any]],
+    *,
+    format_ok: bool,
+    ignored: int,
+) -> str:
+    """One row's counts in words, with the calls missed or extra and the entries ignored."""
+    if not format_ok:
+        reason = "the model's output could not be parsed (the benchmark's -1): nothing predicted"
+    else:
+        reason = (
+            f"API {counts['correct_api']}/{counts['predict_api']} predicted correct of "
+            f"{counts['gold_api']} gold; parameters {counts['correct_param']}/"
+            f"{counts['predict_param']} correct of {counts['gold_param']} gold"
+        )
+        if missing:
+            reason += "; gold calls not predicted: " + ", ".join(m["name"] for m in missing)
+        if extra:
+            reason += "; calls not in the gold: " + ", ".join(e["name"] for e in extra)
+        duplicates = len(matched) - len(set(i for i in matched if i is not None)) - len(extra)
+        if duplicates:
+            reason += (
+                f"; {duplicates} call(s) matched an already matched gold call (first-match rule)"
+            )
+    if ignored:
+        reason += f"; {ignored} predicted entr(y/ies) without 'api' ignored, as the benchmark does"
+    return reason
+
+
 def seal_tools(sample: Sample, *, level: str = "param", empty: str = "perfect") -> Result:
     """Seal-Tools' API- and parameter-level check for one row (see the module doc).
 
@@ -144,41 +177,15 @@ def seal_tools(sample: Sample, *, level: str = "param", empty: str = "perfect") 
     no_params = counts["predict_param"] == 0 and counts["gold_param"] == 0
     score = api_f1 if level == "api" or no_params else param_f1
     used = {i for i in matched if i is not None}
-    missing: list[dict[str, Any]] = [
-        {"name": c.name, "args": c.args, "index": i}
-        for i, c in enumerate(expected)
-        if i not in used
-    ]
-    extra: list[dict[str, Any]] = [
-        {"name": c.name, "args": c.args, "index": j}
-        for j, c in enumerate(actual)
-        if j < len(matched) and matched[j] is None
+    missing = [call_entry(c, i) for i, c in enumerate(expected) if i not in used]
+    extra = [
+        call_entry(c, j) for j, c in enumerate(actual) if j < len(matched) and matched[j] is None
     ]
     passed = all(
         counts[f"correct_{k}"] == counts[f"predict_{k}"] == counts[f"gold_{k}"]
         for k in ("api", "param")
     )
-    if not format_ok:
-        reason = "the model's output could not be parsed (the benchmark's -1): nothing predicted"
-    else:
-        reason = (
-            f"API {counts['correct_api']}/{counts['predict_api']} predicted correct of "
-            f"{counts['gold_api']} gold; parameters {counts['correct_param']}/"
-            f"{counts['predict_param']} correct of {counts['gold_param']} gold"
-        )
-        if missing:
-            reason += "; gold calls not predicted: " + ", ".join(m["name"] for m in missing)
-        if extra:
-            reason += "; calls not in the gold: " + ", ".join(e["name"] for e in extra)
-        duplicates = len(matched) - len(set(i for i in matched if i is not None)) - len(extra)
-        if duplicates:
-            reason += (
-                f"; {duplicates} call(s) matched an already matched gold call (first-match rule)"
-            )
-    if ignored:
-        reason += (
-            f"; {len(ignored)} predicted entr(y/ies) without 'api' ignored, as the benchmark does"
-        )
+    reason = _reason(counts, matched, missing, extra, format_ok=format_ok, ignored=len(ignored))
     details: dict[str, Any] = {
         "counts": counts,
         "format_ok": format_ok,

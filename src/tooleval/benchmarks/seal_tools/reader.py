@@ -47,11 +47,11 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks._files import read_records
+from tooleval.benchmarks._files import read_pairs
 from tooleval.benchmarks._shape import paired_places
 from tooleval.benchmarks.base import read_each, record_id
 from tooleval.errors import FormatError
@@ -320,41 +320,6 @@ def sample_from_seal_tools(
     )
 
 
-def _pair(references: list[Any], predictions: list[Any]) -> Iterable[tuple[Any, Any]]:
-    """Predictions in reference order: by ``id`` when both sides have ids, else by position."""
-    ref_ids = [r.get("id") if isinstance(r, Mapping) else None for r in references]
-    pred_ids = [p.get("id") if isinstance(p, Mapping) else None for p in predictions]
-    if all(i is not None for i in ref_ids) and all(i is not None for i in pred_ids):
-        by_id: dict[str, Any] = {}
-        for k, (ident, pred) in enumerate(zip(pred_ids, predictions, strict=True)):
-            key = str(ident)
-            if key in by_id:
-                raise FormatError(f"id {key!r} is predicted twice", field=f"predictions[{k}].id")
-            by_id[key] = pred
-        known = {str(i) for i in ref_ids}
-        unknown = [k for k in by_id if k not in known]
-        if unknown:
-            raise FormatError(
-                f"{len(unknown)} prediction id(s) are not in the reference, e.g. {unknown[0]!r}",
-                field="predictions.id",
-            )
-        absent = [str(i) for i in ref_ids if str(i) not in by_id]
-        if absent:
-            raise FormatError(
-                f"{len(absent)} reference record(s) have no prediction, e.g. {absent[0]!r} "
-                "(score a reference file that holds only the predicted records)",
-                field="predictions.id",
-            )
-        return [(r, by_id[str(i)]) for r, i in zip(references, ref_ids, strict=True)]
-    if len(references) != len(predictions):
-        raise FormatError(
-            f"{len(predictions)} predictions for {len(references)} reference records; without "
-            "ids on both sides they are paired by position",
-            field="predictions",
-        )
-    return list(zip(references, predictions, strict=True))
-
-
 def load_seal_tools(
     predictions: str | Path | None, *, reference: str | Path | None = None
 ) -> list[Sample]:
@@ -364,21 +329,8 @@ def load_seal_tools(
     With only ``predictions``: each row must carry ``gold_data`` (the
     official pred file does).
     """
-    if predictions is None and reference is None:
-        raise FormatError("give a predictions file, a reference file or both", field="--data")
-    refs = read_records(reference, what="reference") if reference is not None else None
-    preds = read_records(predictions, what="predictions") if predictions is not None else None
     path = str(predictions if predictions is not None else reference)
-    try:
-        if refs is None:
-            assert preds is not None
-            pairs: list[tuple[Any, Any]] = [(None, p) for p in preds]
-        elif preds is None:
-            pairs = [(r, None) for r in refs]
-        else:
-            pairs = list(_pair(refs, preds))
-    except FormatError as exc:
-        raise exc.with_context(path=path) from None
+    pairs = read_pairs(predictions, reference, ident=lambda r: r.get("id"), path=path)
     # A record that cannot be read is an unreadable row with the reason; the others score.
     return read_each(
         pairs,
