@@ -301,3 +301,16 @@ def test_the_row_card_of_a_real_orders_env_run_shows_its_state_diff(client, seed
     assert first["expected"] in text
     passed = next(r for r in store.iter_rows(run) if r.result("state_match").passed)
     assert "The end states agree" in _text(client.get(f"/runs/{run}/rows/{passed.index}").text)
+
+
+def test_every_rate_per_category_and_metric_on_the_overview_has_an_interval(client, seeded):
+    from tooleval.analysis.aggregates import cached_run, run_counts
+
+    store, run = seeded["store"], seeded["a"]
+    categories = run_counts(store, cached_run(store, run)).categories
+    page = client.get(f"/runs/{run}").text
+    start = page.index("<h2>Per category</h2>")
+    table = page[start : page.index("</table>", start)]
+    metrics = len(cached_run(store, run).summaries)
+    # The row pass rate and each metric's pass rate, in every category.
+    assert table.count('class="ci-bar"') == len(categories) * (1 + metrics)
