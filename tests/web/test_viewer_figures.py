@@ -314,3 +314,28 @@ def test_every_rate_per_category_and_metric_on_the_overview_has_an_interval(clie
     metrics = len(cached_run(store, run).summaries)
     # The row pass rate and each metric's pass rate, in every category.
     assert table.count('class="ci-bar"') == len(categories) * (1 + metrics)
+
+
+def test_runs_too_big_to_read_on_a_view_say_what_is_not_computed(tmp_path, monkeypatch):
+    from fastapi.testclient import TestClient
+    from tests.web.seed import seed_support_runs
+
+    import tooleval.web.intervals as intervals
+    import tooleval.web.usage as usage
+    from tooleval.store import open_store
+    from tooleval.web import create_app
+
+    store = open_store(tmp_path / "runs.db")
+    a, b = seed_support_runs(store)
+    monkeypatch.setattr(usage, "VIEW_LIMIT", 10)
+    monkeypatch.setattr(intervals, "PAIRED_VIEW_LIMIT", 10)
+    with TestClient(create_app(store), base_url="http://127.0.0.1:8765") as client:
+        overview = _text(client.get(f"/runs/{a}").text)
+        compared = client.get(f"/compare?a={a}&b={b}").text
+    assert (
+        "Not counted: the viewer reads every row to count tokens, and stops at 10 rows" in overview
+    )
+    assert "so it is not computed here: `tooleval compare A B` prints it" in _text(compared)
+    assert 'class="delta-bar"' not in compared and compared.count('class="ci-bar"') >= 4
+    assert store.aggregates.load_aggregate(a, "viewer-usage/1", row_count=None) is None
+    store.close()

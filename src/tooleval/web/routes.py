@@ -290,7 +290,7 @@ def render_run(
         gate=stored_gate(info),
         latency=latency_percentiles(store, info),
         exact_clusters=exact,
-        usage=usage_block(run_usage(store, info)),
+        usage=usage_block(run_usage(store, info), running=info.status == "running"),
     )
 
 
