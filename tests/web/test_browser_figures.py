@@ -99,3 +99,55 @@ def test_a_replayed_rows_card_shows_its_state_diff(page, viewer_url, seeded):
     assert str(difference["expected"]) in cells[1] and str(difference["actual"]) in cells[2]
     assert "First diverging call: call 1" in block.inner_text()
     block.screenshot(path=artifact("viewer-state-diff.png"))
+
+
+def test_a_hostile_and_huge_state_diff_runs_nothing_and_stays_in_the_page(browser, tmp_path):
+    from tests.web.conftest import served_viewer
+    from tests.web.seed import XSS, XSS_IMG
+
+    from tooleval.model import Diagnosis, Result, Sample
+    from tooleval.store import open_store
+    from tooleval.store.records import MetricSpec, RowRecord
+
+    store = open_store(tmp_path / "runs.db")
+    run = store.create_run(
+        "hostile state", dataset={}, connector={}, metrics=[MetricSpec("state_match")]
+    )
+    differences = [
+        {"path": f"orders.{XSS}", "expected": XSS_IMG, "actual": "<absent>"},
+        {"path": "blob", "expected": {"k": "v" * 200_000}, "actual": ["x" * 50] * 5_000},
+        *({"path": f"items[{i}]", "expected": i, "actual": -i} for i in range(300)),
+    ]
+    result = Result.scored(
+        "state_match",
+        0.0,
+        reason="end states differ",
+        diagnosis=Diagnosis(
+            details={
+                "differences": differences,
+                "first_divergence": {"index": 0, "expected": XSS, "actual": None},
+            }
+        ),
+    )
+    store.add_rows(run, [RowRecord(run, 0, "hostile", Sample(input="x"), (result,))])
+    store.finish_run(run)
+    dialogs: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    for width in (390, 1400):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.on("dialog", on_dialog)
+        with served_viewer(store) as url:
+            page.goto(url + f"/runs/{run}/rows/0")
+            block = page.locator("section.state-diff-block")
+            assert XSS in block.inner_text()
+            assert "the first 100 are listed" in block.inner_text()
+            assert "(cut: 200,0" in block.inner_text()
+            assert page.evaluate("window.__xss") is None and not dialogs
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+        context.close()
+    store.close()
