@@ -49,7 +49,7 @@ __all__ = [
 NO_PRICE = "cost unknown: no price configured"
 _DOCUMENT = "viewer-usage/1"
 #: A running run is counted fresh on each view up to this many rows.
-_LIVE_LIMIT = 20_000
+_LIVE_LIMIT = 2_000
 #: A stopped run is counted on its first view up to this many rows (every row is decoded:
 #: about 7 s for 20,000 rows on a loaded 2-core machine); a bigger one is not counted.
 VIEW_LIMIT = 100_000
@@ -173,8 +173,9 @@ def run_usage(store: StoreReader, run: RunInfo, *, stored_only: bool = False) ->
     """The run's usage: kept with a stopped run's aggregates, counted once.
 
     None when not known without reading too much: a running run of more than
-    20,000 rows, a stopped one of more than ``VIEW_LIMIT`` not counted yet, or
-    (``stored_only``, the runs list) a run not counted yet.
+    2,000 rows (a smaller one is counted again on every view), a stopped one
+    of more than ``VIEW_LIMIT`` rows, or (``stored_only``, the runs list) a
+    run not counted yet.
     """
     from tooleval.analysis.aggregates import FINISHED, stamp
 
