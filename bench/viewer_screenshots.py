@@ -8,8 +8,11 @@ docs/images/run-page.png (failed rows with the "why" column), row-card.png,
 transcript.png (a logged conversation's row card), trace-spans.png (a
 monitored session's span timeline), compare-row.png (one row of two runs
 side by side, expected calls aligned), matrix.png (three runs, rows x runs),
-overview.png (a gated run's header and gate verdict) and
-run-page-phone-dark.png (390 px wide, dark scheme).
+overview.png (a gated run's header and gate verdict), usage.png (tokens and
+cost), compare-intervals.png (pass rates and the paired delta with intervals),
+cluster-rows.png (one failure cluster's rows, its filter chip), state-diff.png
+(a replayed examples/orders_env row) and run-page-phone-dark.png (390 px
+wide, dark scheme).
 """
 
 from __future__ import annotations
@@ -32,9 +35,12 @@ def main() -> int:
     import uvicorn
     from playwright.sync_api import sync_playwright
     from tests.web.seed import (
+        seed_cluster_run,
         seed_monitor_run,
+        seed_orders_run,
         seed_support_runs,
         seed_transcript_run,
+        seed_usage_run,
     )
 
     from tooleval.store import open_store
@@ -48,6 +54,8 @@ def main() -> int:
         a, b = seed_support_runs(store)
         chats = seed_transcript_run(store)
         traces = seed_monitor_run(store, Path(tmp))
+        clusters, usage = seed_cluster_run(store), seed_usage_run(store)
+        orders = seed_orders_run(store, Path(tmp) / "runs.db")
         gated = store.create_run(
             "support-agent nightly",
             dataset={"path": "examples/support_agent.jsonl"},
@@ -97,6 +105,21 @@ def main() -> int:
             page.goto(f"{base}/runs/{gated}")
             page.locator("section.run-header").screenshot(path=str(images / "overview.png"))
             written.append("overview.png")
+            page.goto(f"{base}/runs/{usage}")
+            page.locator("section.usage").screenshot(path=str(images / "usage.png"))
+            page.goto(f"{base}/compare?a={a}&b={b}")
+            page.locator("table.intervals").screenshot(path=str(images / "compare-intervals.png"))
+            page.goto(
+                f"{base}/runs/{clusters}?failure_class=wrong_argument&detail=wrong+issue_refund.amount"
+            )
+            page.locator("ul.filter-chips").scroll_into_view_if_needed()
+            page.screenshot(path=str(images / "cluster-rows.png"))
+            index = next(
+                r.index for r in store.iter_rows(orders) if r.result("state_match").passed is False
+            )
+            page.goto(f"{base}/runs/{orders}/rows/{index}")
+            page.locator("section.state-diff-block").screenshot(path=str(images / "state-diff.png"))
+            written += ["usage.png", "compare-intervals.png", "cluster-rows.png", "state-diff.png"]
             phone = browser.new_context(
                 viewport={"width": 390, "height": 844}, color_scheme="dark", is_mobile=True
             ).new_page()

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 from tests.web.seed import (
+    seed_cluster_run,
     seed_monitor_run,
     seed_names_run,
+    seed_orders_run,
     seed_support_runs,
     seed_transcript_run,
+    seed_usage_run,
     seed_xss_run,
 )
 
@@ -43,6 +46,9 @@ def seeded(tmp_path_factory) -> Iterator[dict]:
     names = seed_names_run(store)
     chats = seed_transcript_run(store)
     traces = seed_monitor_run(store, folder)
+    clusters = seed_cluster_run(store)
+    usage = seed_usage_run(store)
+    orders = seed_orders_run(store, folder / "runs.db")
     yield {
         "store": store,
         "a": a,
@@ -51,6 +57,9 @@ def seeded(tmp_path_factory) -> Iterator[dict]:
         "names": names,
         "chats": chats,
         "traces": traces,
+        "clusters": clusters,
+        "usage": usage,
+        "orders": orders,
     }
     store.close()
 

@@ -9,6 +9,7 @@ as the runner stores them.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 from tooleval.analysis.clusters import classified
@@ -414,3 +415,100 @@ def seed_monitor_run(store: Any, tmp_dir: Any) -> str:
 
     report = monitor(traces_file(tmp_dir / "traces.jsonl"), store=store)
     return str(report.run_id)
+
+
+ORDERS_ENV = Path(__file__).resolve().parents[2] / "examples" / "orders_env"
+
+
+def seed_orders_run(store: Any, db_path: Any) -> str:
+    """A real run of examples/orders_env (its plan, its scripted agent), scored by state_match.
+
+    Made by ``tooleval run plan.yaml`` in its own process, on the same store file.
+    """
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tooleval", "run", "plan.yaml", "--store", str(db_path)],
+        cwd=ORDERS_ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return next(r.id for r in store.list_runs() if r.name == "orders-env")
+
+
+def seed_cluster_run(store: Any) -> str:
+    """Wrong-argument clusters on one tool, where a search by class and tool over-matches.
+
+    ``wrong issue_refund.amount`` (3 rows) and ``wrong issue_refund.order_id`` (2 rows)
+    share the class and the tool: searching ``issue_refund`` finds 5 rows for either.
+    """
+    cases = []
+    for n in range(8):
+        order = str(6600 + n)
+        expected = [call("issue_refund", order_id=order, amount=30)]
+        if n < 3:
+            actual = [call("issue_refund", order_id=order, amount=300 + n)]
+        elif n < 5:
+            actual = [call("issue_refund", order_id="9999", amount=30)]
+        else:
+            actual = list(expected)
+        cases.append(
+            dict(
+                id=f"refund-{n}",
+                category="refund",
+                input=f"Refund 30 USD on order {order}.",
+                expected=expected,
+                actual=actual,
+                output="Refunded.",
+            )
+        )
+    run_id = store.create_run(
+        "refund clusters",
+        dataset={"path": "refunds.jsonl"},
+        connector={"type": "python"},
+        metrics=METRICS,
+    )
+    store.add_rows(run_id, [_record(i, c) for i, c in enumerate(cases)])
+    store.finish_run(run_id)
+    return run_id
+
+
+def seed_usage_run(store: Any) -> str:
+    """Rows whose raw responses record the agent's tokens, and a judged metric's usage."""
+    from tooleval.model import Diagnosis
+
+    records = []
+    for index, case in enumerate(_cases("b")[:4]):
+        base = _record(index, case)
+        judge = {
+            "model": "local",
+            "calls": 1,
+            "cached_calls": index % 2,
+            "tokens_in": 200,
+            "tokens_out": 20,
+            "latency_ms": 5.0,
+        }
+        judged = Result.scored(
+            "helpfulness",
+            1.0,
+            reason="helpful",
+            threshold=0.5,
+            diagnosis=Diagnosis(details={"judge": judge}),
+        )
+        raw = {"usage": {"prompt_tokens": 1000 + index, "completion_tokens": 50}}
+        if index == 3:
+            raw = {"turns": [{"usage": {"prompt_tokens": 10, "completion_tokens": 1}}] * 3}
+        records.append(dataclasses.replace(base, results=(*base.results, judged), raw_response=raw))
+    run_id = store.create_run(
+        "usage run",
+        dataset={"path": "usage.jsonl"},
+        connector={"type": "openai"},
+        metrics=[*METRICS, MetricSpec("helpfulness", {}, 0.5)],
+    )
+    store.add_rows(run_id, records)
+    store.finish_run(run_id)
+    return run_id

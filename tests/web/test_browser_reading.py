@@ -18,6 +18,11 @@ PHONE = {"width": 390, "height": 844}
 def _pages(seeded) -> list[str]:
     store, a, b = seeded["store"], seeded["a"], seeded["b"]
     index = next(r.index for r in store.iter_rows(b) if r.row_id == "cancel-4")
+    replayed = next(
+        r.index
+        for r in store.iter_rows(seeded["orders"])
+        if r.result("state_match").passed is False
+    )
     return [
         "/",
         f"/runs/{a}",
@@ -37,6 +42,11 @@ def _pages(seeded) -> list[str]:
         f"/runs/{a}?what=order_id&q=refund",
         f"/compare?run={a}&run={b}&run={seeded['chats']}",
         f"/compare?a={a}&b={b}&change=regressed",
+        f"/runs/{seeded['clusters']}?failure_class=wrong_argument&detail=wrong+issue_refund.amount",
+        f"/runs/{seeded['usage']}",
+        f"/runs/{seeded['orders']}",
+        f"/runs/{seeded['orders']}/rows/{replayed}",
+        f"/compare?a={seeded['clusters']}&b={seeded['usage']}",
     ]
 
 

@@ -74,6 +74,21 @@ def charts_section(bins: list[ScoreBins]) -> Safe:
     return el("div", boxes, class_="charts")
 
 
+def _metric_rate_cell(run: Any, stats: CategoryStats, metric: str) -> Safe:
+    """One metric's pass rate in one category, with its interval bar when the counts are known."""
+    counted = stats.metric_counts.get(metric) if run is not None else None
+    if not counted or sum(counted) <= 0:
+        return el("td", pct(stats.pass_rates.get(metric)), class_="num")
+    ok, bad = (int(v) for v in counted)
+    rate = ok / (ok + bad)
+    return el(
+        "td",
+        el("div", pct(rate)),
+        interval_bar(rate, count_interval(run, ok, ok + bad)),
+        class_="num ci",
+    )
+
+
 def category_section(
     stats: list[CategoryStats], metrics: list[str], *, link: Any = None, run: Any = None
 ) -> Safe:
@@ -115,7 +130,7 @@ def category_section(
                     if run is not None
                     else ()
                 ),
-                *(el("td", pct(s.pass_rates.get(m)), class_="num") for m in metrics),
+                *(_metric_rate_cell(run, s, m) for m in metrics),
             )
         )
     chart = bar_chart_svg(

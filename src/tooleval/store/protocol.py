@@ -149,6 +149,7 @@ class StoreReader(Protocol):
         failure_class: str | None = None,
         search: str | None = None,
         error: bool | None = None,
+        failure_detail: str | None = None,
         offset: int = 0,
         limit: int | None = None,
         order_by: str = "index",
@@ -166,6 +167,7 @@ class StoreReader(Protocol):
         failure_class: str | None = None,
         search: str | None = None,
         error: bool | None = None,
+        failure_detail: str | None = None,
     ) -> int:
         """How many rows :meth:`iter_rows` would yield with the same filters."""
         ...

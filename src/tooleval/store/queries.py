@@ -36,6 +36,8 @@ class RowFilters:
     failure_class: str | None = None
     search: str | None = None
     error: bool | None = None
+    #: The failure cluster key stored with each failed row (``wrong cancel_order.order_id``).
+    failure_detail: str | None = None
 
 
 def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.Select:
@@ -47,6 +49,8 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
         query = query.where(rows.category == filters.category)
     if filters.failure_class is not None:
         query = query.where(rows.failure_class == filters.failure_class)
+    if filters.failure_detail is not None:
+        query = query.where(rows.failure_detail == filters.failure_detail)
     if filters.error is not None:
         query = query.where(rows.error.is_not(None) if filters.error else rows.error.is_(None))
     if metric is not None:

@@ -420,6 +420,7 @@ class Store:
         failure_class: str | None = None,
         search: str | None = None,
         error: bool | None = None,
+        failure_detail: str | None = None,
         offset: int = 0,
         limit: int | None = None,
         order_by: str = "index",
@@ -431,7 +432,9 @@ class Store:
         (False). ``passed`` alone uses the row's verdict (every scored result
         passed). ``search`` matches row id, input, output or error text,
         case-insensitively; ``error=True`` keeps rows the agent could not be
-        called for (or whose cells could not be read), ``False`` the others. ``order_by``: ``index``, ``row_id``, ``category``,
+        called for (or whose cells could not be read), ``False`` the others.
+        ``failure_detail`` keeps the failed rows stored with that cluster key
+        (``wrong cancel_order.order_id``; see :mod:`tooleval.analysis.clusters`). ``order_by``: ``index``, ``row_id``, ``category``,
         ``latency``, ``score`` (needs ``metric``), each with ``-`` for descending.
         """
         offset = non_negative(offset, "offset")
@@ -439,7 +442,7 @@ class Store:
             limit = non_negative(limit, "limit")
         with self._read() as conn:
             self._require_run(conn, run_id)
-        filters = RowFilters(category, metric, passed, failure_class, search, error)
+        filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
         query = rows_query(run_id, filters, order_by=order_by)
         # Checked above, before the first row is asked for; rows stream lazily.
         return self._stream(query, run_id, offset, limit, by_index=order_by == "index")
@@ -483,9 +486,10 @@ class Store:
         failure_class: str | None = None,
         search: str | None = None,
         error: bool | None = None,
+        failure_detail: str | None = None,
     ) -> int:
         """How many rows :meth:`iter_rows` would yield with the same filters."""
-        filters = RowFilters(category, metric, passed, failure_class, search, error)
+        filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
         query = rows_query(run_id, filters, order_by=None)
         with self._read() as conn:
             self._require_run(conn, run_id)

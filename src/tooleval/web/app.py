@@ -76,7 +76,10 @@ def _host_names(host: str | None) -> frozenset[str]:
 
 def _static_text(name: str) -> str:
     if name == "style.css":
-        return resources.files("tooleval.report").joinpath(name).read_text(encoding="utf-8")
+        # The shared stylesheet, then the viewer's own rules (filter chips, state diffs, ...).
+        shared = resources.files("tooleval.report").joinpath(name).read_text(encoding="utf-8")
+        own = resources.files("tooleval.web").joinpath("static", "viewer.css")
+        return shared + "\n" + own.read_text(encoding="utf-8")
     return resources.files("tooleval.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
@@ -244,13 +247,14 @@ def _run_routes(app: Any, store: StoreReader) -> None:
         page: int = 1,
         per_page: int = 50,
         what: str | None = None,
+        detail: str | None = None,
     ) -> Any:
         info = cached_run(store, routes.resolve_ref(store, run_id))
         moved = _canonical(request, run_id, info.id)
         if moved is not None:
             return moved
         filters, note = routes.run_filters(
-            info, category, metric, result, failure_class, q, sort, page, per_page
+            info, category, metric, result, failure_class, q, sort, page, per_page, detail
         )
         found = routes.run_view(store, info, filters, note, what=what)
         if isinstance(found, int):
@@ -276,6 +280,7 @@ def _run_routes(app: Any, store: StoreReader) -> None:
         failure_class: str | None = None,
         q: str | None = None,
         sort: str = "index",
+        detail: str | None = None,
     ) -> Response:
         from fastapi.responses import StreamingResponse
 
@@ -285,7 +290,7 @@ def _run_routes(app: Any, store: StoreReader) -> None:
             return _error(404, "Not found", f"Exports are CSV or JSONL, not {kind!r}.")
         info = cached_run(store, routes.resolve_ref(store, run_id))
         filters, _ = routes.run_filters(
-            info, category, metric, result, failure_class, q, sort, 1, 50
+            info, category, metric, result, failure_class, q, sort, 1, 50, detail
         )
         rows = store.iter_rows(info.id, **filters.where, order_by=filters.sort)
         name = f"{info.id}-rows.{kind}"
@@ -330,6 +335,7 @@ def _row_routes(app: Any, store: StoreReader) -> None:
         sort: str = "failures",
         per_page: int = 50,
         pos: int | None = None,
+        detail: str | None = None,
     ) -> Any:
         info = cached_run(store, routes.resolve_ref(store, run_id))
         moved = _canonical(request, run_id, info.id)
@@ -349,7 +355,7 @@ def _row_routes(app: Any, store: StoreReader) -> None:
                 hint=el("p", el("a", "back to the run", href=href("/runs", info.id))),
             )
         filters, _ = routes.run_filters(
-            info, category, metric, result, failure_class, q, sort, 1, per_page
+            info, category, metric, result, failure_class, q, sort, 1, per_page, detail
         )
         return HTMLResponse(routes.render_row(store, info, record, filters, pos))
 

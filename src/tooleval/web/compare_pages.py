@@ -129,8 +129,13 @@ def compare_page(
     metric: str | None = None,
     page_number: int = 1,
     per_page: int = 50,
+    intervals: Safe | None = None,
 ) -> str:
-    """Pick two runs; with both picked, their comparison and one page of row deltas."""
+    """Pick two runs; with both picked, their comparison and one page of row deltas.
+
+    ``intervals``: the pass rates with their intervals and the paired Δ
+    (:func:`tooleval.web.intervals.noise_section`).
+    """
     body: list[Safe | None] = [el("h1", "Compare runs"), _pick_form(runs, a, b)]
     if comparison is None or a is None or b is None:
         return page("compare · tooleval", *body)
@@ -164,6 +169,7 @@ def compare_page(
     body += [
         el("h2", "Overview"),
         comparison_overview(comparison, run_link=lambda run_id: href("/runs", run_id), level=3),
+        intervals,
         el("h2", "Per-row deltas", id="deltas"),
         filters,
         note,
@@ -340,6 +346,7 @@ def matrix_page(
     total: int,
     counts: dict[str, int],
     refs: Sequence[str],
+    intervals: Safe | None = None,
 ) -> str:
     """Rows × runs: each cell the row's verdict and its scores; regressions first."""
     from tooleval.report.compare import MATRIX_ORDER
@@ -397,6 +404,7 @@ def matrix_page(
         el("h1", f"Compare {len(runs)} runs"),
         summary,
         legend,
+        intervals,
         el("h2", "Rows × runs", id="matrix"),
         pager,
         el(

@@ -23,12 +23,14 @@ from tooleval.report.page import chip_legend, document
 from tooleval.report.run_tables import metric_summary_table, run_header
 from tooleval.report.static import category_section, charts_caption
 from tooleval.store.records import RowRecord, RunInfo
+from tooleval.web.state_diff import state_diff_section, state_diffs
 
 __all__ = [
     "DEFAULT_SORT",
     "PAGE_SIZES",
     "RunFilters",
     "error_page",
+    "filter_chips",
     "page",
     "row_page",
     "run_page",
@@ -62,6 +64,8 @@ class RunFilters:
     sort: str = DEFAULT_SORT
     page: int = 1
     per_page: int = 50
+    #: A failure cluster's key (``wrong cancel_order.order_id``): exactly that cluster's rows.
+    detail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -77,6 +81,7 @@ class RunFilters:
             passed=self.passed,
             failure_class=self.failure_class,
             search=self.q,
+            failure_detail=self.detail,
         )
 
     @property
@@ -92,6 +97,7 @@ class RunFilters:
             "result": self.result,
             "failure_class": self.failure_class,
             "q": self.q,
+            "detail": self.detail,
             "sort": None if self.sort == DEFAULT_SORT else self.sort,
             "page": None if self.page == 1 else self.page,
             "per_page": None if self.per_page == 50 else self.per_page,
@@ -222,6 +228,10 @@ def _filter_form(
         select(
             "per_page", "per page", [(str(n), str(n)) for n in PAGE_SIZES], str(filters.per_page)
         ),
+        # The cluster filter has no field: it is kept until its chip removes it.
+        void("input", type="hidden", name="detail", value=filters.detail)
+        if filters.detail
+        else None,
         el("button", "apply", type="submit"),
         el("a", "reset", href=href("/runs", run.id, fragment="rows")),
         method="get",
@@ -230,6 +240,53 @@ def _filter_form(
         class_="filters",
         id="filters",
     )
+
+
+_CHIP_LABELS = (
+    ("detail", "cluster"),
+    ("failure_class", "failure class"),
+    ("category", "category"),
+    ("metric", "metric"),
+    ("result", "result"),
+    ("q", "search"),
+)
+
+
+def filter_chips(run_id: str, filters: RunFilters) -> Safe | None:
+    """The active filters as chips, each with a link to the same view without it.
+
+    >>> chips = str(filter_chips("r", RunFilters(failure_class="wrong_argument", detail="wrong f.x")))
+    >>> chips.count('class="filter-chip"'), "wrong f.x" in chips
+    (2, True)
+    """
+    values = filters.query()
+    shown = []
+    for key, label in _CHIP_LABELS:
+        value = values.get(key)
+        if not value:
+            continue
+        text = {"pass": "passed", "fail": "failed"}.get(value, value) if key == "result" else value
+        if key == "failure_class":
+            text = value.replace("_", " ")
+        shown.append(
+            el(
+                "li",
+                el("span", f"{label}: ", class_="muted"),
+                el("span", text, class_="filter-value"),
+                el(
+                    "a",
+                    "✕",
+                    href=filters.link(run_id, fragment="rows", page=None, **{key: None}),
+                    aria_label=f"remove {label} filter",
+                    title=f"remove the {label} filter",
+                    class_="chip-remove",
+                ),
+                class_="filter-chip",
+            )
+        )
+    if not shown:
+        return None
+    return el("ul", shown, class_="filter-chips", aria_label="active filters")
 
 
 def _view_links(run_id: str, filters: RunFilters) -> Safe:
@@ -285,8 +342,15 @@ def run_page(
     what: str | None = None,
     gate: Any = None,
     latency: dict[str, float] | None = None,
+    exact_clusters: bool = True,
+    usage: Safe | None = None,
 ) -> str:
-    """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows."""
+    """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows.
+
+    ``exact_clusters``: every failed row carries its stored cluster key, so a
+    cluster's count links exactly its rows (else, for rows stored by an older
+    tooleval, a search by class and tool that may match more or fewer).
+    """
     from tooleval.report.overview import gate_block
 
     metrics = list(run.summaries)
@@ -308,6 +372,7 @@ def run_page(
             aria_label="breadcrumb",
         ),
         run_header(run, status, latency=latency, gate=gate),
+        usage,
         gate_block(gate),
         el("h2", "Metrics"),
         metric_summary_table(run),
@@ -321,9 +386,10 @@ def run_page(
             run=run,
         ),
         el("h2", "Failure clusters", id="clusters"),
-        _clusters(run, clusters, what) if clusters is not None else None,
+        _clusters(run, clusters, what, exact=exact_clusters) if clusters is not None else None,
         el("h2", "Rows", id="rows"),
         _filter_form(run, filters, categories, failure_classes),
+        filter_chips(run.id, filters),
         el("p", note, class_="note", role="status") if note else None,
         _view_links(run.id, filters),
         chip_legend(),
@@ -336,7 +402,9 @@ def run_page(
     )
 
 
-def _clusters(run: RunInfo, found: tuple[Sequence[Any], int], what: str | None) -> Safe:
+def _clusters(
+    run: RunInfo, found: tuple[Sequence[Any], int], what: str | None, *, exact: bool = True
+) -> Safe:
     """The failure clusters (the report's table), filterable by tool, argument or category."""
     from tooleval.analysis.clusters import cluster_subjects, filter_clusters
     from tooleval.report.run_tables import clusters_table
@@ -345,6 +413,14 @@ def _clusters(run: RunInfo, found: tuple[Sequence[Any], int], what: str | None) 
     shown = filter_clusters(clusters, what)
 
     def rows_link(cluster: Any) -> Href:
+        if exact:
+            return href(
+                "/runs",
+                run.id,
+                failure_class=cluster.failure_class,
+                detail=cluster.detail,
+                fragment="rows",
+            )
         subjects = cluster_subjects(cluster)
         tool = subjects[0].split(".")[0] if subjects else None
         return href("/runs", run.id, failure_class=cluster.failure_class, q=tool, fragment="rows")
@@ -367,6 +443,16 @@ def _clusters(run: RunInfo, found: tuple[Sequence[Any], int], what: str | None) 
         if what
         else None
     )
+    if not exact and clusters:
+        note = frag(
+            note,
+            el(
+                "p",
+                "Some failed rows were stored without their cluster key (an older tooleval): "
+                "a count's link searches by class and tool, and may show more or fewer rows.",
+                class_="muted small",
+            ),
+        )
     return frag(
         form,
         note,
@@ -455,6 +541,7 @@ def row_page(
         el("p", "keys: j / k next / previous row, u back to the rows", class_="muted small"),
         chip_legend(),
         row_card(row, level=2),
+        frag(*(state_diff_section(r, level=2) for r in state_diffs(row.results))),
     )
 
 

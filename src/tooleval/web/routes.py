@@ -59,6 +59,7 @@ def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
     """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
     from tooleval.analysis.gate import stored_gate
     from tooleval.web.runs_list import runs_page
+    from tooleval.web.usage import run_usage, short_usage
 
     every = cached_runs(store)
     tags = sorted({t for r in every for t in r.tags})
@@ -73,6 +74,7 @@ def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
         statuses=statuses,
         gates=gates,
         previous=previous_runs(every),
+        usage={r.id: short_usage(run_usage(store, r, stored_only=True)) for r in shown},
     )
 
 
@@ -135,6 +137,7 @@ def run_filters(
     sort: str,
     page: int,
     per_page: int,
+    detail: str | None = None,
 ) -> tuple[RunFilters, str | None]:
     """The checked filters of a run view, and a note when one was completed for the user.
 
@@ -180,6 +183,7 @@ def run_filters(
             sort=sort,
             page=page,
             per_page=per_page,
+            detail=detail or None,
         ),
         note,
     )
@@ -255,9 +259,11 @@ def render_run(
     from tooleval.report.overview import latency_percentiles
     from tooleval.report.repeats import repeat_section
     from tooleval.web import pages
+    from tooleval.web.usage import run_usage, usage_block
 
     counts = run_counts(store, info)
     clusters, failures = run_clusters(store, info)
+    exact = not clusters or store.aggregates.undetailed_failures(info.id) == 0
     digest = run_repeats(store, info)
     repeats = (
         None
@@ -283,6 +289,8 @@ def render_run(
         what=what,
         gate=stored_gate(info),
         latency=latency_percentiles(store, info),
+        exact_clusters=exact,
+        usage=usage_block(run_usage(store, info), running=info.status == "running"),
     )
 
 
@@ -403,10 +411,16 @@ def render_compare(
         for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
             if index is not None and (side, index) not in rows:
                 rows[(side, index)] = store.get_row(run_id, index)
+    from tooleval.web.intervals import noise_section, paired_stats, run_rates
+
+    intervals = noise_section(
+        run_rates(store, info_a), run_rates(store, info_b), paired_stats(store, info_a, info_b)
+    )
     return compare_page(
         every,
         a=info_a.id,
         b=info_b.id,
+        intervals=intervals,
         comparison=found.comparison,
         deltas=found.deltas,
         total=found.total,
@@ -438,9 +452,15 @@ def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
     start = (page - 1) * _COMPARE_PAGE
     if rows and start >= len(rows):
         raise InputError(f"page {page} is past the end ({len(rows)} rows)", field="page")
+    from tooleval.web.compare_pages import run_label
+    from tooleval.web.intervals import matrix_rates_section, run_rates
+
     return matrix_page(
         runs,
         rows[start : start + _COMPARE_PAGE],
+        intervals=matrix_rates_section(
+            [run_rates(store, r) for r in runs], [run_label(r) for r in runs]
+        ),
         page_number=page,
         per_page=_COMPARE_PAGE,
         total=len(rows),

@@ -19,7 +19,9 @@ from tooleval.web.pages import page, select
 __all__ = ["runs_page"]
 
 
-def _run_line(run: RunInfo, status: tuple[str, str], gate: Any, before: str | None) -> Safe:
+def _run_line(
+    run: RunInfo, status: tuple[str, str], gate: Any, before: str | None, usage: str | None = None
+) -> Safe:
     """One run of the list: pick box, name with id and time, status, gate, counts, tags."""
     from tooleval.report.overview import gate_badge
 
@@ -67,6 +69,7 @@ def _run_line(run: RunInfo, status: tuple[str, str], gate: Any, before: str | No
                 el("div", el("span", f"{name} ", class_="muted"), el("strong", pct(s.pass_rate)))
                 for name, s in run.summaries.items()
             ),
+            el("div", usage, class_="muted small usage-line") if usage else None,
         ),
         el("td", frag(el("span", t, class_="tag") for t in run.tags)),
     )
@@ -98,13 +101,15 @@ def runs_page(
     statuses: dict[str, tuple[str, str]] | None = None,
     gates: dict[str, Any] | None = None,
     previous: dict[str, str] | None = None,
+    usage: dict[str, str | None] | None = None,
 ) -> str:
     """Every stored run, newest first, searchable by name and filterable by tag.
 
     ``statuses``: (text, kind) per run id, for runs whose stored status is not
     the whole story (a ``running`` run: live holder or stopped, see run_status).
     ``gates``: each run's gate verdict; ``previous``: the run before each one
-    of the same plan or dataset (a "compare with previous" link). Ticking two
+    of the same plan or dataset (a "compare with previous" link); ``usage``: a
+    run's tokens in one line, when already counted. Ticking two
     runs or more and "compare selected" opens their comparison.
     """
     form = el(
@@ -137,12 +142,14 @@ def runs_page(
         ),
     )
     statuses, gates, previous = statuses or {}, gates or {}, previous or {}
+    usage = usage or {}
     body = [
         _run_line(
             run,
             statuses.get(run.id, (run.status, run.status)),
             gates.get(run.id),
             previous.get(run.id),
+            usage.get(run.id),
         )
         for run in runs
     ]
