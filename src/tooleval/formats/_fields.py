@@ -40,7 +40,11 @@ def at(path: str, key: str) -> str:
 
 
 def sub(path: str, relative: str) -> str:
-    """Join a path and a relative path such as ``[0].content`` or ``messages[2]``."""
+    """Join a path and a relative path such as ``[0].content`` or ``messages[2]``.
+
+    >>> sub("messages", "[0].content"), sub("row", "args"), sub("", ".args")
+    ('messages[0].content', 'row.args', 'args')
+    """
     if not relative:
         return path
     if not path:
@@ -54,7 +58,11 @@ def item(path: str, index: int) -> str:
 
 
 def describe(value: Any) -> str:
-    """A short phrase saying what a value is, for error messages."""
+    """A short phrase saying what a value is, for error messages.
+
+    >>> describe(None), describe([1, 2]), describe({"b": 1, "a": 2})
+    ('null', 'a list of 2 item(s), the first a number (1)', "an object with keys ['a', 'b']")
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -143,7 +151,11 @@ def plain(value: Any) -> Any:
 
 
 def to_json_text(value: Any) -> str:
-    """A tool result as text: strings unchanged, anything else as compact JSON."""
+    """A tool result as text: strings unchanged, anything else as compact JSON.
+
+    >>> to_json_text("18C"), to_json_text({"temp": 18, "unit": "C"})
+    ('18C', '{"temp":18,"unit":"C"}')
+    """
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -62,17 +62,29 @@ _NAME_LIMIT = 60
 
 
 def pct(value: float | None) -> str:
-    """A rate as a percentage (``–`` when undefined)."""
+    """A rate as a percentage (``–`` when undefined).
+
+    >>> pct(0.125), pct(None)
+    ('12.5%', '–')
+    """
     return "–" if value is None else f"{value:.1%}"
 
 
 def score_text(value: float | None) -> str:
-    """A score with 2 decimals (``unscored`` for None)."""
+    """A score with 2 decimals (``unscored`` for None).
+
+    >>> score_text(0.5), score_text(None)
+    ('0.50', 'unscored')
+    """
     return "unscored" if value is None else f"{value:.2f}"
 
 
 def value_text(value: Any, *, limit: int = 400) -> str:
-    """Any JSON-ish value as compact text for display (truncated past ``limit``)."""
+    """Any JSON-ish value as compact text for display (truncated past ``limit``).
+
+    >>> value_text({"b": 1, "a": "x"}), value_text("a" * 10, limit=5)
+    ('{"a": "x", "b": 1}', '"aaa…')
+    """
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
     else:
