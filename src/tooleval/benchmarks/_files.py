@@ -105,6 +105,16 @@ def read_records(path: str | Path, *, what: str) -> list[Any]:
     """Every record of a JSON array file or a JSONL file (blank lines skipped).
 
     ``what`` names the file's role in errors ("reference", "predictions").
+
+    >>> import os, tempfile
+    >>> def write(text):
+    ...     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+    ...         _ = f.write(text)
+    ...     return f.name
+    >>> path = write('{"id": 1}\\n\\n{"id": 2}\\n')
+    >>> read_records(path, what="reference")
+    [{'id': 1}, {'id': 2}]
+    >>> os.unlink(path)
     """
     text = read_text(path, what=what)
     stripped = text.lstrip()

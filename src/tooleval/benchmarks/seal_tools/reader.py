@@ -328,6 +328,17 @@ def load_seal_tools(
     With only ``reference``: reference-only samples (no ``tools_called``).
     With only ``predictions``: each row must carry ``gold_data`` (the
     official pred file does).
+
+    >>> import os, tempfile
+    >>> def write(text):
+    ...     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+    ...         _ = f.write(text)
+    ...     return f.name
+    >>> ref = write('{"id": "t-easy-0", "query": "q", "calling": [{"api": "a", "parameters": {}}]}')
+    >>> pred = write('{"id": "t-easy-0", "predict": [[{"api": "a", "parameters": {}}]]}')
+    >>> [(s.id, [c.name for c in s.actual_calls()]) for s in load_seal_tools(pred, reference=ref)]
+    [('t-easy-0', ['a'])]
+    >>> os.unlink(ref); os.unlink(pred)
     """
     path = str(predictions if predictions is not None else reference)
     pairs = read_pairs(predictions, reference, ident=lambda r: r.get("id"), path=path)
