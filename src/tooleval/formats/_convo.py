@@ -138,6 +138,12 @@ def join_text(
 
 
 def first_user_text(messages: Iterable[Message]) -> str:
+    """The content of the first user message ("" when there is none).
+
+    >>> from tooleval.model import SystemMessage, UserMessage
+    >>> first_user_text([SystemMessage("be brief"), UserMessage("hi"), UserMessage("again")])
+    'hi'
+    """
     from tooleval.model import UserMessage
 
     for msg in messages:

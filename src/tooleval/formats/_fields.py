@@ -86,12 +86,23 @@ def describe(value: Any) -> str:
 def need_mapping(
     value: Any, path: str, *, row: int | None = None, what: str = "an object"
 ) -> Mapping[Any, Any]:
+    """``value`` when it is a mapping, else a FormatError at ``path`` saying what it is.
+
+    >>> need_mapping([], "messages[0]", row=3)
+    Traceback (most recent call last):
+    tooleval.errors.FormatError: row 3, field messages[0]: expected an object, got an empty list
+    """
     if not isinstance(value, Mapping):
         raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
     return value
 
 
 def need_list(value: Any, path: str, *, row: int | None = None, what: str = "a list") -> list[Any]:
+    """``value`` as a list when it is a sequence (not text), else a FormatError at ``path``.
+
+    >>> need_list(("a", "b"), "tools")
+    ['a', 'b']
+    """
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
         raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
     return list(value)
@@ -127,6 +138,11 @@ def need_str(
     what: str = "a string",
     optional: bool = False,
 ) -> str | None:
+    """``value`` when it is a string (or None when ``optional``), else a FormatError at ``path``.
+
+    >>> need_str(None, "name", optional=True), need_str("f", "name")
+    (None, 'f')
+    """
     if value is None and optional:
         return None
     if not isinstance(value, str):
