@@ -106,15 +106,14 @@ def read_records(path: str | Path, *, what: str) -> list[Any]:
 
     ``what`` names the file's role in errors ("reference", "predictions").
 
-    >>> import os, tempfile
-    >>> def write(text):
-    ...     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-    ...         _ = f.write(text)
-    ...     return f.name
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
     >>> path = write('{"id": 1}\\n\\n{"id": 2}\\n')
     >>> read_records(path, what="reference")
     [{'id': 1}, {'id': 2}]
-    >>> os.unlink(path)
+    >>> import shutil; shutil.rmtree(folder)
     """
     text = read_text(path, what=what)
     stripped = text.lstrip()

@@ -365,15 +365,14 @@ def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> li
     one list (``{"results": [...]}``, ``{"predictions": [...]}``, ...). Only
     a file that is neither is refused, saying what was seen.
 
-    >>> import os, tempfile
-    >>> def write(text):
-    ...     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-    ...         _ = f.write(text)
-    ...     return f.name
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
     >>> path = write('{"results": [{"pred": "[GetToday()]", "gold": {"api_name": "GetToday"}}]}')
     >>> [s.expected_tools.calls[0].name for s in load_apibank(path)]
     ['GetToday']
-    >>> os.unlink(path)
+    >>> import shutil; shutil.rmtree(folder)
     """
     text = read_text(path)
     if not text.strip():

@@ -396,15 +396,14 @@ def load_nestful(
 
     Row ids are the records' ``sample_id``/``id``, else ``<file name>#<index>``.
 
-    >>> import os, tempfile
-    >>> def write(text):
-    ...     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-    ...         _ = f.write(text)
-    ...     return f.name
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
     >>> ref = write('{"sample_id": "n1", "input": "q", "output": [{"name": "f", "arguments": {}, "label": "$var_1"}]}')
     >>> [(s.id, s.tools_called) for s in load_nestful(None, reference=ref)]
     [('n1', None)]
-    >>> os.unlink(ref)
+    >>> import shutil; shutil.rmtree(folder)
     """
     named = reference if reference is not None else predictions
     pairs = read_pairs(predictions, reference, ident=_record_ident, path=named)
