@@ -85,7 +85,11 @@ _SKIP_PARTS = (
 
 
 def is_langchain_message(value: Any) -> bool:
-    """True for a live ``langchain_core`` message (checked without importing LangChain)."""
+    """True for a live ``langchain_core`` message (checked without importing LangChain).
+
+    >>> is_langchain_message({"type": "human", "content": "hi"})  # a dict, not a live message
+    False
+    """
     module = sys.modules.get("langchain_core.messages")
     return module is not None and isinstance(value, module.BaseMessage)
 
