@@ -222,6 +222,10 @@ def to_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     A call without an id is written as the legacy ``function_call`` (and its
     result as ``role: "function"``), so nothing is invented.
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> to_chat([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])[1]
+    {'role': 'tool', 'tool_call_id': 'c1', 'content': '18C'}
     """
     out: list[dict[str, Any]] = []
     for msg in messages:
@@ -408,7 +412,12 @@ def from_responses(data: Any, *, path: str = "", row: int | None = None) -> list
 
 
 def to_responses(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Write Responses input items (messages, ``function_call``, ``function_call_output``)."""
+    """Write Responses input items (messages, ``function_call``, ``function_call_output``).
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> [item["type"] for item in to_responses([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])]
+    ['function_call', 'function_call_output']
+    """
     out: list[dict[str, Any]] = []
     for msg in messages:
         if isinstance(msg, SystemMessage | UserMessage):
