@@ -372,7 +372,7 @@ def sample_from_nestful(
         calls = []
         if predicted is not None:
             calls, _, meta["predicted_output"] = _symbolic(predicted)
-    ident = record.get("sample_id", record.get("id"))
+    ident = _record_ident(record)
     if ident is None and index is not None:
         ident = f"{source}#{index}" if source else str(index)
     text = record.get("input", "")
