@@ -96,7 +96,11 @@ def value_text(value: Any, *, limit: int = 400) -> str:
 
 
 def verdict_badge(passed: bool | None, *, error: bool = False) -> Safe:
-    """PASS / FAIL / UNSCORED / ERROR as a coloured badge."""
+    """PASS / FAIL / UNSCORED / ERROR as a coloured badge.
+
+    >>> str(verdict_badge(True)), str(verdict_badge(None))
+    ('<span class="badge badge-pass">pass</span>', '<span class="badge badge-unscored">unscored</span>')
+    """
     if error:
         return el("span", "error", class_="badge badge-error")
     if passed is None:
@@ -175,7 +179,11 @@ def _call_label(call: ToolCall) -> str:
 
 
 def lookalike_note(name: str) -> Safe | None:
-    """A visible warning when a tool name could pass for another (None for plain names)."""
+    """A visible warning when a tool name could pass for another (None for plain names).
+
+    >>> lookalike_note("refund") is None, "U+200B" in str(lookalike_note("refund\u200b"))
+    (True, True)
+    """
     warnings = name_warnings(name)
     if not warnings:
         return None
