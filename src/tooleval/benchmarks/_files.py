@@ -105,6 +105,15 @@ def read_records(path: str | Path, *, what: str) -> list[Any]:
     """Every record of a JSON array file or a JSONL file (blank lines skipped).
 
     ``what`` names the file's role in errors ("reference", "predictions").
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
+    >>> path = write('{"id": 1}\\n\\n{"id": 2}\\n')
+    >>> read_records(path, what="reference")
+    [{'id': 1}, {'id': 2}]
+    >>> import shutil; shutil.rmtree(folder)
     """
     text = read_text(path, what=what)
     stripped = text.lstrip()

@@ -15,6 +15,14 @@ from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``power`` command to the CLI's subparsers.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> register(parser.add_subparsers())
+    >>> args = parser.parse_args(["power", "r1", "--delta", "0.03", "--delta", "0.05"])
+    >>> args.run, args.delta, args.confidence, args.handler.__name__
+    ('r1', [0.03, 0.05], 0.95, 'power')
+    """
     from tooleval.cli.compare import _fraction
     from tooleval.cli.run import add_store_option
 
@@ -78,6 +86,12 @@ def _lines(advice: Any, deltas: list[float]) -> list[str]:
 
 
 def power(args: argparse.Namespace) -> int:
+    """Print (and with ``--json`` write) the power advice of each metric of a stored run.
+
+    The library call is :func:`tooleval.analysis.power_advice.power_advice`;
+    an unknown ``--metric`` or a run it cannot advise on is a ConfigError
+    (exit 2). Returns 0.
+    """
     from pathlib import Path
 
     import orjson

@@ -66,7 +66,12 @@ class CallNames:
 
 
 def name_results(messages: Iterable[Message]) -> list[Message]:
-    """Give every ``ToolMessage`` without a ``name`` the name of the call it answers."""
+    """Give every ``ToolMessage`` without a ``name`` the name of the call it answers.
+
+    >>> call = ToolCall("get_weather", {}, id="c1")
+    >>> name_results([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1")])[1].name
+    'get_weather'
+    """
     names = CallNames()
     out: list[Message] = []
     for msg in messages:
@@ -94,6 +99,10 @@ def join_text(
 
     Parts whose type is in ``skip_types`` (images, reasoning, ...) carry no
     text for scoring and are skipped; an unknown part type is an error.
+
+    >>> parts = [{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}]
+    >>> join_text(parts, "content", row=None, skip_types=("image",))
+    'a\\nb'
     """
     if parts is None:
         return ""
@@ -138,6 +147,12 @@ def join_text(
 
 
 def first_user_text(messages: Iterable[Message]) -> str:
+    """The content of the first user message ("" when there is none).
+
+    >>> from tooleval.model import SystemMessage, UserMessage
+    >>> first_user_text([SystemMessage("be brief"), UserMessage("hi"), UserMessage("again")])
+    'hi'
+    """
     from tooleval.model import UserMessage
 
     for msg in messages:
@@ -187,7 +202,12 @@ def error_flag(entry: Mapping[str, Any], key: str, path: str, *, row: int | None
 
 
 def object_args(value: Any, path: str, *, row: int | None, what: str) -> Mapping[str, Any] | None:
-    """``value`` if it is an object or None; otherwise "expected ``what`` as an object"."""
+    """``value`` if it is an object or None; otherwise "expected ``what`` as an object".
+
+    >>> object_args([1], "args", row=2, what="the arguments")
+    Traceback (most recent call last):
+    tooleval.errors.FormatError: row 2, field args: expected the arguments as an object, got a list of 1 item(s), the first a number (1)
+    """
     if value is not None and not isinstance(value, Mapping):
         raise FormatError(
             f"expected {what} as an object, got {describe(value)}", field=path, row=row

@@ -40,7 +40,11 @@ def at(path: str, key: str) -> str:
 
 
 def sub(path: str, relative: str) -> str:
-    """Join a path and a relative path such as ``[0].content`` or ``messages[2]``."""
+    """Join a path and a relative path such as ``[0].content`` or ``messages[2]``.
+
+    >>> sub("messages", "[0].content"), sub("row", "args"), sub("", ".args")
+    ('messages[0].content', 'row.args', 'args')
+    """
     if not relative:
         return path
     if not path:
@@ -54,7 +58,11 @@ def item(path: str, index: int) -> str:
 
 
 def describe(value: Any) -> str:
-    """A short phrase saying what a value is, for error messages."""
+    """A short phrase saying what a value is, for error messages.
+
+    >>> describe(None), describe([1, 2]), describe({"b": 1, "a": 2})
+    ('null', 'a list of 2 item(s), the first a number (1)', "an object with keys ['a', 'b']")
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -78,12 +86,23 @@ def describe(value: Any) -> str:
 def need_mapping(
     value: Any, path: str, *, row: int | None = None, what: str = "an object"
 ) -> Mapping[Any, Any]:
+    """``value`` when it is a mapping, else a FormatError at ``path`` saying what it is.
+
+    >>> need_mapping([], "messages[0]", row=3)
+    Traceback (most recent call last):
+    tooleval.errors.FormatError: row 3, field messages[0]: expected an object, got an empty list
+    """
     if not isinstance(value, Mapping):
         raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
     return value
 
 
 def need_list(value: Any, path: str, *, row: int | None = None, what: str = "a list") -> list[Any]:
+    """``value`` as a list when it is a sequence (not text), else a FormatError at ``path``.
+
+    >>> need_list(("a", "b"), "tools")
+    ['a', 'b']
+    """
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
         raise FormatError(f"expected {what}, got {describe(value)}", field=path or None, row=row)
     return list(value)
@@ -119,6 +138,11 @@ def need_str(
     what: str = "a string",
     optional: bool = False,
 ) -> str | None:
+    """``value`` when it is a string (or None when ``optional``), else a FormatError at ``path``.
+
+    >>> need_str(None, "name", optional=True), need_str("f", "name")
+    (None, 'f')
+    """
     if value is None and optional:
         return None
     if not isinstance(value, str):
@@ -143,7 +167,11 @@ def plain(value: Any) -> Any:
 
 
 def to_json_text(value: Any) -> str:
-    """A tool result as text: strings unchanged, anything else as compact JSON."""
+    """A tool result as text: strings unchanged, anything else as compact JSON.
+
+    >>> to_json_text("18C"), to_json_text({"temp": 18, "unit": "C"})
+    ('18C', '{"temp":18,"unit":"C"}')
+    """
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

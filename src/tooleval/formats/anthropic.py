@@ -175,6 +175,10 @@ def to_anthropic(messages: Sequence[Message]) -> dict[str, Any]:
     System messages go to the top-level ``system`` (joined by newlines);
     tool results and the user text that follows them share one user turn,
     as the API requires.
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> to_anthropic([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])["messages"][0]["content"][0]["type"]
+    'tool_use'
     """
     system = [m.content for m in messages if isinstance(m, SystemMessage)]
     out: list[dict[str, Any]] = []

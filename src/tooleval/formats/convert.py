@@ -84,7 +84,11 @@ _SPECS = {
 
 
 def get_format(name: str) -> FormatSpec:
-    """The reader and writer of a format by name."""
+    """The reader and writer of a format by name.
+
+    >>> get_format("anthropic").description.split(" ")[0]
+    'Anthropic'
+    """
     try:
         return _SPECS[name]
     except KeyError:
@@ -100,6 +104,9 @@ def import_messages(
 
     ``path`` and ``row`` say where ``data`` sits (for error messages), e.g.
     ``path="messages", row=12`` when it is a dataset cell.
+
+    >>> [type(m).__name__ for m in import_messages([{"role": "user", "content": "hi"}])]
+    ['UserMessage']
     """
     name = format or _detect_at(data, path, row)
     messages: list[Message] = _read(get_format(name).read, name, data, path, row)

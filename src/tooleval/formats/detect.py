@@ -165,7 +165,11 @@ def _role_message(msg: Mapping[str, Any]) -> set[str]:
 
 
 def candidates(value: Any) -> set[str]:
-    """The formats one message (or item, content, JSON-RPC message) could be in."""
+    """The formats one message (or item, content, JSON-RPC message) could be in.
+
+    >>> sorted(candidates({"role": "model", "parts": [{"text": "x"}]})), candidates({"jsonrpc": "2.0"})
+    (['gemini'], {'mcp'})
+    """
     if is_langchain_message(value):
         return {"langchain"}
     value = plain(value)

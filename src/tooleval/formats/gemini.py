@@ -197,6 +197,10 @@ def to_gemini(messages: Sequence[Message]) -> dict[str, Any]:
 
     A result is wrapped as ``{"output": ...}`` (``{"error": ...}`` when it
     failed); a result without a name gets the name of the call it answers.
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> to_gemini([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])["contents"][0]["parts"]
+    [{'functionCall': {'name': 'w', 'args': {'city': 'Paris'}, 'id': 'c1'}}]
     """
     system = [m.content for m in messages if isinstance(m, SystemMessage)]
     contents: list[dict[str, Any]] = []

@@ -85,7 +85,11 @@ _SKIP_PARTS = (
 
 
 def is_langchain_message(value: Any) -> bool:
-    """True for a live ``langchain_core`` message (checked without importing LangChain)."""
+    """True for a live ``langchain_core`` message (checked without importing LangChain).
+
+    >>> is_langchain_message({"type": "human", "content": "hi"})  # a dict, not a live message
+    False
+    """
     module = sys.modules.get("langchain_core.messages")
     return module is not None and isinstance(value, module.BaseMessage)
 
@@ -274,6 +278,10 @@ def to_langchain(
     ``"objects"`` gives live ``langchain_core`` messages (needs LangChain).
     A tool message without a call id gets ``tool_call_id=""`` (LangChain
     requires the field).
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> [m["type"] for m in to_langchain([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])]
+    ['ai', 'tool']
     """
     if shape not in ("messages_to_dict", "dumpd", "objects"):
         from tooleval.errors import ConfigError

@@ -153,6 +153,10 @@ def to_mcp(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     Calls without an id are numbered after the largest numeric id in use;
     a result without a call id answers the oldest unanswered call.
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> [m.get("method", "result") for m in to_mcp([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])]
+    ['tools/call', 'result']
     """
     used = {
         int(c.id)

@@ -67,7 +67,11 @@ _RESPONSES_SKIP_PARTS = ("input_image", "input_file", "input_audio")
 
 
 def arguments_text(call: ToolCall) -> str:
-    """The arguments of a call as OpenAI sends them: the original string if kept, else JSON."""
+    """The arguments of a call as OpenAI sends them: the original string if kept, else JSON.
+
+    >>> arguments_text(ToolCall("f", {"city": "Paris"}))
+    '{"city": "Paris"}'
+    """
     if call.raw_arguments is not None:
         return call.raw_arguments
     return json.dumps(call.args or {}, ensure_ascii=False)
@@ -86,7 +90,12 @@ def _parse_arguments(
 
 
 def call_from_openai(value: Any, path: str, *, row: int | None = None) -> ToolCall:
-    """Read one ``tool_calls`` entry: ``{"id", "type": "function", "function": {...}}``."""
+    """Read one ``tool_calls`` entry: ``{"id", "type": "function", "function": {...}}``.
+
+    >>> call_from_openai({"id": "c1", "type": "function",
+    ...     "function": {"name": "f", "arguments": '{"x": 1}'}}, "tool_calls[0]").args
+    {'x': 1}
+    """
     entry = need_mapping(value, path, row=row, what="a tool call object")
     call_id = need_str(entry.get("id"), at(path, "id"), row=row, optional=True)
     if entry.get("type") == "custom" or "custom" in entry:
@@ -213,6 +222,10 @@ def to_chat(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
     A call without an id is written as the legacy ``function_call`` (and its
     result as ``role: "function"``), so nothing is invented.
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> to_chat([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])[1]
+    {'role': 'tool', 'tool_call_id': 'c1', 'content': '18C'}
     """
     out: list[dict[str, Any]] = []
     for msg in messages:
@@ -399,7 +412,12 @@ def from_responses(data: Any, *, path: str = "", row: int | None = None) -> list
 
 
 def to_responses(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Write Responses input items (messages, ``function_call``, ``function_call_output``)."""
+    """Write Responses input items (messages, ``function_call``, ``function_call_output``).
+
+    >>> call = ToolCall("w", {"city": "Paris"}, id="c1")
+    >>> [item["type"] for item in to_responses([AssistantMessage("", tool_calls=[call]), ToolMessage("18C", "c1", "w")])]
+    ['function_call', 'function_call_output']
+    """
     out: list[dict[str, Any]] = []
     for msg in messages:
         if isinstance(msg, SystemMessage | UserMessage):

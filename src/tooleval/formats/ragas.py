@@ -101,7 +101,11 @@ def from_ragas(data: Any, *, path: str = "", row: int | None = None) -> list[Mes
 
 
 def to_ragas(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Write ragas ``user_input`` messages (system messages are left out)."""
+    """Write ragas ``user_input`` messages (system messages are left out).
+
+    >>> to_ragas([UserMessage("weather?"), AssistantMessage("It is 18C.")])
+    [{'type': 'human', 'content': 'weather?'}, {'type': 'ai', 'content': 'It is 18C.'}]
+    """
     out: list[dict[str, Any]] = []
     for msg in messages:
         if isinstance(msg, SystemMessage):

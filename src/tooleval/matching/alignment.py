@@ -285,7 +285,11 @@ def order_violations(
 
 
 def call_entry(call: ToolCall, index: int) -> dict[str, Any]:
-    """A call as stored in a diagnosis: ``{"name", "args", "index"}``."""
+    """A call as stored in a diagnosis: ``{"name", "args", "index"}``.
+
+    >>> call_entry(ToolCall("refund", {"amount": 30}), 2)
+    {'name': 'refund', 'args': {'amount': 30}, 'index': 2}
+    """
     entry: dict[str, Any] = {"name": call.name, "args": stored(call.args), "index": index}
     if call.parse_error is not None:
         entry["parse_error"] = call.parse_error

@@ -22,7 +22,7 @@ __all__ = ["read_config_file"]
 def read_config_file(path: str | Path, *, what: str, field: str | None = None) -> Any:
     """The value in ``path``: YAML for ``.yaml``/``.yml``, else JSON.
 
-    A file that cannot be read or parsed is a ConfigError naming ``what``
+    A file that cannot be read, is not UTF-8 or does not parse is a ConfigError naming ``what``
     (the file's role), the path and ``field`` (the option that named it).
 
     >>> read_config_file("/nonexistent/judge.json", what="judge config", field="--judge")
@@ -34,6 +34,8 @@ def read_config_file(path: str | Path, *, what: str, field: str | None = None) -
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read {what} {path}: {exc.strerror}", field=field) from exc
+    except UnicodeDecodeError:
+        raise ConfigError(f"{what} {path} is not UTF-8 text", field=field) from None
     if path.suffix.lower() not in (".yaml", ".yml"):
         try:
             return json.loads(text)

@@ -432,7 +432,11 @@ DETECTORS: dict[str, DetectorInfo] = {
 def resolve_detector_options(
     detectors: Iterable[str] | None = None, options: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, dict[str, Any]]:
-    """Chosen detectors with every option filled in; ConfigError on unknown names."""
+    """Chosen detectors with every option filled in; ConfigError on unknown names.
+
+    >>> resolve_detector_options(["retry_loop"])
+    {'retry_loop': {'min_run': 3}}
+    """
     names = list(DETECTORS) if detectors is None else list(dict.fromkeys(detectors))
     for name in names:
         if name not in DETECTORS:
@@ -465,7 +469,14 @@ def run_detectors(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     baseline: ToolBaseline | None = None,
 ) -> dict[str, list[Finding]]:
-    """Run the chosen detectors (all by default) on one session: name -> findings."""
+    """Run the chosen detectors (all by default) on one session: name -> findings.
+
+    >>> from tooleval.model import ToolCall
+    >>> from tooleval.monitor.session import Session, TracedCall
+    >>> s = Session("s1", [TracedCall(ToolCall("f", {})) for _ in range(3)])
+    >>> {name: len(found) for name, found in run_detectors(s, detectors=["retry_loop"]).items()}
+    {'retry_loop': 1}
+    """
     out = {}
     for name, params in resolve_detector_options(detectors, options).items():
         info = DETECTORS[name]
@@ -475,7 +486,12 @@ def run_detectors(
 
 
 def detector_result(name: str, findings: list[Finding], params: Mapping[str, Any]) -> Result:
-    """A detector's verdict on one session as a Result: 1.0 clean, 0.0 with findings."""
+    """A detector's verdict on one session as a Result: 1.0 clean, 0.0 with findings.
+
+    >>> r = detector_result("retry_loop", [], {"min_run": 3})
+    >>> r.metric, r.score, r.passed
+    ('detector:retry_loop', 1.0, True)
+    """
     if findings:
         reason = "; ".join(f.message for f in findings[:3])
         if len(findings) > 3:

@@ -292,13 +292,21 @@ def _plain(answer: str) -> str:
 
 
 def admits_failure(answer: str) -> str | None:
-    """The strong failure phrase the answer uses (idioms set aside), else None."""
+    """The strong failure phrase the answer uses (idioms set aside), else None.
+
+    >>> admits_failure("Sorry, I was unable to cancel the order."), admits_failure("Done!")
+    ('unable', None)
+    """
     match = _FAILURE.search(_plain(answer))
     return match.group(0) if match else None
 
 
 def claims_effect(answer: str) -> str | None:
-    """The phrase by which the answer claims an action took effect, else None."""
+    """The phrase by which the answer claims an action took effect, else None.
+
+    >>> claims_effect("Your order has been cancelled."), claims_effect("Let me check.")
+    ('has been', None)
+    """
     match = _SUCCESS.search(_plain(answer))
     return match.group(0) if match else None
 

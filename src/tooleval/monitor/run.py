@@ -121,7 +121,15 @@ class MonitorReport:
 
 
 def session_stats(session: Session, prices: Any = None) -> dict[str, Any]:
-    """One session's counts, tokens, latency and (with a price table) cost."""
+    """One session's counts, tokens, latency and (with a price table) cost.
+
+    >>> from tooleval.model import ToolCall
+    >>> from tooleval.monitor.session import Session, TracedCall
+    >>> s = Session("s1", [TracedCall(ToolCall("f", {})) for _ in range(3)])
+    >>> stats = session_stats(s)
+    >>> stats["tool_calls"], stats["tool_errors"], stats["llm_calls"]
+    (3, 0, 0)
+    """
     usage = session.usage or {}
     out: dict[str, Any] = {
         "session_id": session.id,
@@ -157,7 +165,14 @@ def iter_verdicts(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     baseline: ToolBaseline | None = None,
 ) -> Iterator[SessionVerdict]:
-    """Every session's findings, one session at a time (``sessions`` iterated once)."""
+    """Every session's findings, one session at a time (``sessions`` iterated once).
+
+    >>> from tooleval.model import ToolCall
+    >>> from tooleval.monitor.session import Session, TracedCall
+    >>> s = Session("s1", [TracedCall(ToolCall("f", {})) for _ in range(3)])
+    >>> [len(v.findings["retry_loop"]) for v in iter_verdicts([s], detectors=["retry_loop"])]
+    [1]
+    """
     resolved = resolve_detector_options(detectors, options)
     for session in sessions:
         found = run_detectors(session, detectors=resolved, options=options, baseline=baseline)

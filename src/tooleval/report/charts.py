@@ -271,7 +271,12 @@ def bar_chart_svg(
     width: int = 440,
     row_height: int = 22,
 ) -> Safe:
-    """Horizontal bars of rates in [0, 1]: ``(label, rate or None, note)`` per bar."""
+    """Horizontal bars of rates in [0, 1]: ``(label, rate or None, note)`` per bar.
+
+    >>> svg = str(bar_chart_svg([("pass rate", 0.75, "3/4"), ("unscored", None, "")]))
+    >>> "<title>pass rate: 75.0% 3/4</title>" in svg
+    True
+    """
     label_w, note_w, top = 160, 90, 24 if title else 6
     plot_w = width - label_w - note_w
     height = top + row_height * max(len(items), 1) + 6
@@ -307,7 +312,12 @@ def delta_chart_svg(
     width: int = 460,
     row_height: int = 22,
 ) -> Safe:
-    """Per label: regressed rows as a red bar to the left, fixed as green to the right."""
+    """Per label: regressed rows as a red bar to the left, fixed as green to the right.
+
+    >>> svg = str(delta_chart_svg([("task_success", 3, 1)]))
+    >>> "task_success: 3 fixed" in svg, "task_success: 1 regressed" in svg
+    (True, True)
+    """
     label_w, top = 140, 40
     half = (width - label_w - 20) / 2
     centre = label_w + half

@@ -62,17 +62,29 @@ _NAME_LIMIT = 60
 
 
 def pct(value: float | None) -> str:
-    """A rate as a percentage (``–`` when undefined)."""
+    """A rate as a percentage (``–`` when undefined).
+
+    >>> pct(0.125), pct(None)
+    ('12.5%', '–')
+    """
     return "–" if value is None else f"{value:.1%}"
 
 
 def score_text(value: float | None) -> str:
-    """A score with 2 decimals (``unscored`` for None)."""
+    """A score with 2 decimals (``unscored`` for None).
+
+    >>> score_text(0.5), score_text(None)
+    ('0.50', 'unscored')
+    """
     return "unscored" if value is None else f"{value:.2f}"
 
 
 def value_text(value: Any, *, limit: int = 400) -> str:
-    """Any JSON-ish value as compact text for display (truncated past ``limit``)."""
+    """Any JSON-ish value as compact text for display (truncated past ``limit``).
+
+    >>> value_text({"b": 1, "a": "x"}), value_text("a" * 10, limit=5)
+    ('{"a": "x", "b": 1}', '"aaa…')
+    """
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
     else:
@@ -84,7 +96,11 @@ def value_text(value: Any, *, limit: int = 400) -> str:
 
 
 def verdict_badge(passed: bool | None, *, error: bool = False) -> Safe:
-    """PASS / FAIL / UNSCORED / ERROR as a coloured badge."""
+    """PASS / FAIL / UNSCORED / ERROR as a coloured badge.
+
+    >>> str(verdict_badge(True)), str(verdict_badge(None))
+    ('<span class="badge badge-pass">pass</span>', '<span class="badge badge-unscored">unscored</span>')
+    """
     if error:
         return el("span", "error", class_="badge badge-error")
     if passed is None:
@@ -163,7 +179,11 @@ def _call_label(call: ToolCall) -> str:
 
 
 def lookalike_note(name: str) -> Safe | None:
-    """A visible warning when a tool name could pass for another (None for plain names)."""
+    """A visible warning when a tool name could pass for another (None for plain names).
+
+    >>> lookalike_note("refund") is None, "U+200B" in str(lookalike_note("refund\u200b"))
+    (True, True)
+    """
     warnings = name_warnings(name)
     if not warnings:
         return None

@@ -44,7 +44,11 @@ class Safe(str):
 
 
 def esc(value: Any) -> Safe:
-    """Escape any value as HTML text (None is empty)."""
+    """Escape any value as HTML text (None is empty).
+
+    >>> str(esc("<b> & co")), str(esc(None))
+    ('&lt;b&gt; &amp; co', '')
+    """
     if isinstance(value, Safe):
         return value
     if value is None:
@@ -53,7 +57,11 @@ def esc(value: Any) -> Safe:
 
 
 def frag(*parts: Any) -> Safe:
-    """Concatenate fragments and texts (texts escaped; None and False dropped)."""
+    """Concatenate fragments and texts (texts escaped; None and False dropped).
+
+    >>> str(frag(el("b", "x"), " < ", None, False, 3))
+    '<b>x</b> &lt; 3'
+    """
     return Safe("".join(_child(p) for p in parts))
 
 
@@ -95,7 +103,11 @@ def el(tag: str, *children: Any, **attrs: Any) -> Safe:
 
 
 def void(tag: str, **attrs: Any) -> Safe:
-    """A void element such as ``<input>`` or ``<meta>``."""
+    """A void element such as ``<input>`` or ``<meta>``.
+
+    >>> str(void("meta", charset="utf-8"))
+    '<meta charset="utf-8">'
+    """
     return Safe(f"<{tag}{_attrs(attrs)}>")
 
 

@@ -149,7 +149,11 @@ def expected_links(row: RowRecord) -> list[tuple[int, int | None]]:
 
 
 def call_anchor(prefix: str, number: int) -> str:
-    """The id of call ``number`` inside a card whose ids start with ``prefix``."""
+    """The id of call ``number`` inside a card whose ids start with ``prefix``.
+
+    >>> call_anchor("row-3-", 0)
+    'row-3-call-1'
+    """
     return f"{prefix}call-{number + 1}"
 
 

@@ -286,6 +286,10 @@ def samples_from_apibank_rows(
     """Every row of an already parsed graded file (gold calls from ``dialogues`` when absent).
 
     A row that cannot be read is an unreadable row with the reason; the others score.
+
+    >>> [s] = samples_from_apibank_rows([{"pred": "[GetToday()]", "gold": {"api_name": "GetToday"}}])
+    >>> [c.name for c in s.actual_calls()], [c.name for c in s.expected_tools.calls]
+    (['GetToday'], ['GetToday'])
     """
     lookup = _DialogueGold(Path(dialogues)) if dialogues is not None else None
 
@@ -360,6 +364,15 @@ def load_apibank(path: str | Path, *, dialogues: str | Path | None = None) -> li
     The document is a list of rows, one row, or an object whose rows sit in
     one list (``{"results": [...]}``, ``{"predictions": [...]}``, ...). Only
     a file that is neither is refused, saying what was seen.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
+    >>> path = write('{"results": [{"pred": "[GetToday()]", "gold": {"api_name": "GetToday"}}]}')
+    >>> [s.expected_tools.calls[0].name for s in load_apibank(path)]
+    ['GetToday']
+    >>> import shutil; shutil.rmtree(folder)
     """
     text = read_text(path)
     if not text.strip():

@@ -372,7 +372,7 @@ def sample_from_nestful(
         calls = []
         if predicted is not None:
             calls, _, meta["predicted_output"] = _symbolic(predicted)
-    ident = record.get("sample_id", record.get("id"))
+    ident = _record_ident(record)
     if ident is None and index is not None:
         ident = f"{source}#{index}" if source else str(index)
     text = record.get("input", "")
@@ -395,6 +395,15 @@ def load_nestful(
     """Samples from a predictions file and/or a reference file (JSON list or JSONL).
 
     Row ids are the records' ``sample_id``/``id``, else ``<file name>#<index>``.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
+    >>> ref = write('{"sample_id": "n1", "input": "q", "output": [{"name": "f", "arguments": {}, "label": "$var_1"}]}')
+    >>> [(s.id, s.tools_called) for s in load_nestful(None, reference=ref)]
+    [('n1', None)]
+    >>> import shutil; shutil.rmtree(folder)
     """
     named = reference if reference is not None else predictions
     pairs = read_pairs(predictions, reference, ident=_record_ident, path=named)

@@ -328,6 +328,16 @@ def load_seal_tools(
     With only ``reference``: reference-only samples (no ``tools_called``).
     With only ``predictions``: each row must carry ``gold_data`` (the
     official pred file does).
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> def write(text, name="rows.jsonl"):
+    ...     return folder.joinpath(name).write_text(text) and folder / name
+    >>> ref = write('{"id": "t-easy-0", "query": "q", "calling": [{"api": "a", "parameters": {}}]}', "ref.jsonl")
+    >>> pred = write('{"id": "t-easy-0", "predict": [[{"api": "a", "parameters": {}}]]}', "p.jsonl")
+    >>> [(s.id, [c.name for c in s.actual_calls()]) for s in load_seal_tools(pred, reference=ref)]
+    [('t-easy-0', ['a'])]
+    >>> import shutil; shutil.rmtree(folder)
     """
     path = str(predictions if predictions is not None else reference)
     pairs = read_pairs(predictions, reference, ident=lambda r: r.get("id"), path=path)
