@@ -399,3 +399,20 @@ def test_tooleval_run_gates_a_mean_score_on_the_rows(tmp_path, capsys):
     assert check["n"] == 6 and check["notes"]  # every row scored 0: the exact bound is noted
     assert all("counts only" not in n for n in check["notes"])  # the runner read the rows
     assert "mean score 0.0%" in capsys.readouterr().out
+
+
+def test_runs_export_checks_the_stored_noise_aware_gate_on_the_rows(db, tmp_path):
+    import json
+
+    gate = GateSpec(min_pass_rate=0.8, confidence=0.95, on_uncertain="point").to_dict()
+    run_id = store_run(db, "x", [[True]] * 42 + [[False]] * 8, config={"gate": gate})
+    out = tmp_path / "run.json"
+    assert main(["runs", "export", run_id, "--store", str(db), "--json", str(out)]) == 0
+    check = json.loads(out.read_text())["gate"]["checks"][0]
+    assert (check["rule"], check["outcome"], check["passed"]) == ("interval", "uncertain", True)
+    assert check["on_uncertain"] == "point" and check["n"] == 50
+    flag = tmp_path / "flag.json"
+    args = ["runs", "export", run_id, "--store", str(db), "--json", str(flag)]
+    assert main([*args, "--min-pass-rate", "0.9"]) == 0  # the flag replaces the floor only
+    check = json.loads(flag.read_text())["gate"]["checks"][0]
+    assert (check["required"], check["outcome"], check["passed"]) == (0.9, "uncertain", False)

@@ -77,6 +77,7 @@ __all__ = [
     "evaluate_gate",
     "gate_pass_rate",
     "stored_gate",
+    "stored_gate_spec",
 ]
 
 
@@ -454,8 +455,20 @@ def _any_pass(run: RunInfo, metric: str, k: int) -> GateCheck:
     )
 
 
-def _stored_spec(data: Mapping[str, Any]) -> GateSpec:
-    """A stored gate's keys read back leniently: what an older tooleval did not store defaults."""
+def stored_gate_spec(run: RunInfo) -> GateSpec:
+    """The gate the run's plan set (``config["gate"]``), read back leniently: what an older
+    tooleval did not store takes its default; no stored gate is the empty ``GateSpec()``.
+
+    >>> from tooleval.store.records import RunInfo
+    >>> run = RunInfo(id="r", name="n", created_at="t", status="finished",
+    ...               config={"gate": {"min_pass_rate": 0.9}})
+    >>> spec = stored_gate_spec(run)
+    >>> spec.min_pass_rate, spec.confidence, spec.on_uncertain
+    (0.9, None, 'fail')
+    """
+    data = run.config.get("gate") if isinstance(run.config, Mapping) else None
+    if not isinstance(data, Mapping):
+        return GateSpec()
     metrics = {
         str(name): MetricGate(g.get("min_pass_rate"), g.get("min_mean_score"))
         for name, g in (data.get("metrics") or {}).items()
@@ -494,10 +507,7 @@ def stored_gate(run: RunInfo, *, rows: Iterable[RowRecord] | None = None) -> Gat
     >>> [c.message for c in stored_gate(run).checks if not c.passed]
     ['f1: pass rate 60.0% < 90.0% (point estimate; 95% wilson [31.3, 83.2], n=10, K=1)']
     """
-    data = run.config.get("gate") if isinstance(run.config, Mapping) else None
-    if not isinstance(data, Mapping):
-        return None
-    spec = _stored_spec(data)
+    spec = stored_gate_spec(run)
     if spec.is_empty:
         return None
     try:
