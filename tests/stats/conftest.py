@@ -23,12 +23,15 @@ def store_run(
     categories: Sequence[str] | None = None,
     metadata: Sequence[dict] | None = None,
     scores: Sequence[Sequence[float]] | None = None,
+    config: dict | None = None,
 ) -> str:
     """A finished run of ``len(verdicts)`` dataset rows; ``verdicts[i]`` are row i's attempts
     (``None`` = an error attempt). More than one attempt makes it a repeated run."""
     k = len(verdicts[0])
     stride = len(verdicts)
+    extra = config or {}
     config = {"repeat": {"n": k, "stride": stride}} if k > 1 else {}
+    config.update(extra)
     with open_store(db) as store:
         writer = RunWriter.start(
             store,

@@ -28,7 +28,14 @@ from tooleval.analysis.compare import (
     change_of,
     compare_runs,
 )
-from tooleval.analysis.gate import GateCheck, GateResult, GateSpec, MetricGate, evaluate_gate
+from tooleval.analysis.gate import (
+    GateCheck,
+    GateResult,
+    GateSpec,
+    MetricGate,
+    decide_floor,
+    evaluate_gate,
+)
 from tooleval.analysis.repeats import (
     RepeatSummary,
     RowRepeats,
@@ -57,6 +64,7 @@ __all__ = [
     "classify_failure",
     "cluster_failures",
     "compare_runs",
+    "decide_floor",
     "error_key",
     "evaluate_gate",
     "failure_detail",

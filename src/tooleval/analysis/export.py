@@ -85,6 +85,27 @@ def _interval_properties(
                 outcome = check.outcome or ("pass" if check.passed else "fail")
                 ET.SubElement(element, "property", name="gate", value=_x(outcome))
                 ET.SubElement(element, "property", name="gate_check", value=_x(check.message))
+                _gate_check_properties(element, check)
+
+
+def _gate_check_properties(element: ET.Element, check: Any) -> None:
+    """A gate check's figures as properties: what, value, interval, n, K, threshold, rule."""
+    i = check.interval
+    values = {
+        "gate_what": check.what or None,
+        "gate_value": None if check.value is None else f"{check.value:.6f}",
+        "gate_threshold": f"{check.required:.6f}",
+        "gate_low": None if i is None else f"{i.low:.6f}",
+        "gate_high": None if i is None else f"{i.high:.6f}",
+        "gate_confidence": None if i is None else f"{i.confidence:g}",
+        "gate_rows": None if check.n is None else str(check.n),
+        "gate_attempts_per_row": None if check.attempts is None else str(check.attempts[1]),
+        "gate_rule": check.rule,
+        "gate_on_uncertain": check.on_uncertain,
+    }
+    for name, value in values.items():
+        if value is not None:
+            ET.SubElement(element, "property", name=name, value=_x(value))
 
 
 def junit_tree(run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None) -> ET.ElementTree:

@@ -13,14 +13,23 @@ so a plan without a ``gate:`` never exits 0 on a run where every row failed.
 Any pass-rate or mean-score floor on a metric replaces that default for it;
 ``require_any_pass: false`` (or ``--min-pass-rate 0``) turns it off.
 
-With ``confidence`` (e.g. 0.95) each pass-rate floor T is checked on the
-rate's interval, the dataset row as the unit (:mod:`tooleval.stats`): it
-passes when the lower bound is >= T, fails when the upper bound is < T, and
-is *uncertain* in between; ``on_uncertain`` says what uncertain does
-(``fail``, the default: a gate that asks for confidence passes only what was
-shown to reach its floor; ``pass``; or ``point``: decide on the point estimate).
-Without the stored rows of a repeated run, the interval is the conservative
-one that counts each dataset row once (as if its attempts always agreed).
+Every floor is noise-aware (docs/statistics.md). With ``confidence`` (e.g.
+0.95) each floor T is checked on its interval, the dataset row as the unit
+(:func:`tooleval.analysis.floors.decide_floor`, the pure core): it passes
+when the lower bound is >= T, fails when the upper bound is < T, and is
+*uncertain* in between; ``on_uncertain`` says what uncertain does (``fail``,
+the default: a gate that asks for confidence passes only what was shown to
+reach its floor; ``pass``; or ``point``: decide on the point estimate). The
+floors: a pass rate (Wilson for one verdict per row, a t interval over row
+means for repeats), pass^k / pass@k of a repeated run (``gate_on``: each
+row's unbiased estimate, its SE over rows), a mean score (a t interval,
+clustered by ``cluster_key``); the error ceiling passes when the upper bound
+is <= its budget (a budget of 0 is decided on the count). Without a
+``confidence`` the point estimate decides, and the check still shows the 95%
+interval. Each :class:`GateCheck` says the figure, interval, n, K, threshold
+and the rule that decided. Without the stored rows the intervals come from
+the counts and are conservative (a repeated run's rows counted once, a mean
+score's spread the widest [0, 1] allows).
 
 >>> from tooleval.store.records import MetricSummary, RunInfo
 >>> run = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=10,
@@ -30,26 +39,45 @@ False
 >>> errored = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=10,
 ...                   error_count=4, summaries={"m": MetricSummary("m", scored=6, passed=6)})
 >>> [c.message for c in evaluate_gate(errored, GateSpec(min_pass_rate=0.5)).checks]
-['m: pass rate 60.0% (6 of 10 rows; 4 errors count as not passed) >= 50.0%', 'errors: 4/10 rows (40.0%) > 0.0% allowed (--max-error-rate, default 0)']
+['m: pass rate 60.0% (6 of 10 rows; 4 errors count as not passed) >= 50.0% (point estimate; 95% wilson [31.3, 83.2], n=10, K=1)', 'errors: 4/10 rows (40.0%) > 0.0% allowed (--max-error-rate, default 0)']
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from math import sqrt
+from typing import TYPE_CHECKING, Any
 
-from tooleval.stats import Interval, RateSummary, threshold_verdict
+from tooleval.analysis.floors import (
+    DISPLAY_CONFIDENCE,
+    Figure,
+    GateCheck,
+    check_fraction,
+    decide,
+    decide_floor,
+    rows_figure,
+)
+from tooleval.analysis.repeats import GATE_ON, repeat_of
+from tooleval.errors import ConfigError
+from tooleval.stats import ON_UNCERTAIN, t_interval
 from tooleval.store.records import RowRecord, RunInfo
+
+if TYPE_CHECKING:
+    from tooleval.analysis.noise import AttemptTable
+    from tooleval.analysis.repeats import RepeatSummary
 
 __all__ = [
     "GateCheck",
     "GateResult",
     "GateSpec",
     "MetricGate",
+    "check_gate_spec",
+    "decide_floor",
     "evaluate_gate",
     "gate_pass_rate",
     "stored_gate",
+    "stored_gate_spec",
 ]
 
 
@@ -63,7 +91,7 @@ class MetricGate:
 
 @dataclass(frozen=True, slots=True)
 class GateSpec:
-    """The CI gate: a global pass rate, an error budget, per-metric floors."""
+    """The CI gate: a global pass rate, an error budget, per-metric floors, the noise policy."""
 
     min_pass_rate: float | None = None
     max_error_rate: float | None = None
@@ -71,6 +99,7 @@ class GateSpec:
     confidence: float | None = None
     on_uncertain: str = "fail"
     require_any_pass: bool = True
+    cluster_key: str | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -83,34 +112,11 @@ class GateSpec:
             "confidence": self.confidence,
             "on_uncertain": self.on_uncertain,
             "require_any_pass": self.require_any_pass,
+            "cluster_key": self.cluster_key,
             "metrics": {
                 name: {"min_pass_rate": g.min_pass_rate, "min_mean_score": g.min_mean_score}
                 for name, g in self.metrics.items()
             },
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class GateCheck:
-    """One floor checked: what was measured, what was required, the verdict."""
-
-    name: str
-    value: float | None
-    required: float
-    passed: bool
-    message: str
-    interval: Interval | None = None
-    outcome: str | None = None  # "pass" | "fail" | "uncertain" when checked on an interval
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "value": self.value,
-            "required": self.required,
-            "passed": self.passed,
-            "message": self.message,
-            "interval": self.interval.to_dict() if self.interval else None,
-            "outcome": self.outcome,
         }
 
 
@@ -137,6 +143,42 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+def check_gate_spec(gate: GateSpec, gate_on: str = "attempts") -> None:
+    """Refuse a gate no run could be checked against, naming the plan key (a ConfigError).
+
+    >>> check_gate_spec(GateSpec(confidence=1.0))
+    Traceback (most recent call last):
+    ...
+    tooleval.errors.ConfigError: field gate.confidence: expected a number between 0 and 1 (e.g. 0.95), got 1.0
+    """
+    for key in ("min_pass_rate", "max_error_rate"):
+        value = getattr(gate, key)
+        if value is not None:
+            check_fraction(value, f"gate.{key}")
+    for name, floor in gate.metrics.items():
+        for key in ("min_pass_rate", "min_mean_score"):
+            value = getattr(floor, key)
+            if value is not None:
+                check_fraction(value, f"gate.metrics.{name}.{key}")
+    if gate.confidence is not None:
+        check_fraction(gate.confidence, "gate.confidence", open_ends=True)
+    if gate.on_uncertain not in ON_UNCERTAIN:
+        raise ConfigError(
+            f"expected one of {', '.join(ON_UNCERTAIN)}, got {gate.on_uncertain!r}",
+            field="gate.on_uncertain",
+        )
+    if gate.cluster_key is not None and (
+        not isinstance(gate.cluster_key, str) or not gate.cluster_key
+    ):
+        raise ConfigError(
+            f"expected a metadata field name, got {gate.cluster_key!r}", field="gate.cluster_key"
+        )
+    if gate_on not in GATE_ON:
+        raise ConfigError(
+            f"expected one of {', '.join(GATE_ON)}, got {gate_on!r}", field="--gate-on"
+        )
+
+
 def gate_pass_rate(run: RunInfo, metric: str) -> tuple[float | None, int, int]:
     """``(rate, passed, counted)`` for one metric, error rows counted as not passed."""
     summary = run.summaries.get(metric)
@@ -146,81 +188,156 @@ def gate_pass_rate(run: RunInfo, metric: str) -> tuple[float | None, int, int]:
     return (passed / counted if counted else None), passed, counted
 
 
-def _row_rates(run: RunInfo, rows: Iterable[RowRecord], confidence: float) -> dict[str, Any]:
-    from tooleval.analysis.noise import read_attempts, run_intervals
+def _counts_note(run: RunInfo, gate: GateSpec) -> tuple[str, ...]:
+    notes = []
+    if repeat_of(run) is not None:
+        notes.append("counts only: each dataset row counted once, as if its attempts agreed")
+    if gate.cluster_key is not None:
+        notes.append(f"counts only: not clustered by {gate.cluster_key} (give the rows)")
+    return tuple(notes)
 
-    rates = run_intervals(read_attempts(run, rows), confidence=confidence)
-    return {metric: per["(all)"] for metric, per in rates.items()}
+
+class _Figures:
+    """The figures of one run's floors: from its stored rows when given, else its counts."""
+
+    def __init__(
+        self,
+        run: RunInfo,
+        gate: GateSpec,
+        table: AttemptTable | None,
+        repeats: RepeatSummary | None,
+    ) -> None:
+        self.run, self.gate, self.table, self.repeats = run, gate, table, repeats
+        self.level = DISPLAY_CONFIDENCE if gate.confidence is None else gate.confidence
+        spec = repeat_of(run)
+        self.k = spec[0] if spec else 1
+
+    def _clusters(self, rows: list[Any]) -> list[Any] | None:
+        return [r.cluster for r in rows] if rows and rows[0].cluster is not None else None
+
+    def pass_rate(self, metric: str) -> Figure | None:
+        from tooleval.analysis.noise import count_interval
+
+        if self.table is not None:
+            rows = self.table.select(metric)
+            values = [r.values[metric] for r in rows]
+            return rows_figure(values, confidence=self.level, clusters=self._clusters(rows))
+        value, passed, counted = gate_pass_rate(self.run, metric)
+        interval = count_interval(self.run, passed, counted, self.level)
+        if value is None or interval is None:
+            return None
+        n = max(1, round(counted / self.k))
+        notes = _counts_note(self.run, self.gate)
+        return Figure(value, interval, n, (self.k, self.k), None, notes)
+
+    def mean_score(self, metric: str) -> Figure | None:
+        if self.table is not None:
+            rows = self.table.select(metric, kind="score")
+            values = [r.scores[metric] for r in rows]
+            return rows_figure(values, confidence=self.level, clusters=self._clusters(rows))
+        summary = self.run.summaries.get(metric)
+        if summary is None or summary.mean_score is None or not summary.scored:
+            return None
+        # Counts only: the widest spread scores in [0, 1] with this mean can have.
+        mean, n = summary.mean_score, max(1, round(summary.scored / self.k))
+        se = sqrt(max(0.0, mean * (1.0 - mean)) / (n - 1)) if n > 1 else 0.0
+        interval = t_interval(mean, se, n - 1, self.level)
+        notes = (
+            "counts only: the interval assumes the widest spread scores in [0, 1] can have",
+            *_counts_note(self.run, self.gate),
+        )
+        return Figure(mean, interval, n, (self.k, self.k), None, notes)
+
+    def pass_k(self, metric: str, estimator: str) -> Figure | None:
+        if self.table is not None:
+            rows = self.table.select(metric)
+            values: list[list[float]] = [r.values[metric] for r in rows]
+            clusters = self._clusters(rows)
+        elif self.repeats is not None:
+            values = [
+                [1.0] * r.metric_passed.get(metric, 0)
+                + [0.0] * (r.metric_counted[metric] - r.metric_passed.get(metric, 0))
+                for r in self.repeats.rows
+                if r.metric_counted.get(metric)
+            ]
+            clusters = None
+        else:
+            raise ConfigError(
+                f"{estimator} needs the run's stored rows: "
+                "evaluate_gate(run, gate, rows=store.iter_rows(run.id), gate_on=...)",
+                field="--gate-on",
+            )
+        return rows_figure(
+            values, confidence=self.level, clusters=clusters, estimator=estimator, k=self.k
+        )
 
 
-def _interval(
-    run: RunInfo, metric: str, confidence: float, rates: dict[str, RateSummary] | None
-) -> Interval | None:
-    from tooleval.analysis.noise import count_interval
+def _read_table(run: RunInfo, rows: Iterable[RowRecord], gate: GateSpec) -> AttemptTable:
+    from tooleval.analysis.noise import read_attempts
 
-    if rates is not None:
-        summary = rates.get(metric)
-        return summary.interval if summary else None
-    _, passed, counted = gate_pass_rate(run, metric)
-    return count_interval(run, passed, counted, confidence)
+    try:
+        return read_attempts(run, rows, cluster_key=gate.cluster_key)
+    except ConfigError as error:
+        raise ConfigError(
+            str(error.args[0]) if error.args else str(error), field="gate.cluster_key"
+        ) from error
 
 
 def evaluate_gate(
-    run: RunInfo, gate: GateSpec, *, rows: Iterable[RowRecord] | None = None
+    run: RunInfo,
+    gate: GateSpec,
+    *,
+    rows: Iterable[RowRecord] | None = None,
+    gate_on: str = "attempts",
+    repeats: RepeatSummary | None = None,
 ) -> GateResult:
-    """Check every floor of ``gate`` against the run's per-metric summaries.
+    """Check every floor of ``gate`` against the run.
 
-    ``rows`` (the run's stored rows) make the intervals of a ``confidence`` gate
-    exact for repeated runs and clustered data; without them the counts suffice.
+    ``rows`` (the run's stored rows) make every interval exact: the dataset
+    row as the unit for repeated runs, clustered by ``gate.cluster_key``, the
+    mean score's t interval from the scores' spread. Without them the counts
+    suffice, with conservative intervals (each check's notes say so).
+    ``gate_on`` ``"pass^k"`` / ``"pass@k"`` reads the pass-rate floors of a
+    repeated run on pass^K / pass@K (K its attempts per row); it needs
+    ``rows`` or ``repeats`` (the run's :class:`RepeatSummary`).
     """
+    check_gate_spec(gate, gate_on)
+    if gate_on != "attempts" and repeat_of(run) is None:
+        raise ConfigError(
+            "pass^k and pass@k need a repeated run (--repeat N with N >= 2)", field="--gate-on"
+        )
+    table = _read_table(run, rows, gate) if rows is not None else None
+    figures = _Figures(run, gate, table, repeats)
+    level, policy = gate.confidence, gate.on_uncertain
     checks: list[GateCheck] = []
-    rates = (
-        _row_rates(run, rows, gate.confidence)
-        if rows is not None and gate.confidence is not None
-        else None
-    )
 
-    def floor(name: str, value: float | None, required: float, what: str, how: str = "") -> None:
-        ok = value is not None and value >= required
-        if value is None:
-            message = f"{name}: no scored rows, so {what} cannot reach {_pct(required)}"
-        else:
-            verdict = ">=" if ok else "<"
-            message = f"{name}: {what} {_pct(value)}{how} {verdict} {_pct(required)}"
-        checks.append(GateCheck(name, value, required, ok, message))
-
-    def rate_floor(metric: str, required: float) -> None:
-        value, how = rate(metric)
-        interval = (
-            _interval(run, metric, gate.confidence, rates) if gate.confidence is not None else None
-        )
-        if value is None or interval is None or gate.confidence is None:
-            floor(metric, value, required, "pass rate", how)
-            return
-        verdict = threshold_verdict(
-            interval, required, estimate=value, on_uncertain=gate.on_uncertain
-        )
-        bounds = f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
-        if verdict.outcome == "uncertain":
-            said = (
-                f"uncertain at {gate.confidence:.0%} (on_uncertain: {gate.on_uncertain}, so "
-                f"{'passed' if verdict.passed else 'failed'})"
-            )
-        else:
-            sign = ">=" if verdict.outcome == "pass" else "<"
-            said = f"{sign} {_pct(required)} at {gate.confidence:.0%}"
-        message = f"{metric}: pass rate {_pct(value)} {bounds}{how} vs {_pct(required)}: {said}"
-        checks.append(
-            GateCheck(metric, value, required, verdict.passed, message, interval, verdict.outcome)
-        )
-
-    def rate(metric: str) -> tuple[float | None, str]:
+    def errors_said(metric: str) -> str:
         value, passed, counted = gate_pass_rate(run, metric)
         if not run.error_count or value is None:
-            return value, ""
+            return ""
         errors = run.error_count
         noun = "error counts" if errors == 1 else "errors count"
-        return value, f" ({passed} of {counted} rows; {errors} {noun} as not passed)"
+        return f" ({passed} of {counted} rows; {errors} {noun} as not passed)"
+
+    def rate_floor(metric: str, required: float) -> None:
+        if gate_on == "attempts":
+            figure = figures.pass_rate(metric)
+            how, what = errors_said(metric), "pass rate"
+        else:
+            figure = figures.pass_k(metric, gate_on)
+            what = gate_on.replace("k", str(figures.k))
+            how = f" over {figure.n} rows" if figure is not None else ""
+        checks.append(
+            decide(
+                figure,
+                required,
+                confidence=level,
+                on_uncertain=policy,
+                name=metric,
+                what=what,
+                how=how,
+            )
+        )
 
     floored: set[str] = set()
     if gate.min_pass_rate is not None:
@@ -228,34 +345,91 @@ def evaluate_gate(
             rate_floor(metric, gate.min_pass_rate)
             floored.add(metric)
     for metric, metric_gate in gate.metrics.items():
-        summary = run.summaries.get(metric)
         if metric_gate.min_pass_rate is not None:
             rate_floor(metric, metric_gate.min_pass_rate)
             floored.add(metric)
         if metric_gate.min_mean_score is not None:
-            value = summary.mean_score if summary else None
-            floor(metric, value, metric_gate.min_mean_score, "mean score")
+            figure = figures.mean_score(metric)
+            checks.append(
+                decide(
+                    figure,
+                    metric_gate.min_mean_score,
+                    confidence=level,
+                    on_uncertain=policy,
+                    name=metric,
+                    what="mean score",
+                )
+            )
             floored.add(metric)
     if gate.require_any_pass:
-        checks.extend(_any_pass(run, metric) for metric in run.summaries if metric not in floored)
-    allowed = 0.0 if gate.max_error_rate is None else gate.max_error_rate
-    error_rate = run.error_count / run.row_count if run.row_count else 0.0
-    ok = error_rate <= allowed
-    default = " (--max-error-rate, default 0)" if gate.max_error_rate is None else ""
-    checks.append(
-        GateCheck(
-            "errors",
-            error_rate,
-            allowed,
-            ok,
-            f"errors: {run.error_count}/{run.row_count} rows ({_pct(error_rate)}) "
-            f"{'<=' if ok else '>'} {_pct(allowed)} allowed{default}",
+        checks.extend(
+            _any_pass(run, metric, figures.k) for metric in run.summaries if metric not in floored
         )
-    )
+    checks.append(_error_budget(run, gate, figures.level))
     return GateResult(tuple(checks), configured=not gate.is_empty)
 
 
-def _any_pass(run: RunInfo, metric: str) -> GateCheck:
+def _error_budget(run: RunInfo, gate: GateSpec, level: float) -> GateCheck:
+    """The error ceiling: at most ``max_error_rate`` of the rows (default 0) may be errors.
+
+    A ceiling of 0 is decided on the count (one error fails it). Above 0,
+    with a ``confidence``, on the interval: it passes when the upper bound is
+    <= the ceiling, fails when the lower bound is above it, uncertain between.
+    """
+    from tooleval.analysis.noise import count_interval
+
+    allowed = 0.0 if gate.max_error_rate is None else gate.max_error_rate
+    errors, total = run.error_count, run.row_count
+    error_rate = errors / total if total else 0.0
+    default = " (--max-error-rate, default 0)" if gate.max_error_rate is None else ""
+    said = f"errors: {errors}/{total} rows ({_pct(error_rate)})"
+    interval = count_interval(run, errors, total, level) if total else None
+    spec = repeat_of(run)
+    k = spec[0] if spec else 1
+    n = max(1, round(total / k)) if total else 0
+    extra: dict[str, Any] = {"interval": interval, "what": "error rate", "n": n, "attempts": (k, k)}
+    if allowed == 0.0 or interval is None or gate.confidence is None:
+        ok = error_rate <= allowed
+        rule = "count" if allowed == 0.0 or interval is None else "point"
+        message = f"{said} {'<=' if ok else '>'} {_pct(allowed)} allowed{default}"
+        if rule == "point" and interval is not None:
+            message += f" (point estimate; {level:.0%} {interval.method} "
+            message += f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}], n={n}, K={k})"
+        outcome = "pass" if ok else "fail"
+        return GateCheck(
+            "errors", error_rate, allowed, ok, message, outcome=outcome, rule=rule, **extra
+        )
+    if interval.high <= allowed:
+        outcome, ok = "pass", True
+    elif interval.low > allowed:
+        outcome, ok = "fail", False
+    else:
+        outcome = "uncertain"
+        ok = gate.on_uncertain == "pass" or (gate.on_uncertain == "point" and error_rate <= allowed)
+    bounds = f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
+    context = f"({level:.0%} {interval.method}, n={n}, K={k})"
+    if outcome == "uncertain":
+        verdict = (
+            f"uncertain at {level:.0%} (on_uncertain: {gate.on_uncertain}, so "
+            f"{'passed' if ok else 'failed'})"
+        )
+    else:
+        verdict = f"{'<=' if ok else '>'} {_pct(allowed)} allowed at {level:.0%}"
+    message = f"{said} {bounds} {context} vs {_pct(allowed)} allowed: {verdict}"
+    return GateCheck(
+        "errors",
+        error_rate,
+        allowed,
+        ok,
+        message,
+        outcome=outcome,
+        rule="interval",
+        on_uncertain=gate.on_uncertain,
+        **extra,
+    )
+
+
+def _any_pass(run: RunInfo, metric: str, k: int) -> GateCheck:
     """The default check of a metric no floor names: nothing passed, the gate fails."""
     value, passed, counted = gate_pass_rate(run, metric)
     ok = passed > 0
@@ -267,37 +441,77 @@ def _any_pass(run: RunInfo, metric: str) -> GateCheck:
             f"{metric}: {what}; a run where nothing passed fails by default "
             "(set a gate floor, or gate: {require_any_pass: false} to accept it)"
         )
-    return GateCheck(metric, value, 0.0, ok, message, outcome="pass" if ok else "fail")
+    return GateCheck(
+        metric,
+        value,
+        0.0,
+        ok,
+        message,
+        outcome="pass" if ok else "fail",
+        what="rows passed",
+        n=counted,
+        attempts=(k, k),
+        rule="count",
+    )
 
 
-def stored_gate(run: RunInfo) -> GateResult | None:
+def stored_gate_spec(run: RunInfo) -> GateSpec:
+    """The gate the run's plan set (``config["gate"]``), read back leniently: what an older
+    tooleval did not store takes its default; no stored gate is the empty ``GateSpec()``.
+
+    >>> from tooleval.store.records import RunInfo
+    >>> run = RunInfo(id="r", name="n", created_at="t", status="finished",
+    ...               config={"gate": {"min_pass_rate": 0.9}})
+    >>> spec = stored_gate_spec(run)
+    >>> spec.min_pass_rate, spec.confidence, spec.on_uncertain
+    (0.9, None, 'fail')
+    """
+    data = run.config.get("gate") if isinstance(run.config, Mapping) else None
+    if not isinstance(data, Mapping):
+        return GateSpec()
+    metrics = {
+        str(name): MetricGate(g.get("min_pass_rate"), g.get("min_mean_score"))
+        for name, g in (data.get("metrics") or {}).items()
+        if isinstance(g, Mapping)
+    }
+    confidence = data.get("confidence")
+    policy = data.get("on_uncertain")
+    cluster_key = data.get("cluster_key")
+    return GateSpec(
+        min_pass_rate=data.get("min_pass_rate"),
+        max_error_rate=data.get("max_error_rate"),
+        metrics=metrics,
+        confidence=confidence if isinstance(confidence, float) else None,
+        on_uncertain=policy if policy in ON_UNCERTAIN else "fail",
+        require_any_pass=data.get("require_any_pass") is not False,
+        cluster_key=cluster_key if isinstance(cluster_key, str) and cluster_key else None,
+    )
+
+
+def stored_gate(run: RunInfo, *, rows: Iterable[RowRecord] | None = None) -> GateResult | None:
     """The gate the run's plan set, checked against the run; None when it set none.
 
-    The runner keeps the plan's gate in the run's config (``config["gate"]``);
-    the run list, the run page, the report and the Markdown summary show
-    this verdict. An error budget alone (the default 0) is not a configured
-    gate here: a run without one shows no verdict.
+    The runner keeps the plan's gate in the run's config (``config["gate"]``),
+    with its ``confidence``, ``on_uncertain`` and ``cluster_key``; the run
+    list, ``runs show``, the run page, the report and the Markdown summary
+    show this verdict. ``rows`` (the run's stored rows) give the exact
+    intervals; without them, the conservative ones from the counts. An error
+    budget alone (the default 0) is not a configured gate here: a run
+    without one shows no verdict. A stored gate that no longer checks (a
+    value out of range) shows one failing check that says why.
 
     >>> from tooleval.store.records import MetricSummary, RunInfo
     >>> run = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=10,
     ...               summaries={"f1": MetricSummary("f1", scored=10, passed=6, failed=4)},
     ...               config={"gate": {"min_pass_rate": 0.9}})
     >>> [c.message for c in stored_gate(run).checks if not c.passed]
-    ['f1: pass rate 60.0% < 90.0%']
+    ['f1: pass rate 60.0% < 90.0% (point estimate; 95% wilson [31.3, 83.2], n=10, K=1)']
     """
-    data = run.config.get("gate") if isinstance(run.config, dict) else None
-    if not isinstance(data, dict):
-        return None
-    metrics = {
-        name: MetricGate(g.get("min_pass_rate"), g.get("min_mean_score"))
-        for name, g in (data.get("metrics") or {}).items()
-        if isinstance(g, dict)
-    }
-    spec = GateSpec(
-        min_pass_rate=data.get("min_pass_rate"),
-        max_error_rate=data.get("max_error_rate"),
-        metrics=metrics,
-    )
+    spec = stored_gate_spec(run)
     if spec.is_empty:
         return None
-    return evaluate_gate(run, spec)
+    try:
+        return evaluate_gate(run, spec, rows=rows)
+    except ConfigError as error:
+        message = f"the stored gate cannot be checked: {error}"
+        return GateResult((GateCheck("gate", None, 0.0, False, message, rule="invalid"),), True)

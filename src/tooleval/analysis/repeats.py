@@ -19,7 +19,6 @@ From the attempts of a row with ``c`` passing attempts out of ``n``
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from math import comb
@@ -134,15 +133,6 @@ class RepeatSummary:
         if not rows:
             return None
         return sum(fn(r.attempts, r.passed, k) for r in rows) / len(rows)
-
-    def metric_rate(self, metric: str, how: str) -> tuple[float | None, int]:
-        """pass^n or pass@n of one metric, over rows where all n attempts counted."""
-        fn = pass_hat_k if how == "pass^k" else pass_at_k
-        rows = [r for r in self.complete if r.metric_counted.get(metric) == self.n]
-        if not rows:
-            return None, 0
-        total = sum(fn(self.n, r.metric_passed.get(metric, 0), self.n) for r in rows)
-        return total / len(rows), len(rows)
 
     @property
     def flaky(self) -> tuple[RowRepeats, ...]:
@@ -264,47 +254,30 @@ def summarise_run(store: StoreReader, run: RunInfo) -> RepeatSummary | None:
     return analyse_repeats(store.iter_rows(run.id), *spec)
 
 
-def repeat_gate(run: RunInfo, gate_spec: Any, summary: RepeatSummary | None, on: str) -> Any:
+def repeat_gate(
+    run: RunInfo,
+    gate_spec: Any,
+    summary: RepeatSummary | None,
+    on: str,
+    *,
+    rows: Iterable[RowRecord] | None = None,
+) -> Any:
     """The gate with its pass-rate floors read on pass^k or pass@k of every metric.
 
     ``on="attempts"`` (or a run made once) is the ordinary gate: each
-    attempt counts as a row. The error budget is checked on attempts always.
+    attempt counts as a row. Otherwise each floor is checked on the rows'
+    unbiased pass^K (or pass@K) with its interval over rows, never the
+    plug-in (c/n)^K (:func:`tooleval.analysis.gate.evaluate_gate` with
+    ``gate_on``); ``rows`` (the stored rows) add the clusters and the mean
+    scores' spread. The error budget is checked on attempts always.
     """
-    from tooleval.analysis.gate import GateCheck, GateResult, evaluate_gate
+    from tooleval.analysis.gate import evaluate_gate
 
     if on not in GATE_ON:
         raise ConfigError(f"expected one of {', '.join(GATE_ON)}, got {on!r}", field="--gate-on")
     if on == "attempts" or summary is None:
-        return evaluate_gate(run, gate_spec)
-    floors = dataclasses.replace(
-        gate_spec,
-        min_pass_rate=None,
-        metrics={
-            name: dataclasses.replace(g, min_pass_rate=None)
-            for name, g in gate_spec.metrics.items()
-        },
-    )
-    base = evaluate_gate(run, floors)
-    label = on.replace("k", str(summary.n))
-    checks = []
-    for metric in run.summaries:
-        wanted = [gate_spec.min_pass_rate]
-        per_metric = gate_spec.metrics.get(metric)
-        if per_metric is not None:
-            wanted.append(per_metric.min_pass_rate)
-        for required in (w for w in wanted if w is not None):
-            value, rows = summary.metric_rate(metric, on)
-            ok = value is not None and value >= required
-            if value is None:
-                message = f"{metric}: no row with all {summary.n} attempts counted, so {label} "
-                message += f"cannot reach {required:.1%}"
-            else:
-                message = (
-                    f"{metric}: {label} {value:.1%} over {rows} rows "
-                    f"{'>=' if ok else '<'} {required:.1%}"
-                )
-            checks.append(GateCheck(metric, value, required, ok, message))
-    return GateResult(tuple(checks) + tuple(base.checks), configured=not gate_spec.is_empty)
+        return evaluate_gate(run, gate_spec, rows=rows)
+    return evaluate_gate(run, gate_spec, rows=rows, gate_on=on, repeats=summary)
 
 
 def repeat_lines(summary: RepeatSummary, *, limit: int = 10) -> list[str]:

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tooleval.analysis.noise import MetricComparison
 from tooleval.model import Result
@@ -18,6 +19,7 @@ from tooleval.stats import RateSummary, wilson_interval
 __all__ = [
     "compare_detail",
     "compare_line",
+    "gate_lines",
     "interval_lines",
     "pts",
     "rate_text",
@@ -154,3 +156,26 @@ def results_interval(results: Sequence[Result], confidence: float = 0.95) -> str
         return "-"
     i = wilson_interval(sum(1 for r in scored if r.passed), len(scored), confidence)
     return f"[{100 * i.low:.1f}, {100 * i.high:.1f}]"
+
+
+def gate_lines(gate: Any) -> list[str]:
+    """``runs show``'s gate block: each check (figure, interval, n, K, threshold, rule), the verdict.
+
+    >>> from tooleval.analysis.gate import GateSpec, evaluate_gate
+    >>> from tooleval.store.records import MetricSummary, RunInfo
+    >>> run = RunInfo(id="r", name="n", created_at="t", status="finished", row_count=50,
+    ...               summaries={"m": MetricSummary("m", scored=50, passed=42, failed=8)})
+    >>> print("\\n".join(gate_lines(evaluate_gate(run, GateSpec(min_pass_rate=0.8, confidence=0.95)))))
+    gate (the plan's, checked on the stored run):
+      FAIL  m: pass rate 84.0% [71.5, 91.7] (95% wilson, n=50, K=1) vs 80.0%: uncertain at 95% (on_uncertain: fail, so failed)
+      pass  errors: 0/50 rows (0.0%) <= 0.0% allowed (--max-error-rate, default 0)
+    gate failed
+    """
+    if gate is None:
+        return ["gate: none configured (add gate: to the plan; docs/ci.md)"]
+    lines = ["gate (the plan's, checked on the stored run):"]
+    for check in gate.checks:
+        lines.append(f"  {'pass' if check.passed else 'FAIL'}  {check.message}")
+        lines.extend(f"        note: {note}" for note in getattr(check, "notes", ()))
+    lines.append(f"gate {'passed' if gate.passed else 'failed'}")
+    return lines

@@ -129,18 +129,14 @@ def after_run(
     summary = summarise_run(store, outcome.run)
     if summary is None:
         return outcome
-    if gate is not None and gate.confidence is not None and args.gate_on == "attempts":
-        # The runner's gate saw counts only; with the rows, each dataset row is one unit.
-        from tooleval.analysis.gate import evaluate_gate
-
-        rows = store.iter_rows(outcome.run.id)
-        outcome = dataclasses.replace(outcome, gate=evaluate_gate(outcome.run, gate, rows=rows))
     for line in repeat_lines(summary):
         console.print(line, markup=False, highlight=False)
     spec = gate if gate is not None else None
     if spec is None or args.gate_on == "attempts":
         return outcome
-    return dataclasses.replace(outcome, gate=repeat_gate(outcome.run, spec, summary, args.gate_on))
+    rows = store.iter_rows(outcome.run.id)
+    gated = repeat_gate(outcome.run, spec, summary, args.gate_on, rows=rows)
+    return dataclasses.replace(outcome, gate=gated)
 
 
 def write_ci_outputs(

@@ -51,12 +51,14 @@ def add_export_verb(verbs: Any) -> None:
     export.set_defaults(handler=export_run)
 
 
-def _gate(args: argparse.Namespace, run: Any) -> Any:
-    from tooleval.analysis.gate import GateSpec, MetricGate, evaluate_gate
+def _gate(args: argparse.Namespace, run: Any, rows: Any) -> Any:
+    """The stored gate (its noise keys too), the flags replacing its floors, checked on the rows."""
+    import dataclasses
+
+    from tooleval.analysis.gate import evaluate_gate, stored_gate_spec
     from tooleval.errors import ConfigError
 
-    stored = run.config.get("gate") or {}
-    values: dict[str, Any] = {}
+    spec = stored_gate_spec(run)
     for option, key in (
         ("--min-pass-rate", "min_pass_rate"),
         ("--max-error-rate", "max_error_rate"),
@@ -64,20 +66,9 @@ def _gate(args: argparse.Namespace, run: Any) -> Any:
         value = getattr(args, key)
         if value is not None and not 0.0 <= value <= 1.0:
             raise ConfigError(f"expected a number between 0 and 1, got {value}", field=option)
-        values[key] = value if value is not None else stored.get(key)
-    metrics = {
-        name: MetricGate(g.get("min_pass_rate"), g.get("min_mean_score"))
-        for name, g in (stored.get("metrics") or {}).items()
-        if isinstance(g, dict)
-    }
-    # The noise-aware keys the run was gated with (docs/statistics.md).
-    if isinstance(stored.get("confidence"), float):
-        values["confidence"] = stored["confidence"]
-    if stored.get("on_uncertain") in ("fail", "pass", "point"):
-        values["on_uncertain"] = stored["on_uncertain"]
-    if stored.get("require_any_pass") is False:
-        values["require_any_pass"] = False
-    return evaluate_gate(run, GateSpec(metrics=metrics, **values))
+        if value is not None:
+            spec = dataclasses.replace(spec, **{key: value})
+    return evaluate_gate(run, spec, rows=rows)
 
 
 def write_csv(path: str, rows: Any) -> None:
@@ -134,7 +125,7 @@ def export_run(args: argparse.Namespace) -> int:
     with open_cli_store(args) as store:
         run_id = store.resolve_run_id(args.run_id)
         run = store.get_run(run_id)
-        gate = _gate(args, run)
+        gate = _gate(args, run, store.iter_rows(run_id))
         if args.junit:
             write_junit(args.junit, run, store.iter_rows(run_id), gate=gate)
         if args.json:

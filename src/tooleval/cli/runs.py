@@ -96,4 +96,8 @@ def _interval_lines(store: Any, run_id: str, args: argparse.Namespace) -> list[s
     options = {"confidence": args.confidence, "bootstrap": args.bootstrap, "seed": args.seed}
     rates = run_intervals(table, **options)
     scores = run_intervals(table, kind="score", confidence=args.confidence)
-    return interval_lines(rates, scores, unscored=table.unscored)
+    from tooleval.analysis.gate import stored_gate
+    from tooleval.analysis.stat_lines import gate_lines
+
+    gate = gate_lines(stored_gate(run, rows=store.iter_rows(run.id)))
+    return [*interval_lines(rates, scores, unscored=table.unscored), *gate]

@@ -29,6 +29,7 @@
         tool_call_f1: {min_pass_rate: 0.8, min_mean_score: 0.9}
       confidence: 0.95             # floors checked on the interval (docs/statistics.md)
       on_uncertain: fail           # fail (default) | pass | point
+      cluster_key: task_id         # rows sharing this metadata field (or category): one cluster
       # require_any_pass: false    # accept a run where nothing passed (default: it fails)
 
 Every mistake is a :class:`ConfigError` naming the key path:
@@ -300,11 +301,12 @@ _GATE_KEYS = (
     "confidence",
     "on_uncertain",
     "require_any_pass",
+    "cluster_key",
 )
 
 
 def _gate_stats(value: Mapping[str, Any]) -> dict[str, Any]:
-    """The noise-aware keys: ``confidence``, ``on_uncertain``, ``require_any_pass``."""
+    """The noise-aware keys: ``confidence``, ``on_uncertain``, ``require_any_pass``, ``cluster_key``."""
     from tooleval.stats import ON_UNCERTAIN
 
     out: dict[str, Any] = {}
@@ -333,6 +335,14 @@ def _gate_stats(value: Mapping[str, Any]) -> dict[str, Any]:
             f"expected true or false, got {any_pass!r}", field="gate.require_any_pass"
         )
     out["require_any_pass"] = any_pass
+    cluster_key = value.get("cluster_key")
+    if cluster_key is not None:
+        if not isinstance(cluster_key, str) or not cluster_key.strip():
+            raise ConfigError(
+                f"expected a metadata field name (or category), got {cluster_key!r}",
+                field="gate.cluster_key",
+            )
+        out["cluster_key"] = cluster_key.strip()
     return out
 
 

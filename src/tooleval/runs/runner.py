@@ -157,10 +157,13 @@ async def arun_plan(
     finally:
         await _release(store, ready, opened)
     info = store.get_run(opened.run_id)
+    spec = plan.gate if gate is None else gate
+    # A noise-aware gate reads the rows: each dataset row one unit, clusters, score spreads.
+    rows = store.iter_rows(info.id) if spec.confidence is not None or spec.cluster_key else None
     return RunOutcome(
         run_id=opened.run_id,
         run=info,
-        gate=evaluate_gate(info, plan.gate if gate is None else gate),
+        gate=evaluate_gate(info, spec, rows=rows),
         rows_run=len(todo),
         rows_skipped=len(opened.attempts) - len(todo),
     )
