@@ -130,4 +130,4 @@ def test_rescore_with_the_bundled_local_judge(tmp_path, agent_stub, capsys):
         result = row.result("task_success")
         # SmolLM2 often writes malformed JSON: unscored with the reason, never a 0
         assert result.score in (0.0, 1.0) or "judge reply" in result.reason
-        assert new.config["judge"]["type"] == "LocalJudge"
+        assert new.config["judge"]["type"] == "local"
