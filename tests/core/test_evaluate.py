@@ -87,6 +87,9 @@ def test_the_lines_are_those_tooleval_score_writes(tmp_path):
     assert written.read_bytes() == out.read_bytes()
     with pytest.raises(InputError, match="directory"):
         result.write_jsonl(tmp_path)
+    with pytest.raises(InputError):  # never over the dataset it read
+        result.write_jsonl(data)
+    assert json.loads(data.read_text().splitlines()[0]) == ROWS[0]
 
 
 def test_csv_parquet_samples_and_dataframes_score_alike(tmp_path):
@@ -203,6 +206,14 @@ def test_bad_metrics_are_config_errors():
         tooleval.evaluate(ROWS, [3])
     with pytest.raises(ConfigError, match="concurrency"):
         tooleval.evaluate(ROWS, "tool_call_f1", concurrency=0)
+
+
+def test_metrics_as_a_mapping_of_options_and_an_unused_judge():
+    result = tooleval.evaluate(ROWS, {"tool_correctness": {}, "tool_call_f1": {"args": "ignore"}})
+    assert result.metrics == ("tool_correctness", "tool_call_f1")
+    assert result.rows[1].result.params["args"] == "ignore"
+    with pytest.raises(ConfigError, match="no metric to bind needs one"):
+        tooleval.evaluate(ROWS, "tool_call_f1", judge="local")
 
 
 def test_bound_metrics_keep_their_options():

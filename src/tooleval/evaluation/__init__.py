@@ -29,6 +29,7 @@ judge's cache and token counts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,6 +78,12 @@ def evaluate(
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
     specs = metric_specs(metrics)
     judged = [name for name, _, bound in specs if bound is None and get_metric(name).needs_judge]
+    if judge is not None and not judged:  # never silently unused
+        raise ConfigError(
+            "judge= is given, but no metric to bind needs one (judged metrics: task_success, "
+            "goal_accuracy, tools_error, topic_adherence; a bound metric keeps its own judge)",
+            field="judge",
+        )
     the_judge = resolve_judge(judge, judged) if judged else None
     bound_metrics = []
     for index, (name, options, bound) in enumerate(specs):
@@ -88,11 +95,12 @@ def evaluate(
                 raise exc.with_context(metric=name, field=f"metrics[{index}]") from None
         bound_metrics.append(bound)
     samples = read_dataset(dataset, bound_metrics, bind=bind, format=format)
-    return _score(bound_metrics, samples, concurrency)
+    source = str(dataset) if isinstance(dataset, str | os.PathLike) else None
+    return _score(bound_metrics, samples, concurrency, source)
 
 
 def _score(
-    metrics: list[Any], samples: list[tuple[int, Any]], concurrency: int
+    metrics: list[Any], samples: list[tuple[int, Any]], concurrency: int, source: str | None
 ) -> EvaluationResult:
     from tooleval.scoring import score_concurrently, score_samples
 
@@ -115,7 +123,8 @@ def _score(
         for judge, start in zip(judges, before, strict=True):
             for key, value in judge.usage.to_dict().items():
                 usage[key] = usage.get(key, 0) + value - start.get(key, 0)
-    return EvaluationResult(tuple(rows), tuple(m.name for m in metrics), judge_usage=usage)
+    names = tuple(m.name for m in metrics)
+    return EvaluationResult(tuple(rows), names, judge_usage=usage, source=source)
 
 
 def _judges(metrics: list[Any]) -> list[Any]:

@@ -41,10 +41,13 @@ def metric_specs(metrics: Any) -> list[tuple[str, dict[str, Any], Any]]:
     """``(name, options, bound metric or None)`` for each metric given.
 
     A metric is a name, a bound metric (:func:`tooleval.metrics.bind`) or a
-    ``(name, options)`` pair; one name alone is a list of one.
+    ``(name, options)`` pair; one name alone is a list of one, and a mapping
+    of names to options is read as its pairs.
     """
     if isinstance(metrics, str) or _is_bound(metrics) or _is_pair(metrics):
         metrics = [metrics]
+    elif isinstance(metrics, Mapping):  # {"tool_call_f1": {"args": "ignore"}, ...}
+        metrics = list(metrics.items())
     if not isinstance(metrics, Iterable):
         raise ConfigError(
             f"expected metric names, bound metrics or (name, options) pairs, got "

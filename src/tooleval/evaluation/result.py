@@ -135,6 +135,7 @@ class EvaluationResult:
     rows: tuple[RowResult, ...]
     metrics: tuple[str, ...]
     judge_usage: Mapping[str, Any] | None = None  # calls, cached calls, tokens of this evaluation
+    source: str | None = None  # the dataset file, when one was read (never overwritten)
     summaries: Mapping[str, MetricSummary] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
@@ -171,7 +172,7 @@ class EvaluationResult:
         """Write :meth:`to_jsonl` to ``path`` atomically (complete or not at all); return it."""
         from tooleval.io_atomic import atomic_write, check_output_path
 
-        check_output_path(str(path), option="path")
+        check_output_path(str(path), option="path", inputs=[self.source])
         with atomic_write(str(path)) as handle:
             handle.write(self.to_jsonl())
         return Path(path)
