@@ -161,6 +161,9 @@ def test_bad_datasets_are_errors_naming_the_row_or_column(tmp_path):
     with pytest.raises(InputError, match="row 2") as caught:
         tooleval.evaluate(lines, "tool_correctness")
     assert str(lines) in str(caught.value)
+    lines.write_text(json.dumps(ROWS[0]) + "\n\n" + json.dumps({"tools_called": [{"name": 42}]}))
+    with pytest.raises(InputError, match="row 3"):  # the file's line, blank lines counted
+        tooleval.evaluate(lines, "tool_correctness")
     with pytest.raises(InputError, match="one dict"):
         tooleval.evaluate(ROWS[0], "tool_correctness")
     with pytest.raises(InputError, match="no such dataset file"):

@@ -192,8 +192,13 @@ def _plain(value: Any) -> Any:
 
 
 def _read_rows(
-    rows: list[Any], columns: list[str], bind: Mapping[str, str] | None, metrics: Sequence[Any]
+    rows: list[Any],
+    columns: list[str],
+    bind: Mapping[str, str] | None,
+    metrics: Sequence[Any],
+    numbers: Sequence[int] | None = None,
 ) -> list[tuple[int, Sample]]:
+    """Each row read (``numbers``: the file's line numbers; else positions from 1)."""
     from tooleval.datasets.binding import resolve_bindings
     from tooleval.scoring import check_calls_given, row_sample
 
@@ -204,7 +209,7 @@ def _read_rows(
         bound = resolve_bindings(columns, bind)  # unknown field or column: named, with a guess
         renames = {column: name for name, column in bound.items() if name != column}
     read: list[tuple[int, Sample]] = []
-    for number, row in enumerate(rows, start=1):
+    for number, row in zip(numbers or range(1, len(rows) + 1), rows, strict=True):
         if isinstance(row, Sample):
             read.append((number, row))
             continue
@@ -267,9 +272,7 @@ def _read_jsonl(
     numbers = [number for number, _ in parsed]
     rows = [row for _, row in parsed]
     columns = list(dict.fromkeys(str(k) for row in rows for k in row))
-    read = _read_rows(rows, columns, bind, metrics)
-    # the file's line numbers, not the rows' positions (blank lines are skipped)
-    return [(line, sample) for line, (_, sample) in zip(numbers, read, strict=True)]
+    return _read_rows(rows, columns, bind, metrics, numbers)  # blank lines keep their numbers
 
 
 def _read_table(
