@@ -70,6 +70,8 @@ ALLOWED: dict[str, set[str]] = {
     "compat": {"model", "matching", "metrics", "__init__"},
     # Adapters for other evaluation tools (inspect_ai, promptfoo): the public layers.
     "integrations": {"model", "formats", "metrics", "errors"},
+    # tooleval.evaluate: datasets and metrics in, through the scoring pipeline, results out.
+    "evaluation": {"model", "formats", "metrics", "llm", "datasets", "scoring", "stats"},
 }
 TOP = {"cli", "__init__", "__main__"}  # the command line (and `python -m tooleval`) and the
 # curated public surface see everything

@@ -92,6 +92,7 @@ if typing.TYPE_CHECKING:  # the lazy names below, visible to type checkers and I
         explain_path,
     )
     from tooleval.datasets import Dataset, DatasetRow, load_dataset
+    from tooleval.evaluation import EvaluationResult, evaluate
     from tooleval.judged import goal_accuracy, task_success, tools_error, topic_adherence
     from tooleval.llm import JudgeReply, JudgeUsage, LocalJudge, OpenAIJudge, judge_from_config
     from tooleval.monitor import (
@@ -112,6 +113,9 @@ _LAZY = {
     "Dataset": "tooleval.datasets",
     "DatasetRow": "tooleval.datasets",
     "load_dataset": "tooleval.datasets",
+    # offline evaluation of recorded conversations
+    "evaluate": "tooleval.evaluation",
+    "EvaluationResult": "tooleval.evaluation",
     "AgentResponse": "tooleval.connectors",
     "CallableConnector": "tooleval.connectors",
     "HttpConnector": "tooleval.connectors",
@@ -163,6 +167,7 @@ __all__ = [
     "DatasetError",
     "DatasetRow",
     "Diagnosis",
+    "EvaluationResult",
     "Exact",
     "ExpectedTools",
     "Finding",
@@ -204,6 +209,7 @@ __all__ = [
     "compare_runs",
     "connector_from_config",
     "detect",
+    "evaluate",
     "evaluate_gate",
     "explain_path",
     "export_messages",

@@ -26,6 +26,7 @@ EXTRA_OF = {
     "httpx": "runs",
     "aiohttp": "runs",
     "jsonpath": "runs",
+    "pandas": "pandas",
 }
 
 

@@ -1,14 +1,17 @@
-"""``tooleval rescore RUN_ID --metric NAME``: score a stored run again, calling nothing.
+"""``tooleval rescore RUN_ID --metric NAME``: score a stored run again, calling no agent.
 
 A new run is stored from the source run's answers with the metrics and
 options given; ``tooleval compare RUN_ID NEW`` then shows what the metric
-change did. Exit 0, or 2 on a usage error.
+change did. Judged metrics call the judge of ``--judge`` / ``--judge-option``
+(or ``$TOOLEVAL_JUDGE``, as ``tooleval score`` reads them), ``--concurrency``
+rows at a time, and nothing else. Exit 0, or 2 on a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +50,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="pass threshold (0-1) for a metric",
     )
     parser.add_argument("--name", help="name of the new run (default: SOURCE (rescored))")
+    judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
+    judging.add_argument(
+        "--judge",
+        metavar="local|openai|FILE",
+        help="the LLM judge: a type (options from --judge-option) or a YAML/JSON file holding "
+        "a judge: mapping as in a plan (default: $TOOLEVAL_JUDGE); see docs/judges.md",
+    )
+    judging.add_argument(
+        "--judge-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a judge option (model=gpt-4o-mini, base_url=http://127.0.0.1:8765/v1, "
+        "api_key_env=OPENAI_API_KEY, cache=false); VALUE as JSON when it parses",
+    )
+    judging.add_argument(
+        "--concurrency", type=int, default=None, metavar="N", help="rows judged at once (default 4)"
+    )
     add_store_option(parser)
     refuse_repeats(parser)
     parser.set_defaults(handler=rescore)
@@ -58,11 +79,63 @@ def rescore(args: argparse.Namespace) -> int:
     from tooleval.runs.rescore import parse_metric_specs, rescore_run
 
     specs = parse_metric_specs(args.metric, args.option, args.threshold)
+    judge = _judge(args, [spec.name for spec in specs])
     with open_cli_store(args) as store:
         source = store.resolve_run_id(args.run_id)
-        new_id = rescore_run(store, source, specs, name=args.name)
+        new_id = rescore_run(
+            store, source, specs, name=args.name, judge=judge, concurrency=args.concurrency or 4
+        )
         console = make_console(sys.stdout)
         print_summary(console, store.get_run(new_id))
-        console.print(f"run {new_id}: rescored from {source}; nothing was called")
+        called = "no agent was called" if judge is not None else "nothing was called"
+        console.print(f"run {new_id}: rescored from {source}; {called}")
         console.print(f"what changed: tooleval compare {source} {new_id}")
+    if judge is not None:
+        usage = judge.usage.to_dict()
+        print(
+            f"tooleval rescore: judge {usage.get('calls', 0)} calls, "
+            f"{usage.get('cached_calls', 0)} from the cache, "
+            f"{usage.get('tokens_in', 0)} tokens in, {usage.get('tokens_out', 0)} out",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _judge(args: argparse.Namespace, names: list[str]) -> Any:
+    """The judge for the judged metrics among ``names`` (as ``tooleval score`` builds it), or None.
+
+    ``--judge`` or ``--judge-option`` without a judged metric is refused, never ignored.
+    """
+    from tooleval.cli.score import make_judge
+    from tooleval.errors import ConfigError
+    from tooleval.metrics.registry import get_metric
+
+    judged = []
+    for name in names:
+        try:
+            if get_metric(name).needs_judge:
+                judged.append(name)
+        except ConfigError:
+            pass  # an unknown metric: rescore_run names it, with the closest name
+    if not judged:
+        given = [flag for flag, value in (("--judge", args.judge), ("--judge-option",
+                 args.judge_option), ("--concurrency", args.concurrency)) if value]  # fmt: skip
+        if given and all(_known(name) for name in names):
+            raise ConfigError(
+                f"{' and '.join(given)} given, but no metric of {', '.join(names)} is judged; "
+                "drop it or add a judged metric (tooleval metrics lists them)",
+                field=given[0],
+            )
+        return None
+    return make_judge(args, judged)
+
+
+def _known(name: str) -> bool:
+    from tooleval.errors import ConfigError
+    from tooleval.metrics.registry import get_metric
+
+    try:
+        get_metric(name)
+    except ConfigError:
+        return False
+    return True

@@ -257,6 +257,7 @@ def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
     ``--judge-option`` adds or replaces one key of it.
     """
     from tooleval.llm import judge_from_config
+    from tooleval.llm.spec import read_judge_file as _judge_file  # shared with evaluate()
 
     spec = args.judge or os.environ.get(JUDGE_ENV) or ""
     field = "--judge" if args.judge else JUDGE_ENV
@@ -277,31 +278,6 @@ def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
             f"--concurrency must be 1 or more, got {args.concurrency}", field="--concurrency"
         )
     return judge_from_config(config, field=field)
-
-
-def _judge_file(path: Path, field: str) -> dict[str, Any]:
-    import yaml
-
-    if not path.is_file():
-        raise ConfigError(f"no such judge file: {path}", field=field)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"{path} is not YAML or JSON: {one_line_error(exc)}", field=field
-        ) from None
-    if isinstance(data, dict) and isinstance(data.get("judge"), dict):
-        data = data["judge"]
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{path} holds no judge mapping (expected type: local|openai and its options)",
-            field=field,
-        )
-    return dict(data)
-
-
-def one_line_error(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
 
 
 def _score_judged(

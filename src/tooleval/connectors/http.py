@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooleval.connectors.clients import HttpClients
+from tooleval.connectors.masking import mask_url, shown_url
 from tooleval.connectors.paths import ResponseMapping
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
@@ -29,16 +30,12 @@ _METHODS = {"GET", "POST", "PUT", "PATCH"}
 
 
 def safe_url(url: str) -> str:
-    """The URL without a password in it (safe to store).
+    """The URL with its secrets masked (safe to store; see :mod:`tooleval.connectors.masking`).
 
-    >>> safe_url("https://bob:hunter2@agent.local/run")
-    'https://bob:***@agent.local/run'
+    >>> safe_url("https://bob:hunter2@agent.local/run?token=${AGENT_TOKEN}&sig=abc")
+    'https://bob:***@agent.local/run?token=${AGENT_TOKEN}&sig=***'
     """
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+    return mask_url(url)
 
 
 class HttpConnector(HttpClients):
@@ -148,7 +145,7 @@ class HttpConnector(HttpClients):
         text = http_response.text
         if self.mapping.configured and not text.strip():
             raise UnreadableBody(
-                f"{self.method} {safe_url(self.url)} returned an empty body, so the response "
+                f"{self.method} {shown_url(self.url)} returned an empty body, so the response "
                 "paths cannot be applied",
                 status=http_response.status_code,
                 row=sample.id,
@@ -158,7 +155,7 @@ class HttpConnector(HttpClients):
         except ValueError:
             if self.mapping.configured:
                 raise UnreadableBody(
-                    f"{self.method} {safe_url(self.url)} returned a body that is not JSON, so the "
+                    f"{self.method} {shown_url(self.url)} returned a body that is not JSON, so the "
                     f"response paths cannot be applied: {' '.join(text.split())[:200]}",
                     status=http_response.status_code,
                     row=sample.id,
@@ -198,7 +195,7 @@ class HttpConnector(HttpClients):
             self.method,
             url,
             policy=self.retry,
-            display_url=safe_url(self.url),
+            display_url=self.url,
             **request,
         )
         return response, attempts, started
@@ -230,7 +227,7 @@ class HttpConnector(HttpClients):
                 self.method,
                 url,
                 policy=self.retry,
-                display_url=safe_url(self.url),
+                display_url=self.url,
                 **request,
             )
             tally.sent(attempts)
@@ -252,7 +249,7 @@ class HttpConnector(HttpClients):
                 self.method,
                 url,
                 policy=self.retry,
-                display_url=safe_url(self.url),
+                display_url=self.url,
                 **request,
             )
             tally.sent(attempts)

@@ -29,6 +29,7 @@ from typing import Any
 
 from tooleval.connectors.clients import HttpClients
 from tooleval.connectors.http import safe_url
+from tooleval.connectors.masking import mask_url, shown_url
 from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
@@ -150,7 +151,8 @@ class OpenAIChatConnector(HttpClients):
         url = resolve_env(self.url, field="connector.base_url")
         if not url.startswith(("http://", "https://")):
             raise ConfigError(
-                f"expected an http(s) base URL once ${{...}} is filled in, got {safe_url(url)!r}",
+                "expected an http(s) base URL once ${...} is filled in, got "
+                f"{mask_url(url, template=self.url)!r}",
                 field="connector.base_url",
             )
         return url
@@ -187,7 +189,7 @@ class OpenAIChatConnector(HttpClients):
     ) -> tuple[dict[str, Any], dict[str, Any], list[ToolCall]]:
         if not response.text.strip():
             raise UnreadableBody(
-                f"{safe_url(self.url)} returned an empty body instead of a chat completion",
+                f"{shown_url(self.url)} returned an empty body instead of a chat completion",
                 status=response.status_code,
                 row=sample.id,
             )
@@ -195,7 +197,7 @@ class OpenAIChatConnector(HttpClients):
             data = response.json()
         except ValueError:
             raise UnreadableBody(
-                f"{safe_url(self.url)} returned a body that is not JSON: "
+                f"{shown_url(self.url)} returned a body that is not JSON: "
                 f"{' '.join(response.text.split())[:200]}",
                 status=response.status_code,
                 row=sample.id,
@@ -204,7 +206,7 @@ class OpenAIChatConnector(HttpClients):
             message = data["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
             raise ConnectorError(
-                f"{safe_url(self.url)} did not return a chat completion (choices[0].message): "
+                f"{shown_url(self.url)} did not return a chat completion (choices[0].message): "
                 f"{' '.join(response.text.split())[:200]}",
                 status=response.status_code,
                 row=sample.id,
@@ -281,7 +283,7 @@ class _Turns:
         c = self.connector
         return {
             "policy": c.retry,
-            "display_url": safe_url(c.url),
+            "display_url": c.url,
             "json": c._body(self.wire),
             "headers": c._headers(),
             "timeout": c.timeout,

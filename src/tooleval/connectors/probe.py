@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooleval.connectors.masking import shown_url
 from tooleval.connectors.paths import PathExplanation, objects_instead_of_names
 from tooleval.connectors.response import as_sample
 from tooleval.errors import ConnectorError, ToolEvalError
@@ -158,6 +159,8 @@ def format_probe(report: ProbeReport, *, raw_limit: int = 4000) -> str:
     """The human-readable report printed by ``tooleval connector test``."""
     d = report.connector
     target = d.get("url") or d.get("base_url") or d.get("target")
+    if isinstance(target, str) and "${" in target:  # what is sent, secrets masked
+        target = f"{target} -> {shown_url(target)}"
     lines = [f"connector: {d.get('type')} {d.get('method', '')} {target}".replace("  ", " ")]
     if d.get("headers"):
         lines.append(f"headers:   {', '.join(d['headers'])} (values not shown)")

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tooleval.connectors.masking import mask_url
 from tooleval.errors import ConfigError, ConnectorError, UnreadableBody
 
 __all__ = ["RetryPolicy", "RetryTally", "UnreadableBody", "asend", "parse_retry_after", "send"]
@@ -142,7 +143,20 @@ def _excerpt(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _failure(method: str, url: str, attempts: int, response: Any, exc: BaseException | None):
+def _failure(
+    method: str,
+    url: str,
+    attempts: int,
+    response: Any,
+    exc: BaseException | None,
+    *,
+    sent: str | None = None,
+):
+    """The ConnectorError of a final failure, naming ``url`` (as shown: secrets masked).
+
+    ``sent`` is the URL really requested: where a transport's message repeats
+    it (an invalid URL), it is replaced by ``url`` so no secret slips through.
+    """
     noun = "attempt" if attempts == 1 else "attempts"
     if response is not None:
         err = ConnectorError(
@@ -153,6 +167,8 @@ def _failure(method: str, url: str, attempts: int, response: Any, exc: BaseExcep
     else:
         kind = type(exc).__name__
         detail = str(exc) or kind
+        if sent and sent != url:
+            detail = detail.replace(sent, url)
         err = ConnectorError(f"{method} {url} failed after {attempts} {noun}: {kind}: {detail}")
     err.url = url  # type: ignore[attr-defined]
     err.attempts = attempts  # type: ignore[attr-defined]
@@ -170,10 +186,11 @@ def send(
 ):
     """Send with retries (sync); returns ``(response, attempts)`` or raises ConnectorError.
 
-    Errors name ``display_url`` (the URL as configured, before ``${ENV}``
-    resolution) so a secret in the URL never reaches a message.
+    Errors name the URL sent, with its secrets masked (a password, query values
+    that look secret or came from a variable: ``display_url`` is the URL as
+    configured, before ``${ENV}`` resolution; see :mod:`tooleval.connectors.masking`).
     """
-    shown = display_url or url
+    shown = mask_url(url, template=display_url)
     attempt = 0
     while True:
         attempt += 1
@@ -182,11 +199,11 @@ def send(
             response = _request_within(client, method, url, request)
         except Exception as exc:
             if not _retryable_exception(exc):
-                raise _failure(method, shown, attempt, None, exc) from exc
+                raise _failure(method, shown, attempt, None, exc, sent=url) from exc
             error = exc
         if response is not None and response.status_code < 400:
             return response, attempt
-        time.sleep(_pause_or_raise(policy, method, shown, attempt, response, error))
+        time.sleep(_pause_or_raise(policy, method, shown, attempt, response, error, url))
 
 
 async def asend(
@@ -199,7 +216,7 @@ async def asend(
     **request: Any,
 ):
     """Send with retries (async); same contract as :func:`send`."""
-    shown = display_url or url
+    shown = mask_url(url, template=display_url)
     attempt = 0
     while True:
         attempt += 1
@@ -208,11 +225,11 @@ async def asend(
             response = await _arequest_within(client, method, url, request)
         except Exception as exc:
             if not _retryable_exception(exc):
-                raise _failure(method, shown, attempt, None, exc) from exc
+                raise _failure(method, shown, attempt, None, exc, sent=url) from exc
             error = exc
         if response is not None and response.status_code < 400:
             return response, attempt
-        await asyncio.sleep(_pause_or_raise(policy, method, shown, attempt, response, error))
+        await asyncio.sleep(_pause_or_raise(policy, method, shown, attempt, response, error, url))
 
 
 def _attempt_timeout(request: Mapping[str, Any]) -> float | None:
@@ -274,11 +291,12 @@ def _pause_or_raise(
     attempt: int,
     response: Any,
     error: BaseException | None,
+    sent: str,
 ) -> float:
     """Seconds to wait before retrying a failed attempt; ConnectorError when it is final."""
     retryable = error is not None or response.status_code in RETRY_STATUSES
     if not retryable or attempt >= policy.attempts:
-        raise _failure(method, shown, attempt, response, error) from error
+        raise _failure(method, shown, attempt, response, error, sent=sent) from error
     header = response.headers.get("retry-after") if response is not None else None
     return policy.delay(attempt, retry_after=header)
 

@@ -2,7 +2,9 @@
 
 The agent's answers (tool calls, output, messages) are in the store; a new
 run is made from them with the metrics given, so a metric change costs no
-agent call and ``tooleval compare OLD NEW`` shows exactly what it did. Rows
+agent call and ``tooleval compare OLD NEW`` shows exactly what it did.
+Judged metrics call their judge (and nothing else), with its cache,
+``concurrency`` rows at a time; each row records the judge's tokens as in a run. Rows
 the agent could not be called for stay errors (every metric unscored with
 the same cause); a field the connector did not report stays "not reported",
 never a 0.
@@ -30,7 +32,7 @@ from tooleval.store.records import MetricSpec, RowRecord
 if TYPE_CHECKING:
     from tooleval.store import Store
 
-__all__ = ["parse_metric_specs", "rescore_run", "rescore_row"]
+__all__ = ["arescore_row", "parse_metric_specs", "rescore_row", "rescore_run"]
 
 _BATCH = 500
 
@@ -121,7 +123,7 @@ def parse_metric_specs(
     return [MetricSpec(n, params[n], limits.get(n)) for n in order]
 
 
-def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
+def _resolve(specs: Sequence[MetricSpec], judge: Any) -> list[Any]:
     from tooleval.runs.parts import resolve_metrics
 
     try:
@@ -132,53 +134,76 @@ def _resolve(specs: Sequence[MetricSpec]) -> list[Any]:
         option = "--option" if ".params." in where else "--metric"
         raise ConfigError(exc.message, field=option) from None
     judged = [m.spec.name for m in metrics if getattr(m.info, "needs_judge", False)]
-    if judged:
+    if judged and judge is None:
         raise ConfigError(
-            f"{', '.join(judged)} need(s) an LLM judge; rescore runs reference metrics only "
-            "(run the plan again for judged metrics)",
-            field="--metric",
+            f"{', '.join(judged)} need(s) an LLM judge: give --judge local (the bundled model, "
+            "tooleval[local]) or --judge openai --judge-option model=... --judge-option "
+            "base_url=..., or set $TOOLEVAL_JUDGE (Python: rescore_run(..., judge=...))",
+            field="--judge",
         )
     return metrics
 
 
-def rescore_row(row: RowRecord, metrics: Sequence[Any], run_id: str) -> RowRecord:
-    """The row as the new run stores it: same answer, new results."""
-    from tooleval.metrics.registry import bind
-    from tooleval.scoring import reason_for, score_sample
+def _before_scoring(row: RowRecord, metric: Any, judge: Any) -> Result | None:
+    """The unscored result a run would store for this row and metric, or None to score it.
 
-    sample: Sample = row.sample
+    The runs' rules: a row the agent could not be called for is every metric's
+    ``not scored: ERROR``; a field the connector did not report is "not
+    reported"; bad parameters are every row's reason.
+    """
+    from tooleval.metrics.registry import bind
+    from tooleval.scoring import reason_for
+
+    name, threshold, params = metric.spec.name, metric.spec.threshold, metric.params
+    if row.error is not None:
+        return Result.unscored(name, f"not scored: {row.error}", params=params, threshold=threshold)
+    needs = set(getattr(metric.info, "requires", ()) or ())
+    missing = _not_reported(row.sample) & needs
+    if missing:
+        what = "tool calls" if "tools_called" in missing else "output"
+        return Result.unscored(
+            name,
+            f"not scored: the connector reported no {what} for this row",
+            params=params,
+            threshold=threshold,
+        )
+    if metric.bound is None:
+        extra = {"judge": judge} if getattr(metric.info, "needs_judge", False) else {}
+        try:
+            metric.bound = bind(name, **extra, **params)
+        except ToolEvalError as exc:
+            return Result.unscored(name, reason_for(exc), params=params, threshold=threshold)
+    return None
+
+
+def rescore_row(
+    row: RowRecord, metrics: Sequence[Any], run_id: str, *, judge: Any = None
+) -> RowRecord:
+    """The row as the new run stores it: same answer, new results (judged ones block)."""
+    from tooleval.scoring import score_sample
+
     results: list[Result] = []
     for metric in metrics:
-        name, threshold, params = metric.spec.name, metric.spec.threshold, metric.params
-        needs = set(getattr(metric.info, "requires", ()) or ())
-        if row.error is not None:
-            results.append(
-                Result.unscored(
-                    name, f"not scored: {row.error}", params=params, threshold=threshold
-                )
-            )
-            continue
-        missing = _not_reported(sample) & needs
-        if missing:
-            what = "tool calls" if "tools_called" in missing else "output"
-            results.append(
-                Result.unscored(
-                    name,
-                    f"not scored: the connector reported no {what} for this row",
-                    params=params,
-                    threshold=threshold,
-                )
-            )
-            continue
-        if metric.bound is None:
-            try:  # bad parameters are every row's reason, as in a run
-                metric.bound = bind(name, **params)
-            except ToolEvalError as exc:
-                results.append(
-                    Result.unscored(name, reason_for(exc), params=params, threshold=threshold)
-                )
-                continue
-        result = score_sample(metric.bound, sample, threshold=threshold)
+        result = _before_scoring(row, metric, judge)
+        if result is None:
+            result = score_sample(metric.bound, row.sample, threshold=metric.spec.threshold)
+        results.append(result)
+    return classified(dataclasses.replace(row, run_id=run_id, results=tuple(results)))
+
+
+async def arescore_row(
+    row: RowRecord, metrics: Sequence[Any], run_id: str, *, judge: Any = None
+) -> RowRecord:
+    """Async twin of :func:`rescore_row`: judged metrics await their judge."""
+    from tooleval.scoring import ascore_sample, score_sample
+
+    results: list[Result] = []
+    for metric in metrics:
+        result = _before_scoring(row, metric, judge)
+        if result is None and getattr(metric.info, "needs_judge", False):
+            result = await ascore_sample(metric.bound, row.sample, threshold=metric.spec.threshold)
+        elif result is None:
+            result = score_sample(metric.bound, row.sample, threshold=metric.spec.threshold)
         results.append(result)
     return classified(dataclasses.replace(row, run_id=run_id, results=tuple(results)))
 
@@ -225,12 +250,17 @@ def rescore_run(
     *,
     name: str | None = None,
     tags: Iterable[str] | None = None,
+    judge: Any = None,
+    concurrency: int = 4,
 ) -> str:
     """Store a new run scoring ``run_id``'s stored answers with ``specs``; return its id.
 
-    Nothing is called: the connector description, dataset and rows are the
-    source run's, the config records ``rescored_from``; a metric's threshold
-    in the source run is kept unless ``specs`` set a new one. ::
+    Nothing is called but the judge: the connector description, dataset and
+    rows are the source run's, the config records ``rescored_from``; a
+    metric's threshold in the source run is kept unless ``specs`` set a new
+    one. Judged metrics need ``judge`` (a judge object, e.g. from
+    :func:`tooleval.llm.judge_from_config`) and are scored ``concurrency`` rows
+    at a time, with its cache; the judge is closed when the rows are done. ::
 
         from tooleval.store import open_store
 
@@ -240,8 +270,13 @@ def rescore_run(
     """
     from tooleval.runs.runner import _mark_plumbing
 
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(
+            f"--concurrency must be 1 or more, got {concurrency!r}", field="--concurrency"
+        )
     source = store.get_run(store.resolve_run_id(run_id))
-    metrics = _resolve(_kept_thresholds(specs, source.metrics))
+    metrics = _resolve(_kept_thresholds(specs, source.metrics), judge)
+    judged = any(getattr(m.info, "needs_judge", False) for m in metrics)
     holder = store.lease_holder(source.id) if source.status == "running" else None
     if holder is not None and holder.get("alive"):
         raise ConfigError(
@@ -249,6 +284,9 @@ def rescore_run(
         )
     config = {k: v for k, v in source.config.items() if k != "rescored_from"}
     config["rescored_from"] = source.id
+    if judged:
+        config["judge"] = judge.describe() if hasattr(judge, "describe") else type(judge).__name__
+        config["concurrency"] = concurrency
     new_id = store.create_run(
         name or f"{source.name} (rescored)",
         dataset=source.dataset,
@@ -258,13 +296,18 @@ def rescore_run(
         config=config,
     )
     try:
-        batch: list[RowRecord] = []
-        for row in store.iter_rows(source.id):
-            batch.append(rescore_row(row, metrics, new_id))
-            if len(batch) >= _BATCH:
-                store.add_rows(new_id, batch)
-                batch = []
-        store.add_rows(new_id, batch)
+        if judged:
+            import asyncio  # here: asyncio pulls in ssl, too slow for every command
+
+            asyncio.run(_judge_rows(store, source.id, new_id, metrics, judge, concurrency))
+        else:
+            batch: list[RowRecord] = []
+            for row in store.iter_rows(source.id):
+                batch.append(rescore_row(row, metrics, new_id))
+                if len(batch) >= _BATCH:
+                    store.add_rows(new_id, batch)
+                    batch = []
+            store.add_rows(new_id, batch)
         _mark_plumbing(store, new_id)
     except BaseException:
         store.finish_run(new_id, "failed")
@@ -274,3 +317,37 @@ def rescore_run(
     if problem is not None:  # the results are stored; views count them on first use instead
         warnings.warn(f"run {new_id}: aggregates not stored ({problem})", stacklevel=2)
     return new_id
+
+
+async def _judge_rows(
+    store: Store,
+    source_id: str,
+    new_id: str,
+    metrics: Sequence[Any],
+    judge: Any,
+    concurrency: int,
+) -> None:
+    """Rescore with judged metrics, ``concurrency`` rows at a time, stored in batches in order."""
+    import asyncio
+
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(row: RowRecord) -> RowRecord:
+        async with gate:
+            return await arescore_row(row, metrics, new_id, judge=judge)
+
+    async def store_batch(rows: list[RowRecord]) -> None:
+        store.add_rows(new_id, list(await asyncio.gather(*(one(row) for row in rows))))
+
+    try:
+        batch: list[RowRecord] = []
+        for row in store.iter_rows(source_id):
+            batch.append(row)
+            if len(batch) >= _BATCH:
+                await store_batch(batch)
+                batch = []
+        await store_batch(batch)
+    finally:
+        close = getattr(judge, "aclose", None)
+        if close is not None:  # on the loop its clients were made on
+            await close()

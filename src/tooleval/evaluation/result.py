@@ -1,0 +1,203 @@
+"""What :func:`tooleval.evaluate` returns: per-row results, per-metric summaries, exports.
+
+Rows keep the pipeline's :class:`~tooleval.model.Result` as it is; the
+summaries count them as ``tooleval score --table`` does (an unscored row is
+neither passed nor failed, and the pass rate is over scored rows), with a
+Wilson interval; :meth:`EvaluationResult.to_dicts` and
+:meth:`EvaluationResult.write_jsonl` give the lines ``tooleval score`` writes.
+
+>>> from tooleval.model import Result
+>>> rows = [RowResult("a", Result.scored("m", 1.0, reason="ok")),
+...         RowResult("b", Result.unscored("m", "no expected_tools"))]
+>>> s = summarize("m", rows)
+>>> (s.n, s.passed, s.failed, s.unscored, s.pass_rate, s.mean_score)
+(2, 1, 0, 1, 1.0, 1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooleval.model import Diagnosis, Result
+
+__all__ = ["EvaluationResult", "MetricSummary", "RowResult", "summarize"]
+
+
+@dataclass(frozen=True, slots=True)
+class RowResult:
+    """One row's result for one metric: the row's id and the pipeline's Result."""
+
+    row_id: str
+    result: Result
+
+    @property
+    def metric(self) -> str:
+        return self.result.metric
+
+    @property
+    def score(self) -> float | None:
+        return self.result.score
+
+    @property
+    def passed(self) -> bool | None:
+        return self.result.passed
+
+    @property
+    def reason(self) -> str:
+        return self.result.reason
+
+    @property
+    def diagnosis(self) -> Diagnosis:
+        return self.result.diagnosis
+
+    @property
+    def unscored_reason(self) -> str | None:
+        """Why the row could not be scored (None when it was)."""
+        return self.result.reason if self.result.score is None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The line ``tooleval score`` writes for this row and metric."""
+        return {"id": self.row_id, **self.result.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSummary:
+    """Counts over one metric's rows; ``pass_rate`` and its interval are over scored rows."""
+
+    metric: str
+    n: int
+    passed: int
+    failed: int
+    unscored: int
+    pass_rate: float | None
+    interval: tuple[float, float] | None  # 95% Wilson interval of the pass rate
+    mean_score: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "n": self.n,
+            "passed": self.passed,
+            "failed": self.failed,
+            "unscored": self.unscored,
+            "pass_rate": self.pass_rate,
+            "interval": list(self.interval) if self.interval is not None else None,
+            "mean_score": self.mean_score,
+        }
+
+    def __str__(self) -> str:
+        if self.pass_rate is None or self.interval is None:
+            rate = "pass rate -"
+        else:
+            low, high = self.interval
+            rate = f"pass rate {self.pass_rate:.1%} [{low:.1%}, {high:.1%}]"
+        mean = "-" if self.mean_score is None else f"{self.mean_score:.3f}"
+        return (
+            f"{self.metric}: {rate}, {self.passed} passed, {self.failed} failed, "
+            f"{self.unscored} unscored of {self.n}; mean score {mean}"
+        )
+
+
+def summarize(metric: str, rows: Sequence[RowResult]) -> MetricSummary:
+    """The :class:`MetricSummary` of ``metric`` over ``rows`` (its rows only)."""
+    from tooleval.stats import wilson_interval
+
+    mine = [row.result for row in rows if row.result.metric == metric]
+    scores = [r.score for r in mine if r.score is not None]
+    passed = sum(1 for r in mine if r.score is not None and r.passed)
+    interval = None
+    if scores:
+        found = wilson_interval(passed, len(scores))
+        interval = (found.low, found.high)
+    return MetricSummary(
+        metric=metric,
+        n=len(mine),
+        passed=passed,
+        failed=len(scores) - passed,
+        unscored=len(mine) - len(scores),
+        pass_rate=passed / len(scores) if scores else None,
+        interval=interval,
+        mean_score=sum(scores) / len(scores) if scores else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationResult:
+    """Every row's result for every metric, in input order (a row's metrics in the order given).
+
+    ``result["tool_correctness"]`` is that metric's scores (None where unscored),
+    ``result.summaries["tool_correctness"]`` its :class:`MetricSummary`.
+    """
+
+    rows: tuple[RowResult, ...]
+    metrics: tuple[str, ...]
+    judge_usage: Mapping[str, Any] | None = None  # calls, cached calls, tokens of this evaluation
+    source: str | None = None  # the dataset file, when one was read (never overwritten)
+    summaries: Mapping[str, MetricSummary] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        counted = {name: summarize(name, self.rows) for name in self.metrics}
+        object.__setattr__(self, "summaries", counted)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[RowResult]:
+        return iter(self.rows)
+
+    def __getitem__(self, metric: str) -> list[float | None]:
+        if metric not in self.summaries:
+            from tooleval.errors import did_you_mean
+
+            raise KeyError(
+                f"no metric {metric!r} in this evaluation{did_you_mean(metric, self.metrics)}; "
+                f"it has {', '.join(self.metrics)}"
+            )
+        return [row.score for row in self.rows if row.metric == metric]
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        """One dict per row and metric, the shape of ``tooleval score``'s JSONL lines."""
+        return [row.to_dict() for row in self.rows]
+
+    def to_jsonl(self) -> bytes:
+        """The JSONL bytes ``tooleval score`` writes for the same rows and metrics."""
+        from tooleval.scoring import result_line
+
+        return b"".join(result_line(row.row_id, row.result) for row in self.rows)
+
+    def write_jsonl(self, path: str | Path) -> Path:
+        """Write :meth:`to_jsonl` to ``path`` atomically (complete or not at all); return it."""
+        from tooleval.io_atomic import atomic_write, check_output_path
+
+        check_output_path(str(path), option="path", inputs=[self.source])
+        with atomic_write(str(path)) as handle:
+            handle.write(self.to_jsonl())
+        return Path(path)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame, one row per row and metric (needs the ``pandas`` extra)."""
+        from tooleval._extras import require
+
+        require("pandas", "pandas")
+        import pandas  # type: ignore[import-untyped]
+
+        return pandas.DataFrame(self.to_dicts(), columns=list(_COLUMNS))
+
+    def __repr__(self) -> str:
+        ids = {row.row_id for row in self.rows}
+        head = f"EvaluationResult({len(ids)} rows x {len(self.metrics)} metrics)"
+        lines = [head, *(f"  {self.summaries[name]}" for name in self.metrics)]
+        if self.judge_usage:
+            usage = self.judge_usage
+            lines.append(
+                f"  judge: {usage.get('calls', 0)} calls, {usage.get('cached_calls', 0)} "
+                f"from the cache, {usage.get('tokens_in', 0)} tokens in, "
+                f"{usage.get('tokens_out', 0)} out"
+            )
+        return "\n".join(lines)
+
+
+_COLUMNS = ("id", "metric", "score", "passed", "reason", "diagnosis", "params", "threshold")
