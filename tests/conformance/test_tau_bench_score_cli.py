@@ -120,6 +120,14 @@ def test_an_explicit_metric_is_kept(tmp_path, runs, capsys):
     assert {r["metric"] for r in rows} == {"tau_bench_actions"}
 
 
+def test_the_replay_metric_named_takes_its_source_from_data(tmp_path, runs, capsys):
+    path = _subset(tmp_path, runs, 50)
+    rows = _score(tmp_path, path, "--data", str(SOURCE), "--metric", "tau_bench_reward")
+    assert "reward by replay" in capsys.readouterr().err
+    assert {r["diagnosis"]["details"]["grader"] for r in rows} == {"replay"}
+    assert {r["params"]["source"] for r in rows} == {str(SOURCE)}
+
+
 def _call(name: str, arguments: object) -> dict:
     text = arguments if isinstance(arguments, str) else json.dumps(arguments)
     return {

@@ -70,7 +70,8 @@ def resolve_score_format(
     cannot be read as one is an InputError saying what was seen. The
     metric is ``metric``, else the benchmark's default (whose options
     ``options`` override): its record's ``grader(data)`` when it has one
-    (``data`` is ``--data``), else its ``default_metric``.
+    (``data`` is ``--data``; the grader's options also apply when ``metric``
+    names the metric it chose), else its ``default_metric``.
     """
     options = dict(options or {})
     fmt = canonical_format(format) if format is not None else None
@@ -87,9 +88,11 @@ def resolve_score_format(
         )
     notice = None
     record = get_benchmark(fmt) if is_benchmark and fmt is not None else None
-    if metric is None and record is not None and record.grader is not None:
-        metric, defaults, notice = record.grader(data)
-        options = {**defaults, **options}
+    if record is not None and record.grader is not None:
+        chosen, defaults, said = record.grader(data)
+        if metric is None or metric == chosen:  # the grader's options for its own metric
+            metric, notice = chosen, said
+            options = {**defaults, **options}
     if metric is None:
         found = default_metric(fmt) if fmt is not None else None
         if found is None:
