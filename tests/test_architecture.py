@@ -61,6 +61,7 @@ ALLOWED: dict[str, set[str]] = {
         "analysis",
         "stats",
         "scoring",
+        "environments",
     },
     "report": {"model", "store", "analysis", "stats"},
     "web": {"model", "store", "analysis", "report", "stats"},

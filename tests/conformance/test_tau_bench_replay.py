@@ -171,5 +171,5 @@ def test_an_episode_that_never_ended_scores_zero(airline):
 
 
 def test_a_missing_source_says_how_to_give_one(tmp_path):
-    with pytest.raises(ConfigError, match="--tau-bench-source"):
+    with pytest.raises(ConfigError, match="--data DIR"):
         find_source(tmp_path)

@@ -88,6 +88,13 @@ IDENTICAL: dict[str, Callable[[], Sample]] = {
     "output_contains": lambda: Sample(
         output="Order 4471 refunded.", metadata={"output_contains": ["4471", "refunded"]}
     ),
+    "tau_bench_reward": lambda: Sample(
+        tools_called=[C("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})],
+        expected_tools=[
+            C("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})
+        ],
+        category="retail",
+    ),
     "tau_bench_actions": lambda: Sample(
         tools_called=[
             C("find_user_id_by_email", {"email": "a@example.com"}),
@@ -269,6 +276,7 @@ EXEMPT: dict[str, dict[str, str]] = {
 # topic_adherence ask a judge about a conversation, never compare two lists.
 NO_EMPTY_CASE = {
     "state_match": "compares two end states; no calls on both sides is two untouched states",
+    "tau_bench_reward": "tau-bench's reward: no gold, no calls is two untouched databases",
     "output_contains": "reads the output, no expected-vs-called lists",
     "goal_accuracy": "a judge verdict on the conversation",
     "task_success": "a judge verdict on the conversation",

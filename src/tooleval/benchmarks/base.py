@@ -77,6 +77,12 @@ class Benchmark:
     the grading code (:meth:`metric_infos` gives them either way);
     ``summaries`` maps a metric name to the benchmark's corpus-level numbers
     over its results; ``docs`` is the page that documents it.
+
+    ``grader(data)``, optional, chooses the default metric when ``tooleval
+    score`` runs (what it needs may be on this machine or not): it returns
+    ``(metric, options, notice)``, ``notice`` a line for the user (which
+    grader, on what; or what is missing and how to provide it) or None.
+    Without it, ``default_metric`` and ``default_options`` are used.
     """
 
     name: str
@@ -97,6 +103,7 @@ class Benchmark:
         default_factory=dict
     )
     docs: str = ""
+    grader: Callable[[Any], tuple[str, Mapping[str, Any], str | None]] | None = None
 
     def metric_infos(self) -> tuple[MetricInfo, ...]:
         """The metrics this benchmark declares (``metrics``, called when it is a function)."""

@@ -35,12 +35,14 @@ __all__ = ["ScoreFormat", "benchmark_samples", "default_metric", "resolve_score_
 class ScoreFormat:
     """How to read and score one input: ``format`` (canonical spelling, None: canonical
     rows by the file's shape), ``metric`` and its ``options``, and whether ``format``
-    names a benchmark (read with :func:`benchmark_samples`)."""
+    names a benchmark (read with :func:`benchmark_samples`); ``notice`` is what the
+    benchmark's grader says about its choice (print it to stderr), or None."""
 
     format: str | None
     metric: str
     options: Mapping[str, Any] = field(default_factory=dict)
     benchmark: bool = False
+    notice: str | None = None
 
 
 def default_metric(fmt: str) -> tuple[str, dict[str, Any]] | None:
@@ -58,6 +60,7 @@ def resolve_score_format(
     format: str | None = None,
     metric: str | None = None,
     options: Mapping[str, Any] | None = None,
+    data: str | Path | None = None,
 ) -> ScoreFormat:
     """The format, metric and options ``tooleval score DATASET`` uses.
 
@@ -66,7 +69,9 @@ def resolve_score_format(
     else None (canonical rows). A file that looks like a benchmark's but
     cannot be read as one is an InputError saying what was seen. The
     metric is ``metric``, else the benchmark's default (whose options
-    ``options`` override).
+    ``options`` override): its record's ``grader(data)`` when it has one
+    (``data`` is ``--data``; the grader's options also apply when ``metric``
+    names the metric it chose), else its ``default_metric``.
     """
     options = dict(options or {})
     fmt = canonical_format(format) if format is not None else None
@@ -81,6 +86,13 @@ def resolve_score_format(
         raise ConfigError(
             f"--format {fmt} reads a file or folder, not standard input", field="DATASET"
         )
+    notice = None
+    record = get_benchmark(fmt) if is_benchmark and fmt is not None else None
+    if record is not None and record.grader is not None:
+        chosen, defaults, said = record.grader(data)
+        if metric is None or metric == chosen:  # the grader's options for its own metric
+            metric, notice = chosen, said
+            options = {**defaults, **options}
     if metric is None:
         found = default_metric(fmt) if fmt is not None else None
         if found is None:
@@ -92,7 +104,7 @@ def resolve_score_format(
             )
         metric, defaults = found
         options = {**defaults, **options}
-    return ScoreFormat(fmt, metric, options, is_benchmark)
+    return ScoreFormat(fmt, metric, options, is_benchmark, notice)
 
 
 def benchmark_samples(

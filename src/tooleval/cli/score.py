@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     args.metric = names[0] if names else None  # the format's default metric when none
     first = options.pop(args.metric or "(default)")
     chosen = resolve_score_format(
-        args.dataset, format=args.format, metric=args.metric, options=first
+        args.dataset, format=args.format, metric=args.metric, options=first, data=args.data
     )
     args.format, args.metric, first = chosen.format, chosen.metric, dict(chosen.options)
     options = {args.metric: first, **options}
@@ -237,6 +237,8 @@ def run(args: argparse.Namespace) -> int:
             )
     if judge is not None:
         _print_usage(judge)
+    if chosen.notice:  # the benchmark's grader says which one it chose, on what
+        print(f"tooleval score: {chosen.notice}", file=sys.stderr)
     if table_rows is not None:
         from tooleval.cli._table import print_score_table
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.environments.protocol import Environment
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, did_you_mean
 
 __all__ = ["ENTRY_POINT_GROUP", "Factory", "environment_factory", "register_environment"]
 
@@ -67,6 +67,12 @@ def _declared(name: str) -> Factory | None:
     return None
 
 
+def _declared_names() -> set[str]:
+    from importlib.metadata import entry_points
+
+    return {point.name for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
 def environment_factory(spec: str, *, allow_import: bool = False) -> Factory:
     """The factory ``spec`` names; ``allow_import`` also reads ``"module:attribute"``."""
     if not isinstance(spec, str) or not spec:
@@ -85,11 +91,13 @@ def environment_factory(spec: str, *, allow_import: bool = False) -> Factory:
         found = _imported(spec)
     if found is None:
         with _lock:
-            known = ", ".join(sorted(_factories)) or "none registered"
+            names = set(_factories)
+        names |= _declared_names()
+        known = ", ".join(sorted(names)) or "none registered"
         raise ConfigError(
-            f"unknown environment {spec!r} (known: {known}); register it with "
-            f"register_environment, declare it in entry-point group {ENTRY_POINT_GROUP!r}, "
-            "or give 'module:attribute'",
+            f"unknown environment {spec!r}{did_you_mean(spec, names)} (known: {known}); "
+            f"register it with register_environment, declare it in entry-point group "
+            f"{ENTRY_POINT_GROUP!r}, or give 'module:attribute'",
             field="environment",
         )
     return found

@@ -8,8 +8,9 @@ A row says which environment its calls run in with ``metadata.environment``::
         "initial_state": {"orders": {...}}}}}  # optional, the state both replays start from
 
 The metric option ``environment`` (a name, or ``"module:attribute"`` in a plan
-or on the command line) names the environment for rows that do not; a row's
-own name wins. The expected calls are the row's ``expected_tools`` (with
+or on the command line, or ``{"name": ..., "config": {...}}``, what a plan's
+``environment`` key gives) names the environment for rows that do not; a row's
+own name wins, and a row's own ``config`` wins over the option's. The expected calls are the row's ``expected_tools`` (with
 arguments), the actual calls every call the agent made.
 
 >>> info = state_match_info()
@@ -31,10 +32,14 @@ from tooleval.model import MetricInfo, Param, Result, Sample
 __all__ = ["metric_infos", "row_environment", "state_match_info"]
 
 
-def row_environment(sample: Sample, option: str | None) -> tuple[str, Mapping[str, Any], Any]:
-    """(environment spec, factory config, initial state) for one row; ConfigError when unusable."""
+def row_environment(sample: Sample, option: Any) -> tuple[str, Mapping[str, Any], Any]:
+    """(environment spec, factory config, initial state) for one row; ConfigError when unusable.
+
+    ``option`` is the metric option: None, a name, or ``{"name", "config"}``.
+    """
+    default_spec, default_config = _option(option)
     spec: Any = None
-    config: Any = {}
+    config: Any = None
     initial_state: Any = None
     field = sample.metadata.get("environment")
     if field is not None:
@@ -42,7 +47,7 @@ def row_environment(sample: Sample, option: str | None) -> tuple[str, Mapping[st
             spec = field
         elif isinstance(field, Mapping):
             spec = field.get("name")
-            config = field.get("config") or {}
+            config = field.get("config")
             initial_state = field.get("initial_state")
         else:
             raise ConfigError(
@@ -52,13 +57,15 @@ def row_environment(sample: Sample, option: str | None) -> tuple[str, Mapping[st
         if spec is not None and ":" in str(spec):
             environment_factory(str(spec))  # refuses: rows never name modules
     if spec is None:
-        spec = option
+        spec = default_spec
+        config = default_config if config is None else config
     if spec is None:
         raise ConfigError(
             "no environment: give metadata.environment.name in the row or the "
             "state_match option environment",
             field="metadata.environment",
         )
+    config = {} if config is None else config
     if not isinstance(config, Mapping):
         raise ConfigError(
             f"metadata.environment.config must be an object, got {type(config).__name__}",
@@ -67,10 +74,29 @@ def row_environment(sample: Sample, option: str | None) -> tuple[str, Mapping[st
     return str(spec), config, initial_state
 
 
+def _option(option: Any) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The ``environment`` option as (name, config)."""
+    if option is None or isinstance(option, str):
+        return option, None
+    if isinstance(option, Mapping) and isinstance(option.get("name"), str):
+        config = option.get("config")
+        if config is not None and not isinstance(config, Mapping):
+            raise ConfigError(
+                f"environment.config must be an object, got {type(config).__name__}",
+                field="environment.config",
+            )
+        return option["name"], config
+    raise ConfigError(
+        "the environment option is a name, 'module:attribute', or {name, config}; "
+        f"got {option!r}",
+        field="environment",
+    )
+
+
 def _score(
     sample: Sample,
     *,
-    environment: str | None = None,
+    environment: Any = None,
     list_order: str = "strict",
     include: list[str] | None = None,
     exclude: list[str] | None = None,
@@ -79,14 +105,25 @@ def _score(
 ) -> Result:
     try:
         spec, config, initial_state = row_environment(sample, environment)
-        factory = environment_factory(spec, allow_import=spec == environment)
+        factory = environment_factory(spec, allow_import=spec == _option(environment)[0])
     except ConfigError as exc:
         return Result.unscored(NAME, f"cannot replay: {exc}")
     expected = sample.expected_tools.calls if sample.expected_tools is not None else None
+
+    def build() -> Any:
+        try:
+            return factory(dict(config))
+        except ConfigError:
+            raise
+        except Exception as exc:  # the user's factory: a row it cannot build is unscored
+            raise ConfigError(
+                f"environment {spec!r} could not be built: {type(exc).__name__}: {exc}"
+            ) from None
+
     result = state_match(
         list(expected) if expected is not None else None,
         sample.actual_calls(),
-        environment=lambda: factory(dict(config)),
+        environment=build,
         initial_state=initial_state,
         list_order=list_order,
         include=include,
@@ -105,7 +142,9 @@ def state_match_info() -> MetricInfo:
         "the end states (metadata.environment names the environment); no judge",
         params={
             "environment": Param(
-                None, "environment for rows without metadata.environment: a name or module:attr"
+                None,
+                "environment for rows without metadata.environment: a name, module:attr, "
+                "or {name, config} (a plan's environment key)",
             ),
             "list_order": Param(
                 "strict",

@@ -20,6 +20,7 @@
     repeat: 3                      # run every row 3 times (pass^k / pass@k)
     max_rps: 20                    # at most 20 agent calls a second
     cache: true                    # or a file: responses.db (relative to the plan file)
+    environment: {name: orders, config: {}}  # where state_match replays (docs/environments.md)
     judge: {type: local}           # only for judged metrics
     gate:
       min_pass_rate: 0.9           # every metric
@@ -38,7 +39,7 @@ Every mistake is a :class:`ConfigError` naming the key path:
 ...                 "concurency": 4})
 Traceback (most recent call last):
 ...
-tooleval.errors.ConfigError: field concurency: unknown key; expected one of cache, concurrency, connector, dataset, gate, judge, max_rps, metrics, name, repeat, tags
+tooleval.errors.ConfigError: field concurency: unknown key (did you mean 'concurrency'?); expected one of cache, concurrency, connector, dataset, environment, gate, judge, max_rps, metrics, name, repeat, tags
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from tooleval.analysis.gate import GateSpec, MetricGate
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, did_you_mean
 from tooleval.runs.rate_limit import check_rps
 from tooleval.runs.repeats import check_repeat
 from tooleval.store.records import MetricSpec
@@ -70,6 +71,7 @@ _TOP_KEYS = (
     "repeat",
     "max_rps",
     "cache",
+    "environment",
 )
 
 
@@ -147,7 +149,9 @@ def plan_from_dict(
     unknown = sorted(set(data) - set(_TOP_KEYS))
     if unknown:
         raise ConfigError(
-            f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}", field=unknown[0]
+            f"unknown key{did_you_mean(str(unknown[0]), _TOP_KEYS)}; expected one of "
+            f"{', '.join(sorted(_TOP_KEYS))}",
+            field=unknown[0],
         )
     for key in ("dataset", "connector", "metrics"):
         if key not in data:
@@ -161,7 +165,9 @@ def plan_from_dict(
     judge = data.get("judge")
     if judge is not None and not isinstance(judge, Mapping):
         raise ConfigError(f"expected a mapping, got {_kind(judge)}", field="judge")
-    metrics = _metrics(data["metrics"])
+    metrics = _metrics(data["metrics"], base_dir)
+    if data.get("environment") is not None:
+        metrics = _plan_environment(metrics, data["environment"], base_dir)
     gate = _gate(data.get("gate"))
     for gated in gate.metrics:
         if gated not in {m.name for m in metrics}:
@@ -224,7 +230,60 @@ def _dataset(value: Any, base_dir: Path | None) -> DatasetSpec:
     return DatasetSpec(path=path, bind={str(k): v for k, v in bind.items()})
 
 
-def _metrics(value: Any) -> tuple[MetricSpec, ...]:
+def _takes_environment(name: str) -> bool:
+    """Whether metric ``name`` replays in an environment (an unknown name is reported later)."""
+    from tooleval.errors import ToolEvalError
+    from tooleval.metrics.registry import get_metric
+
+    try:
+        return "environment" in get_metric(name).params
+    except ToolEvalError:
+        return False
+
+
+def _plan_environment(
+    metrics: tuple[MetricSpec, ...], value: Any, base_dir: Path | None
+) -> tuple[MetricSpec, ...]:
+    """The plan-level ``environment`` given to every metric that replays and names none."""
+    from tooleval.environments.plan_key import plan_environment
+
+    takers = [m for m in metrics if _takes_environment(m.name)]
+    if not takers:
+        raise ConfigError(
+            "no metric of the plan replays calls in an environment (state_match does)",
+            field="environment",
+        )
+    environment = plan_environment(value, where="environment", base_dir=base_dir)
+    return tuple(
+        MetricSpec(m.name, {**m.params, "environment": environment}, m.threshold)
+        if m in takers and "environment" not in m.params
+        else m
+        for m in metrics
+    )
+
+
+def _metric_environment(
+    item: Mapping[str, Any], params: dict[str, Any], where: str, base_dir: Path | None
+) -> None:
+    """A metric's own ``environment`` key, checked, into its params."""
+    from tooleval.environments.plan_key import plan_environment
+
+    name = str(item.get("name"))
+    if not _takes_environment(name):
+        raise ConfigError(
+            f"metric {name!r} does not replay calls in an environment (state_match does)",
+            field=f"{where}.environment",
+        )
+    if "environment" in params:
+        raise ConfigError(
+            "the environment is given twice (environment and params.environment); give it once",
+            field=f"{where}.environment",
+        )
+    where = f"{where}.environment"
+    params["environment"] = plan_environment(item["environment"], where=where, base_dir=base_dir)
+
+
+def _metrics(value: Any, base_dir: Path | None = None) -> tuple[MetricSpec, ...]:
     if not isinstance(value, list) or not value:
         raise ConfigError(
             f"expected a non-empty list of metrics, got {_kind(value)}", field="metrics"
@@ -236,10 +295,12 @@ def _metrics(value: Any) -> tuple[MetricSpec, ...]:
             item = {"name": item}
         if not isinstance(item, Mapping):
             raise ConfigError(f"expected a name or a mapping, got {_kind(item)}", field=where)
-        unknown = sorted(set(item) - {"name", "params", "threshold"})
+        unknown = sorted(set(item) - {"name", "params", "threshold", "environment"})
         if unknown:
             raise ConfigError(
-                "unknown key; expected name, params or threshold", field=f"{where}.{unknown[0]}"
+                f"unknown key{did_you_mean(unknown[0], ('name', 'params', 'threshold', 'environment'))}; "
+                "expected name, params, threshold or environment",
+                field=f"{where}.{unknown[0]}",
             )
         name = item.get("name")
         if not isinstance(name, str) or not name.strip():
@@ -250,7 +311,10 @@ def _metrics(value: Any) -> tuple[MetricSpec, ...]:
         threshold = _fraction(item.get("threshold"), f"{where}.threshold")
         if any(s.name == name for s in specs):
             raise ConfigError(f"metric {name!r} is listed twice", field=f"{where}.name")
-        specs.append(MetricSpec(name.strip(), {str(k): v for k, v in params.items()}, threshold))
+        checked = {str(k): v for k, v in params.items()}
+        if item.get("environment") is not None:
+            _metric_environment(item, checked, where, base_dir)
+        specs.append(MetricSpec(name.strip(), checked, threshold))
     return tuple(specs)
 
 

@@ -18,7 +18,7 @@ from tooleval.benchmarks.tau_bench.rules import (
 from tooleval.metrics._analysis import EMPTY_CHOICES, EMPTY_HELP, empty_result
 from tooleval.model import Diagnosis, MetricInfo, Param, Result, Sample
 
-__all__ = ["METRICS", "tau_bench_actions"]
+__all__ = ["METRICS", "domain_of", "tau_bench_actions"]
 
 
 def tau_bench_actions(
@@ -59,8 +59,10 @@ def tau_bench_actions(
     expected = list(sample.expected_tools.calls)
     actual = sample.actual_calls()
     if not expected and not actual:
-        return empty_result(name, empty, "no gold actions and no calls", params=params)
-    chosen = _domain_of(sample, domain, expected + actual)
+        found = empty_result(name, empty, "no gold actions and no calls", params=params)
+        found.diagnosis.details["grader"] = "calls"
+        return found
+    chosen = domain_of(sample, domain, expected + actual)
     if chosen is None:
         return Result.unscored(
             name,
@@ -79,7 +81,7 @@ def tau_bench_actions(
     return _verdict(name, params, expected, actual, chosen)
 
 
-def _domain_of(sample: Sample, domain: str | None, calls: list[Any]) -> str | None:
+def domain_of(sample: Sample, domain: str | None, calls: list[Any]) -> str | None:
     """The domain given, else the sample's category or metadata, else the tool names'."""
     meta = (sample.metadata or {}).get("tau_bench") or {}
     chosen = (
@@ -114,6 +116,7 @@ def _verdict(
     if outcome["errored_writes"]:
         reason += f"; {len(outcome['errored_writes'])} write(s) answered with an error, ignored"
     details = {
+        "grader": "calls",
         "domain": chosen,
         **{k: v for k, v in outcome.items() if k not in ("missing", "extra")},
     }

@@ -34,13 +34,14 @@ import orjson
 
 from tooleval.benchmarks.tau_bench.replay_source import TauDomain
 from tooleval.environments.deadline import CallTimeout, deadline
-from tooleval.model import Diagnosis, Result
+from tooleval.model import AssistantMessage, Diagnosis, Result, Sample, UserMessage
 
 __all__ = [
     "RESPOND",
     "Action",
     "RewardReplay",
     "actions_from_messages",
+    "actions_from_sample",
     "consistent_hash",
     "replay_reward",
     "reward_result",
@@ -117,6 +118,39 @@ def actions_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[A
             actions.append(_tool_action(function))
         else:
             actions.append(Action(RESPOND, {"content": str(message.get("content") or "")}))
+    return actions, done
+
+
+def actions_from_sample(sample: Sample) -> tuple[list[Action], bool]:
+    """:func:`actions_from_messages` for a Sample read from a tau-bench run (its messages).
+
+    The same rule on tooleval's messages: each assistant message's first call
+    (arguments that could not be read stay an error, never executed), else its
+    text as a reply; the episode ended when a user message after an action says
+    ``###STOP###``.
+
+    >>> from tooleval.model import ToolCall
+    >>> s = Sample(messages=[AssistantMessage("", (ToolCall.parse("a", "{x"),)),
+    ...                      UserMessage("###STOP###")])
+    >>> acts, done = actions_from_sample(s)
+    >>> acts[0].name, acts[0].error is not None, done
+    ('a', True, True)
+    """
+    actions: list[Action] = []
+    done = False
+    for message in sample.messages:
+        if isinstance(message, UserMessage) and STOP in message.content and actions:
+            done = True
+        if not isinstance(message, AssistantMessage):
+            continue
+        if message.tool_calls:
+            call = message.tool_calls[0]
+            if call.parse_error is not None:
+                actions.append(Action(call.name, {}, call.parse_error))
+            else:
+                actions.append(Action(call.name, dict(call.args or {})))
+        else:
+            actions.append(Action(RESPOND, {"content": message.content}))
     return actions, done
 
 

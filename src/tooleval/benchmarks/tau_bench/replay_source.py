@@ -8,8 +8,9 @@ are loaded from the source folder one file at a time, with their one
 package import (``tau_bench.envs.tool.Tool``) answered by the loader. This
 runs tau-bench's own code: point it only at a tau-bench checkout you trust.
 
-Where the source is: the ``source`` argument, else ``$TOOLEVAL_TAU_BENCH_SOURCE``,
-else an installed ``tau_bench`` package (found, not imported). A source's
+Where the source is: the ``source`` argument (``tooleval score --data DIR``),
+else ``$TOOLEVAL_TAU_BENCH_SOURCE``, else an installed ``tau_bench`` package
+(found, not imported). A source's
 ``version`` is a hash of its tool and data files, so a result says which
 environment it was replayed on.
 """
@@ -32,7 +33,14 @@ import orjson
 
 from tooleval.errors import ConfigError
 
-__all__ = ["DOMAINS", "ENV_VARIABLE", "TauDomain", "find_source", "load_domain"]
+__all__ = [
+    "DOMAINS",
+    "ENV_VARIABLE",
+    "TauDomain",
+    "domain_versions",
+    "find_source",
+    "load_domain",
+]
 
 DOMAINS = ("airline", "retail")
 ENV_VARIABLE = "TOOLEVAL_TAU_BENCH_SOURCE"
@@ -58,7 +66,7 @@ def find_source(source: str | Path | None = None) -> Path:
     raise ConfigError(
         "tau-bench's environment is not available"
         + (f" at {where}" if where else "")
-        + f": give its source folder (--tau-bench-source, or ${ENV_VARIABLE}) holding tau_bench/envs",
+        + f": give its source folder (--data DIR, or ${ENV_VARIABLE}) holding tau_bench/envs",
         field="tau_bench_source",
     )
 
@@ -170,6 +178,12 @@ def _terminate_tools(env_file: Path) -> frozenset[str]:
             value = ast.literal_eval(node.value)
             return frozenset(str(v) for v in value)
     return frozenset()
+
+
+def domain_versions(root: Path) -> dict[str, str]:
+    """The environment version of each domain the source at ``root`` holds (files hashed, not run)."""
+    envs = root / "tau_bench" / "envs"
+    return {d: _version(envs / d) for d in DOMAINS if (envs / d / "tools").is_dir()}
 
 
 def _version(folder: Path) -> str:
