@@ -295,7 +295,7 @@ class ResultTally:
     :class:`tooleval.cli._table.ScoreTableRows`) with the row's Sample:
     the one ``on_result`` saw last (the Python paths call it before each
     write) or, on the compiled kernel's path, the input line ``lines.pop()``
-    hands back (a :class:`tooleval.cli.score.InputTap`). Memory: the
+    hands back (a :class:`tooleval.cli._score_input.InputTap`). Memory: the
     counters, the table's rows and the results of ``keep`` metrics (the
     benchmarks' corpus-level numbers need every result).
     """
