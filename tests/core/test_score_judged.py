@@ -183,3 +183,17 @@ def test_recorded_conversations_with_the_bundled_local_judge(tmp_path, capsys):
             result["score"] is None and "judge reply" in result["reason"]
         )
     assert "tooleval score: judge" in capsys.readouterr().err
+
+
+def test_a_gate_on_judged_rows_counts_the_unscored_judge_reply_apart(tmp_path, judge_url, capsys):
+    data, out = _data(tmp_path), tmp_path / "out.jsonl"
+    judge = ["--judge", "openai", "--judge-option", "model=served"]
+    judge += ["--judge-option", f"base_url={judge_url}", "--judge-option", "cache=false"]
+    gate = ["--min-pass-rate", "task_success=0.5", "--max-unscored-rate", "task_success=0.2"]
+    assert main(["score", str(data), *METRICS, *judge, *gate, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    # 3 rows: done passes, failed fails, garbage is unscored (never a pass or a failure)
+    assert "task_success: pass rate 50.0% [9.5, 90.5] (95% wilson, 1 of 2 scored rows, n=2; " in err
+    assert "task_success: unscored 1/3 rows (33.3%) > 20.0% allowed" in err
+    assert "tool_correctness: 3 of 3 scored rows passed (default check: at least one)" in err
+    assert err.rstrip().endswith("gate failed")

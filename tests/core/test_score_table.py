@@ -138,3 +138,13 @@ def test_collector_memory_is_bounded():
     assert sum(len(kept) for kept in rows.kept.values()) <= 15
     assert rows.counts == {"failing": 33_334, "unscored": 0, "passing": 66_666}
     assert rows.left_out() == {"failing": 33_329, "unscored": 0, "passing": 66_666}
+
+
+def test_results_are_the_same_bytes_with_or_without_table_and_gate(tmp_path):
+    data = write(tmp_path / "d.jsonl", 500, fail_every=3, unscored_every=7)
+    plain, watched = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    base = ["score", str(data), "--metric", "tool_correctness"]
+    assert main([*base, "-o", str(plain)]) == 0
+    extra = ["--table", "--min-pass-rate", "0.1", "--max-unscored-rate", "0.5"]
+    assert main([*base, *extra, "-o", str(watched)]) == 0
+    assert plain.read_bytes() == watched.read_bytes()
