@@ -124,8 +124,11 @@ def test_recorded_conversations_with_an_openai_compatible_judge(tmp_path, judge_
         assert got[(row, "tool_correctness")]["score"] == 1.0
     captured = capsys.readouterr()
     assert "tooleval score: judge 4 calls" in captured.err and "tokens in" in captured.err
-    assert "task_success: per-row results" in captured.out  # one table per metric (-o given)
-    assert "tool_call_accuracy: per-row results" in captured.out
+    table = captured.out  # one table, a column per metric (-o given: on stdout)
+    assert table.count("per-row results") == 1
+    header = next(line for line in table.splitlines() if "tool_call_accuracy" in line)
+    assert "tool_correctness" in header and "task_success" in header
+    assert "summary per metric" in table
     assert len(_Judge.calls) == 4  # one call per row, one re-ask for the garbage reply
 
 
@@ -180,3 +183,17 @@ def test_recorded_conversations_with_the_bundled_local_judge(tmp_path, capsys):
             result["score"] is None and "judge reply" in result["reason"]
         )
     assert "tooleval score: judge" in capsys.readouterr().err
+
+
+def test_a_gate_on_judged_rows_counts_the_unscored_judge_reply_apart(tmp_path, judge_url, capsys):
+    data, out = _data(tmp_path), tmp_path / "out.jsonl"
+    judge = ["--judge", "openai", "--judge-option", "model=served"]
+    judge += ["--judge-option", f"base_url={judge_url}", "--judge-option", "cache=false"]
+    gate = ["--min-pass-rate", "task_success=0.5", "--max-unscored-rate", "task_success=0.2"]
+    assert main(["score", str(data), *METRICS, *judge, *gate, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    # 3 rows: done passes, failed fails, garbage is unscored (never a pass or a failure)
+    assert "task_success: pass rate 50.0% [9.5, 90.5] (95% wilson, 1 of 2 scored rows, n=2; " in err
+    assert "task_success: unscored 1/3 rows (33.3%) > 20.0% allowed" in err
+    assert "tool_correctness: 3 of 3 scored rows passed (default check: at least one)" in err
+    assert err.rstrip().endswith("gate failed")

@@ -1,12 +1,24 @@
-"""Readable per-row tables for the terminal (rich), shared by CLI commands."""
+"""Readable per-row tables for the terminal (rich), shared by CLI commands.
+
+``tooleval score --table`` prints ONE table, a column per metric, failing rows
+first, and a summary per metric. :class:`ScoreTableRows` keeps only what the
+table shows (at most ``limit`` rows of each kind: failing, unscored, passing)
+and counts the rest, so a file of a million rows costs the memory of the
+table, not of the file.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.model import Result, Sample
+
+TABLE_ROWS = 30  # rows --table shows by default (failures first)
+
+#: A row's cell for one metric: (score or None, passed or None, reason).
+Cell = tuple[float | None, bool | None, str]
 
 
 def wide_console(*, stderr: bool = False):
@@ -39,76 +51,147 @@ def _plain(value: Any) -> Any:
     return Text(visible(str(value)))
 
 
-def summarize(results: Sequence[Result]) -> dict[str, Any]:
-    """Counts over results: scored, passed, failed, unscored, mean score.
+def row_status(cells: Sequence[Cell]) -> str:
+    """``failing`` when a metric failed, else ``unscored`` when one could not score, else ``passing``.
 
-    >>> summarize([Result.scored("m", 1.0, reason="ok"), Result.unscored("m", "no ref")])
-    {'rows': 2, 'scored': 1, 'passed': 1, 'failed': 0, 'unscored': 1, 'pass_rate': 1.0, 'mean_score': 1.0}
+    >>> row_status([(1.0, True, ""), (None, None, "no ref")]), row_status([(0.0, False, "")])
+    ('unscored', 'failing')
     """
-    scored = [r for r in results if r.score is not None]
-    passed = sum(1 for r in scored if r.passed)
-    return {
-        "rows": len(results),
-        "scored": len(scored),
-        "passed": passed,
-        "failed": len(scored) - passed,
-        "unscored": len(results) - len(scored),
-        "pass_rate": passed / len(scored) if scored else None,
-        "mean_score": sum(r.score for r in scored if r.score is not None) / len(scored)
-        if scored
-        else None,
-    }
+    if any(score is not None and not passed for score, passed, _ in cells):
+        return "failing"
+    if any(score is None for score, _, _ in cells):
+        return "unscored"
+    return "passing"
 
 
-def print_score_table(
-    rows: Sequence[tuple[str, Sample, Result]], *, metric: str, to_stderr: bool = False
+_ORDER = ("failing", "unscored", "passing")
+
+
+@dataclass(slots=True)
+class ShownRow:
+    row_id: str
+    sample: Sample | None
+    cells: list[Cell]
+
+
+@dataclass
+class ScoreTableRows:
+    """The rows ``--table`` shows: at most ``limit``, failing first, then unscored, then passing.
+
+    >>> rows = ScoreTableRows(limit=1)
+    >>> for i in range(3):
+    ...     rows.add(f"r{i}", None, [(0.0 if i else 1.0, not i, "")])
+    >>> [r.row_id for r in rows.shown()], rows.left_out()
+    (['r1'], {'failing': 1, 'unscored': 0, 'passing': 1})
+    """
+
+    limit: int = TABLE_ROWS
+    kept: dict[str, list[ShownRow]] = field(default_factory=lambda: {k: [] for k in _ORDER})
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_ORDER, 0))
+
+    def add(
+        self, row_id: str, sample: Sample | Callable[[], Sample | None] | None, cells: list[Cell]
+    ) -> None:
+        """Count a row; keep it when its kind still has room (``sample`` may be a thunk)."""
+        status = row_status(cells)
+        self.counts[status] += 1
+        bucket = self.kept[status]
+        if len(bucket) < self.limit:
+            found = sample() if callable(sample) else sample
+            bucket.append(ShownRow(row_id, found, cells))
+
+    def shown(self) -> list[ShownRow]:
+        out: list[ShownRow] = []
+        for status in _ORDER:
+            out.extend(self.kept[status][: self.limit - len(out)])
+        return out
+
+    def left_out(self) -> dict[str, int]:
+        shown = self.shown()
+        return {
+            s: self.counts[s] - sum(1 for r in shown if row_status(r.cells) == s) for s in _ORDER
+        }
+
+
+def _cell_text(cell: Cell) -> str:
+    score, passed, _ = cell
+    if score is None:
+        return "[yellow]unscored[/]"
+    return f"{score:.2f} " + ("[green]pass[/]" if passed else "[red]FAIL[/]")
+
+
+def _reason(metrics: Sequence[str], cells: Sequence[Cell]) -> str:
+    """The reasons of the cells that did not pass (every cell's when all passed)."""
+    picked = [
+        (m, c) for m, c in zip(metrics, cells, strict=False) if c[0] is None or not c[1]
+    ] or list(zip(metrics, cells, strict=False))
+    if len(metrics) == 1:
+        return picked[0][1][2]
+    return "; ".join(f"{m}: {c[2]}" for m, c in picked)
+
+
+def _left_out_note(left: dict[str, int], output: str | None) -> str | None:
+    parts = [f"{n:,} {s} row{'s' if n != 1 else ''}" for s, n in left.items() if n]
+    if not parts:
+        return None
+    where = f"--output {output}" if output else "the JSONL results on stdout"
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"… {listed} not shown (--table-rows N shows more); every row is in {where}"
+
+
+def print_rows_table(
+    console: Any, rows: ScoreTableRows, metrics: Sequence[str], *, output: str | None
 ) -> None:
-    """Print one line per row (calls vs expected, score, reason) and a summary."""
+    """One table: a column per metric (score and pass/FAIL), failing rows first."""
     from rich.table import Table
 
-    console = wide_console(stderr=to_stderr)
-    table = Table(title=f"{metric}: per-row results", show_lines=False)
-    for column in ("id", "category", "tools called", "expected tools", "score", "pass", "reason"):
-        table.add_column(column, overflow="fold")
-    by_category: dict[str, list[Result]] = defaultdict(list)
-    for row_id, sample, result in rows:
-        expected = sample.expected_tools.names if sample.expected_tools is not None else None
-        verdict = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[yellow]unscored[/]"}
-        table.add_row(
-            _plain(row_id),
-            _plain(sample.category or ""),
-            _calls_text([c.name for c in sample.actual_calls()]),
-            "(not bound)" if expected is None else _calls_text(expected),
-            "-" if result.score is None else f"{result.score:.2f}",
-            verdict[result.passed],
-            _plain(result.reason),
-        )
-        by_category[sample.category or "(none)"].append(result)
+    table = Table(title="per-row results (failing rows first)", show_lines=False)
+    for column in ("id", "category", "tools called", "expected tools", *metrics, "reason"):
+        table.add_column(_plain(column), overflow="fold")
+    for row in rows.shown():
+        sample = row.sample
+        if sample is None:
+            category, called, expected = _plain(""), _plain("-"), _plain("-")
+        else:
+            names = sample.expected_tools.names if sample.expected_tools is not None else None
+            category = _plain(sample.category or "")
+            called = _calls_text([c.name for c in sample.actual_calls()])
+            expected = _plain("(not bound)") if names is None else _calls_text(names)
+        cells = [_cell_text(cell) for cell in row.cells]
+        cells += ["-"] * (len(metrics) - len(cells))
+        reason = _plain(_reason(metrics, row.cells))
+        table.add_row(_plain(row.row_id), category, called, expected, *cells, reason)
     console.print(table)
-    overall = summarize([r for _, _, r in rows])
-    summary = Table(title="summary")
-    from tooleval.analysis.stat_lines import results_interval
+    note = _left_out_note(rows.left_out(), output)
+    if note:
+        console.print(_plain(note))
 
-    columns = ("category", "rows", "passed", "failed", "unscored", "pass rate", "95% interval")
-    for column in (*columns, "mean score"):
+
+def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
+    """A line per metric: rows, passed, failed, unscored, pass rate with its interval, mean."""
+    from rich.table import Table
+
+    summary = Table(title="summary per metric (pass rate over scored rows; unscored rows apart)")
+    columns = ("metric", "rows", "passed", "failed", "unscored", "pass rate", "95% interval")
+    for column in (*columns, "n", "mean score"):
         summary.add_column(column)
-    for category, results in sorted(by_category.items()) + [("ALL", [r for _, _, r in rows])]:
-        s = summarize(results) if category != "ALL" else overall
+    for name, tally in tallies.items():
+        rate, mean = tally.pass_rate, tally.mean_score
         summary.add_row(
-            _plain(category),
-            str(s["rows"]),
-            str(s["passed"]),
-            str(s["failed"]),
-            str(s["unscored"]),
-            "-" if s["pass_rate"] is None else f"{s['pass_rate']:.0%}",
-            results_interval(results),
-            "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}",
+            _plain(name),
+            f"{tally.rows:,}",
+            f"{tally.passed:,}",
+            f"{tally.failed:,}",
+            f"{tally.unscored:,}",
+            "-" if rate is None else f"{rate:.1%}",
+            tally.interval_text(),
+            f"{tally.scored:,}",
+            "-" if mean is None else f"{mean:.3f}",
         )
     console.print(summary)
-    _print_corpus(console, metric, [r for _, _, r in rows])
 
 
-def _print_corpus(console: Any, metric: str, results: list[Result]) -> None:
+def print_corpus(console: Any, metric: str, results: list[Result]) -> None:
     """The benchmark's corpus-level numbers, for profiles whose score is not a row mean."""
     from rich.table import Table
 
@@ -124,3 +207,11 @@ def _print_corpus(console: Any, metric: str, results: list[Result]) -> None:
         shown = "-" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
         table.add_row(key, shown)
     console.print(table)
+
+
+def corpus_metrics(names: Sequence[str]) -> set[str]:
+    """The metrics whose benchmark reports corpus-level numbers (their results are kept)."""
+    from tooleval.benchmarks.registry import list_benchmarks
+
+    declared = {name for record in list_benchmarks() for name in record.summaries}
+    return {name for name in names if name in declared}

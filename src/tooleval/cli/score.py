@@ -6,8 +6,14 @@ in input order (a row's metrics in the order of ``--metric``), with ``id``,
 ``diagnosis``, ``params`` and ``threshold``. Scoring goes through
 :mod:`tooleval.scoring` (its error policy decides what is an unscored row and
 what stops the command); this module parses arguments and prints. An option
-given twice is refused (:mod:`tooleval.cli._options`). Exit 0 on success,
-2 with a one-line message naming the row and field on unreadable input.
+given twice is refused (:mod:`tooleval.cli._options`). Exit 0 on success (and
+a gate that passed), 1 when a gate (``--min-pass-rate``,
+``--max-unscored-rate``; :mod:`tooleval.cli._score_gate`) failed, 2 with a
+one-line message naming the row and field on unreadable input, a bad option,
+or a file where no row holds a field a metric needs (``--bind`` suggested).
+``--table``, the gate and the progress bar (:mod:`tooleval.cli._progress`)
+read the result lines as they are written (``ResultTally``), so the compiled
+kernel's path is kept with them.
 
 Rows are read from JSONL, or from CSV/TSV/Parquet/JSON-array files (by
 extension, or by content when the extension says nothing). ``--output`` is
@@ -28,9 +34,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from tooleval.cli._options import refuse_repeats
+from tooleval.cli._score_input import InputTap, bind_spec, renamed_lines
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 
 _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
+TABLE_ROWS = 30  # tooleval.cli._table.TABLE_ROWS, for the help text
 JUDGE_ENV = "TOOLEVAL_JUDGE"  # the judge when --judge is not given (a type or a file)
 
 
@@ -38,8 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score",
         help="score a JSONL dataset of canonical rows with one metric or several",
-        description="Score every row of a JSONL dataset with one metric or several and write "
-        "JSONL results (one line per row and metric).",
+        description="Score every row of a dataset (JSONL, CSV, TSV, Parquet, JSON) with one "
+        "metric or several and write JSONL results (one line per row and metric). Exit 0, "
+        "1 when a gate option failed, 2 on a usage or input error.",
     )
     parser.add_argument(
         "dataset",
@@ -73,9 +82,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="metric parameter; VALUE is parsed as JSON when it can be (order=flexible, "
         "exact_match=true); with several --metric write METRIC.KEY=VALUE",
     )
+    parser.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help="read a Sample field from another column (key in JSONL), as in `tooleval dataset "
+        "check` and a plan's dataset: {bind: ...}: --bind expected_tools=gold (repeatable)",
+    )
     parser.add_argument("--output", "-o", help="write JSONL results here instead of stdout")
     parser.add_argument(
-        "--table", action="store_true", help="also print a readable per-row table and a summary"
+        "--table",
+        action="store_true",
+        help="also print one table (a column per metric, failing rows first) and a summary "
+        "per metric; on stdout with --output, else on stderr",
+    )
+    parser.add_argument(
+        "--table-rows",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"rows the --table shows at most (default {TABLE_ROWS}); the rest are counted "
+        "in a note and are all in the results",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is shown only when stderr is a terminal and $CI is unset)",
     )
     parser.add_argument(
         "--workers",
@@ -84,8 +117,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="score blocks of rows on N threads with the compiled kernel (default: the CPUs "
         f"available, at most {_MAX_THREADS}), or chunks of rows in N processes in pure Python "
-        "(default 1: in-process); output order and bytes kept; ignored with --table; at most "
-        "the CPU count",
+        "(default 1: in-process); output order and bytes kept, also with --table and a gate "
+        "(they read the result lines as they are written); at most the CPU count",
+    )
+    gate = parser.add_argument_group(
+        "gate (exit 0 passed, 1 failed, 2 usage or input error, as `tooleval run`)"
+    )
+    gate.add_argument(
+        "--min-pass-rate",
+        action="append",
+        default=[],
+        metavar="[METRIC=]RATE",
+        help="fail (exit 1) when a metric's pass rate (passed / scored rows; unscored rows "
+        "are neither) is under RATE (0-1); without METRIC= for every metric; repeatable. "
+        "With any gate option, a metric with no floor must pass at least one row",
+    )
+    gate.add_argument(
+        "--max-unscored-rate",
+        action="append",
+        default=[],
+        metavar="[METRIC=]RATE",
+        help="fail (exit 1) when more than RATE (0-1) of a metric's rows could not be "
+        "scored; without METRIC= for every metric; repeatable",
     )
     judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
     judging.add_argument(
@@ -176,9 +229,9 @@ def _metric_names(given: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooleval.benchmarks.score_format import benchmark_samples, resolve_score_format
+    from tooleval.benchmarks.score_format import resolve_score_format
+    from tooleval.cli._score_gate import parse_gate_rules
     from tooleval.metrics.registry import bind, get_metric
-    from tooleval.scoring import score_parsed, score_samples, score_stream
 
     names = _metric_names(args.metric)
     options = metric_options(names or ["(default)"], args.option)
@@ -191,6 +244,12 @@ def run(args: argparse.Namespace) -> int:
     args.format, args.metric, first = chosen.format, chosen.metric, dict(chosen.options)
     options = {args.metric: first, **options}
     names = [args.metric, *rest]
+    columns = bind_spec(args.bind, chosen)
+    rules = parse_gate_rules(args.min_pass_rate, args.max_unscored_rate, names)
+    if args.table_rows is not None and args.table_rows < 1:
+        raise ConfigError(
+            f"--table-rows must be 1 or more, got {args.table_rows}", field="--table-rows"
+        )
     judged = [name for name in names if get_metric(name).needs_judge]
     judge = make_judge(args, judged) if judged else None
     if args.workers is not None and args.workers < 1:
@@ -203,52 +262,154 @@ def run(args: argparse.Namespace) -> int:
         bind(name, **options[name], **({"judge": judge} if name in judged else {}))
         for name in names
     ]
-    metric = metrics[0] if len(metrics) == 1 else metrics
     kind = args.format or (
         "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
     )
-    workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
-    table_rows: list[tuple[str, Any, Any]] | None = [] if args.table else None
-    keep = None if table_rows is None else (lambda *found: table_rows.append(found))
+    job = _Job(args, kind, chosen.benchmark, metrics, names, columns, judged=bool(judged))
     with _naming_input(args.dataset), _output(args.output) as out:
-        if judge is not None:
-            count = _score_judged(args, kind, chosen.benchmark, metrics, out, keep)
-        elif kind != "jsonl":
-            samples = (
-                benchmark_samples(Path(args.dataset), kind, data=args.data)
-                if chosen.benchmark
-                else tabular_samples(Path(args.dataset), kind, metrics)
-            )
-            count = score_samples(metric, samples, out, on_result=keep)
-        else:
-            source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
-            try:
-                if keep is not None or len(metrics) > 1:
-                    count = score_parsed(metric, source, out, on_result=keep)
-                else:
-                    threads = workers if args.workers else None
-                    count = score_stream(metric, source, out, workers=workers, threads=threads)
-            finally:
-                if source is not sys.stdin.buffer:
-                    source.close()
-        if count == 0:
-            raise InputError(
-                "no rows to score: the input is empty or holds only blank lines", field="DATASET"
-            )
+        tally = _score_watched(job, out, table=args.table, gate=not rules.is_empty)
     if judge is not None:
         _print_usage(judge)
     if chosen.notice:  # the benchmark's grader says which one it chose, on what
         print(f"tooleval score: {chosen.notice}", file=sys.stderr)
-    if table_rows is not None:
-        from tooleval.cli._table import print_score_table
+    if tally is not None and args.table:
+        _print_table(tally, names, output=args.output)
+    if tally is not None and not rules.is_empty:
+        from tooleval.cli._score_gate import check_gate, print_gate
 
-        for name in names:  # one table and summary per metric
-            print_score_table(
-                [found for found in table_rows if found[2].metric == name],
-                metric=name,
-                to_stderr=not args.output,
-            )
+        verdict = check_gate(tally.tallies, rules)
+        print_gate(verdict)
+        return verdict.exit_code
     return 0
+
+
+class _Job:
+    """What to score: the parsed command line, the file's kind and the bound metrics."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        kind: str,
+        benchmark: bool,
+        metrics: list[Any],
+        names: list[str],
+        columns: dict[str, str],
+        *,
+        judged: bool,
+    ) -> None:
+        self.args, self.kind, self.benchmark = args, kind, benchmark
+        self.metrics, self.names, self.columns = metrics, names, columns
+        self.judged = judged
+        self.tap: InputTap | None = None
+
+    @property
+    def fast(self) -> bool:
+        """Single-metric JSONL without a judge: the compiled kernel's path (score_stream)."""
+        return self.kind == "jsonl" and len(self.metrics) == 1 and not self.judged
+
+    def _infos(self) -> list[Any]:
+        from tooleval.metrics.registry import get_metric
+
+        return [get_metric(name) for name in self.names]
+
+    def needed(self) -> dict[str, tuple[str, ...]]:
+        """Per metric, the fields a row must hold besides the agent's calls."""
+        return {
+            info.name: tuple(f for f in info.requires if f not in _CALL_FIELDS)
+            for info in self._infos()
+        }
+
+
+_CALL_FIELDS = ("tools_called", "messages")  # a row without either is already an input error
+
+
+def _score_watched(job: _Job, out: IO[bytes], *, table: bool, gate: bool) -> Any:
+    """Score ``job`` into ``out``, watched by a ResultTally when a table, gate or bar needs one."""
+    from tooleval.cli._progress import RowProgress, count_lines, progress_wanted, stderr_console
+
+    args = job.args
+    shown = progress_wanted() and not args.no_progress
+    total = None
+    if shown and job.kind == "jsonl" and args.dataset != "-":
+        total = count_lines(Path(args.dataset))
+    with RowProgress(stderr_console() if shown else None, total=total) as bar:
+        tally = None
+        if table or gate or shown:
+            tally = _tally(job, out, table=table, progress=bar if shown else None)
+        count = _score(job, tally if tally is not None else out, tally)
+    if count == 0:
+        raise InputError(
+            "no rows to score: the input is empty or holds only blank lines", field="DATASET"
+        )
+    if job.tap is not None:
+        job.tap.check(job.needed(), job.columns)
+    return tally
+
+
+def _tally(job: _Job, out: IO[bytes], *, table: bool, progress: Any) -> Any:
+    from tooleval.cli._score_gate import ResultTally
+    from tooleval.cli._table import ScoreTableRows, corpus_metrics
+
+    rows = ScoreTableRows(limit=job.args.table_rows or TABLE_ROWS) if table else None
+    keep = corpus_metrics(job.names) if table else set()
+    if job.fast and table:
+        job.tap = InputTap(None, job.columns, keep_lines=True)  # the source comes in _score
+    return ResultTally(out, job.names, table=rows, progress=progress, keep=keep, lines=job.tap)
+
+
+def _score(job: _Job, out: IO[bytes], tally: Any) -> int:
+    """Score the rows of ``job`` into ``out``; the number of rows."""
+    from tooleval.benchmarks.score_format import benchmark_samples
+    from tooleval.scoring import score_parsed, score_samples, score_stream
+
+    args = job.args
+    on_result = tally.on_result if tally is not None else None
+    metric = job.metrics[0] if len(job.metrics) == 1 else job.metrics
+    if job.judged:
+        return _score_judged(job, out, on_result)
+    if job.kind != "jsonl":
+        samples = (
+            benchmark_samples(Path(args.dataset), job.kind, data=args.data)
+            if job.benchmark
+            else tabular_samples(
+                Path(args.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
+            )
+        )
+        return score_samples(metric, samples, out, on_result=on_result)
+    source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
+    try:
+        lines = _tapped(job, source)
+        if not job.fast:
+            return score_parsed(metric, lines, out, on_result=on_result)
+        workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
+        threads = workers if args.workers else None
+        return score_stream(metric, lines, out, workers=workers, threads=threads)
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+
+
+def _tapped(job: _Job, source: IO[bytes]) -> Iterable[bytes]:
+    """The JSONL lines as the scorer reads them: watched by an InputTap, keys renamed by --bind."""
+    tap = job.tap or InputTap(None, job.columns, keep_lines=False)
+    job.tap = tap.over(source).watched(job.needed(), job.columns)
+    return renamed_lines(job.tap, job.columns) if job.columns else job.tap
+
+
+def _print_table(tally: Any, names: list[str], *, output: str | None) -> None:
+    from tooleval.cli._table import (
+        print_corpus,
+        print_metric_summary,
+        print_rows_table,
+        wide_console,
+    )
+
+    console = wide_console(stderr=not output)
+    if tally.rows and tally.table is not None:
+        print_rows_table(console, tally.table, names, output=output)
+    print_metric_summary(console, tally.tallies)
+    for name, results in tally.kept.items():
+        print_corpus(console, name, results)
 
 
 def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
@@ -282,33 +443,29 @@ def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
     return judge_from_config(config, field=field)
 
 
-def _score_judged(
-    args: argparse.Namespace,
-    kind: str,
-    benchmark: bool,
-    metrics: list[Any],
-    out: IO[bytes],
-    keep: Any,
-) -> int:
+def _score_judged(job: _Job, out: IO[bytes], on_result: Any) -> int:
     """Rows with a judged metric: read every row first, then judge them concurrently."""
     from tooleval.benchmarks.score_format import benchmark_samples
     from tooleval.scoring import read_samples, score_concurrently
 
-    if benchmark:
+    args = job.args
+    if job.benchmark:
         samples: Iterable[tuple[int, Any]] = benchmark_samples(
-            Path(args.dataset), kind, data=args.data
+            Path(args.dataset), job.kind, data=args.data
         )
-    elif kind != "jsonl":
-        samples = tabular_samples(Path(args.dataset), kind, metrics)
+    elif job.kind != "jsonl":
+        samples = tabular_samples(
+            Path(args.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
+        )
     else:
         source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
         try:
-            samples = list(read_samples(metrics, source))
+            samples = list(read_samples(job.metrics, _tapped(job, source)))
         finally:
             if source is not sys.stdin.buffer:
                 source.close()
     return score_concurrently(
-        metrics, samples, out, concurrency=args.concurrency or 4, on_result=keep
+        job.metrics, samples, out, concurrency=args.concurrency or 4, on_result=on_result
     )
 
 
@@ -415,10 +572,20 @@ def sniff_dataset(path: Path) -> str:
     return "jsonl"  # reported as "row 1: invalid JSON" with the parser's reason
 
 
-def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple[int, Any]]:
+def tabular_samples(
+    path: Path,
+    kind: str,
+    metric: Any = None,
+    *,
+    bind: dict[str, str] | None = None,
+    needed: dict[str, tuple[str, ...]] | None = None,
+) -> Iterable[tuple[int, Any]]:
     """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
 
-    ``metric``: a bound metric or a list of them.
+    ``metric``: a bound metric or a list of them. ``bind``: field -> column
+    (``--bind``). ``needed``: per metric, the fields a column must be bound
+    to (no column for one is a DatasetError suggesting the likely column,
+    before any row is scored).
 
     Columns named like canonical fields bind themselves; the first row that
     cannot be read stops with its DatasetError (row and column), as in JSONL;
@@ -428,7 +595,11 @@ def tabular_samples(path: Path, kind: str, metric: Any = None) -> Iterable[tuple
     from tooleval.scoring import check_calls_given
 
     # (a CSV header that is one column holding semicolons is refused by the reader)
-    dataset = load_dataset(path, format=kind)
+    dataset = load_dataset(path, format=kind, bind=bind or None)
+    for name, fields in (needed or {}).items():
+        if dataset.is_bound("messages"):  # the final answer is read from the conversation
+            fields = tuple(f for f in fields if f != "output")
+        dataset.require(fields, metric=name, produced=())
     for row in dataset.rows:
         if row.errors:
             raise row.errors[0]

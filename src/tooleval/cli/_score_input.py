@@ -1,0 +1,229 @@
+"""What ``tooleval score`` reads from a JSONL stream besides the rows: ``--bind`` and a watch.
+
+:func:`bind_spec` checks ``--bind FIELD=COLUMN`` before any row is read
+(:mod:`tooleval.datasets.binding` parses it, as for ``dataset check``);
+:func:`renamed_lines` applies it to each JSONL line; :class:`InputTap` sits
+between the file and the scorer (the compiled kernel reads it by blocks,
+Python line by line) and refuses, once the file is read, a file where no row
+holds a field a metric needs, with the likely key (``--bind expected_tools=gold``).
+CSV/TSV/Parquet files are bound and checked by :func:`tooleval.datasets.load_dataset`
+and ``Dataset.require`` before scoring.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tooleval.errors import ConfigError, DatasetError, ToolEvalError, did_you_mean
+
+__all__ = ["InputTap", "bind_spec", "rename_keys", "renamed_lines"]
+
+_BOM = b"\xef\xbb\xbf"  # the same as tooleval.scoring.rows.BOM
+
+
+def bind_spec(given: list[str], chosen: Any) -> dict[str, str]:
+    """``--bind`` as field -> column; unknown fields refused before any row is read."""
+    from tooleval.datasets.binding import BINDABLE, parse_bind_options
+
+    columns = parse_bind_options(given)
+    if columns and chosen.benchmark:
+        raise ConfigError(
+            f"--bind applies to files of rows (JSONL, CSV, TSV, Parquet, JSON), not to "
+            f"--format {chosen.format}, whose reader knows its fields",
+            field="--bind",
+        )
+    for field_name in columns:
+        if field_name not in BINDABLE:
+            raise DatasetError(
+                f"cannot bind unknown field {field_name!r}; fields are {list(BINDABLE)}"
+                + did_you_mean(field_name, BINDABLE),
+                field=f"bind.{field_name}",
+            )
+    return columns
+
+
+# Keys that also give a field (sample_from_row): ragas' reference_tool_calls, the final answer
+# read from the conversation.
+_ALIASES = {
+    "expected_tools": ("reference_tool_calls",),
+    "reference": ("expected_output",),
+    "output": ("messages", "user_input"),
+}
+_HEAD_ROWS = 50  # rows read for a suggestion (as dataset check reads them)
+
+
+class InputTap:
+    """The JSONL input as the scorer reads it (``read`` or line by line), watched on the way.
+
+    It notes which of the keys ``watch`` names occur in the file (a byte
+    search per block read; a key inside a string value only makes the check
+    lenient), keeps the first rows' keys for suggestions, and with
+    ``keep_lines`` keeps each line until :meth:`pop` hands it back (the
+    compiled kernel's results carry no Sample; ``--table`` shows one): no more
+    than the blocks in flight. :meth:`check` then refuses a file where no row
+    holds a field a metric needs, naming the likely key (``--bind``).
+    """
+
+    def __init__(self, source: Any, columns: dict[str, str], *, keep_lines: bool) -> None:
+        self._source = source
+        self._columns = columns
+        self._keep = keep_lines
+        self._pending: deque[bytes] = deque()
+        self._tokens: dict[str, bytes] = {}
+        self.seen: set[str] = set()
+        self.heads: list[dict[str, Any]] = []
+        self._rest = b""
+        self._tail = b""
+        self._first = True
+
+    def over(self, source: Any) -> InputTap:
+        self._source = source
+        return self
+
+    def watch(self, keys: Iterable[str]) -> None:
+        self._tokens.update({key: b'"' + key.encode() + b'"' for key in keys})
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._source.read(size)
+        self._see(chunk, final=not chunk)
+        return chunk
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._source:
+            self._see(line, final=False)
+            yield line
+        self._see(b"", final=True)
+
+    def _see(self, chunk: bytes, *, final: bool) -> None:
+        window = self._tail + chunk
+        for key, token in self._tokens.items():
+            if key not in self.seen and token in window:
+                self.seen.add(key)
+        self._tail = chunk[-64:] if len(chunk) >= 64 else window[-64:]
+        if not self._keep and len(self.heads) >= _HEAD_ROWS:
+            return
+        lines = (self._rest + chunk).split(b"\n")
+        self._rest = b"" if final else lines.pop()
+        for line in lines:
+            if self._first:
+                line = line.removeprefix(_BOM)
+                self._first = False
+            if not line.strip():
+                continue
+            if self._keep:
+                self._pending.append(line)
+            if len(self.heads) < _HEAD_ROWS:
+                self._head(line)
+
+    def _head(self, line: bytes) -> None:
+        import orjson
+
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(row, dict):
+            self.heads.append(row)
+
+    def pop(self) -> bytes:
+        """The oldest line not yet handed back (the row of the next result)."""
+        return self._pending.popleft()
+
+    def sample_of(self, line: bytes) -> Any:
+        """The Sample of a line (bound as ``--bind`` says), or None when it cannot be read."""
+        import orjson
+
+        from tooleval.formats import sample_from_row
+
+        try:
+            return sample_from_row(rename_keys(orjson.loads(line), self._columns))
+        except (ToolEvalError, ValueError, TypeError):
+            return None
+
+    def check(self, needed: dict[str, tuple[str, ...]], columns: dict[str, str]) -> None:
+        """Refuse a bound column no row has, and a needed field no row holds."""
+        keys = list(dict.fromkeys(k for row in self.heads for k in row))
+        for field_name, column in columns.items():
+            if column not in self.seen:
+                raise DatasetError(
+                    f"bind {field_name}={column}: no row has a key {column!r}; the rows' keys "
+                    f"are {keys}" + did_you_mean(column, keys),
+                    field=f"bind.{field_name}",
+                )
+        for metric, fields in needed.items():
+            for field_name in fields:
+                if not ({field_name, *_ALIASES.get(field_name, ())} & self.seen) and (
+                    field_name not in columns
+                ):
+                    raise DatasetError(
+                        _unbound_message(metric, field_name, keys, self.heads),
+                        field=field_name,
+                    )
+
+    def watched(self, needed: dict[str, tuple[str, ...]], columns: dict[str, str]) -> InputTap:
+        self.watch(columns.values())
+        for fields in needed.values():
+            for field_name in fields:
+                self.watch((field_name, *_ALIASES.get(field_name, ())))
+        return self
+
+
+def _unbound_message(metric: str, field_name: str, keys: list[str], heads: list[Any]) -> str:
+    """The message of ``Dataset.require`` for a JSONL file, with the likely key to bind."""
+    from tooleval.datasets.binding import BINDABLE, bind_option, suggest_column
+
+    guess = suggest_column(field_name, keys, heads, exclude=set(keys) & set(BINDABLE))
+    message = (
+        f"metric {metric} needs {field_name!r}, but no row of the file has it, so every row "
+        f"would be unscored. The rows' keys are {keys}. Bind one with --bind "
+        f"{field_name}=KEY or name the key {field_name!r}"
+    )
+    if guess:
+        message += f"; the likely one is {guess!r} ({bind_option(field_name, guess)})"
+    return message
+
+
+def rename_keys(row: Any, columns: dict[str, str]) -> Any:
+    """A JSONL row with each bound column's value under its field (``--bind FIELD=COLUMN``).
+
+    A key the field already had is kept in ``metadata`` under its name (never dropped).
+
+    >>> rename_keys({"gold": ["a"], "expected_tools": ["b"]}, {"expected_tools": "gold"})
+    {'metadata': {'expected_tools': ['b']}, 'expected_tools': ['a']}
+    """
+    if not isinstance(row, dict):
+        return row
+    for field_name, column in columns.items():
+        if column not in row or column == field_name:
+            continue
+        value = row.pop(column)
+        if field_name in row:
+            metadata = row.get("metadata")
+            if not isinstance(metadata, dict):
+                metadata = {} if metadata is None else {"metadata": metadata}
+                row["metadata"] = metadata
+            metadata.setdefault(field_name, row.pop(field_name))
+        row[field_name] = value
+    return row
+
+
+def renamed_lines(lines: Iterable[bytes], columns: dict[str, str]) -> Iterator[bytes]:
+    """JSONL lines with ``--bind`` applied; a line that is not a JSON object passes unchanged
+    (the scorer reports it with its row number)."""
+    import orjson
+
+    first = True
+    for line in lines:
+        text = line.removeprefix(_BOM) if first else line
+        first = False
+        if not text.strip():
+            yield line
+            continue
+        try:
+            row = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            yield line
+            continue
+        yield orjson.dumps(rename_keys(row, columns)) + b"\n" if isinstance(row, dict) else line
