@@ -82,9 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="score blocks of rows on N threads with the compiled kernel (default: the CPUs "
-        f"available, at most {_MAX_THREADS}), or chunks of rows in N processes in pure Python "
-        "(default 1: in-process); output order and bytes kept; ignored with --table; at most "
+        help="score blocks of rows on N threads with the compiled kernel (default: the idle "
+        f"CPUs, by the load average, at most {_MAX_THREADS}), or chunks of rows in N processes "
+        "in pure Python (default 1: in-process); output order and bytes kept; ignored with --table; at most "
         "the CPU count",
     )
     judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
