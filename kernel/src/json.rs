@@ -491,6 +491,29 @@ pub fn write(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// `a` and `b` write the same JSON bytes: the same kinds, float bits, strings, and
+/// object keys in the same order (stricter than `deep_equal`, which takes any key order).
+pub fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::UInt(x), Value::UInt(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Arr(x), Value::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(e, a)| same_json(e, a))
+        }
+        (Value::Obj(x), Value::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, v), (l, w))| k == l && same_json(v, w))
+        }
+        _ => false,
+    }
+}
+
 pub fn write_obj(out: &mut Vec<u8>, items: &[(String, Value)]) {
     out.push(b'{');
     for (n, (k, item)) in items.iter().enumerate() {

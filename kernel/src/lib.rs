@@ -17,6 +17,7 @@ mod protocol;
 mod result;
 mod rows;
 mod similarity;
+mod stream;
 mod structural;
 mod text;
 
@@ -348,6 +349,25 @@ impl Kernel {
         sample: &Bound<'py, PyAny>,
     ) -> PyResult<Option<(Option<f64>, Option<bool>, String, objects::Unwritten)>> {
         objects::score_sample(slf, sample)
+    }
+
+    /// Score a whole stream: blocks of about `block` bytes from `read(block)`
+    /// (`bytes`, empty at the end), scored on `threads` threads with the GIL
+    /// released, result lines written to the file descriptor `fd` in input
+    /// order; a row the kernel hands back is scored by `fallback(number, line)`
+    /// (bytes, written in its place; an exception it raises stops the run with
+    /// every row before it written). Returns the number of rows (non-blank lines).
+    #[pyo3(signature = (read, fd, fallback, threads=1, block=1 << 20))]
+    fn score_stream(
+        &self,
+        py: Python<'_>,
+        read: &Bound<'_, PyAny>,
+        fd: i32,
+        fallback: &Bound<'_, PyAny>,
+        threads: usize,
+        block: usize,
+    ) -> PyResult<u64> {
+        stream::score_stream(py, &self.cfg, read, fd, fallback, threads, block)
     }
 
     /// Score a block of whole lines numbered from `start` on `threads` threads, GIL released.

@@ -304,11 +304,8 @@ impl Comparator {
     }
 
     fn configured_below(&self, tool: &str, path: &str) -> bool {
-        let prefix = format!("{path}.");
-        self.per_tool(tool)
-            .iter()
-            .any(|(k, _)| k.starts_with(&prefix))
-            || self.keys.iter().any(|(k, _)| k.starts_with(&prefix))
+        self.per_tool(tool).iter().any(|(k, _)| below(k, path))
+            || self.keys.iter().any(|(k, _)| below(k, path))
     }
 
     /// `ArgumentComparator.compare` (checks recorded when `record`).
@@ -412,6 +409,19 @@ pub fn fsum(values: impl Iterator<Item = f64>) -> f64 {
 
 static EMPTY: Obj = Vec::new();
 
+/// `key` names something inside `path`: it starts with `path` and a dot.
+fn below(key: &str, path: &str) -> bool {
+    key.len() > path.len() && key.as_bytes()[path.len()] == b'.' && key.starts_with(path)
+}
+
+/// `prefix + key`, the dotted path of a key.
+fn joined(prefix: &str, key: &str) -> String {
+    let mut path = String::with_capacity(prefix.len() + key.len());
+    path.push_str(prefix);
+    path.push_str(key);
+    path
+}
+
 struct Walk<'a> {
     cmp: &'a Comparator,
     tool: &'a str,
@@ -447,8 +457,7 @@ impl<'a> Walk<'a> {
         if self.prefixes_selected(path, sel) {
             return true;
         }
-        let prefix = format!("{path}.");
-        sel.iter().any(|k| k.starts_with(&prefix))
+        sel.iter().any(|k| below(k, path))
     }
 
     fn fully_selected(&self, path: &str) -> bool {
@@ -465,19 +474,21 @@ impl<'a> Walk<'a> {
         actual_map: &'a Obj,
         top: bool,
     ) -> Result<Vec<(f64, bool)>, ()> {
-        let mut scores = Vec::new();
+        let mut scores = Vec::with_capacity(expected.len());
         for (key, value) in expected {
-            let path = format!("{prefix}{key}");
+            let path = joined(prefix, key);
             if !self.wanted(&path) {
                 continue;
             }
             let got = get(actual_map, key);
-            scores.extend(self.compare_value(&path, value, got)?);
+            if let Some(found) = self.compare_value(path, value, got)? {
+                scores.push(found);
+            }
         }
         let strict_extra = self.mismatch_extra || (top && expected.is_empty());
         if strict_extra && (self.selected.is_none() || !top) {
             for (key, value) in actual_map {
-                let path = format!("{prefix}{key}");
+                let path = joined(prefix, key);
                 if get(expected, key).is_some() || !self.wanted(&path) {
                     continue;
                 }
@@ -490,43 +501,46 @@ impl<'a> Walk<'a> {
         Ok(scores)
     }
 
+    /// The score of one value (None: nothing to score, e.g. `ignore`).
     fn compare_value(
         &mut self,
-        path: &str,
+        path: String,
         expected: &'a Value,
         actual: Option<&'a Value>,
-    ) -> Result<Vec<(f64, bool)>, ()> {
-        let explicit = self.cmp.explicit(self.tool, path);
+    ) -> Result<Option<(f64, bool)>, ()> {
+        let explicit = self.cmp.explicit(self.tool, &path);
         if let Value::Obj(inner) = expected {
-            let descend = (explicit.is_none() && self.cmp.configured_below(self.tool, path))
-                || !self.fully_selected(path);
+            let descend = (explicit.is_none() && self.cmp.configured_below(self.tool, &path))
+                || !self.fully_selected(&path);
             if descend {
                 let actual_map = match actual {
                     Some(Value::Obj(m)) => m,
                     _ => &EMPTY,
                 };
-                let child = self.compare_object(&format!("{path}."), inner, actual_map, false)?;
+                let mut below = path;
+                below.push('.');
+                let child = self.compare_object(&below, inner, actual_map, false)?;
                 if child.is_empty() {
-                    return Ok(Vec::new());
+                    return Ok(None);
                 }
                 let score = mean(child.iter().map(|s| s.0));
-                return Ok(vec![(score, child.iter().all(|s| s.1))]);
+                return Ok(Some((score, child.iter().all(|s| s.1))));
             }
         }
-        let matcher = explicit.unwrap_or_else(|| self.cmp.matcher_for(self.tool, path));
+        let matcher = explicit.unwrap_or_else(|| self.cmp.matcher_for(self.tool, &path));
         if matches!(matcher, Matcher::Ignore) {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let score = matcher.call(expected, actual)?;
         let ok = score >= matcher.pass_score();
-        Ok(vec![self.record(
-            path.to_string(),
+        Ok(Some(self.record(
+            path,
             Some(expected),
             actual,
             score,
             ok,
             matcher.name(),
-        )])
+        )))
     }
 
     fn record(

@@ -1,5 +1,6 @@
 # Types of the compiled kernel, tooleval._kernel (kernel/src/lib.rs, built by maturin).
 # Only tooleval.metrics.engine calls it; see docs/architecture.md. Keep in step with lib.rs.
+from collections.abc import Callable
 from typing import Final, final
 
 METRICS: Final[tuple[str, ...]]
@@ -37,6 +38,16 @@ class Kernel:
         self, sample: object
     ) -> tuple[float | None, bool | None, str, Unwritten] | None:
         """``(score, passed, reason, diagnosis)`` of a Sample, or None for Python."""
+
+    def score_stream(
+        self,
+        read: Callable[[int], bytes],
+        fd: int,
+        fallback: Callable[[int, bytes], bytes],
+        threads: int = 1,
+        block: int = 1048576,
+    ) -> int:
+        """Read, score and write a whole stream (results to ``fd``); the number of rows."""
 
     def score_block(
         self, data: bytes, start: int, threads: int = 1

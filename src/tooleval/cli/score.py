@@ -115,8 +115,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="score blocks of rows on N threads with the compiled kernel (default: the CPUs "
-        f"available, at most {_MAX_THREADS}), or chunks of rows in N processes in pure Python "
+        help="score blocks of rows on N threads with the compiled kernel (default: the idle "
+        f"CPUs, by the load average, at most {_MAX_THREADS}), or chunks of rows in N processes in pure Python "
         "(default 1: in-process); output order and bytes kept, also with --table and a gate "
         "(they read the result lines as they are written); at most the CPU count",
     )

@@ -59,7 +59,7 @@ _None = type(None)
 #: The kernel protocol this engine speaks (``PROTOCOL`` in kernel/src/protocol.rs). A
 #: kernel that reports another version (or none: built before it reported one) is not
 #: used; Python scores everything, with one notice.
-PROTOCOL = 2
+PROTOCOL = 3
 
 _NO_ARGUMENTS = {"default": ["exact"], "keys": {}, "tools": {}}  # a metric without `args`
 
@@ -352,6 +352,39 @@ class Engine:
             return
         yield from _pipeline(self.kernel.score_block, _blocks(lines), fallback, max(1, threads))
 
+    def score_into(
+        self,
+        source: Any,
+        out: Any,
+        fallback: Callable[[int, bytes], bytes],
+        *,
+        threads: int = 1,
+    ) -> int | None:
+        """Score the binary file ``source`` into the binary file ``out`` all in the kernel.
+
+        The same bytes as :meth:`score_lines`, in the same order, with the
+        same ``fallback``; the kernel reads blocks through ``source.read``,
+        scores them on ``threads`` threads (GIL released) and writes the
+        result lines straight to ``out``'s file descriptor, so no Python
+        object is made per row or per result. Returns the number of rows
+        (non-blank lines), or None, having done nothing, when the kernel
+        does not take part or ``source`` / ``out`` is not a file (then use
+        :meth:`score_lines`). An error in a row raises after every row
+        before it has been written.
+
+        >>> import io
+        >>> from tooleval.metrics import bind
+        >>> engine = fastest_engine(bind("tool_call_accuracy"))
+        >>> engine.score_into(io.BytesIO(b"{}"), io.BytesIO(), lambda n, line: b"")  # not files
+        """
+        read = getattr(source, "read", None)
+        fd = _descriptor(out)
+        if self.kernel is None or read is None or fd is None:
+            return None
+        out.flush()  # what Python buffered goes first
+        rows: int = self.kernel.score_stream(read, fd, fallback, max(1, threads), _BLOCK_BYTES)
+        return rows
+
     def _python_lines(
         self, lines: Iterable[bytes], fallback: Callable[[int, bytes], bytes]
     ) -> Iterator[bytes]:
@@ -418,6 +451,15 @@ def _pipeline(
             jobs.put(None)
         for worker in workers:
             worker.join()
+
+
+def _descriptor(out: Any) -> int | None:
+    """The file descriptor a binary stream writes to, or None (an in-memory stream)."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+    return fd if type(fd) is int and hasattr(out, "flush") else None
 
 
 def _done(box: queue.SimpleQueue[Any]) -> list[Any]:

@@ -54,6 +54,7 @@ from tooleval.scoring.rows import (
 from tooleval.scoring.stream import (
     MAX_THREADS,
     cpus,
+    default_threads,
     read_samples,
     score_parsed,
     score_samples,
@@ -67,6 +68,7 @@ __all__ = [
     "ascore_sample",
     "check_calls_given",
     "cpus",
+    "default_threads",
     "read_rows",
     "read_samples",
     "reason_for",

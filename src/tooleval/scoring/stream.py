@@ -36,7 +36,15 @@ from tooleval.scoring.rows import (
     score_line,
 )
 
-__all__ = ["MAX_THREADS", "cpus", "read_samples", "score_parsed", "score_samples", "score_stream"]
+__all__ = [
+    "MAX_THREADS",
+    "cpus",
+    "default_threads",
+    "read_samples",
+    "score_parsed",
+    "score_samples",
+    "score_stream",
+]
 
 MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
 _CHUNK_LINES = 2000  # big enough that pickling a chunk costs little next to scoring it
@@ -50,6 +58,26 @@ def cpus() -> int:
         return os.cpu_count() or 1
 
 
+def default_threads() -> int:
+    """The compiled kernel's scoring threads when none are asked for: the idle CPUs.
+
+    The CPUs this process may use minus the one-minute load average, rounded,
+    at least 1 and at most :data:`MAX_THREADS`. A scoring thread on a CPU
+    that is already busy does not finish sooner; it only adds CPU time
+    (threads contend for the cores, caches and the writer), so on a busy
+    machine the kernel reads, scores and writes on this one thread. Where
+    the load is unknown (no ``os.getloadavg``) every CPU counts as idle.
+
+    >>> 1 <= default_threads() <= MAX_THREADS
+    True
+    """
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows; a system that does not say
+        load = 0.0
+    return max(1, min(MAX_THREADS, round(cpus() - load)))
+
+
 def score_stream(
     metric: Any,
     source: Iterable[bytes],
@@ -60,8 +88,8 @@ def score_stream(
 ) -> int:
     """Score every JSONL line of ``source`` into ``out``; return the number of rows.
 
-    ``threads``: the compiled kernel's scoring threads (default: the CPUs, at
-    most :data:`MAX_THREADS`). ``workers > 1`` scores chunks of lines in that
+    ``threads``: the compiled kernel's scoring threads (default:
+    :func:`default_threads`, the idle CPUs). ``workers > 1`` scores chunks of lines in that
     many processes when Python scores (the kernel then uses ``workers``
     threads instead). Input errors raise after the rows before them are written.
     """
@@ -70,8 +98,11 @@ def score_stream(
     engine = fastest_engine(metric)  # the compiled kernel when it can take it
     if engine.compiled or workers <= 1:
         count = 0
-        threads = threads or (workers if workers > 1 else min(cpus(), MAX_THREADS))
+        threads = threads or (workers if workers > 1 else default_threads())
         reference = functools.partial(score_line, metric)
+        rows = engine.score_into(source, out, reference, threads=threads)
+        if rows is not None:  # the kernel read, scored and wrote it all
+            return rows
         for part in engine.score_lines(source, reference, threads=threads):
             count += out.write(part) > 0  # parts, not rows: "none" matters
         return count
