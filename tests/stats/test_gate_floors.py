@@ -274,6 +274,8 @@ def test_decide_floor_names_the_flag_it_was_given():
         decide_floor(0.5, scores=[[0.5, 1]], estimator="pass^k", k=2)
     with pytest.raises(ValueError, match="either passed and failed counts or scores"):
         decide_floor(0.5, passed=1, failed=1, scores=[1])
+    with pytest.raises(ValueError, match="clusters need each row's scores"):
+        decide_floor(0.5, passed=1, failed=1, clusters=["a", "b"])
     with pytest.raises(ValueError, match="row 1: expected finite numbers"):
         decide_floor(0.5, scores=[0.5, math.inf])
 

@@ -352,6 +352,8 @@ def decide_floor(
         )
     if (scores is None) == (passed is None and failed is None):
         raise ValueError("give either passed and failed counts or scores, not both or neither")
+    if clusters is not None and scores is None:
+        raise ValueError("clusters need each row's scores (scores=), not counts")
     if estimator != "mean":
         if scores is None:
             raise ValueError(f"{estimator} needs each row's attempts (scores=), not counts")
