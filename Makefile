@@ -86,11 +86,12 @@ system-deps:
 	fi
 
 demo: $(VENV)/.core kernel
-	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_correctness \
-	  --option order=strict --option extra_keys=ignore --option threshold=1 \
+	$(VENV)/bin/tooleval score examples/support_agent.jsonl \
+	  --metric tool_correctness --option tool_correctness.order=strict \
+	  --option tool_correctness.extra_keys=ignore --option tool_correctness.threshold=1 \
+	  --metric tool_call_accuracy --option tool_call_accuracy.order=flexible \
 	  --table --output demo-results.jsonl
-	$(VENV)/bin/tooleval score examples/support_agent.jsonl --metric tool_call_accuracy --option order=flexible --table --output demo-accuracy.jsonl
-	@echo "per-row results written to demo-results.jsonl and demo-accuracy.jsonl"
+	@echo "per-row results (one line per row and metric) written to demo-results.jsonl"
 	@echo 'run `source .venv/bin/activate` (or `make shell`) to use the tooleval command'
 
 # A shell with the venv active, so `tooleval` is on PATH (leave it with `exit`).
@@ -135,4 +136,4 @@ bench: $(VENV)/.dev
 	$(PY) bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .tooleval build $(DIST) src/tooleval/_kernel*.so demo-results.jsonl demo-accuracy.jsonl
+	rm -rf $(VENV) .tooleval build $(DIST) src/tooleval/_kernel*.so demo-results.jsonl
