@@ -78,9 +78,17 @@ dist: $(VENV)/.tools
 # Each artefact installed into a fresh venv under /tmp and tested there (tests/installed/check.py):
 # the wheel (with the kernel identity tests), the sdist built with cargo, the sdist without
 # cargo (pure Python); the sdists with the smoke tests (the same bytes with and without kernel).
+# The three run side by side (each in its own venv; the output of each is printed whole when it
+# ends): the sdist's Rust build keeps the cores busy while the others wait on pip.
+INSTALLED_CHECKS := installed-wheel installed-sdist installed-pure
+.PHONY: $(INSTALLED_CHECKS)
 installed-check: dist
+	@$(MAKE) --no-print-directory -j3 --output-sync=target $(INSTALLED_CHECKS)
+installed-wheel:
 	$(PY) tests/installed/check.py $(DIST)/*.whl --expect compiled
+installed-sdist:
 	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect compiled --smoke
+installed-pure:
 	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect absent --no-cargo --smoke
 
 # The workflow files against GitHub's workflow schema (check-jsonschema ships it)
