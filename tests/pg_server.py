@@ -7,6 +7,10 @@ Any test area can use it (pytest runs from the repository root)::
     with postgres_server() as url:   # "postgresql://postgres@127.0.0.1:PORT/tooleval_test"
         ...
 
+Test areas share one server per process (the session fixture ``postgres_cluster`` in
+tests/conftest.py): each area's ``pg_url`` fixture asks for a database of its own on it
+with :func:`create_database`, which costs milliseconds where a server costs an initdb.
+
 The server runs from a temporary data directory on a free port with ``trust``
 authentication for local connections only, and is stopped and deleted on exit.
 As root, the server binaries run as the ``postgres`` user (``runuser``), since
@@ -26,7 +30,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["PostgresUnavailable", "find_bindir", "postgres_server"]
+__all__ = ["PostgresUnavailable", "create_database", "find_bindir", "postgres_server"]
 
 
 class PostgresUnavailable(RuntimeError):
@@ -135,3 +139,17 @@ def postgres_server(*, database: str = "tooleval_test") -> Iterator[str]:
                     "pg_ctl stop",
                 )
         shutil.rmtree(root, ignore_errors=True)
+
+
+def create_database(url: str, database: str) -> str:
+    """Create ``database`` on the server of ``url`` and return the URL naming it."""
+    import psycopg
+
+    server, _, _ = url.rpartition("/")
+    host_port = server.rsplit("@", 1)[1]
+    host, _, port = host_port.partition(":")
+    with psycopg.connect(
+        host=host, port=int(port), user="postgres", dbname="postgres", autocommit=True
+    ) as conn:
+        conn.execute(f'CREATE DATABASE "{database}"')
+    return f"{server}/{database}"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from tests.agent_stub import AgentStub
-from tests.pg_server import PostgresUnavailable, postgres_server
+from tests.pg_server import create_database
 
 
 @pytest.fixture
@@ -16,12 +16,9 @@ def agent_stub() -> Iterator[AgentStub]:
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    try:
-        with postgres_server(database="tooleval_runs") as url:
-            yield url
-    except PostgresUnavailable as exc:
-        pytest.skip(str(exc))
+def pg_url(postgres_cluster: str) -> str:
+    """A database of the runs tests' own on the session's PostgreSQL server."""
+    return create_database(postgres_cluster, "tooleval_runs")
 
 
 @pytest.fixture

@@ -1,22 +1,17 @@
-"""Store fixtures: a fresh SQLite file per test and one real PostgreSQL server per session."""
+"""Store fixtures: a fresh SQLite file per test and a database on the session's real PostgreSQL server."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import pytest
-from tests.pg_server import PostgresUnavailable, postgres_server
+from tests.pg_server import create_database
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    """URL of a real PostgreSQL server started for this test session."""
-    try:
-        with postgres_server() as url:
-            yield url
-    except PostgresUnavailable as exc:
-        pytest.skip(str(exc))
+def pg_url(postgres_cluster: str) -> str:
+    """A database of the store tests' own on the session's PostgreSQL server."""
+    return create_database(postgres_cluster, "tooleval_store")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

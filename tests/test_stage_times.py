@@ -1,0 +1,54 @@
+"""The stage table of `make test` (.ci/stage.py): CPU from `times`, the exit status, the table."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+STAGE = Path(__file__).resolve().parents[1] / ".ci" / "stage.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("ci_stage", STAGE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_children_cpu_is_the_second_line_of_times_user_plus_system():
+    stage = _module()
+    assert stage.children_cpu("0m0.010s 0m0.020s\n2m1.500s 0m0.500s\n") == 122.0
+    assert stage.children_cpu("") == 0.0  # nothing recorded is nothing spent, not a crash
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_a_stage_is_recorded_and_its_exit_status_kept(tmp_path, status):
+    table, times = tmp_path / "stages.tsv", tmp_path / "times"
+    times.write_text("0m0.000s 0m0.000s\n0m4.250s 0m0.750s\n")
+    done = subprocess.run(
+        [sys.executable, str(STAGE), str(table), "pytest", "0", "1.5", str(status), str(times)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == status
+    assert "== stage pytest:" in done.stdout and "5 CPU-s" in done.stdout
+    assert not times.exists()
+    name, _wall, cpu, load, _after, verdict = table.read_text().strip().split("\t")
+    assert (name, cpu, load) == ("pytest", "5.0", "1.5")
+    assert verdict == ("ok" if status == 0 else f"exit {status}")
+    shown = subprocess.run(
+        [sys.executable, str(STAGE), str(table), "--print"], capture_output=True, text=True
+    )
+    assert shown.returncode == 0
+    assert shown.stdout.splitlines()[1].split()[:1] == ["pytest"]
+    assert "total" in shown.stdout.splitlines()[-1]
+
+
+def test_bad_arguments_print_the_usage_and_exit_2(tmp_path):
+    done = subprocess.run([sys.executable, str(STAGE), "x"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--print" in done.stderr
