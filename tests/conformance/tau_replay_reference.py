@@ -16,6 +16,8 @@ from typing import Any
 
 from tests.conftest import SHARED_DATA
 
+from tooleval.benchmarks.tau_bench.replay import Action, actions_from_messages, replay_reward
+
 SOURCE = SHARED_DATA / "tau_bench" / "source"
 TRAJECTORIES = SHARED_DATA / "tau_bench" / "trajectories"
 
@@ -56,6 +58,22 @@ class _SilentUser:
         return 0.0
 
 
+_ENVIRONMENTS: dict[Any, Any] = {}
+
+
+def _environment(env_cls: Any) -> Any:
+    """One instance per environment class, reused as tau-bench's own ``reset`` reuses it.
+
+    Each reward sets the task, fresh data and an empty action list below, which is all
+    ``Env.reset`` renews; building the class again would only reload its task list.
+    """
+    env = _ENVIRONMENTS.get(env_cls)
+    if env is None:
+        env = _ENVIRONMENTS[env_cls] = env_cls(user_strategy="human", task_index=0)
+        env.user = _SilentUser()
+    return env
+
+
 def reference_reward(
     tau: Any,
     env_cls: Any,
@@ -64,8 +82,7 @@ def reference_reward(
     done: bool,
 ) -> tuple[float, Any]:
     """tau-bench's reward for ``actions`` on a fresh environment of ``env_cls``."""
-    env = env_cls(user_strategy="human", task_index=0)
-    env.user = _SilentUser()
+    env = _environment(env_cls)
     env.task = tau.Task(
         user_id=task["user_id"],
         actions=[tau.Action(name=a["name"], kwargs=a["kwargs"]) for a in task["actions"]],
@@ -82,3 +99,27 @@ def reference_reward(
         return 0.0, None
     result = env.calculate_reward()
     return result.reward, result.info
+
+
+def replay_run(domain: Any, run: dict[str, Any], **options: Any) -> Any:
+    """tooleval's replay reward of one stored tau-bench run."""
+    task = run["info"]["task"]
+    actions, done = actions_from_messages(run["traj"])
+    gold = [Action(a["name"], a["kwargs"]) for a in task["actions"]]
+    return replay_reward(domain, gold, task.get("outputs", []), actions, done=done, **options)
+
+
+def agreement_with_reference(domain: Any, runs: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The runs whose replay reward differs from tau-bench's ``calculate_reward``."""
+    disagree = []
+    with tau_bench_imported() as tau:
+        env_cls = tau.envs[domain.name]
+        for run in runs:
+            ours = replay_run(domain, run)
+            actions, done = actions_from_messages(run["traj"])
+            theirs, _ = reference_reward(
+                tau, env_cls, run["info"]["task"], [(a.name, dict(a.kwargs)) for a in actions], done
+            )
+            if ours.reward != theirs:
+                disagree.append((run["task_id"], run["trial"], theirs, ours.reward))
+    return disagree
