@@ -14,11 +14,21 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
-from tooleval.errors import ConfigError, DatasetError, ToolEvalError, did_you_mean
+from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError, did_you_mean
 
-__all__ = ["InputTap", "bind_spec", "rename_keys", "renamed_lines"]
+__all__ = [
+    "InputTap",
+    "bind_spec",
+    "existing_file",
+    "open_dataset",
+    "rename_keys",
+    "renamed_lines",
+    "sniff_dataset",
+    "tabular_samples",
+]
 
 _BOM = b"\xef\xbb\xbf"  # the same as tooleval.scoring.rows.BOM
 
@@ -227,3 +237,99 @@ def renamed_lines(lines: Iterable[bytes], columns: dict[str, str]) -> Iterator[b
             yield line
             continue
         yield orjson.dumps(rename_keys(row, columns)) + b"\n" if isinstance(row, dict) else line
+
+
+# ------------------------------------------------------------ the dataset file itself
+
+
+def existing_file(path: str) -> Path:
+    file = Path(path)
+    if file.is_dir():
+        raise InputError(f"{path} is a directory; expected a dataset file", field="DATASET")
+    if not file.is_file():
+        raise InputError(f"no such dataset file: {path}", field="DATASET")
+    return file
+
+
+def open_dataset(path: str) -> IO[bytes]:
+    return existing_file(path).open("rb")
+
+
+_TABULAR_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def sniff_dataset(path: Path) -> str:
+    """How to read a dataset file: ``jsonl``, ``json`` (an array), ``csv``, ``tsv`` or ``parquet``.
+
+    The extension decides for CSV/TSV/Parquet; otherwise the first bytes do
+    (``{`` JSONL, ``[`` a JSON array, ``PAR1`` Parquet, a delimited header
+    CSV/TSV). An empty or binary file is an InputError naming it.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(65536)
+    if not head.strip().removeprefix(_BOM).strip():
+        raise InputError("the file is empty; expected rows to score", file=str(path))
+    suffix = path.suffix.lower()
+    if suffix in _TABULAR_SUFFIXES:
+        return _TABULAR_SUFFIXES[suffix]
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    text = head.removeprefix(_BOM).lstrip()
+    if text[:1] == b"{":
+        return "jsonl"
+    if text[:1] == b"[":
+        return "json"
+    if b"\x00" in head:
+        raise InputError(
+            "a binary file; expected JSONL, CSV, TSV, JSON or Parquet rows", file=str(path)
+        )
+    first = text.split(b"\n", 1)[0]
+    if b"\t" in first:
+        return "tsv"
+    if b"," in first or b";" in first:
+        return "csv"
+    return "jsonl"  # reported as "row 1: invalid JSON" with the parser's reason
+
+
+def tabular_samples(
+    path: Path,
+    kind: str,
+    metric: Any = None,
+    *,
+    bind: dict[str, str] | None = None,
+    needed: dict[str, tuple[str, ...]] | None = None,
+) -> Iterable[tuple[int, Any]]:
+    """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
+
+    ``metric``: a bound metric or a list of them. ``bind``: field -> column
+    (``--bind``). ``needed``: per metric, the fields a column must be bound
+    to (no column for one is a DatasetError suggesting the likely column,
+    before any row is scored).
+
+    Columns named like canonical fields bind themselves; the first row that
+    cannot be read stops with its DatasetError (row and column), as in JSONL;
+    with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
+    """
+    from tooleval.datasets.load import load_dataset
+    from tooleval.scoring import check_calls_given
+
+    # (a CSV header that is one column holding semicolons is refused by the reader)
+    dataset = load_dataset(path, format=kind, bind=bind or None)
+    for name, fields in (needed or {}).items():
+        if dataset.is_bound("messages"):  # the final answer is read from the conversation
+            fields = tuple(f for f in fields if f != "output")
+        dataset.require(fields, metric=name, produced=())
+    for row in dataset.rows:
+        if row.errors:
+            raise row.errors[0]
+        if row.error is not None:
+            raise DatasetError(row.error, row=row.number)
+        sample = row.sample
+        if metric is not None and sample.tools_called is None and not sample.messages:
+            cells = dict(dataset.raw_values()[row.index])
+            for field_name, column in dataset.bindings.items():
+                if column in cells:
+                    cells[field_name] = cells.pop(column)
+            for each in metric if isinstance(metric, list) else [metric]:
+                check_calls_given(each, row.number, cells)
+        yield row.number, sample

@@ -34,8 +34,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from tooleval.cli._options import refuse_repeats
-from tooleval.cli._score_input import InputTap, bind_spec, renamed_lines
-from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
+from tooleval.cli._score_input import (
+    InputTap,
+    bind_spec,
+    existing_file,
+    open_dataset,
+    renamed_lines,
+    sniff_dataset,
+    tabular_samples,
+)
+from tooleval.errors import ConfigError, InputError, ToolEvalError
 
 _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
 TABLE_ROWS = 30  # tooleval.cli._table.TABLE_ROWS, for the help text
@@ -263,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
         for name in names
     ]
     kind = args.format or (
-        "jsonl" if args.dataset == "-" else sniff_dataset(_existing(args.dataset))
+        "jsonl" if args.dataset == "-" else sniff_dataset(existing_file(args.dataset))
     )
     job = _Job(args, kind, chosen.benchmark, metrics, names, columns, judged=bool(judged))
     with _naming_input(args.dataset), _output(args.output) as out:
@@ -376,7 +384,7 @@ def _score(job: _Job, out: IO[bytes], tally: Any) -> int:
             )
         )
         return score_samples(metric, samples, out, on_result=on_result)
-    source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
+    source = sys.stdin.buffer if args.dataset == "-" else open_dataset(args.dataset)
     try:
         lines = _tapped(job, source)
         if not job.fast:
@@ -458,7 +466,7 @@ def _score_judged(job: _Job, out: IO[bytes], on_result: Any) -> int:
             Path(args.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
         )
     else:
-        source = sys.stdin.buffer if args.dataset == "-" else _open(args.dataset)
+        source = sys.stdin.buffer if args.dataset == "-" else open_dataset(args.dataset)
         try:
             samples = list(read_samples(job.metrics, _tapped(job, source)))
         finally:
@@ -493,19 +501,6 @@ def cap_workers(requested: int) -> int:
     return requested
 
 
-def _existing(path: str) -> Path:
-    file = Path(path)
-    if file.is_dir():
-        raise InputError(f"{path} is a directory; expected a dataset file", field="DATASET")
-    if not file.is_file():
-        raise InputError(f"no such dataset file: {path}", field="DATASET")
-    return file
-
-
-def _open(path: str) -> IO[bytes]:
-    return _existing(path).open("rb")
-
-
 @contextlib.contextmanager
 def _naming_input(dataset: str) -> Iterator[None]:
     """Errors about rows name the input file too (``file d.jsonl, row 6: ...``)."""
@@ -531,86 +526,3 @@ def _output(path: str | None) -> Iterator[IO[bytes]]:
             yield sys.stdout.buffer
         finally:
             sys.stdout.buffer.flush()
-
-
-# ------------------------------------------------------------ other file kinds
-
-_BOM = b"\xef\xbb\xbf"  # the same as tooleval.scoring.rows.BOM
-_TABULAR_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
-
-
-def sniff_dataset(path: Path) -> str:
-    """How to read a dataset file: ``jsonl``, ``json`` (an array), ``csv``, ``tsv`` or ``parquet``.
-
-    The extension decides for CSV/TSV/Parquet; otherwise the first bytes do
-    (``{`` JSONL, ``[`` a JSON array, ``PAR1`` Parquet, a delimited header
-    CSV/TSV). An empty or binary file is an InputError naming it.
-    """
-    with path.open("rb") as handle:
-        head = handle.read(65536)
-    if not head.strip().removeprefix(_BOM).strip():
-        raise InputError("the file is empty; expected rows to score", file=str(path))
-    suffix = path.suffix.lower()
-    if suffix in _TABULAR_SUFFIXES:
-        return _TABULAR_SUFFIXES[suffix]
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    text = head.removeprefix(_BOM).lstrip()
-    if text[:1] == b"{":
-        return "jsonl"
-    if text[:1] == b"[":
-        return "json"
-    if b"\x00" in head:
-        raise InputError(
-            "a binary file; expected JSONL, CSV, TSV, JSON or Parquet rows", file=str(path)
-        )
-    first = text.split(b"\n", 1)[0]
-    if b"\t" in first:
-        return "tsv"
-    if b"," in first or b";" in first:
-        return "csv"
-    return "jsonl"  # reported as "row 1: invalid JSON" with the parser's reason
-
-
-def tabular_samples(
-    path: Path,
-    kind: str,
-    metric: Any = None,
-    *,
-    bind: dict[str, str] | None = None,
-    needed: dict[str, tuple[str, ...]] | None = None,
-) -> Iterable[tuple[int, Any]]:
-    """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
-
-    ``metric``: a bound metric or a list of them. ``bind``: field -> column
-    (``--bind``). ``needed``: per metric, the fields a column must be bound
-    to (no column for one is a DatasetError suggesting the likely column,
-    before any row is scored).
-
-    Columns named like canonical fields bind themselves; the first row that
-    cannot be read stops with its DatasetError (row and column), as in JSONL;
-    with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
-    """
-    from tooleval.datasets.load import load_dataset
-    from tooleval.scoring import check_calls_given
-
-    # (a CSV header that is one column holding semicolons is refused by the reader)
-    dataset = load_dataset(path, format=kind, bind=bind or None)
-    for name, fields in (needed or {}).items():
-        if dataset.is_bound("messages"):  # the final answer is read from the conversation
-            fields = tuple(f for f in fields if f != "output")
-        dataset.require(fields, metric=name, produced=())
-    for row in dataset.rows:
-        if row.errors:
-            raise row.errors[0]
-        if row.error is not None:
-            raise DatasetError(row.error, row=row.number)
-        sample = row.sample
-        if metric is not None and sample.tools_called is None and not sample.messages:
-            cells = dict(dataset.raw_values()[row.index])
-            for field_name, column in dataset.bindings.items():
-                if column in cells:
-                    cells[field_name] = cells.pop(column)
-            for each in metric if isinstance(metric, list) else [metric]:
-                check_calls_given(each, row.number, cells)
-        yield row.number, sample
