@@ -142,7 +142,7 @@ test: stages-reset system-deps $(VENV)/.dev kernel
 	$(call stage,vulture,! $(VENV)/bin/vulture | grep '^src/')
 	$(call stage,workflows,$(MAKE) --no-print-directory workflows)
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns)
-	$(call stage,pytest,HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile)
+	$(call stage,pytest,HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile --no-loadscope-reorder)
 	$(call stage,installed,$(MAKE) --no-print-directory installed-check)
 	@python3 .ci/stage.py $(STAGES) --print
 

@@ -22,6 +22,13 @@
   resource a test shares is per worker: the PostgreSQL server, the Ray cluster and
   the viewer are session fixtures (one per worker, each on a free 127.0.0.1 port,
   data in a temporary directory), and files go to ``tmp_path`` (per test).
+- **Costliest files first.** ``make test`` hands whole files to the workers
+  (``--dist loadfile --no-loadscope-reorder``) in the order of the items, and the items
+  are ordered by each file's measured seconds, longest first (``tests/file_costs.json``;
+  files not in it keep their order, after the others): the longest-processing-time
+  rule, so that no worker is left with one long file while the other sits idle.
+  ``TOOLEVAL_TEST_PROFILE=DIR`` also writes ``DIR/file_costs.json`` in that file's
+  shape; copy it over ``tests/file_costs.json`` when the suite's costs have moved.
 """
 
 from __future__ import annotations
@@ -205,7 +212,26 @@ def _mark_by_what_it_needs(item: pytest.Item, function: object) -> None:
         item.add_marker("slow")
 
 
+FILE_COSTS = Path(__file__).with_name("file_costs.json")
+
+
+def _file_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::")[0]
+
+
+def _costliest_first(items: list[pytest.Item]) -> None:
+    """Order ``items`` by their file's measured seconds, longest first (a stable sort)."""
+    try:
+        costs = json.loads(FILE_COSTS.read_text())
+    except (OSError, ValueError):
+        return
+    if not isinstance(costs, dict):
+        return
+    items.sort(key=lambda item: -float(costs.get(_file_of(item), 0.0)))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _costliest_first(items)
     bounded: set[int] = set()
     for item in items:
         for mark in list(item.iter_markers("filterwarnings")):
@@ -310,7 +336,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     try:
         return (yield)
     finally:
-        spent = _PROFILE[item.nodeid.split("::")[0]]
+        spent = _PROFILE[_file_of(item)]
         spent[0] += time.process_time() - cpu
         spent[1] += _children_cpu() - children
         spent[2] += time.perf_counter() - wall
@@ -328,11 +354,15 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not PROFILE_DIR or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     total: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for part in Path(PROFILE_DIR).glob("*.json"):
+    for part in Path(PROFILE_DIR).glob("*-*.json"):  # the workers' files
         for where, spent in json.loads(part.read_text()).items():
             total[where] = [a + b for a, b in zip(total[where], spent, strict=True)]
     ranked = sorted(total.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
     cpu = sum(s[0] + s[1] for s in total.values())
+    # each file's wall seconds (what a worker is busy for), the shape of tests/file_costs.json
+    walls = sorted(total.items(), key=lambda kv: -kv[1][2])
+    costs = {where: round(spent[2], 1) for where, spent in walls if spent[2] >= 0.5}
+    (Path(PROFILE_DIR) / "file_costs.json").write_text(json.dumps(costs, indent=1) + "\n")
     terminalreporter.section(f"CPU per test file (TOOLEVAL_TEST_PROFILE, {cpu:.0f} CPU-s in all)")
     terminalreporter.write_line(f"{'cpu-s':>7} {'own':>7} {'subproc':>7} {'wall-s':>7}  file")
     for where, (own, children, wall) in ranked[:50]:
