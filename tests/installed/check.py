@@ -8,7 +8,8 @@ times the install, counts what it pulled (packages and size, before any test
 dependency is added), checks ``tooleval --version`` and ``python -m tooleval``,
 scores ``examples/support_agent.jsonl`` with and without the kernel (same bytes),
 checks that a command of the ``runs`` extra names the extra (and, for a wheel,
-installs ``WHEEL[runs]`` as the example CI workflow does and runs it), then runs pytest
+scores 100,000 two-call rows with the kernel, printing the CPU seconds, and installs
+``WHEEL[runs]`` as the example CI workflow does and runs it), then runs pytest
 from a folder outside the checkout, so ``import tooleval`` can only find the
 installed package: tests/installed and (unless ``--smoke``) the kernel identity
 tests (tests/kernel).
@@ -33,6 +34,11 @@ asyncio_mode = auto
 asyncio_default_fixture_loop_scope = function
 markers =
     slow: slower tests
+    property: hypothesis property tests
+    browser: needs Debian chromium
+    postgres: needs a PostgreSQL server
+    ray: needs a local Ray cluster
+    llm: runs the real local judge model
 """
 
 
@@ -125,6 +131,47 @@ def check(venv: Path, expect: str) -> None:
     assert needs.returncode == 2 and "pip install 'tooleval[runs]'" in needs.stderr
 
 
+def score_100k(venv: Path) -> None:
+    """The installed wheel scores 100,000 two-call rows (bench/gen_rows.py) with its kernel.
+
+    Prints the CPU and wall seconds (the speed figure is measured in bench/, this is the
+    installed artefact's own run), and checks the first 2,000 rows' bytes against pure Python.
+    """
+    sys.path.insert(0, str(REPO / "bench"))
+    from gen_rows import write_rows
+
+    bindir = venv / "bin"
+    env = {k: v for k, v in os.environ.items() if k not in ("TOOLEVAL_NO_KERNEL", "PYTHONPATH")}
+    rows, head = venv / "rows_100k.jsonl", venv / "rows_2k.jsonl"
+    write_rows(rows, 100_000, [2])
+    with rows.open("rb") as every, head.open("wb") as first:
+        first.writelines(line for _, line in zip(range(2_000), every, strict=False))
+    score = [str(bindir / "tooleval"), "score", "--metric", "tool_call_accuracy", "-o"]
+    load = os.getloadavg()[0]
+    started = time.monotonic()
+    process = subprocess.Popen([*score, str(venv / "out_100k.jsonl"), str(rows)], cwd=venv, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - started
+    assert os.waitstatus_to_exitcode(status) == 0, "tooleval score failed on 100,000 rows"
+    scored = (venv / "out_100k.jsonl").read_bytes()
+    assert scored.count(b"\n") == 100_000, "not one result line per row"
+    print(
+        f"installed wheel: 100,000 two-call rows scored in {usage.ru_utime + usage.ru_stime:.2f}"
+        f" CPU-s ({usage.ru_utime:.2f} user, {usage.ru_stime:.2f} system), {wall:.2f} s wall,"
+        f" load {load:.1f}",
+        flush=True,
+    )
+    run(
+        [*score, str(venv / "out_2k.jsonl"), str(head)],
+        cwd=venv,
+        env={**env, "TOOLEVAL_NO_KERNEL": "1"},
+    )
+    pure = (venv / "out_2k.jsonl").read_bytes()
+    assert scored.startswith(pure), "the kernel's first 2,000 results differ from pure Python's"
+    for done in (rows, head, venv / "out_100k.jsonl", venv / "out_2k.jsonl"):
+        done.unlink()
+
+
 def check_runs_extra(venv: Path, wheel: Path) -> None:
     """The install command of examples/ci_agent/github-workflow.yml: the wheel with `runs`."""
     bindir = venv / "bin"
@@ -184,6 +231,7 @@ def main() -> int:
         install(args.artefact.resolve(), venv / "venv", env)
         check(venv / "venv", args.expect)
         if args.artefact.suffix == ".whl":
+            score_100k(venv / "venv")
             check_runs_extra(venv / "venv", args.artefact.resolve())
         areas = ("installed",) if args.smoke else ("installed", "kernel")
         test_installed(venv / "venv", args.expect, areas)
