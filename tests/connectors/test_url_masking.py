@@ -18,9 +18,9 @@ import yaml
 
 from tooleval.cli.main import main
 from tooleval.connectors import HttpConnector, OpenAIChatConnector
-from tooleval.connectors.masking import mask_url, shown_url
 from tooleval.connectors.retry import RetryPolicy
 from tooleval.errors import ConnectorError, ToolEvalError
+from tooleval.urlsafe import mask_url, shown_url
 
 SECRETS = ("hunter2", "sekrit-key-1", "tok-abc-999")
 

@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooleval.connectors.clients import HttpClients
-from tooleval.connectors.masking import mask_url, shown_url
 from tooleval.connectors.paths import ResponseMapping
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
 from tooleval.connectors.template import BodyTemplate, resolve_env
 from tooleval.errors import ConfigError, ConnectorError
 from tooleval.model import Sample
+from tooleval.urlsafe import mask_url, shown_url
 
 __all__ = ["HttpConnector", "UnreadableBody", "safe_url"]
 
@@ -30,7 +30,7 @@ _METHODS = {"GET", "POST", "PUT", "PATCH"}
 
 
 def safe_url(url: str) -> str:
-    """The URL with its secrets masked (safe to store; see :mod:`tooleval.connectors.masking`).
+    """The URL with its secrets masked (safe to store; see :mod:`tooleval.urlsafe`).
 
     >>> safe_url("https://bob:hunter2@agent.local/run?token=${AGENT_TOKEN}&sig=abc")
     'https://bob:***@agent.local/run?token=${AGENT_TOKEN}&sig=***'

@@ -29,7 +29,6 @@ from typing import Any
 
 from tooleval.connectors.clients import HttpClients
 from tooleval.connectors.http import safe_url
-from tooleval.connectors.masking import mask_url, shown_url
 from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
@@ -44,6 +43,7 @@ from tooleval.model import (
     ToolMessage,
     UserMessage,
 )
+from tooleval.urlsafe import mask_url, shown_url
 
 __all__ = ["OpenAIChatConnector", "normalise_tools"]
 

@@ -16,11 +16,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.connectors.masking import shown_url
 from tooleval.connectors.paths import PathExplanation, objects_instead_of_names
 from tooleval.connectors.response import as_sample
 from tooleval.errors import ConnectorError, ToolEvalError
 from tooleval.model import Sample
+from tooleval.urlsafe import shown_url
 
 __all__ = ["ProbeReport", "probe", "format_probe"]
 

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tooleval.connectors.masking import mask_url
 from tooleval.errors import ConfigError, ConnectorError, UnreadableBody
+from tooleval.urlsafe import mask_url
 
 __all__ = ["RetryPolicy", "RetryTally", "UnreadableBody", "asend", "parse_retry_after", "send"]
 
@@ -188,7 +188,7 @@ def send(
 
     Errors name the URL sent, with its secrets masked (a password, query values
     that look secret or came from a variable: ``display_url`` is the URL as
-    configured, before ``${ENV}`` resolution; see :mod:`tooleval.connectors.masking`).
+    configured, before ``${ENV}`` resolution; see :mod:`tooleval.urlsafe`).
     """
     shown = mask_url(url, template=display_url)
     attempt = 0

@@ -36,6 +36,7 @@ from tooleval.errors import JudgeError, JudgeTimeout
 from tooleval.http_deadline import attempt_deadline
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
 from tooleval.llm.reply import JudgeReply
+from tooleval.urlsafe import mask_url, mask_urls_in
 
 __all__ = ["OpenAIJudge"]
 
@@ -161,7 +162,8 @@ class OpenAIJudge(BaseJudge):
         return out
 
     def describe(self) -> dict[str, Any]:
-        out = {"type": "openai", "model": self.model, "base_url": self.base_url}
+        shown = mask_url(self.base_url) if self.base_url else None
+        out = {"type": "openai", "model": self.model, "base_url": shown}
         if self.api_key_env:
             out["api_key_env"] = self.api_key_env
         return {**out, **self.parameters(), "structured_output": self.structured_output}
@@ -298,8 +300,9 @@ class OpenAIJudge(BaseJudge):
             hint = " (check the API key: TOOLEVAL_JUDGE_API_KEY / api_key_env)"
         elif status == 404:
             hint = f" (check base_url and that model {self.model!r} exists there)"
-        where = self.base_url or "https://api.openai.com/v1"
-        return JudgeError(f"judge call to {where} failed: {exc}{hint}", status=status)
+        where = mask_url(self.base_url) if self.base_url else "https://api.openai.com/v1"
+        said = mask_urls_in(str(exc))  # a client's message may quote the URL it tried
+        return JudgeError(f"judge call to {where} failed: {said}{hint}", status=status)
 
     def _next_try(
         self, error: Exception, structured: bool, attempt: int
@@ -366,7 +369,8 @@ class OpenAIJudge(BaseJudge):
                 await asyncio.sleep(pause)
 
     def __repr__(self) -> str:
-        return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r})"
+        shown = mask_url(self.base_url) if self.base_url else None
+        return f"OpenAIJudge(model={self.model!r}, base_url={shown!r})"
 
 
 def _import_openai() -> Any:

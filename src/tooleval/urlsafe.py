@@ -14,6 +14,8 @@ shown anywhere (only their names).
 'http://bob:***@10.0.0.7:8000/agent?api_key=***&lang=en&v=${V}'
 >>> mask_url("https://x.test/run?sig=abc&page=2")
 'https://x.test/run?sig=***&page=2'
+>>> mask_urls_in("POST https://u:pw@x.test/v1?key=k failed")
+'POST https://u:***@x.test/v1?key=*** failed'
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import re
 import urllib.parse
 from collections.abc import Mapping
 
-__all__ = ["MASK", "mask_url", "shown_url"]
+__all__ = ["MASK", "mask_url", "mask_urls_in", "shown_url"]
 
 MASK = "***"
 
@@ -42,6 +44,7 @@ _SECRET_WORDS = (
     "jwt",
     "bearer",
 )
+_URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]+")
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9_\-.~+/=]{24,}")
 
 
@@ -103,3 +106,8 @@ def _secret(name: str, value: str, piece: str, literal: set[str] | None) -> bool
     if _TOKEN_LIKE.fullmatch(value) and any(c.isdigit() for c in value):
         return any(c.isalpha() for c in value)
     return literal is not None and piece not in literal
+
+
+def mask_urls_in(text: str) -> str:
+    """``text`` (an error message, a log line) with every URL in it masked by :func:`mask_url`."""
+    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)), text)
