@@ -35,6 +35,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.evaluation.result import EvaluationResult, MetricSummary, RowResult
+from tooleval.event_loop import run_off_the_loop
 
 __all__ = ["EvaluationResult", "MetricSummary", "RowResult", "evaluate"]
 
@@ -112,8 +113,9 @@ def _score(
     judges = _judges(metrics)
     before = [judge.usage.to_dict() for judge in judges]
     if judges:
-        _off_the_running_loop(
-            lambda: score_concurrently(metrics, samples, concurrency=concurrency, on_result=keep)
+        run_off_the_loop(
+            lambda: score_concurrently(metrics, samples, concurrency=concurrency, on_result=keep),
+            name="tooleval-evaluate",
         )
     else:
         score_samples(metrics, samples, on_result=keep)
@@ -134,22 +136,3 @@ def _judges(metrics: list[Any]) -> list[Any]:
         if metric.info.needs_judge and judge is not None and all(judge is not j for j in found):
             found.append(judge)
     return found
-
-
-def _off_the_running_loop(work: Any) -> Any:
-    """Run ``work`` (which starts an event loop) here, or on a thread inside a running loop.
-
-    In a notebook (or any async caller) an event loop already runs on this
-    thread and ``asyncio.run`` would refuse; the judged rows then run on a
-    thread of their own, and this call waits for them.
-    """
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return work()
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tooleval-evaluate") as pool:
-        return pool.submit(work).result()

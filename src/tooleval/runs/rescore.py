@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from tooleval.analysis.aggregates import store_aggregates
 from tooleval.analysis.clusters import classified
 from tooleval.errors import ConfigError, ToolEvalError
+from tooleval.event_loop import run_off_the_loop
 from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
 
@@ -299,7 +300,12 @@ def rescore_run(
         if judged:
             import asyncio  # here: asyncio pulls in ssl, too slow for every command
 
-            asyncio.run(_judge_rows(store, source.id, new_id, metrics, judge, concurrency))
+            run_off_the_loop(  # also from a notebook or an async caller
+                lambda: asyncio.run(
+                    _judge_rows(store, source.id, new_id, metrics, judge, concurrency)
+                ),
+                name="tooleval-rescore",
+            )
         else:
             batch: list[RowRecord] = []
             for row in store.iter_rows(source.id):
