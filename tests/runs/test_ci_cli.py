@@ -50,6 +50,26 @@ def test_repeat_gate_on_pass_hat_k_fails_a_flaky_agent(tmp_path, agent_stub, cap
     assert "pass^3 66.7% over 6 rows < 80.0%" in capsys.readouterr().out
 
 
+def test_the_stored_gate_is_the_one_the_command_line_gated_on(tmp_path, agent_stub, capsys):
+    """runs show, the viewer and the report check the flags' gate, pass^k included."""
+    from tooleval.analysis.gate import stored_gate
+
+    plan = _setup(tmp_path, agent_stub)
+    db = tmp_path / "runs.db"
+    base = ["run", str(plan), "--store", str(db), "--quiet", "--repeat", "3"]
+    assert main([*base, "--min-pass-rate", "0.8", "--gate-on", "pass^k"]) == 1
+    capsys.readouterr()
+    with open_store(db) as store:
+        (run,) = store.list_runs()
+        assert run.config["gate"]["gate_on"] == "pass^k"
+        assert run.config["gate"]["min_pass_rate"] == 0.8  # the flag's, not the plan's
+        for gate in (stored_gate(run, store=store), stored_gate(run, rows=store.iter_rows(run.id))):
+            assert gate is not None and not gate.passed
+            assert any("pass^3 66.7% over 6 rows < 80.0%" in c.message for c in gate.checks)
+    assert main(["runs", "show", run.id, "--store", str(db)]) == 0
+    assert "pass^3 66.7% over 6 rows < 80.0%" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv,message",
     [

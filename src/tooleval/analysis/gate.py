@@ -66,6 +66,7 @@ from tooleval.store.records import RowRecord, RunInfo
 if TYPE_CHECKING:
     from tooleval.analysis.noise import AttemptTable
     from tooleval.analysis.repeats import RepeatSummary
+    from tooleval.store.protocol import StoreReader
 
 __all__ = [
     "GateCheck",
@@ -100,6 +101,8 @@ class GateSpec:
     on_uncertain: str = "fail"
     require_any_pass: bool = True
     cluster_key: str | None = None
+    # what the pass-rate floors of a repeated run read: attempts, pass^k or pass@k (--gate-on)
+    gate_on: str = "attempts"
 
     @property
     def is_empty(self) -> bool:
@@ -113,6 +116,7 @@ class GateSpec:
             "on_uncertain": self.on_uncertain,
             "require_any_pass": self.require_any_pass,
             "cluster_key": self.cluster_key,
+            "gate_on": self.gate_on,
             "metrics": {
                 name: {"min_pass_rate": g.min_pass_rate, "min_mean_score": g.min_mean_score}
                 for name, g in self.metrics.items()
@@ -288,7 +292,7 @@ def evaluate_gate(
     gate: GateSpec,
     *,
     rows: Iterable[RowRecord] | None = None,
-    gate_on: str = "attempts",
+    gate_on: str | None = None,
     repeats: RepeatSummary | None = None,
 ) -> GateResult:
     """Check every floor of ``gate`` against the run.
@@ -298,9 +302,11 @@ def evaluate_gate(
     mean score's t interval from the scores' spread. Without them the counts
     suffice, with conservative intervals (each check's notes say so).
     ``gate_on`` ``"pass^k"`` / ``"pass@k"`` reads the pass-rate floors of a
-    repeated run on pass^K / pass@K (K its attempts per row); it needs
-    ``rows`` or ``repeats`` (the run's :class:`RepeatSummary`).
+    repeated run on pass^K / pass@K (K its attempts per row; default: the
+    spec's own ``gate_on``); it needs ``rows`` or ``repeats`` (the run's
+    :class:`RepeatSummary`).
     """
+    gate_on = gate.gate_on if gate_on is None else gate_on
     check_gate_spec(gate, gate_on)
     if gate_on != "attempts" and repeat_of(run) is None:
         raise ConfigError(
@@ -477,6 +483,7 @@ def stored_gate_spec(run: RunInfo) -> GateSpec:
     confidence = data.get("confidence")
     policy = data.get("on_uncertain")
     cluster_key = data.get("cluster_key")
+    gate_on = data.get("gate_on")
     return GateSpec(
         min_pass_rate=data.get("min_pass_rate"),
         max_error_rate=data.get("max_error_rate"),
@@ -485,17 +492,25 @@ def stored_gate_spec(run: RunInfo) -> GateSpec:
         on_uncertain=policy if policy in ON_UNCERTAIN else "fail",
         require_any_pass=data.get("require_any_pass") is not False,
         cluster_key=cluster_key if isinstance(cluster_key, str) and cluster_key else None,
+        gate_on=gate_on if gate_on in GATE_ON else "attempts",
     )
 
 
-def stored_gate(run: RunInfo, *, rows: Iterable[RowRecord] | None = None) -> GateResult | None:
+def stored_gate(
+    run: RunInfo,
+    *,
+    rows: Iterable[RowRecord] | None = None,
+    store: StoreReader | None = None,
+) -> GateResult | None:
     """The gate the run's plan set, checked against the run; None when it set none.
 
     The runner keeps the plan's gate in the run's config (``config["gate"]``),
     with its ``confidence``, ``on_uncertain`` and ``cluster_key``; the run
     list, ``runs show``, the run page, the report and the Markdown summary
     show this verdict. ``rows`` (the run's stored rows) give the exact
-    intervals; without them, the conservative ones from the counts. An error
+    intervals; without them, the conservative ones from the counts. A gate
+    on pass^k / pass@k (``gate_on``, from ``--gate-on``) is read from the
+    rows, which ``store`` gives when ``rows`` is not passed. An error
     budget alone (the default 0) is not a configured gate here: a run
     without one shows no verdict. A stored gate that no longer checks (a
     value out of range) shows one failing check that says why.
@@ -510,6 +525,8 @@ def stored_gate(run: RunInfo, *, rows: Iterable[RowRecord] | None = None) -> Gat
     spec = stored_gate_spec(run)
     if spec.is_empty:
         return None
+    if rows is None and store is not None and spec.gate_on != "attempts":
+        rows = store.iter_rows(run.id)
     try:
         return evaluate_gate(run, spec, rows=rows)
     except ConfigError as error:

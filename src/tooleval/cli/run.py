@@ -175,6 +175,8 @@ def _gate_from_args(plan: Any, args: argparse.Namespace) -> Any:
         gate = dataclasses.replace(gate, confidence=args.confidence)
     if args.on_uncertain is not None:
         gate = dataclasses.replace(gate, on_uncertain=args.on_uncertain)
+    if getattr(args, "gate_on", "attempts") != "attempts":
+        gate = dataclasses.replace(gate, gate_on=args.gate_on)
     return gate
 
 
@@ -331,7 +333,7 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
     )
     console = make_console(sys.stdout)
     print_summary(console, outcome.run)
-    outcome = after_run(args, store, outcome, gate, console)
+    outcome = after_run(args, store, outcome, console)
     resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
     console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
     print_gate(console, outcome.gate)

@@ -310,7 +310,7 @@ def build_report(
     cards = _cards(store, run, max_rows)
     digest = run_repeats(store, run)
     found = _baseline(store, run, compare_with) if compare_with is not None else None
-    gate = stored_gate(run)
+    gate = stored_gate(run, store=store)
     sections: list[Safe | None] = [
         run_header(run, run_status(store, run), latency=latency_percentiles(store, run), gate=gate),
         gate_block(gate),

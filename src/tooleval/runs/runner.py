@@ -149,7 +149,8 @@ async def arun_plan(
     concurrency = plan.concurrency if concurrency is None else concurrency
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
-    ready = await _prepare(plan, connector, concurrency, max_rps, cache, repeat)
+    spec = plan.gate if gate is None else gate
+    ready = await _prepare(plan, connector, concurrency, max_rps, cache, repeat, spec)
     opened: _Opened | None = None
     try:
         opened = _open_run(store, plan, ready, resume)
@@ -157,9 +158,10 @@ async def arun_plan(
     finally:
         await _release(store, ready, opened)
     info = store.get_run(opened.run_id)
-    spec = plan.gate if gate is None else gate
-    # A noise-aware gate reads the rows: each dataset row one unit, clusters, score spreads.
-    rows = store.iter_rows(info.id) if spec.confidence is not None or spec.cluster_key else None
+    # A noise-aware gate reads the rows: each dataset row one unit, clusters, score spreads;
+    # so does a gate on pass^k / pass@k.
+    reads_rows = spec.confidence is not None or spec.cluster_key or spec.gate_on != "attempts"
+    rows = store.iter_rows(info.id) if reads_rows else None
     return RunOutcome(
         run_id=opened.run_id,
         run=info,
@@ -203,8 +205,13 @@ async def _prepare(
     max_rps: float | None,
     cache: Any,
     repeat: int | None,
+    gate: GateSpec,
 ) -> _Ready:
-    """Metrics, dataset, preflight and judge checked; the connectors made (nothing called)."""
+    """Metrics, dataset, preflight and judge checked; the connectors made (nothing called).
+
+    ``gate`` (the plan's, with the command line's flags) is stored with the run: the
+    run list, ``runs show``, the viewer and the report check the gate the run was gated on.
+    """
     from tooleval.runs.calls import wrap_connectors
     from tooleval.runs.repeats import check_repeat, repeat_config
 
@@ -230,7 +237,7 @@ async def _prepare(
     calling = wrap_connectors(connectors, max_rps=rps, cache=cache)
     config = {
         "concurrency": concurrency,
-        "gate": plan.gate.to_dict(),
+        "gate": gate.to_dict(),
         "judge": describe(judge) if judge is not None else None,
         "plan": str(plan.path) if plan.path else None,
     }

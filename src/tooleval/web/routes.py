@@ -65,7 +65,7 @@ def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
     tags = sorted({t for r in every for t in r.tags})
     shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
     statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
-    gates = {r.id: stored_gate(r) for r in shown}
+    gates = {r.id: stored_gate(r, store=store) for r in shown}
     return runs_page(
         shown,
         q=q,
@@ -287,7 +287,7 @@ def render_run(
         repeats=repeats,
         clusters=(clusters, failures),
         what=what,
-        gate=stored_gate(info),
+        gate=stored_gate(info, store=store),
         latency=latency_percentiles(store, info),
         exact_clusters=exact,
         usage=usage_block(run_usage(store, info), running=info.status == "running"),
