@@ -173,9 +173,12 @@ def test_recorded_conversations_with_the_bundled_local_judge(tmp_path, capsys):
         find_smollm2_gguf()
     except JudgeError as exc:
         pytest.skip(str(exc))
-    # one row: each reply is seconds of CPU; the rows' rules are checked with the endpoint above
+    # One row, replies cut at 64 tokens: SmolLM2 rambles to any cap (2 x 256 tokens took
+    # 20 CPU-s); the rows' rules are checked with the endpoint above, and the cut-off reply's
+    # re-ask in tests/judged/test_llm_plumbing.py.
     data, out = _data(tmp_path, ROWS[:1]), tmp_path / "out.jsonl"
     judge = ["--judge", "local", "--judge-option", "cache=false", "--concurrency", "1"]
+    judge += ["--judge-option", "max_new_tokens=64"]
     assert main(["score", str(data), *METRICS, *judge, "--table", "-o", str(out)]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     judged = [r for r in lines if r["metric"] == "task_success"]
@@ -188,6 +191,8 @@ def test_recorded_conversations_with_the_bundled_local_judge(tmp_path, capsys):
         assert result["score"] in (0.0, 1.0) or (
             result["score"] is None and "judge reply" in result["reason"]
         )
+        exchanges = result["diagnosis"]["details"]["exchanges"]
+        assert exchanges and all(0 < e["tokens_out"] <= 64 for e in exchanges)  # the option held
     captured = capsys.readouterr()
     # one call, and one re-ask when the reply does not parse
     assert re.search(r"tooleval score: judge [12] calls", captured.err), captured.err
