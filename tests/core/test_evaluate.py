@@ -289,14 +289,17 @@ def test_judged_metrics_with_the_bundled_local_judge():
     except JudgeError as exc:
         pytest.skip(str(exc))
     samples = [tooleval.sample_from_row(RECORDED[0])]  # one row: the model is slow on 2 cores
+    # replies cut at 64 tokens: SmolLM2 rambles to any cap (2 x 256 tokens took 20 CPU-s)
+    judge = {"type": "local", "cache": False, "max_new_tokens": 64}
     result = tooleval.evaluate(
-        samples, ["tool_correctness", "task_success"], judge={"type": "local", "cache": False},
-        concurrency=1,
-    )  # fmt: skip
+        samples, ["tool_correctness", "task_success"], judge=judge, concurrency=1
+    )
     assert result["tool_correctness"] == [1.0]
     for row in (r for r in result if r.metric == "task_success"):
         # SmolLM2 often writes malformed JSON: unscored with the reason, never a 0
         assert row.score in (0.0, 1.0) or "judge reply" in (row.unscored_reason or "")
+        exchanges = row.diagnosis.details["exchanges"]
+        assert exchanges and all(0 < e["tokens_out"] <= 64 for e in exchanges)  # the option held
     assert result.judge_usage["calls"] >= 1
 
 

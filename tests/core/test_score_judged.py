@@ -9,6 +9,7 @@ metric unscored with the reason, as runs do; the other metrics still score.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -97,9 +98,9 @@ METRICS = ["--metric", "tool_call_accuracy", "--metric", "tool_correctness"]
 METRICS += ["--metric", "task_success"]
 
 
-def _data(tmp_path):
+def _data(tmp_path, rows=ROWS):
     path = tmp_path / "recorded.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     return path
 
 
@@ -172,17 +173,30 @@ def test_recorded_conversations_with_the_bundled_local_judge(tmp_path, capsys):
         find_smollm2_gguf()
     except JudgeError as exc:
         pytest.skip(str(exc))
-    data, out = _data(tmp_path), tmp_path / "out.jsonl"
+    # One row, replies cut at 64 tokens: SmolLM2 rambles to any cap (2 x 256 tokens took
+    # 20 CPU-s); the rows' rules are checked with the endpoint above, and the cut-off reply's
+    # re-ask in tests/judged/test_llm_plumbing.py.
+    data, out = _data(tmp_path, ROWS[:1]), tmp_path / "out.jsonl"
     judge = ["--judge", "local", "--judge-option", "cache=false", "--concurrency", "1"]
+    judge += ["--judge-option", "max_new_tokens=64"]
     assert main(["score", str(data), *METRICS, *judge, "--table", "-o", str(out)]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     judged = [r for r in lines if r["metric"] == "task_success"]
-    assert len(lines) == 9 and len(judged) == 3
+    assert [(r["id"], r["metric"]) for r in lines] == [
+        ("done", "tool_call_accuracy"),
+        ("done", "tool_correctness"),
+        ("done", "task_success"),
+    ]
     for result in judged:  # SmolLM2 often writes malformed JSON: unscored, never a 0
         assert result["score"] in (0.0, 1.0) or (
             result["score"] is None and "judge reply" in result["reason"]
         )
-    assert "tooleval score: judge" in capsys.readouterr().err
+        exchanges = result["diagnosis"]["details"]["exchanges"]
+        assert exchanges and all(0 < e["tokens_out"] <= 64 for e in exchanges)  # the option held
+    captured = capsys.readouterr()
+    # one call, and one re-ask when the reply does not parse
+    assert re.search(r"tooleval score: judge [12] calls", captured.err), captured.err
+    assert captured.out.count("per-row results") == 1 and "task_success" in captured.out
 
 
 def test_a_gate_on_judged_rows_counts_the_unscored_judge_reply_apart(tmp_path, judge_url, capsys):
