@@ -206,20 +206,23 @@ def _static_routes(app: Any) -> None:
     app.get("/favicon.ico")(lambda: static_file("favicon.svg"))
 
 
-def _canonical(request: Any, ref: str, run_id: str) -> Any:
-    """A redirect to the same page under the run's full id, when ``ref`` was an alias."""
+def _opened(request: Any, store: StoreReader, ref: str) -> tuple[Any, Any]:
+    """The run ``ref`` names, and a redirect to this page under its full id if ``ref`` is an alias."""
     from fastapi.responses import RedirectResponse
 
+    from tooleval.analysis.aggregates import cached_run
     from tooleval.report.html import href
+    from tooleval.web.routes import resolve_ref
 
-    if ref == run_id:
-        return None
+    info = cached_run(store, resolve_ref(store, ref))
+    if ref == info.id:
+        return info, None
     path = request.url.path
     at = path.index("/runs/") + len("/runs/")
     rest = path[at:].split("/", 1)
-    target = str(href("/runs", run_id)) + ("/" + rest[1] if len(rest) > 1 else "")
+    target = str(href("/runs", info.id)) + ("/" + rest[1] if len(rest) > 1 else "")
     query = request.url.query
-    return RedirectResponse(target + (f"?{query}" if query else ""), status_code=307)
+    return info, RedirectResponse(target + (f"?{query}" if query else ""), status_code=307)
 
 
 def _run_routes(app: Any, store: StoreReader) -> None:
@@ -244,8 +247,7 @@ def _run_routes(app: Any, store: StoreReader) -> None:
         per_page: int = 50,
         what: str | None = None,
     ) -> Any:
-        info = cached_run(store, routes.resolve_ref(store, run_id))
-        moved = _canonical(request, run_id, info.id)
+        info, moved = _opened(request, store, run_id)
         if moved is not None:
             return moved
         filters, note = rows.filters(info, page=page, per_page=per_page)
@@ -303,7 +305,6 @@ def _row_routes(app: Any, store: StoreReader) -> None:
     from fastapi import Depends, Request
     from fastapi.responses import HTMLResponse
 
-    from tooleval.analysis.aggregates import cached_run
     from tooleval.report.html import el, href
     from tooleval.web import routes
     from tooleval.web.row_query import RowQuery
@@ -317,8 +318,7 @@ def _row_routes(app: Any, store: StoreReader) -> None:
         per_page: int = 50,
         pos: int | None = None,
     ) -> Any:
-        info = cached_run(store, routes.resolve_ref(store, run_id))
-        moved = _canonical(request, run_id, info.id)
+        info, moved = _opened(request, store, run_id)
         if moved is not None:
             return moved
         record = None
