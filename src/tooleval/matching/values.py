@@ -90,7 +90,7 @@ def deep_equal(expected: Any, actual: Any) -> bool:
 
 
 def _deep_equal_general(expected: Any, actual: Any) -> bool:
-    return walk_equal(expected, actual, _json_leaf)
+    return walk_equal(expected, actual, _json_leaf, deep_equal)
 
 
 def _json_leaf(expected: Any, actual: Any) -> bool:
