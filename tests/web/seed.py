@@ -9,6 +9,7 @@ as the runner stores them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,9 @@ METRICS = [
     ),
     MetricSpec("tool_call_f1", {}, 0.8),
 ]
+
+
+SUPPORT_AGENT = {"type": "http", "url": "http://127.0.0.1:8000/agent"}
 
 
 def call(name: str, **args: Any) -> ToolCall:
@@ -117,6 +121,11 @@ def _record(index: int, case: dict[str, Any], *, error: str | None = None) -> Ro
         category=case["category"],
         id=case["id"],
     )
+    return _scored(index, sample, error=error, latency_ms=120.0 + index * 7)
+
+
+def _scored(index: int, sample: Sample, *, error: str | None = None, **row: Any) -> RowRecord:
+    """The row ``sample`` makes, scored by METRICS (unscored on ``error``) and classified."""
     if error:
         results = tuple(
             Result.unscored(
@@ -131,33 +140,65 @@ def _record(index: int, case: dict[str, Any], *, error: str | None = None) -> Ro
     record = RowRecord(
         run_id="",
         index=index,
-        row_id=case["id"],
+        row_id=str(sample.id),
         sample=sample,
         results=results,
         error=error,
-        latency_ms=120.0 + index * 7,
+        **row,
     )
     return classified(record)
+
+
+def seed_run(
+    store: Any,
+    rows: Iterable[RowRecord],
+    *,
+    name: str,
+    dataset: dict[str, Any],
+    connector: dict[str, Any] | None = None,
+    chunk: int = 5000,
+    **config: Any,
+) -> str:
+    """A finished run of ``rows``, written ``chunk`` rows a transaction; its id.
+
+    ``config`` goes to ``create_run`` as it is (``metrics`` METRICS unless given,
+    ``tags``, ``config``); ``connector`` is a Python one unless given.
+    """
+    run_id = store.create_run(
+        name,
+        dataset=dataset,
+        connector=connector or {"type": "python"},
+        **{"metrics": METRICS, **config},
+    )
+    batch: list[RowRecord] = []
+    for record in rows:
+        batch.append(record)
+        if len(batch) >= chunk:
+            store.add_rows(run_id, batch)
+            batch = []
+    if batch:
+        store.add_rows(run_id, batch)
+    store.finish_run(run_id)
+    return str(run_id)
 
 
 def seed_support_runs(store: Any) -> tuple[str, str]:
     """Two runs of a support agent: baseline A and a new run B (fixed and regressed rows)."""
     ids = []
     for variant, name in (("a", "support-agent baseline"), ("b", "support-agent prompt-fix")):
-        run_id = store.create_run(
-            name,
-            dataset={"path": "examples/support_agent.jsonl", "rows": 22},
-            connector={"type": "http", "url": "http://127.0.0.1:8000/agent"},
-            metrics=METRICS,
-            tags=["nightly", variant == "b" and "prompt-fix" or "baseline"],
-            config={"prompt": "v2" if variant == "b" else "v1"},
-        )
         records = [_record(i, case) for i, case in enumerate(_cases(variant))]
         if variant == "a":
             broken = _cases(variant)[0] | {"id": "timeout-1", "category": "status"}
             records.append(_record(len(records), broken, error="HTTP 504 from the agent"))
-        store.add_rows(run_id, records)
-        store.finish_run(run_id)
+        run_id = seed_run(
+            store,
+            records,
+            name=name,
+            dataset={"path": "examples/support_agent.jsonl", "rows": 22},
+            connector=SUPPORT_AGENT,
+            tags=["nightly", variant == "b" and "prompt-fix" or "baseline"],
+            config={"prompt": "v2" if variant == "b" else "v1"},
+        )
         ids.append(run_id)
     return ids[0], ids[1]
 
@@ -175,39 +216,29 @@ def seed_xss_run(store: Any) -> str:
         ],
         "output": f'done {XSS_IMG} <a href="{XSS_URL}">details</a>',
     }
-    run_id = store.create_run(
-        f"xss {XSS}",
-        dataset={"path": XSS_URL, "note": XSS_IMG},
-        connector={"url": XSS_URL},
-        metrics=METRICS,
-        tags=[XSS_IMG],
-    )
     first = _record(0, case)
     second = _record(1, case | {"id": "plain"}, error=f"agent said {XSS}")
-    store.add_rows(run_id, [first, second])
-    store.finish_run(run_id)
-    return run_id
+    return seed_run(
+        store,
+        [first, second],
+        name=f"xss {XSS}",
+        dataset={"path": XSS_URL, "note": XSS_IMG},
+        connector={"url": XSS_URL},
+        tags=[XSS_IMG],
+    )
 
 
 def seed_many(store: Any, rows: int, *, name: str = "big run", chunk: int = 5000) -> str:
     """A run of ``rows`` rows (cases repeated, ids made unique), written in bulk."""
-    cases = _cases("a")
-    templates = [_record(i, c) for i, c in enumerate(cases)]
-    run_id = store.create_run(
-        name, dataset={"path": "big.jsonl"}, connector={"type": "python"}, metrics=METRICS
-    )
-    batch = []
-    for index in range(rows):
-        template = templates[index % len(templates)]
-        sample = dataclasses.replace(template.sample, id=f"{template.row_id}-{index}")
-        batch.append(dataclasses.replace(template, index=index, row_id=sample.id, sample=sample))
-        if len(batch) >= chunk:
-            store.add_rows(run_id, batch)
-            batch = []
-    if batch:
-        store.add_rows(run_id, batch)
-    store.finish_run(run_id)
-    return run_id
+    templates = [_record(i, c) for i, c in enumerate(_cases("a"))]
+
+    def records() -> Iterable[RowRecord]:
+        for index in range(rows):
+            template = templates[index % len(templates)]
+            sample = dataclasses.replace(template.sample, id=f"{template.row_id}-{index}")
+            yield dataclasses.replace(template, index=index, row_id=sample.id, sample=sample)
+
+    return seed_run(store, records(), name=name, dataset={"path": "big.jsonl"}, chunk=chunk)
 
 
 LONG_NAME = "refund_" + "x" * 3000
@@ -262,15 +293,8 @@ def seed_names_run(store: Any) -> str:
             "output": "done",
         }
     )
-    run_id = store.create_run(
-        "names that mislead",
-        dataset={"path": "names.jsonl"},
-        connector={"type": "python"},
-        metrics=METRICS,
-    )
-    store.add_rows(run_id, [_record(i, c) for i, c in enumerate(cases)])
-    store.finish_run(run_id)
-    return run_id
+    records = [_record(i, c) for i, c in enumerate(cases)]
+    return seed_run(store, records, name="names that mislead", dataset={"path": "names.jsonl"})
 
 
 def _conversation(order: str, *, skip_lookup: bool) -> list[Any]:
@@ -303,12 +327,6 @@ def _conversation(order: str, *, skip_lookup: bool) -> list[Any]:
 
 def seed_transcript_run(store: Any) -> str:
     """A run of logged conversations: one that skipped ``lookup_order``, one that did not."""
-    run_id = store.create_run(
-        "support-agent transcripts",
-        dataset={"path": "conversations.jsonl"},
-        connector={"type": "http", "url": "http://127.0.0.1:8000/agent"},
-        metrics=METRICS,
-    )
     records = []
     for index, (order, skip) in enumerate((("8801", True), ("8802", False))):
         expected = [
@@ -321,22 +339,15 @@ def seed_transcript_run(store: Any) -> str:
             category="refund",
             id=f"chat-{order}",
         )
-        results = tuple(
-            score_sample(m.name, sample, threshold=m.threshold, **m.params) for m in METRICS
-        )
-        record = RowRecord(
-            "",
-            index,
-            f"chat-{order}",
-            sample,
-            results,
-            latency_ms=800.0,
-            raw_response={"choices": [{"message": {"content": "Done."}}], "usage": {"total": 91}},
-        )
-        records.append(classified(record))
-    store.add_rows(run_id, records)
-    store.finish_run(run_id)
-    return run_id
+        reply = {"choices": [{"message": {"content": "Done."}}], "usage": {"total": 91}}
+        records.append(_scored(index, sample, latency_ms=800.0, raw_response=reply))
+    return seed_run(
+        store,
+        records,
+        name="support-agent transcripts",
+        dataset={"path": "conversations.jsonl"},
+        connector=SUPPORT_AGENT,
+    )
 
 
 def _attr(key: str, value: Any) -> dict[str, Any]:
@@ -466,15 +477,8 @@ def seed_cluster_run(store: Any) -> str:
                 output="Refunded.",
             )
         )
-    run_id = store.create_run(
-        "refund clusters",
-        dataset={"path": "refunds.jsonl"},
-        connector={"type": "python"},
-        metrics=METRICS,
-    )
-    store.add_rows(run_id, [_record(i, c) for i, c in enumerate(cases)])
-    store.finish_run(run_id)
-    return run_id
+    records = [_record(i, c) for i, c in enumerate(cases)]
+    return seed_run(store, records, name="refund clusters", dataset={"path": "refunds.jsonl"})
 
 
 def seed_usage_run(store: Any) -> str:
@@ -503,12 +507,11 @@ def seed_usage_run(store: Any) -> str:
         if index == 3:
             raw = {"turns": [{"usage": {"prompt_tokens": 10, "completion_tokens": 1}}] * 3}
         records.append(dataclasses.replace(base, results=(*base.results, judged), raw_response=raw))
-    run_id = store.create_run(
-        "usage run",
+    return seed_run(
+        store,
+        records,
+        name="usage run",
         dataset={"path": "usage.jsonl"},
         connector={"type": "openai"},
         metrics=[*METRICS, MetricSpec("helpfulness", {}, 0.5)],
     )
-    store.add_rows(run_id, records)
-    store.finish_run(run_id)
-    return run_id

@@ -17,6 +17,7 @@ records. See docs/benchmarks/ for each benchmark's page.
 from tooleval.benchmarks.base import (
     UNREADABLE,
     Benchmark,
+    lazy,
     normalize_name,
     unreadable,
     unreadable_reason,
@@ -36,6 +37,7 @@ __all__ = [
     "canonical_format",
     "format_names",
     "get_benchmark",
+    "lazy",
     "list_benchmarks",
     "normalize_name",
     "unreadable",

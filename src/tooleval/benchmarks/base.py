@@ -13,23 +13,30 @@ records comes back as a Sample marked :data:`UNREADABLE` (see
 ...                 default_metric="tool_call_f1")
 >>> toy.accepts("TOY"), toy.accepts("to-y")
 (True, False)
+
+A record's functions may live in modules that import heavy code (grading,
+decoders); :func:`lazy` names one by ``"module:attribute"`` and imports it on
+first call, so reading the record stays cheap.
+
 >>> unreadable_reason(unreadable("r1", "no 'traj'")), unreadable_reason(Sample())
 ("no 'traj'", None)
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.errors import FormatError
+from tooleval.errors import ConfigError, FormatError
 from tooleval.model import MetricInfo, Result, Sample
 from tooleval.model.sample import UNREADABLE_KEY, unreadable_reason
 
 __all__ = [
     "UNREADABLE",
     "Benchmark",
+    "lazy",
     "normalize_name",
     "read_each",
     "record_id",
@@ -83,6 +90,9 @@ class Benchmark:
     ``(metric, options, notice)``, ``notice`` a line for the user (which
     grader, on what; or what is missing and how to provide it) or None.
     Without it, ``default_metric`` and ``default_options`` are used.
+
+    Any of these functions may be a :func:`lazy` one, imported when first
+    called: ``read=lazy("toy_bench.reader:load_toy", data="reference")``.
     """
 
     name: str
@@ -114,6 +124,110 @@ class Benchmark:
         """Whether ``name`` names this benchmark (case, ``-``/``_`` and spaces aside)."""
         wanted = normalize_name(name)
         return any(normalize_name(n) == wanted for n in (self.name, *self.aliases))
+
+
+# The default of lazy(data=...): the function is not a reader; arguments pass unchanged.
+_NOT_A_READER = object()
+_UNRESOLVED = object()
+
+
+class _Lazy:
+    """The callable :func:`lazy` returns: ``module:attribute``, imported on its first call."""
+
+    __slots__ = ("_data", "_found", "_target")
+
+    def __init__(self, target: str, data: Any) -> None:
+        module, _, attribute = target.partition(":")
+        if (
+            not module
+            or not attribute
+            or not all(part.isidentifier() for part in (*module.split("."), *attribute.split(".")))
+        ):
+            raise ConfigError("a lazy target is 'package.module:attribute'", target=repr(target))
+        self._target = target
+        self._data = data
+        self._found: Any = _UNRESOLVED
+
+    def __repr__(self) -> str:
+        return f"lazy({self._target!r})"
+
+    def resolve(self) -> Any:
+        """The attribute itself, imported now if it was not yet (ConfigError if it is missing)."""
+        if self._found is _UNRESOLVED:
+            self._found = _import_target(self._target)
+        return self._found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        found = self.resolve()
+        if self._data is not _NOT_A_READER:
+            return self._read(found, *args, **kwargs)
+        if not callable(found):
+            if args or kwargs:
+                raise TypeError(f"{self._target} is not callable; it takes no arguments")
+            return found
+        return found(*args, **kwargs)
+
+    def _read(self, found: Any, path: Any, data: Any = None, **options: Any) -> Any:
+        if self._data is not None:
+            options[self._data] = data
+        return found(path, **options)
+
+
+def _import_target(target: str) -> Any:
+    """The attribute ``target`` names, its module imported; ConfigError naming what is missing.
+
+    >>> _import_target("json.decoder:JSONDecoder.decode").__qualname__
+    'JSONDecoder.decode'
+    >>> _import_target("nope:f")
+    Traceback (most recent call last):
+    tooleval.errors.ConfigError: target nope:f: no module 'nope' (install it or fix the name)
+    """
+    module_name, _, attribute = target.partition(":")
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        # Only the named module (or a package above it) being absent is a bad target; a
+        # dependency the module itself lacks is that module's error, raised as it is.
+        if exc.name is None or not (module_name + ".").startswith(exc.name + "."):
+            raise
+        raise ConfigError(
+            f"no module {exc.name!r} (install it or fix the name)",
+            target=target,
+        ) from None
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise ConfigError(
+                f"module {module_name!r} has no attribute {attribute!r}", target=target
+            )
+        value = getattr(value, part)
+    return value
+
+
+def lazy(target: str, *, data: Any = _NOT_A_READER) -> Callable[..., Any]:
+    """A function standing for ``target`` (``"package.module:attribute"``), imported on first call.
+
+    Calling it imports the module (once), then calls the attribute with the
+    same arguments; an attribute that is not a function (a tuple of
+    MetricInfo for ``Benchmark.metrics``) is returned as it is. A target whose
+    module or attribute does not exist is a ConfigError naming it, raised at
+    that first call; a malformed ``target`` string is refused at once.
+
+    ``data`` makes it a reader, ``read(path, data=None, **options)``: the
+    target is called as ``target(path, **options)`` with ``data`` passed as the
+    keyword ``data`` names (``data="reference"``: ``reference=data``), or
+    dropped when ``data`` is None (a reader that takes no ``--data``).
+
+    >>> dumps = lazy("json:dumps")
+    >>> dumps({"a": 1})
+    '{"a": 1}'
+    >>> read = lazy("json:loads", data="parse_int")  # read(path, data) -> loads(path, parse_int=data)
+    >>> read("[1, 2.5]", str)
+    ['1', 2.5]
+    >>> lazy("json:nope")()
+    Traceback (most recent call last):
+    tooleval.errors.ConfigError: target json:nope: module 'json' has no attribute 'nope'
+    """
+    return _Lazy(target, data)
 
 
 def unreadable(ident: Any, reason: str, *, category: str | None = None) -> Sample:

@@ -311,7 +311,7 @@ def tabular_samples(
     with ``metric``, so does a row without the agent's calls (see ``_no_calls``).
     """
     from tooleval.datasets.load import load_dataset
-    from tooleval.scoring import check_calls_given
+    from tooleval.evaluation.inputs import table_samples
 
     # (a CSV header that is one column holding semicolons is refused by the reader)
     dataset = load_dataset(path, format=kind, bind=bind or None)
@@ -319,17 +319,5 @@ def tabular_samples(
         if dataset.is_bound("messages"):  # the final answer is read from the conversation
             fields = tuple(f for f in fields if f != "output")
         dataset.require(fields, metric=name, produced=())
-    for row in dataset.rows:
-        if row.errors:
-            raise row.errors[0]
-        if row.error is not None:
-            raise DatasetError(row.error, row=row.number)
-        sample = row.sample
-        if metric is not None and sample.tools_called is None and not sample.messages:
-            cells = dict(dataset.raw_values()[row.index])
-            for field_name, column in dataset.bindings.items():
-                if column in cells:
-                    cells[field_name] = cells.pop(column)
-            for each in metric if isinstance(metric, list) else [metric]:
-                check_calls_given(each, row.number, cells)
-        yield row.number, sample
+    metrics = [] if metric is None else metric if isinstance(metric, list) else [metric]
+    yield from table_samples(dataset, metrics)

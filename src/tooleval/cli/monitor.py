@@ -49,6 +49,30 @@ def register(subparsers: Any) -> None:
         default=[],
         help="exit 1 when any of these detectors found something",
     )
+    add_detector_options(parser)
+    parser.add_argument(
+        "--emit",
+        metavar="FILE",
+        help="write gen_ai.evaluation.result events (OTLP JSON logs, one request per line)",
+    )
+    parser.add_argument(
+        "--emit-passes", action="store_true", help="--emit also clean verdicts, not only findings"
+    )
+    parser.add_argument(
+        "--show",
+        type=int,
+        default=5,
+        metavar="N",
+        help="findings printed per detector and tool (5)",
+    )
+    from tooleval.cli.monitor_serve import add_shared_options
+
+    add_shared_options(parser)  # --prices, --judge, --judge-metric, --sample
+    parser.set_defaults(handler=handle)
+
+
+def add_detector_options(parser: argparse.ArgumentParser) -> None:
+    """The detectors' options of ``monitor`` and ``monitor serve`` (read by detector_options)."""
     parser.add_argument(
         "--detector",
         dest="detectors",
@@ -79,25 +103,6 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="redundancy: also count repeats of a call that had failed",
     )
-    parser.add_argument(
-        "--emit",
-        metavar="FILE",
-        help="write gen_ai.evaluation.result events (OTLP JSON logs, one request per line)",
-    )
-    parser.add_argument(
-        "--emit-passes", action="store_true", help="--emit also clean verdicts, not only findings"
-    )
-    parser.add_argument(
-        "--show",
-        type=int,
-        default=5,
-        metavar="N",
-        help="findings printed per detector and tool (5)",
-    )
-    from tooleval.cli.monitor_serve import add_shared_options
-
-    add_shared_options(parser)  # --prices, --judge, --judge-metric, --sample
-    parser.set_defaults(handler=handle)
 
 
 def detector_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

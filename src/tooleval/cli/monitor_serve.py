@@ -181,26 +181,9 @@ def _add(subparsers: Any, name: str, summary: str) -> None:
         action="store_true",
         help="events for clean verdicts too, not only findings",
     )
-    parser.add_argument(
-        "--detector",
-        dest="detectors",
-        metavar="NAME",
-        action="append",
-        help="run only this detector (repeatable; default: all)",
-    )
-    parser.add_argument("--min-run", type=int, default=3, help="retry_loop: identical calls (3)")
-    parser.add_argument(
-        "--max-calls", type=int, default=25, help="excessive_calls: calls per session (25)"
-    )
-    parser.add_argument(
-        "--z-threshold", type=float, default=3.5, help="excessive_calls: robust z-score (3.5)"
-    )
-    parser.add_argument(
-        "--min-sessions", type=int, default=5, help="excessive_calls: sessions per tool (5)"
-    )
-    parser.add_argument(
-        "--after-error", action="store_true", help="redundancy: also count repeats of failed calls"
-    )
+    from tooleval.cli.monitor import add_detector_options
+
+    add_detector_options(parser)
     add_shared_options(parser)
     parser.set_defaults(handler=handle)
 

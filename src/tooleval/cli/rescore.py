@@ -17,6 +17,7 @@ from typing import Any
 def register(subparsers: argparse._SubParsersAction) -> None:
     from tooleval.cli._options import refuse_repeats
     from tooleval.cli.run import add_store_option
+    from tooleval.cli.score import add_judge_options
 
     parser = subparsers.add_parser(
         "rescore",
@@ -50,24 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="pass threshold (0-1) for a metric",
     )
     parser.add_argument("--name", help="name of the new run (default: SOURCE (rescored))")
-    judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
-    judging.add_argument(
-        "--judge",
-        metavar="local|openai|FILE",
-        help="the LLM judge: a type (options from --judge-option) or a YAML/JSON file holding "
-        "a judge: mapping as in a plan (default: $TOOLEVAL_JUDGE); see docs/judges.md",
-    )
-    judging.add_argument(
-        "--judge-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a judge option (model=gpt-4o-mini, base_url=http://127.0.0.1:8765/v1, "
-        "api_key_env=OPENAI_API_KEY, cache=false); VALUE as JSON when it parses",
-    )
-    judging.add_argument(
-        "--concurrency", type=int, default=None, metavar="N", help="rows judged at once (default 4)"
-    )
+    add_judge_options(parser)
     add_store_option(parser)
     refuse_repeats(parser)
     parser.set_defaults(handler=rescore)

@@ -148,6 +148,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fail (exit 1) when more than RATE (0-1) of a metric's rows could not be "
         "scored; without METRIC= for every metric; repeatable",
     )
+    add_judge_options(parser)
+    refuse_repeats(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    """``--judge``, ``--judge-option`` and ``--concurrency`` (read by :func:`make_judge`)."""
     judging = parser.add_argument_group("judged metrics (task_success, goal_accuracy, ...)")
     judging.add_argument(
         "--judge",
@@ -170,8 +177,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help="rows judged at once (default 4)",
     )
-    refuse_repeats(parser)
-    parser.set_defaults(handler=run)
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:

@@ -22,14 +22,21 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
 from tooleval.model import Sample
 
-__all__ = ["JUDGE_ENV", "check_fields", "metric_specs", "read_dataset", "resolve_judge"]
+__all__ = [
+    "JUDGE_ENV",
+    "check_fields",
+    "metric_specs",
+    "read_dataset",
+    "resolve_judge",
+    "table_samples",
+]
 
 JUDGE_ENV = "TOOLEVAL_JUDGE"  # the judge when judge= is not given (as for `tooleval score`)
 
@@ -279,12 +286,41 @@ def _read_table(
     path: Path, kind: str, bind: Mapping[str, str] | None, metrics: Sequence[Any]
 ) -> list[tuple[int, Sample]]:
     from tooleval.datasets.load import load_dataset
-    from tooleval.scoring import check_calls_given
 
     dataset = load_dataset(path, bind=bind, format=kind)
     if not dataset.rows:
         raise InputError("no rows to evaluate: the file has no data rows", file=str(path))
-    read: list[tuple[int, Sample]] = []
+    read = list(table_samples(dataset, metrics))
+    raw = dataset.raw_values()
+    check_fields(read, metrics, dataset.columns, raw, bind)
+    return read
+
+
+def table_samples(dataset: Any, metrics: Sequence[Any]) -> Iterator[tuple[int, Sample]]:
+    """``(row number, Sample)`` for each row of a loaded table (a ``load_dataset`` Dataset).
+
+    The first row that cannot be read raises its error (row and column); a
+    row that says nothing about the agent's calls is refused for any of
+    ``metrics`` that needs them (its cells read under their bound field names,
+    as ``tooleval score`` reads a JSONL row).
+
+    >>> import pathlib, tempfile
+    >>> from tooleval.datasets.load import load_dataset
+    >>> from tooleval.metrics import bind
+    >>> table = pathlib.Path(tempfile.mkdtemp()) / "rows.csv"
+    >>> _ = table.write_text('id,called,expected_tools\\nr1,"[""a""]","[""a""]"\\n')
+    >>> found = load_dataset(table, bind={"tools_called": "called"})
+    >>> [(n, s.id) for n, s in table_samples(found, [bind("tool_call_f1")])]
+    [(1, 'r1')]
+    >>> found = load_dataset(table, bind={"expected_tools": "called"})  # no calls column left
+    >>> try:
+    ...     list(table_samples(found, [bind("tool_call_f1")]))
+    ... except InputError as exc:
+    ...     print(exc.row, exc.message.split(":")[0])
+    1 no 'tools_called' or 'messages'
+    """
+    from tooleval.scoring import check_calls_given
+
     raw = dataset.raw_values()
     for row in dataset.rows:
         if row.errors:
@@ -292,16 +328,14 @@ def _read_table(
         if row.error is not None:
             raise DatasetError(row.error, row=row.number)
         sample = row.sample
-        if sample.tools_called is None and not sample.messages:
+        if metrics and sample.tools_called is None and not sample.messages:
             cells = dict(raw[row.index])
             for name, column in dataset.bindings.items():
                 if column in cells:
                     cells[name] = cells.pop(column)
             for metric in metrics:
                 check_calls_given(metric, row.number, cells)
-        read.append((row.number, sample))
-    check_fields(read, metrics, dataset.columns, raw, bind)
-    return read
+        yield row.number, sample
 
 
 def check_fields(

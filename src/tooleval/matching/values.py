@@ -31,6 +31,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.model import MISSING
+from tooleval.model.values import walk_equal
 
 __all__ = [
     "CallableMatcher",
@@ -89,16 +90,12 @@ def deep_equal(expected: Any, actual: Any) -> bool:
 
 
 def _deep_equal_general(expected: Any, actual: Any) -> bool:
+    return walk_equal(expected, actual, _json_leaf, deep_equal)
+
+
+def _json_leaf(expected: Any, actual: Any) -> bool:
     if actual is MISSING or expected is MISSING:
         return expected is actual
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        return expected.keys() == actual.keys() and all(
-            deep_equal(expected[k], actual[k]) for k in expected
-        )
-    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
-        return len(expected) == len(actual) and all(
-            deep_equal(e, a) for e, a in zip(expected, actual, strict=True)
-        )
     if _json_kind(expected) != _json_kind(actual):
         return False
     return bool(expected == actual)
@@ -231,23 +228,15 @@ class Numeric:
                 )
 
     def __call__(self, expected: Any, actual: Any) -> float:
-        return 1.0 if self._equal(expected, actual) else 0.0
+        return 1.0 if walk_equal(expected, actual, self._leaf_equal) else 0.0
 
-    def _equal(self, expected: Any, actual: Any) -> bool:
+    def _leaf_equal(self, expected: Any, actual: Any) -> bool:
         if actual is MISSING:
             return False
         if _is_number(expected) and _is_number(actual):
             if not self.int_float_equal and type(expected) is not type(actual):
                 return False
             return math.isclose(expected, actual, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
-        if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-            return expected.keys() == actual.keys() and all(
-                self._equal(expected[k], actual[k]) for k in expected
-            )
-        if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
-            return len(expected) == len(actual) and all(
-                self._equal(e, a) for e, a in zip(expected, actual, strict=True)
-            )
         return deep_equal(expected, actual)
 
     def spec(self) -> Any:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MISSING", "AnyOf", "values_equal"]
+__all__ = ["MISSING", "AnyOf", "values_equal", "walk_equal"]
 
 
 class _Missing:
@@ -54,25 +54,61 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
+def walk_equal(
+    expected: Any,
+    actual: Any,
+    leaf: Callable[[Any, Any], bool],
+    inner: Callable[[Any, Any], bool] | None = None,
+) -> bool:
+    """Structural equality whose every value that is not a container is judged by ``leaf``.
+
+    Two mappings are equal with the same keys and equal values; two lists or
+    tuples (a tuple may equal a list) with equal elements in order; any other
+    pair is ``leaf(expected, actual)``, which decides what a leaf equal means
+    (types kept apart, numbers within a tolerance, ...). The values inside
+    containers are compared by this same walk, or by ``inner`` when given: an
+    equality that applies the same rule (``deep_equal`` passes itself, for its
+    shortcut on plain JSON values).
+
+    >>> walk_equal({"a": [1, 2]}, {"a": (1, 2.5)}, lambda e, a: abs(e - a) <= 0.5)
+    True
+    >>> walk_equal({"a": 1}, {"a": 1, "b": 2}, lambda e, a: True)
+    False
+    """
+    mappings = isinstance(expected, Mapping) and isinstance(actual, Mapping)
+    if not mappings and not (
+        isinstance(expected, list | tuple) and isinstance(actual, list | tuple)
+    ):
+        return leaf(expected, actual)
+    if mappings:
+        if expected.keys() != actual.keys():
+            return False
+        pairs: Iterable[tuple[Any, Any]] = ((expected[k], actual[k]) for k in expected)
+    else:
+        if len(expected) != len(actual):
+            return False
+        pairs = zip(expected, actual, strict=True)
+    if inner is None:
+        return all(walk_equal(e, a, leaf) for e, a in pairs)
+    return all(inner(e, a) for e, a in pairs)
+
+
 def values_equal(expected: Any, actual: Any) -> bool:
     """Equality that keeps booleans apart from numbers, recursively.
 
     >>> values_equal([1, {"a": 2.0}], [1.0, {"a": 2}]), values_equal(True, 1)
     (True, False)
     """
+    return walk_equal(expected, actual, _typed_leaf)
+
+
+def _typed_leaf(expected: Any, actual: Any) -> bool:
+    # Booleans only equal booleans; ints and floats compare by value; else the same type.
     if isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return expected == actual
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        return expected.keys() == actual.keys() and all(
-            values_equal(expected[k], actual[k]) for k in expected
-        )
-    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
-        return len(expected) == len(actual) and all(
-            values_equal(e, a) for e, a in zip(expected, actual, strict=True)
-        )
-    return type(expected) is type(actual) and expected == actual
+        return bool(expected == actual)
+    return type(expected) is type(actual) and bool(expected == actual)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -361,13 +362,25 @@ class RunAggregates:
         Full :class:`~tooleval.store.records.RowRecord` values, streamed in chunks
         (keyset on the row index), for clustering and for "failures first" cards.
         """
+        for chunk, results in self._unpassed_chunks(run_id, (t.rows,), limit=limit):
+            for row in chunk:
+                yield codec.row_record(row, results.get(row["row_index"], ()))
+
+    def _unpassed_chunks(
+        self, run_id: str, columns: Sequence[Any], *, limit: int | None = None
+    ) -> Iterator[tuple[Sequence[Any], dict[int, Any]]]:
+        """The unpassed rows' ``columns``, 1000 rows a read by index (keyset), with their Results.
+
+        Each chunk comes with its rows' Results by row index, read in the same
+        transaction; at most ``limit`` rows in all when given.
+        """
         r = t.rows.c
         last = -1
         left = limit
         while left is None or left > 0:
             size = 1000 if left is None else min(1000, left)
             query = (
-                sa.select(t.rows)
+                sa.select(*columns)
                 .where(
                     r.run_id == run_id,
                     r.row_index > last,
@@ -381,8 +394,7 @@ class RunAggregates:
                 if not chunk:
                     return
                 results = results_for(conn, run_id, [row["row_index"] for row in chunk])
-            for row in chunk:
-                yield codec.row_record(row, results.get(row["row_index"], ()))
+            yield chunk, results
             last = chunk[-1]["row_index"]
             if left is not None:
                 left -= len(chunk)
@@ -402,40 +414,23 @@ class RunAggregates:
         from tooleval.model import Sample
 
         r = t.rows.c
-        last = -1
-        while True:
-            query = (
-                sa.select(
-                    r.row_index,
-                    r.row_id,
-                    r.category,
-                    r.error,
-                    r.failure_class,
-                    r.tools_called,
-                    # JSON null (no calls stored apart) is SQL NULL or the text 'null'.
-                    sa.case(
-                        (
-                            sa.or_(
-                                r.tools_called.is_(None), sa.cast(r.tools_called, sa.Text) == "null"
-                            ),
-                            sa.cast(r.sample, sa.Text),
-                        ),
-                        else_=sa.null(),
-                    ).label("sample_text"),
-                )
-                .where(
-                    r.run_id == run_id,
-                    r.row_index > last,
-                    sa.or_(r.passed.is_(None), r.passed.is_(False)),
-                )
-                .order_by(r.row_index)
-                .limit(1000)
-            )
-            with self._store._read() as conn:
-                chunk = conn.execute(query).mappings().all()
-                if not chunk:
-                    return
-                results = results_for(conn, run_id, [row["row_index"] for row in chunk])
+        columns = (
+            r.row_index,
+            r.row_id,
+            r.category,
+            r.error,
+            r.failure_class,
+            r.tools_called,
+            # JSON null (no calls stored apart) is SQL NULL or the text 'null'.
+            sa.case(
+                (
+                    sa.or_(r.tools_called.is_(None), sa.cast(r.tools_called, sa.Text) == "null"),
+                    sa.cast(r.sample, sa.Text),
+                ),
+                else_=sa.null(),
+            ).label("sample_text"),
+        )
+        for chunk, results in self._unpassed_chunks(run_id, columns):
             for row in chunk:
                 calls: list[Any] | None
                 if row["sample_text"]:
@@ -451,6 +446,3 @@ class RunAggregates:
                     error=row["error"],
                     failure_class=row["failure_class"],
                 )
-            last = chunk[-1]["row_index"]
-            if len(chunk) < 1000:
-                return

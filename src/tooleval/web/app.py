@@ -206,29 +206,33 @@ def _static_routes(app: Any) -> None:
     app.get("/favicon.ico")(lambda: static_file("favicon.svg"))
 
 
-def _canonical(request: Any, ref: str, run_id: str) -> Any:
-    """A redirect to the same page under the run's full id, when ``ref`` was an alias."""
+def _opened(request: Any, store: StoreReader, ref: str) -> tuple[Any, Any]:
+    """The run ``ref`` names, and a redirect to this page under its full id if ``ref`` is an alias."""
     from fastapi.responses import RedirectResponse
 
+    from tooleval.analysis.aggregates import cached_run
     from tooleval.report.html import href
+    from tooleval.web.routes import resolve_ref
 
-    if ref == run_id:
-        return None
+    info = cached_run(store, resolve_ref(store, ref))
+    if ref == info.id:
+        return info, None
     path = request.url.path
     at = path.index("/runs/") + len("/runs/")
     rest = path[at:].split("/", 1)
-    target = str(href("/runs", run_id)) + ("/" + rest[1] if len(rest) > 1 else "")
+    target = str(href("/runs", info.id)) + ("/" + rest[1] if len(rest) > 1 else "")
     query = request.url.query
-    return RedirectResponse(target + (f"?{query}" if query else ""), status_code=307)
+    return info, RedirectResponse(target + (f"?{query}" if query else ""), status_code=307)
 
 
 def _run_routes(app: Any, store: StoreReader) -> None:
     """The runs list, a run's page, its chart and its exports."""
-    from fastapi import Request
+    from fastapi import Depends, Request
     from fastapi.responses import HTMLResponse, Response
 
     from tooleval.analysis.aggregates import cached_run
     from tooleval.web import routes
+    from tooleval.web.row_query import ExportQuery, RowQuery
 
     @app.get("/", response_class=HTMLResponse)
     def runs(q: str | None = None, tag: str | None = None) -> HTMLResponse:
@@ -238,24 +242,15 @@ def _run_routes(app: Any, store: StoreReader) -> None:
     def run(
         request: Request,
         run_id: str,
-        category: str | None = None,
-        metric: str | None = None,
-        result: str | None = None,
-        failure_class: str | None = None,
-        q: str | None = None,
-        sort: str = "failures",
+        rows: RowQuery = Depends(),  # noqa: B008 - FastAPI's way to read a dependency
         page: int = 1,
         per_page: int = 50,
         what: str | None = None,
-        detail: str | None = None,
     ) -> Any:
-        info = cached_run(store, routes.resolve_ref(store, run_id))
-        moved = _canonical(request, run_id, info.id)
+        info, moved = _opened(request, store, run_id)
         if moved is not None:
             return moved
-        filters, note = routes.run_filters(
-            info, category, metric, result, failure_class, q, sort, page, per_page, detail
-        )
+        filters, note = rows.filters(info, page=page, per_page=per_page)
         found = routes.run_view(store, info, filters, note, what=what)
         if isinstance(found, int):
             return _past_the_end(info.id, filters, page, found)
@@ -274,13 +269,7 @@ def _run_routes(app: Any, store: StoreReader) -> None:
     def export(
         run_id: str,
         kind: str,
-        category: str | None = None,
-        metric: str | None = None,
-        result: str | None = None,
-        failure_class: str | None = None,
-        q: str | None = None,
-        sort: str = "index",
-        detail: str | None = None,
+        rows: ExportQuery = Depends(),  # noqa: B008 - FastAPI's way to read a dependency
     ) -> Response:
         from fastapi.responses import StreamingResponse
 
@@ -289,13 +278,11 @@ def _run_routes(app: Any, store: StoreReader) -> None:
         if kind not in EXPORT_TYPES:
             return _error(404, "Not found", f"Exports are CSV or JSONL, not {kind!r}.")
         info = cached_run(store, routes.resolve_ref(store, run_id))
-        filters, _ = routes.run_filters(
-            info, category, metric, result, failure_class, q, sort, 1, 50, detail
-        )
-        rows = store.iter_rows(info.id, **filters.where, order_by=filters.sort)
+        filters, _ = rows.filters(info)
+        records = store.iter_rows(info.id, **filters.where, order_by=filters.sort)
         name = f"{info.id}-rows.{kind}"
         return StreamingResponse(
-            export_lines(kind, info, rows),
+            export_lines(kind, info, records),
             media_type=EXPORT_TYPES[kind],
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
@@ -315,30 +302,23 @@ def _past_the_end(run_id: str, filters: Any, page: int, total: int) -> Any:
 
 def _row_routes(app: Any, store: StoreReader) -> None:
     """One row of a run, with its neighbours in the view it was opened from."""
-    from fastapi import Request
+    from fastapi import Depends, Request
     from fastapi.responses import HTMLResponse
 
-    from tooleval.analysis.aggregates import cached_run
     from tooleval.report.html import el, href
     from tooleval.web import routes
+    from tooleval.web.row_query import RowQuery
 
     @app.get("/runs/{run_id}/rows/{index}", response_class=HTMLResponse)
     def row(
         request: Request,
         run_id: str,
         index: int,
-        category: str | None = None,
-        metric: str | None = None,
-        result: str | None = None,
-        failure_class: str | None = None,
-        q: str | None = None,
-        sort: str = "failures",
+        rows: RowQuery = Depends(),  # noqa: B008 - FastAPI's way to read a dependency
         per_page: int = 50,
         pos: int | None = None,
-        detail: str | None = None,
     ) -> Any:
-        info = cached_run(store, routes.resolve_ref(store, run_id))
-        moved = _canonical(request, run_id, info.id)
+        info, moved = _opened(request, store, run_id)
         if moved is not None:
             return moved
         record = None
@@ -354,9 +334,7 @@ def _row_routes(app: Any, store: StoreReader) -> None:
                 f"Run {info.id} has no row {index} (it has {info.row_count} rows, numbered from 0).",
                 hint=el("p", el("a", "back to the run", href=href("/runs", info.id))),
             )
-        filters, _ = routes.run_filters(
-            info, category, metric, result, failure_class, q, sort, 1, per_page, detail
-        )
+        filters, _ = rows.filters(info, per_page=per_page)
         return HTMLResponse(routes.render_row(store, info, record, filters, pos))
 
 

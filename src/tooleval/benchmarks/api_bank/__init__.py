@@ -13,23 +13,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks._shape import first_record, is_canonical
-from tooleval.benchmarks.base import Benchmark
-from tooleval.model import Sample
+from tooleval.benchmarks.base import Benchmark, lazy
 
 __all__ = ["BENCHMARK"]
 
 _GOLD = ("ground_truth", "gold", "expected_output")
 _PRED = ("pred", "prediction")
-
-
-def _read(path: Path, data: Any = None) -> list[Sample]:
-    from tooleval.benchmarks.api_bank.reader import load_apibank
-
-    return load_apibank(path, dialogues=data)
 
 
 def _is_row(row: Mapping[str, Any]) -> bool:
@@ -58,7 +50,7 @@ BENCHMARK = Benchmark(
     title="API-Bank",
     aliases=("apibank",),
     description="graded API-Bank rows (JSONL or JSON)",
-    read=_read,
+    read=lazy("tooleval.benchmarks.api_bank.reader:load_apibank", data="dialogues"),
     default_metric="tool_correctness",
     default_options={"args": "numeric_text", "exact_match": True},
     detect=_detect,

@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks.base import Benchmark
+from tooleval.benchmarks.base import Benchmark, lazy
 from tooleval.errors import DatasetError
-from tooleval.model import MetricInfo, Sample
+from tooleval.model import Sample
 
 __all__ = ["BENCHMARK", "read_bfcl"]
 
@@ -63,19 +63,13 @@ def _by_name(where: Any) -> bool:
     return path.name.startswith("BFCL_v") and path.name.endswith("_result.json")
 
 
-def _metrics() -> tuple[MetricInfo, ...]:
-    from tooleval.benchmarks.bfcl.metric import METRICS
-
-    return METRICS
-
-
 BENCHMARK = Benchmark(
     name="bfcl",
     title="BFCL",
     description="a BFCL result file or folder (+ --data)",
     read=read_bfcl,
     default_metric="bfcl_ast",
-    metrics=_metrics,
+    metrics=lazy("tooleval.benchmarks.bfcl.metric:METRICS"),
     detect_path=_by_name,
     data="DIR: BFCL's data folder with the question files and possible_answer/",
     data_required=True,

@@ -10,21 +10,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from tooleval.benchmarks._shape import first_record, is_canonical
-from tooleval.benchmarks.base import Benchmark
-from tooleval.model import MetricInfo, Result, Sample
+from tooleval.benchmarks.base import Benchmark, lazy
 
 __all__ = ["BENCHMARK"]
-
-
-def _read(path: Path, data: Any = None) -> list[Sample]:
-    from tooleval.benchmarks.nestful.reader import load_nestful
-
-    return load_nestful(path, reference=data)
 
 
 def _detect(value: Any) -> bool:
@@ -43,28 +35,16 @@ def _detect(value: Any) -> bool:
     )
 
 
-def _metrics() -> tuple[MetricInfo, ...]:
-    from tooleval.benchmarks.nestful.metric import METRICS
-
-    return METRICS
-
-
-def _summary(results: Iterable[Result]) -> dict[str, Any]:
-    from tooleval.benchmarks.nestful.metric import nestful_summary
-
-    return dict(nestful_summary(results))
-
-
 BENCHMARK = Benchmark(
     name="nestful",
     title="NESTFUL",
     description="NESTFUL predictions (+ --data reference)",
-    read=_read,
+    read=lazy("tooleval.benchmarks.nestful.reader:load_nestful", data="reference"),
     default_metric="nestful",
-    metrics=_metrics,
+    metrics=lazy("tooleval.benchmarks.nestful.metric:METRICS"),
     detect=_detect,
     jsonl_rows=True,
     data="FILE: the NESTFUL reference file the predictions answer",
-    summaries={"nestful": _summary},
+    summaries={"nestful": lazy("tooleval.benchmarks.nestful.metric:nestful_summary")},
     docs="docs/benchmarks/nestful.md",
 )

@@ -10,21 +10,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from tooleval.benchmarks._shape import first_record, is_canonical
-from tooleval.benchmarks.base import Benchmark
-from tooleval.model import MetricInfo, Result, Sample
+from tooleval.benchmarks.base import Benchmark, lazy
 
 __all__ = ["BENCHMARK"]
-
-
-def _read(path: Path, data: Any = None) -> list[Sample]:
-    from tooleval.benchmarks.seal_tools.reader import load_seal_tools
-
-    return load_seal_tools(path, reference=data)
 
 
 def _detect(value: Any) -> bool:
@@ -36,28 +28,16 @@ def _detect(value: Any) -> bool:
     return "predict" in row and isinstance(row.get("gold_data"), Mapping)
 
 
-def _metrics() -> tuple[MetricInfo, ...]:
-    from tooleval.benchmarks.seal_tools.metric import METRICS
-
-    return METRICS
-
-
-def _summary(results: Iterable[Result]) -> dict[str, Any]:
-    from tooleval.benchmarks.seal_tools.metric import seal_tools_summary
-
-    return dict(seal_tools_summary(results))
-
-
 BENCHMARK = Benchmark(
     name="seal-tools",
     title="Seal-Tools",
     description="Seal-Tools predictions (+ --data reference)",
-    read=_read,
+    read=lazy("tooleval.benchmarks.seal_tools.reader:load_seal_tools", data="reference"),
     default_metric="seal_tools",
-    metrics=_metrics,
+    metrics=lazy("tooleval.benchmarks.seal_tools.metric:METRICS"),
     detect=_detect,
     jsonl_rows=True,
     data="FILE: the Seal-Tools reference file the predictions answer",
-    summaries={"seal_tools": _summary},
+    summaries={"seal_tools": lazy("tooleval.benchmarks.seal_tools.metric:seal_tools_summary")},
     docs="docs/benchmarks/seal-tools.md",
 )

@@ -13,22 +13,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks.base import Benchmark
-from tooleval.model import MetricInfo, Sample
+from tooleval.benchmarks.base import Benchmark, lazy
 
 __all__ = ["BENCHMARK"]
 
 # Keys only tau2's simulations carry: a file naming them is tau2's.
 _MARKERS = ('"termination_reason"', '"evaluation_criteria"', '"reward_info"')
-
-
-def _read(path: Path, data: Any = None) -> list[Sample]:
-    from tooleval.benchmarks.tau2.reader import load_tau2_results
-
-    return load_tau2_results(path)
 
 
 def _detect(value: Any) -> bool:
@@ -58,20 +50,14 @@ def _near_miss(value: Any, head: str) -> str | None:
     return None
 
 
-def _metrics() -> tuple[MetricInfo, ...]:
-    from tooleval.benchmarks.tau2.metric import METRICS
-
-    return METRICS
-
-
 BENCHMARK = Benchmark(
     name="tau2",
     title="tau2-bench",
     aliases=("tau2-bench",),
     description="a tau2-bench results JSON object",
-    read=_read,
+    read=lazy("tooleval.benchmarks.tau2.reader:load_tau2_results", data=None),
     default_metric="tau2_actions",
-    metrics=_metrics,
+    metrics=lazy("tooleval.benchmarks.tau2.metric:METRICS"),
     detect=_detect,
     near_miss=_near_miss,
     docs="docs/benchmarks/tau2.md",

@@ -15,20 +15,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from tooleval.benchmarks._shape import first_record
-from tooleval.benchmarks.base import Benchmark
-from tooleval.model import MetricInfo, Sample
+from tooleval.benchmarks.base import Benchmark, lazy
+from tooleval.model import MetricInfo
 
 __all__ = ["BENCHMARK"]
-
-
-def _read(path: Path, data: Any = None) -> list[Sample]:
-    from tooleval.benchmarks.tau_bench.reader import load_tau_bench
-
-    return load_tau_bench(path)
 
 
 def _detect(value: Any) -> bool:
@@ -83,7 +76,8 @@ BENCHMARK = Benchmark(
     name="tau-bench",
     title="tau-bench",
     description="a tau-bench trajectories JSON list",
-    read=_read,
+    # --data is the grader's (tau-bench's source, for replay); the reader takes none.
+    read=lazy("tooleval.benchmarks.tau_bench.reader:load_tau_bench", data=None),
     default_metric="tau_bench_actions",
     metrics=_metrics,
     detect=_detect,

@@ -207,6 +207,26 @@ def state_key(call: ToolCall) -> str:
     return f"{call.name}{_hashable(args)!r}"
 
 
+def _left_over(
+    calls: Sequence[tuple[int, ToolCall]], others: Sequence[tuple[int, ToolCall]]
+) -> list[int]:
+    """The indexes of ``calls`` whose state change no call of ``others`` makes (each used once).
+
+    >>> a, b = ToolCall("cancel", {"id": 1}), ToolCall("cancel", {"id": 2})
+    >>> _left_over([(0, a), (1, a), (2, b)], [(0, a)])
+    [1, 2]
+    """
+    budget = Counter(state_key(c) for _, c in others)
+    left: list[int] = []
+    for i, c in calls:
+        key = state_key(c)
+        if budget[key] > 0:
+            budget[key] -= 1
+        else:
+            left.append(i)
+    return left
+
+
 def compare_writes(
     expected: Sequence[ToolCall],
     actual: Sequence[ToolCall],
@@ -231,22 +251,8 @@ def compare_writes(
     unreadable = [i for i in writes if actual[i].parse_error is not None]
     dropped = set(errored) | set(unreadable) | set(unknown)
     mine = [(i, c) for i, c in enumerate(actual) if c.name not in read_only and i not in dropped]
-    budget = Counter(state_key(c) for _, c in mine)
-    missing = []
-    for i, c in gold:
-        key = state_key(c)
-        if budget[key] > 0:
-            budget[key] -= 1
-        else:
-            missing.append(i)
-    gold_budget = Counter(state_key(c) for _, c in gold)
-    extra = []
-    for i, c in mine:
-        key = state_key(c)
-        if gold_budget[key] > 0:
-            gold_budget[key] -= 1
-        else:
-            extra.append(i)
+    missing = _left_over(gold, mine)
+    extra = _left_over(mine, gold)
     return {
         "matched": not missing and not extra,
         "missing": missing,
