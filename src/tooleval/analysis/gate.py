@@ -66,7 +66,7 @@ from tooleval.store.records import RowRecord, RunInfo
 if TYPE_CHECKING:
     from tooleval.analysis.noise import AttemptTable
     from tooleval.analysis.repeats import RepeatSummary
-    from tooleval.store.protocol import StoreReader
+    from tooleval.store import StoreReader
 
 __all__ = [
     "GateCheck",
