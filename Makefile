@@ -33,7 +33,7 @@ DIST := dist
 # the extras `make test` installs (a variable: a comma cannot stand in a $(call) argument)
 DEV_EXTRAS := dev,ragas-compat-test
 
-.PHONY: demo test check lint format bench system-deps clean kernel shell dist installed-check workflows
+.PHONY: demo test check lint format bench system-deps clean kernel shell dist installed-check workflows conformance
 
 # Each stage of `make test` is timed (wall and CPU seconds, and the load): `== stage NAME` lines
 # as it goes and a table at the end (.ci/stage.py; STAGES holds the rows of this run).
@@ -155,6 +155,12 @@ check: $(VENV)/.dev
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
 	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile -m "$(FAST_TESTS)"
+
+# Every conformance check on its whole data set (make test runs a stratified sample of the
+# costliest ones, e.g. tau-bench's own reward on one run of each task): tests/conformance
+# tests marked full_only run only with TOOLEVAL_CONFORMANCE=full (docs/conformance.md).
+conformance: $(VENV)/.dev
+	TOOLEVAL_CONFORMANCE=full HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist load tests/conformance
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check src tests bench
