@@ -7,6 +7,11 @@ PIP    := $(PY) -m pip
 # downloads, no bytecode compiled at install: install-dev took 117 CPU-s with pip, ~50 with uv)
 UV     := $(VENV)/bin/uv
 INSTALL := $(UV) pip install -q --python $(PY)
+# Compiled bytecode is written and reused: uv compiles none at install, and with
+# PYTHONDONTWRITEBYTECODE set (some CI images set it) every test worker and every subprocess
+# of the suite compiled tooleval and its dependencies again (a third of a subprocess-heavy
+# test file's CPU)
+unexport PYTHONDONTWRITEBYTECODE
 # Debian packages the test suite drives for real: a PostgreSQL server and a browser.
 APT_PACKAGES := postgresql chromium
 

@@ -63,7 +63,6 @@ SLOW_FILES: tuple[str, ...] = (
     "tests/examples/test_ci_agent.py",  # the worked example end to end
     "tests/test_session_rules.py",  # pytest sessions in subprocesses
     "tests/conformance/test_tau_bench_replay.py",  # 200 tau-bench runs replayed
-    "tests/monitor/test_receiver_answers.py",  # 1,000 posts from 20 threads
     "tests/monitor/test_restart.py",  # receivers stopped and started in subprocesses
     "tests/stats/test_oracles.py",  # bootstrap and permutation oracles (scipy, statsmodels)
     "tests/connectors/test_attempt_deadline.py",  # servers that drip-feed until the deadline
