@@ -105,7 +105,9 @@ def ci_session(tmp_path_factory) -> str:
     (folder / "conftest.py").write_text(CONFTEST)
     for name, text in CI_SESSION_FILES.items():
         (folder / f"{name}.py").write_text(textwrap.dedent(text))
-    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci", "PYTHONPATH": str(folder)}
+    # (not profiled as a session of its own: its CPU is this test's subprocess CPU)
+    env = {k: v for k, v in os.environ.items() if k != "TOOLEVAL_TEST_PROFILE"}
+    env.update(HYPOTHESIS_PROFILE="ci", PYTHONPATH=str(folder))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "blockopt", "-p", "no:randomly"]
         + ["-p", "no:cacheprovider", "-rA", f"--basetemp={folder / 'tmp'}"],
