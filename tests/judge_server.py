@@ -1,71 +1,42 @@
 """An OpenAI-compatible judge on 127.0.0.1 for judged-metric plumbing tests.
 
-A real HTTP server answering ``/v1/chat/completions``: the verdict is decided
-from the prompt (``CARD-DECLINED`` in it: not accomplished; ``GARBAGE-PLEASE``:
-a reply that is not JSON, so the row ends unscored after one re-ask). Each
-reply reports token usage; every prompt is kept in ``calls``.
+The scripted server of ``tests/openai_server.py`` answering ``/v1/chat/completions``:
+the verdict is decided from the prompt (``CARD-DECLINED`` in it: not accomplished;
+``GARBAGE-PLEASE``: a reply that is not JSON, so the row ends unscored after one
+re-ask). Each reply reports token usage; every prompt is kept in ``calls``.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.openai_server import OpenAIServer, completion, prompt_text
 
-class JudgeServer:
+
+class JudgeServer(OpenAIServer):
+    """The judge on a free 127.0.0.1 port (``tests/openai_server.py``); ``calls``: the prompts."""
+
     def __init__(self) -> None:
-        self.calls: list[str] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                prompt = " ".join(str(m.get("content")) for m in body["messages"])
-                owner.calls.append(prompt)
-                data = json.dumps(_completion(prompt)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(_verdict)
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def calls(self) -> list[str]:
+        return [prompt_text(body) for body in self.requests]
 
     def __enter__(self) -> JudgeServer:
-        self.thread.start()
+        super().__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
-
-def _completion(prompt: str) -> dict[str, Any]:
+def _verdict(body: dict[str, Any], number: int) -> dict[str, Any]:
+    prompt = prompt_text(body)
     if "GARBAGE-PLEASE" in prompt:
         text = "I think it went fine."
     else:
         ok = "CARD-DECLINED" not in prompt
         text = json.dumps({"evidence": "the tool result", "accomplished": ok, "reason": "r"})
-    return {
-        "id": "x",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "served",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
+    return completion({"role": "assistant", "content": text}, number=number)
 
 
 def conversation(row_id: str, tool_result: str, final: str) -> dict[str, Any]:

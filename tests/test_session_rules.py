@@ -5,6 +5,10 @@ instead of an error or an INTERNALERROR; a missing import inside ``src/`` still 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -18,28 +22,6 @@ CONFTEST = (Path(__file__).parent / "conftest.py").read_text()
 def session(pytester):
     pytester.makeconftest(CONFTEST)
     return pytester
-
-
-def test_ci_profile_caps_a_tests_own_examples(session, monkeypatch):
-    session.makepyfile(
-        test_prop="""
-        from hypothesis import given, settings, strategies as st
-
-        CALLS = []
-
-        @settings(max_examples=500, deadline=None)
-        @given(st.integers())
-        def test_many(n):
-            CALLS.append(n)
-
-        def test_count():
-            assert 0 < len(CALLS) <= 60, len(CALLS)
-        """
-    )
-    monkeypatch.setenv("HYPOTHESIS_PROFILE", "ci")
-    result = session.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["hypothesis profile: ci"])
 
 
 def test_dev_profile_keeps_a_tests_own_settings(session, monkeypatch):
@@ -64,15 +46,29 @@ def test_dev_profile_keeps_a_tests_own_settings(session, monkeypatch):
     result.assert_outcomes(passed=2)
 
 
-def test_missing_optional_packages_skip_with_the_reason(session):
-    session.makepyfile(
-        test_module_import="""
+# The ci-profile checks, the missing-package checks and the typo check share one pytest
+# subprocess (the packages are blocked for the whole session; the profile test imports none).
+CI_SESSION_FILES = {
+    "test_prop": """
+        from hypothesis import given, settings, strategies as st
+
+        CALLS = []
+
+        @settings(max_examples=500, deadline=None)
+        @given(st.integers())
+        def test_many(n):
+            CALLS.append(n)
+
+        def test_count():
+            assert 0 < len(CALLS) <= 60, len(CALLS)
+        """,
+    "test_module_import": """
         import ragas  # noqa: F401
 
         def test_never_collected():
             pass
         """,
-        test_inside="""
+    "test_inside": """
         import pytest
 
         def test_imports_inside():
@@ -85,10 +81,11 @@ def test_missing_optional_packages_skip_with_the_reason(session):
         def test_plain():
             pass
         """,
-    )
-    session.syspathinsert()
-    blocker = session.makepyfile(
-        blockopt="""
+    "test_typo": """
+        def test_typo():
+            import tooleval_no_such_module  # noqa: F401
+        """,
+    "blockopt": """
         import importlib.abc, sys
 
         class Blocker(importlib.abc.MetaPathFinder):
@@ -97,27 +94,52 @@ def test_missing_optional_packages_skip_with_the_reason(session):
                     raise ModuleNotFoundError(f"No module named '{name}'", name=name)
 
         sys.meta_path.insert(0, Blocker())
-        """
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def ci_session(tmp_path_factory) -> str:
+    """The output of one pytest subprocess (profile ``ci``) over CI_SESSION_FILES."""
+    folder = tmp_path_factory.mktemp("ci-session")
+    (folder / "conftest.py").write_text(CONFTEST)
+    for name, text in CI_SESSION_FILES.items():
+        (folder / f"{name}.py").write_text(textwrap.dedent(text))
+    # (not profiled as a session of its own: its CPU is this test's subprocess CPU)
+    env = {k: v for k, v in os.environ.items() if k != "TOOLEVAL_TEST_PROFILE"}
+    env.update(HYPOTHESIS_PROFILE="ci", PYTHONPATH=str(folder))
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "blockopt", "-p", "no:randomly"]
+        + ["-p", "no:cacheprovider", "-rA", f"--basetemp={folder / 'tmp'}"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    assert blocker.exists()
-    result = session.runpytest_subprocess("-p", "blockopt", "-p", "no:randomly", "-rs")
-    result.assert_outcomes(passed=1, skipped=3)
-    assert "INTERNALERROR" not in result.stdout.str()
-    out = result.stdout.str()
+    assert "INTERNALERROR" not in result.stdout, result.stdout[-3000:]
+    return result.stdout
+
+
+def test_ci_profile_caps_a_tests_own_examples(ci_session):
+    assert "hypothesis profile: ci" in ci_session
+    assert "PASSED test_prop.py::test_many" in ci_session
+    assert "PASSED test_prop.py::test_count" in ci_session
+
+
+def test_missing_optional_packages_skip_with_the_reason(ci_session):
+    assert "PASSED test_inside.py::test_plain" in ci_session
+    skipped = [line for line in ci_session.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == 3, skipped
     assert (
         "test_module_import.py:0: needs the optional package 'ragas' (pip install -e '.[ragas-compat-test]')"
-        in out
+        in ci_session
     )
-    assert "needs the optional package 'langchain_community'" in out
-    assert "needs the optional package 'langchain_core'" in out
+    assert "needs the optional package 'langchain_community'" in ci_session
+    assert "needs the optional package 'langchain_core'" in ci_session
+    # every test of the session is accounted for: 3 passed, 3 skipped and the typo failed
+    assert "1 failed, 3 passed, 3 skipped" in ci_session.splitlines()[-1], ci_session[-500:]
 
 
-def test_an_unknown_missing_module_still_fails(session):
-    session.makepyfile(
-        test_typo="""
-        def test_typo():
-            import tooleval_no_such_module  # noqa: F401
-        """
-    )
-    result = session.runpytest_subprocess("-p", "no:randomly")
-    result.assert_outcomes(failed=1)
+def test_an_unknown_missing_module_still_fails(ci_session):
+    assert "FAILED test_typo.py::test_typo" in ci_session

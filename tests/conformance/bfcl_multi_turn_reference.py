@@ -8,6 +8,7 @@ here) with BFCL's own decoders and ``multi_turn_checker``.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import json
 import random
@@ -126,8 +127,13 @@ def mutate(ground_truth: list[list[str]], kind: str, seed: int) -> tuple[Any, st
     return result, mode
 
 
-def load_multi_turn(category: str) -> list[tuple[dict[str, Any], list[list[str]]]]:
-    """(question, ground truth) pairs of one category from bfcl-eval's own data."""
+@functools.cache
+def load_multi_turn(category: str) -> tuple[tuple[dict[str, Any], list[list[str]]], ...]:
+    """(question, ground truth) pairs of one category from bfcl-eval's own data.
+
+    Read once per process and shared: callers never change them (both checkers copy an
+    entry's initial state before they run it).
+    """
     import bfcl_eval
 
     root = Path(bfcl_eval.__file__).parent / "data"
@@ -139,4 +145,4 @@ def load_multi_turn(category: str) -> list[tuple[dict[str, Any], list[list[str]]
     for line in (root / f"BFCL_v4_{category}.json").read_text().splitlines():
         entry = json.loads(line)
         pairs.append((entry, answers[entry["id"]]))
-    return pairs
+    return tuple(pairs)

@@ -21,10 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks.bfcl.reader import CATEGORIES, read_jsonl
+from tests.conformance.bfcl_data import category_files
 
-MODEL = "glyphh-ada-1.1"
-
+from tooleval.benchmarks.bfcl.reader import CATEGORIES
 
 # ---------------------------------------------------------------- rendering values
 
@@ -210,17 +209,8 @@ def realistic_cases(bfcl_dir: Path, *, seed: int = 11) -> dict[str, list[dict[st
     rng = random.Random(seed)
     out: dict[str, list[dict[str, Any]]] = {}
     for category, info in CATEGORIES.items():
-        questions = read_jsonl(bfcl_dir / "data" / f"BFCL_v4_{category}.json")
-        answers: dict[str, Any] = {}
-        if info.kind not in ("irrelevance", "relevance"):
-            answers = {
-                a["id"]: a["ground_truth"]
-                for a in read_jsonl(bfcl_dir / "possible_answer" / f"BFCL_v4_{category}.json")
-            }
-        result_path = bfcl_dir / "results" / MODEL / f"BFCL_v4_{category}_result.json"
-        results = (
-            {r["id"]: r["result"] for r in read_jsonl(result_path)} if result_path.is_file() else {}
-        )
+        files = category_files(bfcl_dir, category)
+        questions, answers, results = files.questions, files.answers, files.results
         cases: list[dict[str, Any]] = []
         for question in questions:
             qid, functions = question["id"], question["function"]

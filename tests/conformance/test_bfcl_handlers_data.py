@@ -18,8 +18,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from tests.conformance.bfcl_data import category_files
 from tests.conformance.bfcl_realistic import (
-    MODEL,
     _calls_from_answer,
     _calls_from_result,
     _mutate_value,
@@ -34,7 +34,7 @@ from tests.conformance.bfcl_reference import (
 )
 from tests.conformance.bfcl_templates import RENDER
 
-from tooleval.benchmarks.bfcl.reader import CATEGORIES, read_jsonl
+from tooleval.benchmarks.bfcl.reader import CATEGORIES
 
 pytestmark = [
     pytest.mark.shared_data,
@@ -89,15 +89,8 @@ def data_cases(bfcl_dir, decoder: str) -> list[dict[str, Any]]:
     rng, rnd = random.Random(f"data-{decoder}"), random.Random(f"render-{decoder}")
     cases = []
     for category, info in CATEGORIES.items():
-        questions = read_jsonl(bfcl_dir / "data" / f"BFCL_v4_{category}.json")
-        answers: dict[str, Any] = {}
-        if info.kind not in ("irrelevance", "relevance"):
-            path = bfcl_dir / "possible_answer" / f"BFCL_v4_{category}.json"
-            answers = {a["id"]: a["ground_truth"] for a in read_jsonl(path)}
-        result_path = bfcl_dir / "results" / MODEL / f"BFCL_v4_{category}_result.json"
-        results = (
-            {r["id"]: r["result"] for r in read_jsonl(result_path)} if result_path.is_file() else {}
-        )
+        files = category_files(bfcl_dir, category)
+        questions, answers, results = files.questions, files.answers, files.results
         for question in rng.sample(questions, min(PER_CATEGORY, len(questions))):
             qid, functions = question["id"], question["function"]
             sources = [_calls_from_result(results.get(qid)) or []]

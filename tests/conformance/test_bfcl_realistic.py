@@ -29,9 +29,15 @@ def bfcl():
 
 
 @pytest.fixture(scope="module")
-def agreement(shared_data, bfcl):
+def generated(shared_data):
+    """The cases of every category, generated once for the module."""
+    return realistic_cases(shared_data / "bfcl")
+
+
+@pytest.fixture(scope="module")
+def agreement(generated, bfcl):
     out = {}
-    for category, cases in realistic_cases(shared_data / "bfcl").items():
+    for category, cases in generated.items():
         rows = []
         for case in cases:
             reference, mine = theirs(bfcl, case), ours(case)
@@ -51,10 +57,9 @@ def test_agreement_per_category(agreement, category):
     assert share >= 0.995, f"{category}: {share:.2%} agreement, e.g. {differ[:3]}"
 
 
-def test_generation_is_deterministic(shared_data):
-    first = realistic_cases(shared_data / "bfcl")
-    again = realistic_cases(shared_data / "bfcl")
-    assert {k: [c["result"] for c in v] for k, v in first.items()} == {
+def test_generation_is_deterministic(shared_data, generated):
+    again = realistic_cases(shared_data / "bfcl")  # a second generation, from the same data
+    assert {k: [c["result"] for c in v] for k, v in generated.items()} == {
         k: [c["result"] for c in v] for k, v in again.items()
     }
 
@@ -72,12 +77,12 @@ def _same_shape(value):
 
 # BFCL's ast.parse warns on damaged text (bad escapes, "1x")
 @pytest.mark.filterwarnings("ignore::SyntaxWarning", "ignore::DeprecationWarning")
-def test_decoded_calls_equal_bfcls_on_fuzzed_text(shared_data, bfcl):
+def test_decoded_calls_equal_bfcls_on_fuzzed_text(generated, bfcl):
     """Not only the verdicts: the decoded names and values, on randomly damaged answers."""
     rng = random.Random(3)
     formats = {"python": "PYTHON", "java": "JAVA", "javascript": "JAVASCRIPT"}
     checked, differ = 0, []
-    for category, cases in realistic_cases(shared_data / "bfcl").items():
+    for category, cases in generated.items():
         info = CATEGORIES[category]
         language = "python" if info.kind in ("irrelevance", "relevance") else info.language
         for case in rng.sample(cases, min(60, len(cases))):

@@ -4,8 +4,17 @@ Usage: ``python instrumented_agent.py FLAVOUR OUT_DIR [--no-tool-spans] [--otlp 
 FLAVOUR ``openai-v2`` (opentelemetry-instrumentation-openai-v2),
 ``openinference`` (openinference-instrumentation-openai) or ``langgraph``
 (openinference-instrumentation-langchain on a LangGraph ``create_react_agent``).
-The real ``openai`` SDK talks to :class:`FakeOpenAI` on 127.0.0.1. Content
-capture and semconv settings come from the environment, as in production.
+The real ``openai`` SDK talks to ``tests/openai_server.py``'s :class:`ScriptedAgent`
+on 127.0.0.1. Content capture and semconv settings come from the environment, as in
+production.
+
+``python instrumented_agent.py --batch RUNS.json`` runs many agents, each in a process
+of its own: ``RUNS.json`` is a list of ``{"argv": [FLAVOUR, OUT_DIR, ...], "env": {...}}``.
+The batch imports ``openai`` and the OpenTelemetry SDK once, then forks one child per
+run, which takes that run's environment before it imports and installs the
+instrumentation (each child patches ``openai`` for itself, as a process of its own
+would); each child's output goes to ``OUT_DIR/output.txt``. It prints the exit code of
+each run, in order, as a JSON list.
 
 Writes ``traces.jsonl`` (one ExportTraceServiceRequest per trace, hex ids,
 the Collector file exporter's layout), ``traces.pb`` (the Collector's
@@ -24,13 +33,13 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests.*
 
-from fake_openai import FakeOpenAI  # noqa: E402
 from google.protobuf.json_format import MessageToDict  # noqa: E402
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
@@ -39,6 +48,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
     InMemorySpanExporter,
 )
 from opentelemetry.trace import Status, StatusCode  # noqa: E402
+from tests.openai_server import ScriptedAgent  # noqa: E402
 
 SESSIONS = {
     "weather": (
@@ -159,7 +169,7 @@ def run_openai(flavour, tool_spans, provider, logger_provider):
 
         OpenAIInstrumentor().instrument(tracer_provider=provider)
     tracer = provider.get_tracer("agent")
-    with FakeOpenAI() as server:
+    with ScriptedAgent() as server:
         _script(server)
         client = openai.OpenAI(base_url=server.base_url, api_key="test-key", max_retries=0)
         for name in SESSIONS:
@@ -191,7 +201,7 @@ def run_langgraph(provider):
         """Search orders."""
         raise RuntimeError(failures["search_orders"])
 
-    with FakeOpenAI() as server:
+    with ScriptedAgent() as server:
         _script(server)
         llm = ChatOpenAI(
             base_url=server.base_url, api_key="test-key", model="fake-model", max_retries=0
@@ -217,9 +227,9 @@ def _add_otlp(url, provider, logger_provider):
         )
 
 
-def main() -> None:
-    flavour, out = sys.argv[1], Path(sys.argv[2])
-    tool_spans = "--no-tool-spans" not in sys.argv
+def run(argv: list[str]) -> None:
+    flavour, out = argv[0], Path(argv[1])
+    tool_spans = "--no-tool-spans" not in argv
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -234,8 +244,8 @@ def main() -> None:
         log_exporter = InMemoryLogRecordExporter()
         logger_provider = LoggerProvider()
         logger_provider.add_log_record_processor(SimpleLogRecordProcessor(log_exporter))
-    if "--otlp" in sys.argv:  # also send everything to an OTLP/HTTP endpoint, as in production
-        _add_otlp(sys.argv[sys.argv.index("--otlp") + 1], provider, logger_provider)
+    if "--otlp" in argv:  # also send everything to an OTLP/HTTP endpoint, as in production
+        _add_otlp(argv[argv.index("--otlp") + 1], provider, logger_provider)
     if flavour == "langgraph":
         run_langgraph(provider)
     else:
@@ -243,7 +253,10 @@ def main() -> None:
     provider.shutdown()  # flushes the OTLP exporters
     if logger_provider is not None:
         logger_provider.shutdown()
-    spans = list(exporter.get_finished_spans())
+    _write(out, list(exporter.get_finished_spans()), log_exporter)
+
+
+def _write(out, spans, log_exporter):
     by_trace = defaultdict(list)
     for span in spans:
         by_trace[span.context.trace_id].append(span)
@@ -264,6 +277,44 @@ def main() -> None:
                 json.dumps(_hex(MessageToDict(encode_logs(logs)))) + "\n"
             )
     print(json.dumps({"spans": len(spans), "traces": len(by_trace)}))
+
+
+def _forked(argv: list[str], env: dict[str, str]) -> int:
+    """Run one agent in a child process with ``env`` as its whole environment; its exit code."""
+    out = Path(argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: its own environment, output file and instrumentation
+        code = 1
+        try:
+            os.environ.clear()
+            os.environ.update(env)
+            with open(out / "output.txt", "w") as log:
+                os.dup2(log.fileno(), 1)
+                os.dup2(log.fileno(), 2)
+            run(argv)
+            code = 0
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def main() -> None:
+    if sys.argv[1] == "--batch":
+        import openai  # noqa: F401 - imported once here, shared by every forked run
+
+        runs = json.loads(Path(sys.argv[2]).read_text())
+        print(json.dumps([_forked(r["argv"], r["env"]) for r in runs]))
+    else:
+        run(sys.argv[1:])
 
 
 if __name__ == "__main__":

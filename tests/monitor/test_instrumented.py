@@ -1,21 +1,25 @@
 """Ingestion and detectors on spans written by the real GenAI instrumentation libraries.
 
-Each flavour runs ``instrumented_agent.py`` in a subprocess (instrumentation
-patches ``openai`` globally and reads its settings from the environment at
-import), driving the real ``openai`` SDK against a scripted server on
-127.0.0.1. Expected, for every flavour that records content: sessions
-weather (1 call), refund (1 failed call, answer claims the refund), chat (no
-call), loop (3 identical failed calls).
+Each agent runs in a process of its own (instrumentation patches ``openai``
+globally and reads its settings from the environment): one ``instrumented_agent.py
+--batch`` subprocess per module imports ``openai`` and the SDK once and forks a
+child per agent, each driving the real ``openai`` SDK against a scripted server on
+127.0.0.1. Expected, for every flavour that records content: sessions weather
+(1 call), refund (1 failed call, answer claims the refund), chat (no call), loop
+(3 identical failed calls).
 """
 
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,24 +33,101 @@ EXPECTED_CALLS = {
     "loop": [("search_orders", {"query": "late"})] * 3,
 }
 
+OPENAI_V2 = ("opentelemetry.instrumentation.openai_v2", "openai")
+OPENINFERENCE = ("openinference.instrumentation.openai", "openai")
+LANGGRAPH = ("openinference.instrumentation.langchain", "langgraph.prebuilt", "langchain_openai")
+OTLP_HTTP = ("opentelemetry.exporter.otlp.proto.http",)
+CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+LATEST = {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}
+# Every agent the tests read: (modules it needs, flavour and options, its environment).
+RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]] = {
+    "v2_span_content": (OPENAI_V2, ("openai-v2",), {**LATEST, CAPTURE: "SPAN_ONLY"}),
+    "v2_content_off": (OPENAI_V2, ("openai-v2", "--no-tool-spans"), {}),
+    "v2_events": (OPENAI_V2, ("openai-v2", "--no-tool-spans"), {CAPTURE: "true"}),
+    "v2_truncated": (
+        OPENAI_V2,
+        ("openai-v2", "--no-tool-spans"),
+        {"OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT": "200", **LATEST, CAPTURE: "SPAN_ONLY"},
+    ),
+    "openinference": (OPENINFERENCE, ("openinference",), {}),
+    "langgraph": (LANGGRAPH, ("langgraph",), {}),
+    "openinference_hidden": (
+        OPENINFERENCE,
+        ("openinference", "--no-tool-spans"),
+        {"OPENINFERENCE_HIDE_INPUTS": "true", "OPENINFERENCE_HIDE_OUTPUTS": "true"},
+    ),
+    # openai-v2 spans and content log events sent live to `monitor serve` by the OTLP exporters
+    "otlp": (OPENAI_V2 + OTLP_HTTP, ("openai-v2", "--no-tool-spans", "--otlp"), {CAPTURE: "true"}),
+}
 
-def _require(*modules: str) -> None:
+
+def _missing(modules: tuple[str, ...]) -> str | None:
     for module in modules:
-        pytest.importorskip(module)
+        try:
+            found = importlib.util.find_spec(module)
+        except ImportError:
+            found = None
+        if found is None:
+            return module
+    return None
 
 
-def _agent(tmp_path_factory, flavour: str, *extra: str, **env: str) -> Path:
-    out = tmp_path_factory.mktemp(flavour)
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENINFERENCE_"))}
-    result = subprocess.run(
-        [sys.executable, str(HERE / "instrumented_agent.py"), flavour, str(out), *extra],
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
+class Agents:
+    """Every agent of RUNS, run once for the module by one batch process (forked per agent)."""
+
+    def __init__(self, folder: Path, receiver_url: str) -> None:
+        self.skipped: dict[str, str] = {}
+        self.outs: dict[str, Path] = {}
+        batch = []
+        for name, (modules, argv, env) in RUNS.items():
+            missing = _missing(modules)
+            if missing is not None:
+                self.skipped[name] = f"needs {missing}"
+                continue
+            self.outs[name] = folder / name
+            extra = [receiver_url] if "--otlp" in argv else []
+            batch.append({"argv": [argv[0], str(folder / name), *argv[1:], *extra], "env": env})
+        clean = {
+            k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENINFERENCE_"))
+        }
+        for run in batch:
+            run["env"] = {**clean, **run["env"]}
+        spec = folder / "runs.json"
+        spec.write_text(json.dumps(batch))
+        self.codes: dict[str, int] = {}
+        if batch:
+            result = subprocess.run(
+                [sys.executable, str(HERE / "instrumented_agent.py"), "--batch", str(spec)],
+                env=clean,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            assert result.returncode == 0, result.stderr[-3000:]
+            codes = json.loads(result.stdout.strip().splitlines()[-1])
+            self.codes = dict(zip(self.outs, codes, strict=True))
+
+    def out(self, name: str) -> Path:
+        if name in self.skipped:
+            pytest.skip(self.skipped[name])
+        out = self.outs[name]
+        assert self.codes[name] == 0, (out / "output.txt").read_text()[-3000:]
+        return out
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory) -> Iterator[tuple[Agents, Any]]:
+    """The agents' output folders, and the receiver the ``otlp`` agent sent to (stopped)."""
+    from tooleval.monitor.live import LiveMonitor
+    from tooleval.monitor.serve import OtlpReceiver
+
+    # the exporters flush when the agent process ends; stop() then monitors every session
+    receiver = OtlpReceiver(LiveMonitor(), port=0, idle_timeout=60).start()
+    try:
+        ran = Agents(tmp_path_factory.mktemp("agents"), receiver.url)
+    finally:
+        receiver.stop()
+    yield ran, receiver
 
 
 def _cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -88,14 +169,8 @@ def _findings(path: Path | str):
 
 
 @pytest.fixture(scope="module")
-def v2_span_content(tmp_path_factory):
-    _require("opentelemetry.instrumentation.openai_v2", "openai")
-    return _agent(
-        tmp_path_factory,
-        "openai-v2",
-        OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
-        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY",
-    )
+def v2_span_content(agents):
+    return agents[0].out("v2_span_content")
 
 
 def test_openai_v2_spans_exact_calls_findings_and_usage(v2_span_content):
@@ -161,9 +236,8 @@ def test_cost_from_a_price_table(v2_span_content, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def v2_content_off(tmp_path_factory):
-    _require("opentelemetry.instrumentation.openai_v2", "openai")
-    return _agent(tmp_path_factory, "openai-v2", "--no-tool-spans")
+def v2_content_off(agents):
+    return agents[0].out("v2_content_off")
 
 
 def test_content_capture_off_is_not_a_silent_pass(v2_content_off):
@@ -190,14 +264,8 @@ def test_content_capture_off_is_not_a_silent_pass(v2_content_off):
 
 
 @pytest.fixture(scope="module")
-def v2_events(tmp_path_factory):
-    _require("opentelemetry.instrumentation.openai_v2", "openai")
-    return _agent(
-        tmp_path_factory,
-        "openai-v2",
-        "--no-tool-spans",
-        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true",
-    )
+def v2_events(agents):
+    return agents[0].out("v2_events")
 
 
 def test_content_in_log_events_is_read(v2_events, tmp_path):
@@ -217,16 +285,8 @@ def test_content_in_log_events_is_read(v2_events, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def v2_truncated(tmp_path_factory):
-    _require("opentelemetry.instrumentation.openai_v2", "openai")
-    return _agent(
-        tmp_path_factory,
-        "openai-v2",
-        "--no-tool-spans",
-        OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT="200",
-        OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
-        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY",
-    )
+def v2_truncated(agents):
+    return agents[0].out("v2_truncated")
 
 
 def test_truncated_messages_are_problems_and_keep_what_is_readable(v2_truncated):
@@ -244,9 +304,8 @@ def test_truncated_messages_are_problems_and_keep_what_is_readable(v2_truncated)
 
 
 @pytest.fixture(scope="module")
-def openinference(tmp_path_factory):
-    _require("openinference.instrumentation.openai", "openai")
-    return _agent(tmp_path_factory, "openinference")
+def openinference(agents):
+    return agents[0].out("openinference")
 
 
 def test_openinference_openai_exact(openinference):
@@ -259,9 +318,8 @@ def test_openinference_openai_exact(openinference):
 
 
 @pytest.fixture(scope="module")
-def langgraph(tmp_path_factory):
-    _require("openinference.instrumentation.langchain", "langgraph.prebuilt", "langchain_openai")
-    return _agent(tmp_path_factory, "langgraph")
+def langgraph(agents):
+    return agents[0].out("langgraph")
 
 
 def test_langgraph_calls_join_once_with_unwrapped_results(langgraph):
@@ -281,15 +339,8 @@ def test_langgraph_calls_join_once_with_unwrapped_results(langgraph):
 
 
 @pytest.fixture(scope="module")
-def openinference_hidden(tmp_path_factory):
-    _require("openinference.instrumentation.openai", "openai")
-    return _agent(
-        tmp_path_factory,
-        "openinference",
-        "--no-tool-spans",
-        OPENINFERENCE_HIDE_INPUTS="true",
-        OPENINFERENCE_HIDE_OUTPUTS="true",
-    )
+def openinference_hidden(agents):
+    return agents[0].out("openinference_hidden")
 
 
 def test_openinference_hidden_messages_are_not_a_silent_pass(openinference_hidden):
@@ -300,31 +351,11 @@ def test_openinference_hidden_messages_are_not_a_silent_pass(openinference_hidde
     assert gated.returncode == 2 and b"OPENINFERENCE_HIDE_OUTPUTS" in gated.stderr
 
 
-def test_real_instrumentation_through_otlp_exporters_into_monitor_serve(tmp_path_factory):
+def test_real_instrumentation_through_otlp_exporters_into_monitor_serve(agents):
     """openai-v2 spans and content log events, sent by the SDK's OTLP/HTTP exporters, live."""
-    _require(
-        "opentelemetry.instrumentation.openai_v2",
-        "openai",
-        "opentelemetry.exporter.otlp.proto.http",
-    )
-    from tooleval.monitor.live import LiveMonitor
-    from tooleval.monitor.serve import OtlpReceiver
-
-    monitor = LiveMonitor()
-    # the exporters flush when the agent process ends; stop() then monitors every session
-    receiver = OtlpReceiver(monitor, port=0, idle_timeout=60).start()
-    try:
-        _agent(
-            tmp_path_factory,
-            "openai-v2",
-            "--no-tool-spans",
-            "--otlp",
-            receiver.url,
-            OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true",
-        )
-    finally:
-        receiver.stop()
-    summary = monitor.summary()
+    ran, receiver = agents
+    ran.out("otlp")
+    summary = receiver.monitor.summary()
     assert receiver.problems.log_records > 0 and receiver.rejected == 0
     assert summary["sessions"] == 4 and summary["tool_calls"] == 5
     assert summary["counts"]["error_ignored"] == 1 and summary["counts"]["retry_loop"] == 1

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("openai")
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from fake_openai import FakeOpenAI  # noqa: E402
+from tests.openai_server import ScriptedAgent  # noqa: E402
 
 from tooleval.model import ToolCall  # noqa: E402
 from tooleval.monitor.judging import SampledJudging, load_judge_config, sampled  # noqa: E402
@@ -59,7 +55,7 @@ def test_sampling_is_stable_and_near_the_rate():
 def test_judged_sample_is_cached_and_emitted(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_JUDGE_KEY", "k")
     config_path = tmp_path / "judge.json"
-    with FakeOpenAI() as server:
+    with ScriptedAgent() as server:
         server.push(*[("text", VERDICT)] * 20)
         config_path.write_text(
             json.dumps(

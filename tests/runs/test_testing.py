@@ -11,6 +11,8 @@ import pytest
 from tooleval.errors import ConfigError
 from tooleval.testing import assert_tool_calls
 
+pytest_plugins = ["pytester"]
+
 
 def _message(actual, expected, **options) -> str:
     with pytest.raises(AssertionError) as info:
@@ -140,8 +142,11 @@ def test_a_row_without_reference_is_skipped():
         assert_tool_calls(None, ["lookup_order"])
 
 
-def test_a_failure_is_reported_at_the_users_line_not_inside_tooleval(tmp_path):
-    (tmp_path / "test_user.py").write_text(
+def test_a_failure_is_reported_at_the_users_line_not_inside_tooleval(pytester):
+    # In-process pytest (the plugin's discovery by a real pytest subprocess is checked above):
+    # the three traceback styles render the same frames either way, at a fraction of the CPU.
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (pytester.path / "test_user.py").write_text(
         textwrap.dedent(
             """
             from tooleval.testing import assert_tool_calls
@@ -153,14 +158,9 @@ def test_a_failure_is_reported_at_the_users_line_not_inside_tooleval(tmp_path):
         )
     )
     for style in ("line", "short", "long"):
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", f"--tb={style}", "-p", "no:cacheprovider", "-q"],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-        )
-        out = proc.stdout
-        assert proc.returncode == 1, out + proc.stderr
+        result = pytester.runpytest_inprocess(f"--tb={style}", "-p", "no:cacheprovider", "-q")
+        out = result.stdout.str()
+        assert result.ret == 1, out
         assert "test_user.py:6" in out, out  # the user's assertion line
         assert "tooleval/testing.py" not in out and "def assert_tool_calls" not in out, out
         if style != "line":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import threading
@@ -113,18 +114,64 @@ def viewer_url(seeded) -> Iterator[str]:
         yield url
 
 
-# Module scope: Playwright's sync API keeps an event loop running in this thread
-# while it is open, which would break asyncio tests collected after the browser ones.
-@pytest.fixture(scope="module")
-def browser():
+class _Chromium:
+    """One Chromium per test process, parked between the modules that use it.
+
+    Playwright's sync API drives its own event loop and marks it as this thread's
+    running loop after every call (``playwright/_impl/_greenlets.py``), so while it is
+    open ``asyncio.run()`` and the asyncio tests of other modules would fail. Between
+    browser modules the mark is taken off (nothing runs on that loop until the next
+    Playwright call) and put back before the next module's first call.
+    """
+
+    def __init__(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self._manager = sync_playwright()
+        playwright = self._manager.start()
+        try:
+            self.browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+            )
+        except BaseException:
+            self._manager.__exit__()
+            raise
+        self._loop = asyncio._get_running_loop()
+        assert self._loop is not None, "Playwright no longer marks its loop as running"
+
+    def resume(self) -> None:
+        asyncio._set_running_loop(self._loop)
+
+    def park(self) -> None:
+        asyncio._set_running_loop(None)
+
+    def close(self) -> None:
+        self.resume()
+        try:
+            self.browser.close()
+        finally:
+            self._manager.__exit__()
+            self.park()
+
+
+@pytest.fixture(scope="session")
+def _chromium() -> Iterator[_Chromium]:
     if not CHROMIUM.exists():
         pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (make system-deps)")
-    from playwright.sync_api import sync_playwright
+    chromium = _Chromium()
+    chromium.park()
+    yield chromium
+    chromium.close()
 
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+
+@pytest.fixture(scope="module")
+def browser(_chromium: _Chromium):
+    """The process's Chromium (launched once); each test opens contexts of its own."""
+    _chromium.resume()
+    try:
+        yield _chromium.browser
+    finally:
+        _chromium.park()
 
 
 @pytest.fixture
