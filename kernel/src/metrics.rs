@@ -61,15 +61,15 @@ pub struct Config {
     pub cmp: Comparator,
 }
 
-pub struct Row {
-    pub id: String,
-    pub expected: Option<Vec<Call>>,
+pub struct Row<'a> {
+    pub id: std::borrow::Cow<'a, str>,
+    pub expected: Option<Vec<Call<'a>>>,
     /// `ExpectedTools.before`: `None` is the listed order, `Some` explicit pairs (sorted).
     pub before: Option<Vec<(usize, usize)>>,
-    pub actual: Vec<Call>,
+    pub actual: Vec<Call<'a>>,
 }
 
-pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
+pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
     if let Metric::Contains(_) = cfg.metric {
         return Err(()); // needs the row's texts: `output::score_output` scores it
     }
@@ -117,7 +117,8 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
                 match (0..n).find(|&k| expected[k].name != actual[k].name) {
                     None => (0..n).map(|k| (k, k)).collect(),
                     Some(w) => {
-                        misaligned = Some((w, expected[w].name.clone(), actual[w].name.clone()));
+                        misaligned =
+                            Some((w, expected[w].name.to_string(), actual[w].name.to_string()));
                         Vec::new()
                     }
                 }

@@ -109,7 +109,7 @@ fn names(calls: &[Call], which: &[usize]) -> String {
     let shown: Vec<&str> = which
         .iter()
         .take(3)
-        .map(|&k| calls[k].name.as_str())
+        .map(|&k| calls[k].name.as_ref())
         .collect();
     let mut text = shown.join(", ");
     if which.len() > 3 {
