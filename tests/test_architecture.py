@@ -21,7 +21,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tooleval"
 
-BASE = {"errors", "textsafe", "io_atomic", "http_deadline", "_kernel", "_extras"}
+BASE = {"errors", "textsafe", "io_atomic", "http_deadline", "_kernel", "_extras", "plugins"}
 
 # package -> the packages of ours it may import (besides BASE and itself), bottom up.
 ALLOWED: dict[str, set[str]] = {
