@@ -75,20 +75,17 @@ def _parse(text: str, group: str) -> list[EntryPoint]:
     return found
 
 
-class _Unusual(Exception):
-    """Something on the path this module does not read as importlib.metadata does."""
+def _infos(root: str) -> list[str] | None:
+    """The metadata folders in ``root``, grouped by normalised name as importlib.metadata lists them.
 
-
-def _infos(root: str) -> list[str]:
-    """The metadata folders in ``root``, grouped by normalised name as importlib.metadata lists them."""
+    None when ``root`` is something this module does not read (a zip or another file, an egg).
+    """
     try:
         children = os.listdir(root or ".")
     except OSError:
-        if os.path.exists(root or "."):
-            raise _Unusual(root) from None  # a zip (or another file) on sys.path
-        return []
+        return None if os.path.exists(root or ".") else []
     if os.path.basename(root).lower().endswith(".egg"):
-        raise _Unusual(root)
+        return None
     grouped: dict[str, list[str]] = {}
     for child in children:
         low = child.lower()
@@ -98,20 +95,22 @@ def _infos(root: str) -> list[str]:
     return [child for group in grouped.values() for child in group]
 
 
-def _scan(group: str) -> list[EntryPoint]:
+def _scan(group: str) -> list[EntryPoint] | None:
+    """The entry points of ``group``; None when importlib.metadata must be asked."""
     finders = [f for f in sys.meta_path if getattr(f, "find_distributions", None) is not None]
     if any(f is not _PATH_FINDER for f in finders):
-        raise _Unusual("a distribution finder besides the standard one")
+        return None  # a distribution finder besides the standard one
     seen: set[str] = set()
     found: list[EntryPoint] = []
     for root in sys.path:
-        if not isinstance(root, str):
-            raise _Unusual(repr(root))
-        for child in _infos(root):
+        infos = _infos(root) if isinstance(root, str) else None
+        if infos is None:
+            return None
+        for child in infos:
             stem, ext = os.path.splitext(child)
             key = _normalize(stem.partition("-")[0]) if ext in _INFO_SUFFIXES else ""
             if not key:
-                raise _Unusual(child)  # the name comes from its METADATA file
+                return None  # the name comes from its METADATA file
             if key in seen:
                 continue
             seen.add(key)
@@ -126,15 +125,15 @@ def _scan(group: str) -> list[EntryPoint]:
 
 def entry_points(group: str) -> list[EntryPoint]:
     """Every entry point of ``group``, as ``importlib.metadata.entry_points(group=...)`` lists them."""
-    try:
-        return _scan(group)
-    except _Unusual:
-        from importlib.metadata import entry_points as metadata_entry_points
+    found = _scan(group)
+    if found is not None:
+        return found
+    from importlib.metadata import entry_points as metadata_entry_points
 
-        return [
-            EntryPoint(point.name, point.value, point.group)
-            for point in metadata_entry_points(group=group)
-        ]
+    return [
+        EntryPoint(point.name, point.value, point.group)
+        for point in metadata_entry_points(group=group)
+    ]
 
 
 _PATH_FINDER: Any = importlib.machinery.PathFinder
