@@ -403,26 +403,30 @@ impl<'a> Reader<'a> {
 
 // ---------------------------------------------------------------- writing (orjson)
 
-/// Bytes orjson escapes in a string: control characters, `"` and `\\`.
-const ESCAPED: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut c = 0;
-    while c < 0x20 {
-        table[c] = true;
-        c += 1;
+/// The first byte of `b[from..]` orjson escapes in a string (a control character, `"`
+/// or `\\`; the bytes [`stops`] finds), 8 bytes at a time.
+#[inline]
+fn next_escaped(b: &[u8], mut from: usize) -> Option<usize> {
+    while from + 8 <= b.len() {
+        let word = u64::from_le_bytes(b[from..from + 8].try_into().unwrap());
+        let found = stops(word);
+        if found != 0 {
+            return Some(from + (found.trailing_zeros() / 8) as usize);
+        }
+        from += 8;
     }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
+    (from..b.len()).find(|&k| STOP[b[k] as usize])
+}
 
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
+    if b.len() <= 32 && write_short(out, b) {
+        return;
+    }
     out.push(b'"');
     let mut start = 0;
-    while let Some(offset) = b[start..].iter().position(|&c| ESCAPED[c as usize]) {
-        let at = start + offset;
+    while let Some(at) = next_escaped(b, start) {
         out.extend_from_slice(&b[start..at]);
         match b[at] {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -443,6 +447,25 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(&b[start..]);
     out.push(b'"');
+}
+
+/// A short string with nothing to escape, quoted, copied byte by byte into the
+/// reserved room (names, keys, matchers: cheaper than a `memcpy` call); false
+/// (and `out` unchanged) when a byte needs escaping.
+#[inline]
+fn write_short(out: &mut Vec<u8>, b: &[u8]) -> bool {
+    let spare = &mut out.spare_capacity_mut()[..b.len() + 2];
+    spare[0].write(b'"');
+    for (slot, &c) in spare[1..].iter_mut().zip(b) {
+        if STOP[c as usize] {
+            return false;
+        }
+        slot.write(c);
+    }
+    spare[b.len() + 1].write(b'"');
+    // SAFETY: the `b.len() + 2` bytes after the length were written just above.
+    unsafe { out.set_len(out.len() + b.len() + 2) };
+    true
 }
 
 /// Writes `x` (finite) as orjson does (`python = false`) or as Python's `repr` does.
@@ -568,6 +591,10 @@ pub fn write_int(out: &mut Vec<u8>, v: i64) {
 }
 
 pub fn write_uint(out: &mut Vec<u8>, mut v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8); // indices and counts: mostly one digit
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -355,13 +355,33 @@ impl Comparator {
 }
 
 /// `math.fsum(values) / len(values)`, as the Python reference averages.
-pub fn mean(values: impl ExactSizeIterator<Item = f64>) -> f64 {
+pub fn mean(values: impl ExactSizeIterator<Item = f64> + Clone) -> f64 {
     let n = values.len();
     fsum(values) / n as f64
 }
 
 /// CPython's `math.fsum` (Shewchuk's exact partials, correctly rounded) for finite values.
-pub fn fsum(values: impl Iterator<Item = f64>) -> f64 {
+pub fn fsum(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    // When every running sum is exact (no rounding error in any step, as with
+    // scores of 0 and 1), that sum is the exact sum, which is what fsum returns.
+    let mut rest = values.clone();
+    let Some(mut sum) = rest.next() else {
+        return 0.0;
+    };
+    let mut exact = sum.is_finite();
+    for x in rest {
+        if !exact {
+            break;
+        }
+        let hi = sum + x;
+        let b = hi - sum;
+        let err = (sum - (hi - b)) + (x - b);
+        sum = hi;
+        exact = err == 0.0 && hi.is_finite();
+    }
+    if exact {
+        return sum;
+    }
     let mut partials: Vec<f64> = Vec::new();
     for mut x in values {
         let mut i = 0;

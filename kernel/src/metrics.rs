@@ -165,11 +165,19 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
             let mut d = diagnosis(&a, &table, true, true, shown, details);
             d.misaligned = misaligned;
             let summary = if score >= 1.0 {
-                format!(
-                    "all {ne} expected call{}{}",
-                    if ne != 1 { "s matched" } else { " matched" },
-                    if *strict { " in order" } else { "" }
-                )
+                // "all N expected calls matched[ in order]", the usual sentence, without `format!`
+                let mut s = String::with_capacity(40);
+                s.push_str("all ");
+                s.push_str(std::str::from_utf8(&int_json(ne)).map_err(|_| ())?);
+                s.push_str(if ne != 1 {
+                    " expected calls matched"
+                } else {
+                    " expected call matched"
+                });
+                if *strict {
+                    s.push_str(" in order");
+                }
+                s
             } else if alignment == 0 {
                 format!(
                     "score 0: the call names do not align ({} order)",
