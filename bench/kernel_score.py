@@ -9,6 +9,11 @@ Sections (results printed and saved to bench/out/kernel_score.json):
   ragas user's end-to-end script); each a fresh process, the best CPU of
   ``--repeat`` (every run's CPU and the load average printed beside it);
   then both tools on a 3-row file (start-up: interpreter and imports).
+* ``instructions``: the load-independent count: the crate built with symbols
+  (``cargo build --release``, ``line-tables-only`` debug info, into ``bench/out/kernel-symbols``),
+  ``Kernel.score_block`` on the first ``--callgrind-rows`` rows (10,000) on one thread under
+  ``valgrind --tool=callgrind``, instructions per row in all and split as docs/performance.md
+  shows them (parse, reading the row, scoring, the result line, the argument checks, freeing).
 * ``parse``: on a large file (``--big-rows``, default 1,000,000), in one process:
   a bare ``orjson.loads`` of every line vs the kernel's ``score_block`` (one
   thread, then ``--threads``), per row; then ``tooleval score --workers 1``,
@@ -19,6 +24,7 @@ Sections (results printed and saved to bench/out/kernel_score.json):
     python bench/kernel_score.py                      # both sections
     python bench/kernel_score.py --only e2e --rows 20000
     python bench/kernel_score.py --only e2e --tooleval /tmp/venv/bin/python   # an installed wheel
+    python bench/kernel_score.py --only instructions   # callgrind: needs cargo and valgrind
 
 ``--tooleval PYTHON`` runs ``tooleval score`` (and the bare ``orjson.loads``
 loop the e2e section also times) with another interpreter, e.g. a fresh venv
@@ -163,6 +169,85 @@ def e2e(n_rows: int, repeat: int, skip_python: bool = False) -> list[dict[str, A
     return results
 
 
+# what docs/performance.md splits a row's instructions into: label -> callgrind function name
+SPLIT = {
+    "whole row": "_kernel::score_into",
+    "JSON parse": "_kernel::json::parse",
+    "reading the row": "_kernel::rows::read_row",
+    "scoring": "_kernel::metrics::score_row",
+    "the result line": "_kernel::result::finish",
+    "the argument checks written": "_kernel::result::check_json",
+    "pairing": "_kernel::alignment::analyse",
+    "freeing the row": "core::ptr::drop_in_place<_kernel::metrics::Row>",
+}
+HARNESS = """
+import importlib.machinery, importlib.util, sys
+so, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+loader = importlib.machinery.ExtensionFileLoader("tooleval._kernel", so)
+spec = importlib.util.spec_from_file_location("tooleval._kernel", so, loader=loader)
+module = importlib.util.module_from_spec(spec)
+loader.exec_module(module)
+from tooleval.metrics import bind
+from tooleval.metrics.engine import _kernel_for
+kernel = _kernel_for(bind("tool_call_accuracy"), module)
+with open(path, "rb") as f:
+    data = b"".join(f.readline() for _ in range(n))
+assert not any(isinstance(p, tuple) for p in kernel.score_block(data, 1, 1))
+"""
+
+
+def instructions(n_rows: int) -> list[dict[str, Any]]:
+    for tool in ("cargo", "valgrind", "callgrind_annotate"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"the instruction count needs {tool} on PATH")
+    target = OUT / "kernel-symbols"
+    env = {
+        **os.environ,
+        "CARGO_TARGET_DIR": str(target),
+        "CARGO_PROFILE_RELEASE_DEBUG": "line-tables-only",
+        "CARGO_PROFILE_RELEASE_STRIP": "none",
+        "PYO3_PYTHON": sys.executable,
+    }
+    subprocess.run(
+        ["cargo", "build", "--release", "--locked", "--features", "pyo3/extension-module"],
+        cwd=ROOT / "kernel",
+        env=env,
+        check=True,
+    )
+    so = target / "release" / "lib_kernel.so"
+    profile = OUT / "kernel_score.callgrind"
+    harness = [sys.executable, "-c", HARNESS, str(so), str(rows_file(100_000)), str(n_rows)]
+    subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={profile}",
+            "--toggle-collect=*score_part*",
+            *harness,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(profile)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    counts: dict[str, int] = {}
+    for line in annotated.splitlines():
+        count, _, rest = line.strip().partition(" ")
+        for label, name in SPLIT.items():
+            if label not in counts and (f":{name} [" in rest or rest.endswith(f":{name}")):
+                counts[label] = int(count.replace(",", ""))
+    results = []
+    for label in SPLIT:
+        per_row = counts.get(label, 0) / n_rows
+        results.append({"section": "instructions", "label": label, "per_row": per_row})
+        print(f"{label}: {per_row / 1000:.1f}k instructions per row", flush=True)
+    return results
+
+
 def _best(fn: Any, tries: int = 3) -> tuple[float, float]:
     """Best wall time and best CPU time (all threads) of ``tries`` runs."""
     walls, cpus = [], []
@@ -259,7 +344,8 @@ def parse(n_rows: int, threads: int) -> list[dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=["e2e", "parse"])
+    parser.add_argument("--only", choices=["e2e", "parse", "instructions"])
+    parser.add_argument("--callgrind-rows", type=int, default=10_000)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--big-rows", type=int, default=1_000_000)
     parser.add_argument("--threads", type=int, default=2)
@@ -288,6 +374,8 @@ def main() -> None:
         results += e2e(args.rows, args.repeat, args.skip_python)
     if args.only in (None, "parse"):
         results += parse(args.big_rows, args.threads)
+    if args.only == "instructions":  # minutes under valgrind: only when asked
+        results += instructions(args.callgrind_rows)
     machine["load_after"] = os.getloadavg()
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "kernel_score.json").write_text(

@@ -30,6 +30,7 @@ BASE = {
     "http_deadline",
     "_kernel",
     "_extras",
+    "plugins",
 }
 
 # package -> the packages of ours it may import (besides BASE and itself), bottom up.

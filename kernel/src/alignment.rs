@@ -33,8 +33,8 @@ impl KeysFor {
 }
 
 pub struct Table<'a> {
-    pub expected: &'a [Call],
-    pub actual: &'a [Call],
+    pub expected: &'a [Call<'a>],
+    pub actual: &'a [Call<'a>],
     cmp: &'a Comparator,
     keys: &'a KeysFor,
     mismatch_extra: bool,
@@ -51,8 +51,8 @@ pub type Pairs = Vec<(usize, usize)>;
 
 impl<'a> Table<'a> {
     pub fn new(
-        expected: &'a [Call],
-        actual: &'a [Call],
+        expected: &'a [Call<'a>],
+        actual: &'a [Call<'a>],
         cmp: &'a Comparator,
         keys: &'a KeysFor,
         mismatch_extra: bool,
@@ -273,7 +273,7 @@ fn is_listed_chain(pairs: &[(usize, usize)], n: usize) -> bool {
 
 /// Readable strings for each ordering constraint the pairing breaks (tightest only).
 pub fn order_violations(
-    expected: &[Call],
+    expected: &[Call<'_>],
     pairs: &[(usize, usize)],
     before: &[(usize, usize)],
 ) -> Vec<String> {

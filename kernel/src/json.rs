@@ -5,27 +5,53 @@
 //! outside the 64-bit range (orjson makes them floats), lone surrogates,
 //! invalid UTF-8, nesting deeper than `MAX_DEPTH`. A refused line is scored by
 //! the Python reference, which also reports any error in it.
+//!
+//! Strings and keys without escapes are borrowed from the line (`Cow::Borrowed`):
+//! a row's values are slices of its input, and only escaped text is copied.
+
+use std::borrow::Cow;
 
 pub const MAX_DEPTH: usize = 48;
 
 #[derive(Debug, Clone)]
-pub enum Value {
+pub enum Value<'a> {
     Null,
     Bool(bool),
     Int(i64),
     /// An integer above `i64::MAX` (orjson keeps it an `int` up to `u64::MAX`).
     UInt(u64),
     Float(f64),
-    Str(String),
-    Arr(Vec<Value>),
+    Str(Cow<'a, str>),
+    Arr(Vec<Value<'a>>),
     /// Keys in first-seen order; a repeated key keeps its first position and its last value.
-    Obj(Vec<(String, Value)>),
+    Obj(Obj<'a>),
 }
 
-pub type Obj = Vec<(String, Value)>;
+pub type Obj<'a> = Vec<(Cow<'a, str>, Value<'a>)>;
 
-pub fn get<'a>(obj: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
+pub fn get<'v, 'a>(obj: &'v [(Cow<'a, str>, Value<'a>)], key: &str) -> Option<&'v Value<'a>> {
     obj.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+impl Value<'_> {
+    /// The same value owning all its text (for values kept beyond their line).
+    pub fn into_owned(self) -> Value<'static> {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::Int(i) => Value::Int(i),
+            Value::UInt(u) => Value::UInt(u),
+            Value::Float(f) => Value::Float(f),
+            Value::Str(s) => Value::Str(Cow::Owned(s.into_owned())),
+            Value::Arr(items) => Value::Arr(items.into_iter().map(Value::into_owned).collect()),
+            Value::Obj(items) => Value::Obj(
+                items
+                    .into_iter()
+                    .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 // ---------------------------------------------------------------- reading
@@ -33,13 +59,23 @@ pub fn get<'a>(obj: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
 struct Reader<'a> {
     s: &'a [u8],
     i: usize,
+    /// Entries of the objects being read, innermost last; each object moves its
+    /// own entries into a vector of their exact size when it closes.
+    entries: Vec<(Cow<'a, str>, Value<'a>)>,
+    /// The same for the items of arrays.
+    items: Vec<Value<'a>>,
 }
 
-pub fn parse(line: &[u8]) -> Option<Value> {
+pub fn parse(line: &[u8]) -> Option<Value<'_>> {
     // orjson refuses invalid UTF-8 anywhere; checked once here, so strings
     // (cut at ASCII quotes and escapes) need no check of their own.
     std::str::from_utf8(line).ok()?;
-    let mut r = Reader { s: line, i: 0 };
+    let mut r = Reader {
+        s: line,
+        i: 0,
+        entries: Vec::with_capacity(32),
+        items: Vec::with_capacity(16),
+    };
     r.ws();
     let v = r.value(0)?;
     r.ws();
@@ -49,78 +85,72 @@ pub fn parse(line: &[u8]) -> Option<Value> {
     Some(v)
 }
 
+/// Bytes that end the plain run of a string: `"`, `\\` and control characters.
+const STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        table[c] = true;
+        c += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `w` that is `"`, `\\` or below 0x20; exact for
+/// the lowest such byte (a borrow only reaches higher bytes).
+#[inline]
+fn stops(w: u64) -> u64 {
+    let quote = w ^ (ONES * b'"' as u64);
+    let slash = w ^ (ONES * b'\\' as u64);
+    (quote.wrapping_sub(ONES) & !quote
+        | slash.wrapping_sub(ONES) & !slash
+        | w.wrapping_sub(ONES * 0x20) & !w)
+        & HIGH
+}
+
+/// Text of the valid UTF-8 line between two ASCII bytes (or its ends).
+#[inline]
+fn text_of(bytes: &[u8]) -> &str {
+    // SAFETY: `parse` checked that the whole line is UTF-8 and every cut made
+    // here is next to an ASCII byte (a quote, a backslash, a control character).
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// The same key (short keys differ mostly in length or first byte: checked before the bytes).
+#[inline]
+fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.first() == b.first() && a == b
+}
+
 impl<'a> Reader<'a> {
+    #[inline]
     fn ws(&mut self) {
-        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
             self.i += 1;
         }
     }
 
-    fn value(&mut self, depth: usize) -> Option<Value> {
+    fn value(&mut self, depth: usize) -> Option<Value<'a>> {
         match *self.s.get(self.i)? {
             b'{' => {
                 if depth >= MAX_DEPTH {
                     return None;
                 }
                 self.i += 1;
-                let mut out: Obj = Vec::with_capacity(8);
-                self.ws();
-                if self.s.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Some(Value::Obj(out));
-                }
-                loop {
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b'"') {
-                        return None;
-                    }
-                    let key = self.string()?;
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b':') {
-                        return None;
-                    }
-                    self.i += 1;
-                    self.ws();
-                    let v = self.value(depth + 1)?;
-                    match out.iter_mut().find(|(k, _)| *k == key) {
-                        Some(slot) => slot.1 = v,
-                        None => out.push((key, v)),
-                    }
-                    self.ws();
-                    match *self.s.get(self.i)? {
-                        b',' => self.i += 1,
-                        b'}' => {
-                            self.i += 1;
-                            return Some(Value::Obj(out));
-                        }
-                        _ => return None,
-                    }
-                }
+                self.object(depth).map(Value::Obj)
             }
             b'[' => {
                 if depth >= MAX_DEPTH {
                     return None;
                 }
                 self.i += 1;
-                let mut out = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Some(Value::Arr(out));
-                }
-                loop {
-                    self.ws();
-                    out.push(self.value(depth + 1)?);
-                    self.ws();
-                    match *self.s.get(self.i)? {
-                        b',' => self.i += 1,
-                        b']' => {
-                            self.i += 1;
-                            return Some(Value::Arr(out));
-                        }
-                        _ => return None,
-                    }
-                }
+                self.array(depth).map(Value::Arr)
             }
             b'"' => Some(Value::Str(self.string()?)),
             b't' => self.word(b"true", Value::Bool(true)),
@@ -131,7 +161,86 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn word(&mut self, w: &[u8], v: Value) -> Option<Value> {
+    /// An object's entries, after its `{`.
+    fn object(&mut self, depth: usize) -> Option<Obj<'a>> {
+        let mark = self.entries.len();
+        self.ws();
+        if self.s.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Some(Vec::new());
+        }
+        loop {
+            self.ws();
+            if self.s.get(self.i) != Some(&b'"') {
+                return self.abandon_entries(mark);
+            }
+            let Some(key) = self.string() else {
+                return self.abandon_entries(mark);
+            };
+            self.ws();
+            if self.s.get(self.i) != Some(&b':') {
+                return self.abandon_entries(mark);
+            }
+            self.i += 1;
+            self.ws();
+            let Some(v) = self.value(depth + 1) else {
+                return self.abandon_entries(mark);
+            };
+            match self.entries[mark..]
+                .iter_mut()
+                .find(|(k, _)| same_key(k, &key))
+            {
+                Some(slot) => slot.1 = v,
+                None => self.entries.push((key, v)),
+            }
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Some(self.entries.split_off(mark));
+                }
+                _ => return self.abandon_entries(mark),
+            }
+        }
+    }
+
+    fn abandon_entries<T>(&mut self, mark: usize) -> Option<T> {
+        self.entries.truncate(mark);
+        None
+    }
+
+    /// An array's items, after its `[`.
+    fn array(&mut self, depth: usize) -> Option<Vec<Value<'a>>> {
+        let mark = self.items.len();
+        self.ws();
+        if self.s.get(self.i) == Some(&b']') {
+            self.i += 1;
+            return Some(Vec::new());
+        }
+        loop {
+            self.ws();
+            let Some(v) = self.value(depth + 1) else {
+                self.items.truncate(mark);
+                return None;
+            };
+            self.items.push(v);
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Some(self.items.split_off(mark));
+                }
+                _ => {
+                    self.items.truncate(mark);
+                    return None;
+                }
+            }
+        }
+    }
+
+    fn word(&mut self, w: &[u8], v: Value<'a>) -> Option<Value<'a>> {
         if self.s[self.i..].starts_with(w) {
             self.i += w.len();
             Some(v)
@@ -148,7 +257,7 @@ impl<'a> Reader<'a> {
         self.i - start
     }
 
-    fn number(&mut self) -> Option<Value> {
+    fn number(&mut self) -> Option<Value<'a>> {
         let start = self.i;
         if self.s[self.i] == b'-' {
             self.i += 1;
@@ -186,7 +295,7 @@ impl<'a> Reader<'a> {
                 return Some(Value::Int(if int_start > start { -v } else { v }));
             }
         }
-        let text = std::str::from_utf8(&self.s[start..self.i]).ok()?;
+        let text = text_of(&self.s[start..self.i]);
         if !float {
             if let Ok(v) = text.parse::<i64>() {
                 return Some(Value::Int(v));
@@ -213,40 +322,41 @@ impl<'a> Reader<'a> {
         Some(v)
     }
 
-    fn string(&mut self) -> Option<String> {
-        self.i += 1; // opening quote
-        let first = self.i;
-        while self.i < self.s.len() {
-            let c = self.s[self.i];
-            if c == b'"' {
-                let text = &self.s[first..self.i];
-                self.i += 1;
-                // SAFETY: as below; a valid UTF-8 line cut at ASCII quotes.
-                return Some(unsafe { String::from_utf8_unchecked(text.to_vec()) });
+    /// Moves past the bytes that need no attention in a string (8 at a time).
+    #[inline]
+    fn plain_run(&mut self) {
+        while self.i + 8 <= self.s.len() {
+            let word = u64::from_le_bytes(self.s[self.i..self.i + 8].try_into().unwrap());
+            let found = stops(word);
+            if found != 0 {
+                self.i += (found.trailing_zeros() / 8) as usize;
+                return;
             }
-            if c == b'\\' || c < 0x20 {
-                break;
-            }
+            self.i += 8;
+        }
+        while self.i < self.s.len() && !STOP[self.s[self.i] as usize] {
             self.i += 1;
         }
-        self.i = first;
-        let mut out: Vec<u8> = Vec::new();
+    }
+
+    /// A string, after its opening quote is seen; borrowed from the line when it has no escape.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.i += 1; // opening quote
+        let first = self.i;
+        self.plain_run();
+        if *self.s.get(self.i)? == b'"' {
+            self.i += 1;
+            return Some(Cow::Borrowed(text_of(&self.s[first..self.i - 1])));
+        }
+        let mut out: Vec<u8> = Vec::with_capacity(self.i - first + 16);
+        out.extend_from_slice(&self.s[first..self.i]);
         loop {
-            let start = self.i;
-            while self.i < self.s.len() {
-                let c = self.s[self.i];
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.i += 1;
-            }
-            out.extend_from_slice(&self.s[start..self.i]);
             match *self.s.get(self.i)? {
                 b'"' => {
                     self.i += 1;
                     // SAFETY: the whole line is valid UTF-8 (checked in `parse`), the
                     // pieces copied end at ASCII bytes, and escapes add whole chars.
-                    return Some(unsafe { String::from_utf8_unchecked(out) });
+                    return Some(Cow::Owned(unsafe { String::from_utf8_unchecked(out) }));
                 }
                 b'\\' => {
                     self.i += 1;
@@ -284,32 +394,39 @@ impl<'a> Reader<'a> {
                 }
                 _ => return None, // a raw control character
             }
+            let start = self.i;
+            self.plain_run();
+            out.extend_from_slice(&self.s[start..self.i]);
         }
     }
 }
 
 // ---------------------------------------------------------------- writing (orjson)
 
-/// Bytes orjson escapes in a string: control characters, `"` and `\\`.
-const ESCAPED: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut c = 0;
-    while c < 0x20 {
-        table[c] = true;
-        c += 1;
+/// The first byte of `b[from..]` orjson escapes in a string (a control character, `"`
+/// or `\\`; the bytes [`stops`] finds), 8 bytes at a time.
+#[inline]
+fn next_escaped(b: &[u8], mut from: usize) -> Option<usize> {
+    while from + 8 <= b.len() {
+        let word = u64::from_le_bytes(b[from..from + 8].try_into().unwrap());
+        let found = stops(word);
+        if found != 0 {
+            return Some(from + (found.trailing_zeros() / 8) as usize);
+        }
+        from += 8;
     }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
+    (from..b.len()).find(|&k| STOP[b[k] as usize])
+}
 
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
+    if b.len() <= 32 && write_short(out, b) {
+        return;
+    }
     out.push(b'"');
     let mut start = 0;
-    while let Some(offset) = b[start..].iter().position(|&c| ESCAPED[c as usize]) {
-        let at = start + offset;
+    while let Some(at) = next_escaped(b, start) {
         out.extend_from_slice(&b[start..at]);
         match b[at] {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -330,6 +447,25 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(&b[start..]);
     out.push(b'"');
+}
+
+/// A short string with nothing to escape, quoted, copied byte by byte into the
+/// reserved room (names, keys, matchers: cheaper than a `memcpy` call); false
+/// (and `out` unchanged) when a byte needs escaping.
+#[inline]
+fn write_short(out: &mut Vec<u8>, b: &[u8]) -> bool {
+    let spare = &mut out.spare_capacity_mut()[..b.len() + 2];
+    spare[0].write(b'"');
+    for (slot, &c) in spare[1..].iter_mut().zip(b) {
+        if STOP[c as usize] {
+            return false;
+        }
+        slot.write(c);
+    }
+    spare[b.len() + 1].write(b'"');
+    // SAFETY: the `b.len() + 2` bytes after the length were written just above.
+    unsafe { out.set_len(out.len() + b.len() + 2) };
+    true
 }
 
 /// Writes `x` (finite) as orjson does (`python = false`) or as Python's `repr` does.
@@ -455,6 +591,10 @@ pub fn write_int(out: &mut Vec<u8>, v: i64) {
 }
 
 pub fn write_uint(out: &mut Vec<u8>, mut v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8); // indices and counts: mostly one digit
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -514,7 +654,7 @@ pub fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
-pub fn write_obj(out: &mut Vec<u8>, items: &[(String, Value)]) {
+pub fn write_obj(out: &mut Vec<u8>, items: &[(Cow<'_, str>, Value<'_>)]) {
     out.push(b'{');
     for (n, (k, item)) in items.iter().enumerate() {
         if n > 0 {

@@ -28,6 +28,7 @@ use metrics::{Config, Coverage, Empty, Metric};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
+use std::borrow::Cow;
 
 // Rust allocations only (Python's objects keep Python's allocator): a row's
 // many small strings and vectors are allocated and freed on the scoring threads.
@@ -39,7 +40,7 @@ fn bad(what: &str) -> PyErr {
 }
 
 /// A matcher from its list form (`tooleval.metrics.engine._matcher_config` writes it).
-fn matcher(v: &Value) -> PyResult<Matcher> {
+fn matcher(v: &Value<'_>) -> PyResult<Matcher> {
     let Value::Arr(parts) = v else {
         return Err(bad("a matcher is a list"));
     };
@@ -60,7 +61,7 @@ fn matcher(v: &Value) -> PyResult<Matcher> {
     let Some(Value::Str(name)) = parts.first() else {
         return Err(bad("unknown matcher"));
     };
-    match name.as_str() {
+    match name.as_ref() {
         "exact" => Ok(Matcher::Exact),
         "ignore" => Ok(Matcher::Ignore),
         "normalized" => Ok(Matcher::Normalized {
@@ -87,7 +88,7 @@ fn matcher(v: &Value) -> PyResult<Matcher> {
         "any_of_expected" => Ok(Matcher::AnyOfExpected),
         "any_of" => match parts.get(1) {
             Some(Value::Arr(values)) => Ok(Matcher::AnyOf {
-                values: values.clone(),
+                values: values.iter().map(|v| v.clone().into_owned()).collect(),
                 optional: flag(2)?,
             }),
             _ => Err(bad("any_of values")),
@@ -102,39 +103,39 @@ fn matcher(v: &Value) -> PyResult<Matcher> {
 }
 
 fn pairs_of<T>(
-    v: Option<&Value>,
-    each: impl Fn(&Value) -> PyResult<T>,
+    v: Option<&Value<'_>>,
+    each: impl Fn(&Value<'_>) -> PyResult<T>,
 ) -> PyResult<Vec<(String, T)>> {
     let mut out = Vec::new();
     if let Some(Value::Obj(items)) = v {
         for (k, item) in items {
-            out.push((k.clone(), each(item)?));
+            out.push((k.to_string(), each(item)?));
         }
     }
     Ok(out)
 }
 
-fn strings(v: &Value) -> PyResult<Vec<String>> {
+fn strings(v: &Value<'_>) -> PyResult<Vec<String>> {
     let Value::Arr(items) = v else {
         return Err(bad("a key list"));
     };
     items
         .iter()
         .map(|s| match s {
-            Value::Str(s) => Ok(s.clone()),
+            Value::Str(s) => Ok(s.to_string()),
             _ => Err(bad("a key")),
         })
         .collect()
 }
 
-fn text<'a>(cfg: &'a [(String, Value)], key: &str) -> PyResult<&'a str> {
+fn text<'a>(cfg: &'a [(Cow<'_, str>, Value<'_>)], key: &str) -> PyResult<&'a str> {
     match get(cfg, key) {
         Some(Value::Str(s)) => Ok(s),
         _ => Err(bad(key)),
     }
 }
 
-fn flag(cfg: &[(String, Value)], key: &str) -> PyResult<bool> {
+fn flag(cfg: &[(Cow<'_, str>, Value<'_>)], key: &str) -> PyResult<bool> {
     match get(cfg, key) {
         Some(Value::Bool(b)) => Ok(*b),
         _ => Err(bad(key)),
@@ -143,7 +144,7 @@ fn flag(cfg: &[(String, Value)], key: &str) -> PyResult<bool> {
 
 /// Every option of `name` given, no other, each enumerated one a value the kernel takes
 /// (`protocol::METRICS`); `metric` and `args` (the comparator) are always there.
-fn check_options(cfg: &[(String, Value)], name: &str) -> PyResult<()> {
+fn check_options(cfg: &[(Cow<'_, str>, Value<'_>)], name: &str) -> PyResult<()> {
     let options = protocol::options(name).ok_or_else(|| bad("unsupported metric"))?;
     for (key, _) in cfg {
         let known = key == "metric" || key == "args" || options.iter().any(|(o, _)| o == key);
@@ -154,7 +155,7 @@ fn check_options(cfg: &[(String, Value)], name: &str) -> PyResult<()> {
     for (option, values) in options {
         match (get(cfg, option), values) {
             (None, _) => return Err(bad(option)),
-            (Some(Value::Str(v)), Some(values)) if !values.contains(&v.as_str()) => {
+            (Some(Value::Str(v)), Some(values)) if !values.contains(&v.as_ref()) => {
                 return Err(bad(option))
             }
             (Some(v), Some(_)) if !matches!(v, Value::Str(_)) => return Err(bad(option)),
@@ -184,7 +185,7 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
     };
     let name = text(&cfg, "metric")?.to_string();
     check_options(&cfg, &name)?;
-    let strict = |cfg: &[(String, Value)]| match text(cfg, "order")? {
+    let strict = |cfg: &[(Cow<'_, str>, Value<'_>)]| match text(cfg, "order")? {
         "strict" => Ok(true),
         "flexible" => Ok(false),
         _ => Err(bad("order")),
@@ -233,7 +234,7 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
         "output_contains" => Metric::Contains(output::Contains {
             values: match get(&cfg, "values") {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(v.clone()),
+                Some(v) => Some(v.clone().into_owned()),
             },
             require_all: match text(&cfg, "require")? {
                 "all" => true,

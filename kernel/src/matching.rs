@@ -1,15 +1,17 @@
 //! Argument matchers and the argument comparison of two calls
 //! (`tooleval.matching.values` and `tooleval.matching.config`).
 
+use std::borrow::Cow;
+
 use crate::json::{get, Obj, Value};
 use crate::similarity;
 use crate::structural::{unordered_same, values_equal};
 use crate::text::{casefold, coerce, normalize_text};
 
-pub struct Call {
-    pub name: String,
+pub struct Call<'a> {
+    pub name: Cow<'a, str>,
     /// `None`: an expected call given by name only (arguments not compared).
-    pub args: Option<Obj>,
+    pub args: Option<Obj<'a>>,
 }
 
 #[derive(Clone, Debug)]
@@ -35,7 +37,7 @@ pub enum Matcher {
     AnyOfExpected,
     /// `AnyOf(values, optional=...)` given in the matcher configuration.
     AnyOf {
-        values: Vec<Value>,
+        values: Vec<Value<'static>>,
         optional: bool,
     },
     Unordered {
@@ -188,9 +190,9 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn normalize(v: &Value, fold: bool) -> Result<Value, ()> {
+fn normalize<'a>(v: &Value<'a>, fold: bool) -> Result<Value<'a>, ()> {
     Ok(match v {
-        Value::Str(s) => Value::Str(normalize_text(s, fold)?),
+        Value::Str(s) => Value::Str(Cow::Owned(normalize_text(s, fold)?)),
         Value::Obj(items) => Value::Obj(
             items
                 .iter()
@@ -258,9 +260,10 @@ fn numeric_equal(e: &Value, a: &Value, abs_tol: f64, rel_tol: f64, ife: bool) ->
 /// reference keeps plain JSON by reference in its diagnoses).
 pub struct Check<'a> {
     pub tool: &'a str,
-    pub key: String,
-    pub expected: Option<&'a Value>,
-    pub actual: Option<&'a Value>,
+    /// The dotted path of the key (borrowed from the call for a top-level key).
+    pub key: Cow<'a, str>,
+    pub expected: Option<&'a Value<'a>>,
+    pub actual: Option<&'a Value<'a>>,
     pub score: f64,
     pub expected_index: usize,
     pub actual_index: usize,
@@ -311,8 +314,8 @@ impl Comparator {
     /// `ArgumentComparator.compare` (checks recorded when `record`).
     pub fn compare<'a>(
         &'a self,
-        expected: &'a Call,
-        actual: &'a Call,
+        expected: &'a Call<'a>,
+        actual: &'a Call<'a>,
         keys: Option<&'a [String]>,
         mismatch_extra: bool,
         indices: (usize, usize),
@@ -352,13 +355,33 @@ impl Comparator {
 }
 
 /// `math.fsum(values) / len(values)`, as the Python reference averages.
-pub fn mean(values: impl ExactSizeIterator<Item = f64>) -> f64 {
+pub fn mean(values: impl ExactSizeIterator<Item = f64> + Clone) -> f64 {
     let n = values.len();
     fsum(values) / n as f64
 }
 
 /// CPython's `math.fsum` (Shewchuk's exact partials, correctly rounded) for finite values.
-pub fn fsum(values: impl Iterator<Item = f64>) -> f64 {
+pub fn fsum(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    // When every running sum is exact (no rounding error in any step, as with
+    // scores of 0 and 1), that sum is the exact sum, which is what fsum returns.
+    let mut rest = values.clone();
+    let Some(mut sum) = rest.next() else {
+        return 0.0;
+    };
+    let mut exact = sum.is_finite();
+    for x in rest {
+        if !exact {
+            break;
+        }
+        let hi = sum + x;
+        let b = hi - sum;
+        let err = (sum - (hi - b)) + (x - b);
+        sum = hi;
+        exact = err == 0.0 && hi.is_finite();
+    }
+    if exact {
+        return sum;
+    }
     let mut partials: Vec<f64> = Vec::new();
     for mut x in values {
         let mut i = 0;
@@ -407,19 +430,22 @@ pub fn fsum(values: impl Iterator<Item = f64>) -> f64 {
     hi
 }
 
-static EMPTY: Obj = Vec::new();
+static EMPTY: Obj<'static> = Vec::new();
 
 /// `key` names something inside `path`: it starts with `path` and a dot.
 fn below(key: &str, path: &str) -> bool {
     key.len() > path.len() && key.as_bytes()[path.len()] == b'.' && key.starts_with(path)
 }
 
-/// `prefix + key`, the dotted path of a key.
-fn joined(prefix: &str, key: &str) -> String {
+/// `prefix + key`, the dotted path of a key (the key itself at the top level).
+fn joined<'a>(prefix: &str, key: &'a str) -> Cow<'a, str> {
+    if prefix.is_empty() {
+        return Cow::Borrowed(key);
+    }
     let mut path = String::with_capacity(prefix.len() + key.len());
     path.push_str(prefix);
     path.push_str(key);
-    path
+    Cow::Owned(path)
 }
 
 struct Walk<'a> {
@@ -470,8 +496,8 @@ impl<'a> Walk<'a> {
     fn compare_object(
         &mut self,
         prefix: &str,
-        expected: &'a Obj,
-        actual_map: &'a Obj,
+        expected: &'a Obj<'a>,
+        actual_map: &'a Obj<'a>,
         top: bool,
     ) -> Result<Vec<(f64, bool)>, ()> {
         let mut scores = Vec::with_capacity(expected.len());
@@ -504,9 +530,9 @@ impl<'a> Walk<'a> {
     /// The score of one value (None: nothing to score, e.g. `ignore`).
     fn compare_value(
         &mut self,
-        path: String,
-        expected: &'a Value,
-        actual: Option<&'a Value>,
+        path: Cow<'a, str>,
+        expected: &'a Value<'a>,
+        actual: Option<&'a Value<'a>>,
     ) -> Result<Option<(f64, bool)>, ()> {
         let explicit = self.cmp.explicit(self.tool, &path);
         if let Value::Obj(inner) = expected {
@@ -517,7 +543,7 @@ impl<'a> Walk<'a> {
                     Some(Value::Obj(m)) => m,
                     _ => &EMPTY,
                 };
-                let mut below = path;
+                let mut below = path.into_owned();
                 below.push('.');
                 let child = self.compare_object(&below, inner, actual_map, false)?;
                 if child.is_empty() {
@@ -545,9 +571,9 @@ impl<'a> Walk<'a> {
 
     fn record(
         &mut self,
-        path: String,
-        expected: Option<&'a Value>,
-        actual: Option<&'a Value>,
+        path: Cow<'a, str>,
+        expected: Option<&'a Value<'a>>,
+        actual: Option<&'a Value<'a>>,
         score: f64,
         ok: bool,
         matcher: &'static str,

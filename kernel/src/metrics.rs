@@ -61,15 +61,15 @@ pub struct Config {
     pub cmp: Comparator,
 }
 
-pub struct Row {
-    pub id: String,
-    pub expected: Option<Vec<Call>>,
+pub struct Row<'a> {
+    pub id: std::borrow::Cow<'a, str>,
+    pub expected: Option<Vec<Call<'a>>>,
     /// `ExpectedTools.before`: `None` is the listed order, `Some` explicit pairs (sorted).
     pub before: Option<Vec<(usize, usize)>>,
-    pub actual: Vec<Call>,
+    pub actual: Vec<Call<'a>>,
 }
 
-pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
+pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
     if let Metric::Contains(_) = cfg.metric {
         return Err(()); // needs the row's texts: `output::score_output` scores it
     }
@@ -117,7 +117,8 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
                 match (0..n).find(|&k| expected[k].name != actual[k].name) {
                     None => (0..n).map(|k| (k, k)).collect(),
                     Some(w) => {
-                        misaligned = Some((w, expected[w].name.clone(), actual[w].name.clone()));
+                        misaligned =
+                            Some((w, expected[w].name.to_string(), actual[w].name.to_string()));
                         Vec::new()
                     }
                 }
@@ -164,11 +165,19 @@ pub fn score_row(cfg: &Config, row: &Row, out: &mut impl Sink) -> R<()> {
             let mut d = diagnosis(&a, &table, true, true, shown, details);
             d.misaligned = misaligned;
             let summary = if score >= 1.0 {
-                format!(
-                    "all {ne} expected call{}{}",
-                    if ne != 1 { "s matched" } else { " matched" },
-                    if *strict { " in order" } else { "" }
-                )
+                // "all N expected calls matched[ in order]", the usual sentence, without `format!`
+                let mut s = String::with_capacity(40);
+                s.push_str("all ");
+                s.push_str(std::str::from_utf8(&int_json(ne)).map_err(|_| ())?);
+                s.push_str(if ne != 1 {
+                    " expected calls matched"
+                } else {
+                    " expected call matched"
+                });
+                if *strict {
+                    s.push_str(" in order");
+                }
+                s
             } else if alignment == 0 {
                 format!(
                     "score 0: the call names do not align ({} order)",

@@ -21,6 +21,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
+use std::borrow::Cow;
 use std::ffi::c_int;
 use std::ptr::addr_of_mut;
 
@@ -72,10 +73,10 @@ fn text(v: &Bound<'_, PyAny>) -> Option<String> {
 ///
 /// # Safety
 /// `o` is a valid object and the GIL is held.
-unsafe fn value(o: *mut ffi::PyObject, depth: usize) -> Option<Value> {
+unsafe fn value(o: *mut ffi::PyObject, depth: usize) -> Option<Value<'static>> {
     let kind = ffi::Py_TYPE(o);
     if kind == addr_of_mut!(ffi::PyUnicode_Type) {
-        return utf8(o).map(Value::Str);
+        return utf8(o).map(|s| Value::Str(Cow::Owned(s)));
     }
     if o == ffi::Py_None() {
         return Some(Value::Null);
@@ -124,7 +125,7 @@ unsafe fn value(o: *mut ffi::PyObject, depth: usize) -> Option<Value> {
 ///
 /// # Safety
 /// `d` is a valid exact `dict` and the GIL is held.
-unsafe fn object(d: *mut ffi::PyObject, depth: usize) -> Option<Obj> {
+unsafe fn object(d: *mut ffi::PyObject, depth: usize) -> Option<Obj<'static>> {
     let mut out = Vec::with_capacity(ffi::PyDict_Size(d).max(0) as usize);
     let mut pos: ffi::Py_ssize_t = 0;
     let mut key: *mut ffi::PyObject = std::ptr::null_mut();
@@ -133,12 +134,16 @@ unsafe fn object(d: *mut ffi::PyObject, depth: usize) -> Option<Obj> {
         if ffi::Py_TYPE(key) != addr_of_mut!(ffi::PyUnicode_Type) {
             return None;
         }
-        out.push((utf8(key)?, value(item, depth)?));
+        out.push((Cow::Owned(utf8(key)?), value(item, depth)?));
     }
     Some(out)
 }
 
-fn call(c: &Bound<'_, PyAny>, tool_call: &Bound<'_, PyType>, expected: bool) -> Option<Call> {
+fn call(
+    c: &Bound<'_, PyAny>,
+    tool_call: &Bound<'_, PyType>,
+    expected: bool,
+) -> Option<Call<'static>> {
     if !c.get_type().is(tool_call) {
         return None;
     }
@@ -161,7 +166,10 @@ fn call(c: &Bound<'_, PyAny>, tool_call: &Bound<'_, PyType>, expected: bool) -> 
         // SAFETY: an exact `dict`, GIL held
         Some(unsafe { object(args.as_ptr(), ARGS_DEPTH) }?)
     };
-    Some(Call { name, args })
+    Some(Call {
+        name: Cow::Owned(name),
+        args,
+    })
 }
 
 /// `ExpectedTools.before`: `None` (the listed order) or the pairs, sorted, each once.
@@ -183,7 +191,7 @@ fn before(v: &Bound<'_, PyAny>, n: usize) -> Option<Option<Vec<(usize, usize)>>>
 
 /// The kernel's row for a `Sample`, or `None` when the Python reference must
 /// score it (always, until `know_model` has been called).
-pub fn read_sample(sample: &Bound<'_, PyAny>) -> Option<Row> {
+pub fn read_sample(sample: &Bound<'_, PyAny>) -> Option<Row<'static>> {
     let py = sample.py();
     let [sample_type, expected_type, tool_call] = MODEL.get(py)?;
     read(
@@ -199,7 +207,7 @@ fn read(
     sample_type: &Bound<'_, PyType>,
     expected_type: &Bound<'_, PyType>,
     tool_call: &Bound<'_, PyType>,
-) -> Option<Row> {
+) -> Option<Row<'static>> {
     if !sample.get_type().is(sample_type) {
         return None;
     }
@@ -231,7 +239,7 @@ fn read(
         actual.push(call(&c, tool_call, false)?);
     }
     Some(Row {
-        id: String::new(),
+        id: Cow::Borrowed(""),
         expected,
         before: order,
         actual,
@@ -265,7 +273,7 @@ impl Unwritten {
     }
 }
 
-fn write_calls(out: &mut Vec<u8>, calls: &[Call]) {
+fn write_calls(out: &mut Vec<u8>, calls: &[Call<'_>]) {
     out.push(b'[');
     for (n, call) in calls.iter().enumerate() {
         if n > 0 {
@@ -284,7 +292,7 @@ fn write_calls(out: &mut Vec<u8>, calls: &[Call]) {
 }
 
 /// `row` as the canonical JSON row `rows::read_row` reads back into the same row.
-fn row_json(row: &Row) -> Vec<u8> {
+fn row_json(row: &Row<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(1024);
     out.extend_from_slice(b"{\"tools_called\":");
     write_calls(&mut out, &row.actual);

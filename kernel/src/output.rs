@@ -1,6 +1,8 @@
 //! `output_contains` (`tooleval.metrics.output`): does the final output contain
 //! the given values? Written byte for byte as the Python reference writes it.
 
+use std::borrow::Cow;
+
 use crate::json::{py_float, short, write_str, Value};
 use crate::metrics::{Config, Row, Sink};
 use crate::rows::RowTexts;
@@ -9,17 +11,17 @@ use crate::text::casefold;
 /// The options of a bound `output_contains` (`messages="final"` only).
 pub struct Contains {
     /// The `values` option; `None` reads `metadata.output_contains` of each row.
-    pub values: Option<Value>,
+    pub values: Option<Value<'static>>,
     pub require_all: bool,
     pub case_sensitive: bool,
 }
 
 /// `output._text`: a value looked for as text (`None` drops it); `Err` for
 /// values whose `str()` only Python writes (lists, objects).
-fn as_text(v: &Value) -> Result<Option<String>, ()> {
+fn as_text(v: &Value<'_>) -> Result<Option<String>, ()> {
     Ok(match v {
         Value::Null => None,
-        Value::Str(s) => Some(s.clone()),
+        Value::Str(s) => Some(s.to_string()),
         Value::Bool(b) => Some(if *b { "true" } else { "false" }.to_string()),
         Value::Int(i) => Some(i.to_string()),
         Value::UInt(u) => Some(u.to_string()),
@@ -47,15 +49,15 @@ const EMPTY_DIAGNOSIS: &[u8] =
 pub fn score_output(
     cfg: &Config,
     contains: &Contains,
-    row: &Row,
-    texts: &RowTexts,
+    row: &Row<'_>,
+    texts: &RowTexts<'_>,
     out: &mut impl Sink,
 ) -> Result<(), ()> {
     let (values, source) = match &contains.values {
         Some(v) => (Some(v), "option"),
         None => (texts.metadata_values.as_ref(), "metadata.output_contains"),
     };
-    let listed: Vec<&Value> = match values {
+    let listed: Vec<&Value<'_>> = match values {
         None | Some(Value::Null) => Vec::new(),
         Some(v @ Value::Str(_)) => vec![v],
         Some(Value::Arr(items)) => items.iter().collect(),
@@ -113,7 +115,7 @@ pub fn score_output(
         let shown: Vec<String> = missing
             .iter()
             .take(3)
-            .map(|v| short(Some(&Value::Str((*v).clone()))).ok_or(()))
+            .map(|v| short(Some(&Value::Str(Cow::Borrowed(v.as_str())))).ok_or(()))
             .collect::<Result<_, ()>>()?;
         reason.push_str("; output lacks ");
         reason.push_str(&shown.join(", "));

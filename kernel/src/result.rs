@@ -36,7 +36,9 @@ pub(crate) fn pairs_json(pairs: &[(usize, usize)]) -> Vec<u8> {
 }
 
 pub(crate) fn int_json(v: usize) -> Vec<u8> {
-    v.to_string().into_bytes()
+    let mut out = Vec::with_capacity(4);
+    crate::json::write_uint(&mut out, v as u64);
+    out
 }
 
 pub(crate) fn float_json(v: f64) -> Vec<u8> {
@@ -109,7 +111,7 @@ fn names(calls: &[Call], which: &[usize]) -> String {
     let shown: Vec<&str> = which
         .iter()
         .take(3)
-        .map(|&k| calls[k].name.as_str())
+        .map(|&k| calls[k].name.as_ref())
         .collect();
     let mut text = shown.join(", ");
     if which.len() > 3 {

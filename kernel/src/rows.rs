@@ -1,7 +1,9 @@
 //! Plain canonical rows (`tooleval.formats.rows._simple_row`): the rows the kernel reads itself.
 //! Anything else (messages, metadata, other formats, unusual values) is left to Python.
 
-use crate::json::{get, Value};
+use std::borrow::Cow;
+
+use crate::json::{get, Obj, Value};
 use crate::matching::Call;
 use crate::metrics::Row;
 
@@ -33,12 +35,12 @@ fn strip(name: &str) -> Option<&str> {
     ascii_ends.then_some(t)
 }
 
-fn take(fields: &mut [(String, Value)], key: &str) -> Option<Value> {
+fn take<'a>(fields: &mut [(Cow<'a, str>, Value<'a>)], key: &str) -> Option<Value<'a>> {
     let slot = fields.iter_mut().find(|(k, _)| k == key)?;
     Some(std::mem::replace(&mut slot.1, Value::Null))
 }
 
-fn calls(value: Value, expected: bool) -> Option<Vec<Call>> {
+fn calls(value: Value<'_>, expected: bool) -> Option<Vec<Call<'_>>> {
     let Value::Arr(items) = value else {
         return None;
     };
@@ -69,12 +71,15 @@ fn calls(value: Value, expected: bool) -> Option<Vec<Call>> {
                 out.push(Call { name, args });
             }
             Value::Str(name) => {
-                let name = strip(&name)?;
+                let name = match name {
+                    Cow::Borrowed(name) => Cow::Borrowed(strip(name)?),
+                    Cow::Owned(name) => Cow::Owned(strip(&name)?.to_string()),
+                };
                 if name.is_empty() {
                     return None;
                 }
                 out.push(Call {
-                    name: name.to_string(),
+                    name,
                     args: if expected { None } else { Some(Vec::new()) },
                 });
             }
@@ -87,10 +92,11 @@ fn calls(value: Value, expected: bool) -> Option<Vec<Call>> {
 /// `{"calls": [...], "order": "listed" | "any", "before": [[a, b], ...]}` as
 /// `formats.expected._ordered` reads it; `None` for anything else (`groups`,
 /// errors: Python reports them).
-fn ordered(mut order: Vec<(String, Value)>) -> Option<(Vec<Call>, Option<Vec<(usize, usize)>>)> {
+#[allow(clippy::type_complexity)]
+fn ordered(mut order: Obj<'_>) -> Option<(Vec<Call<'_>>, Option<Vec<(usize, usize)>>)> {
     if !order
         .iter()
-        .all(|(k, _)| matches!(k.as_str(), "calls" | "order" | "before"))
+        .all(|(k, _)| matches!(k.as_ref(), "calls" | "order" | "before"))
     {
         return None;
     }
@@ -147,29 +153,29 @@ pub fn settle_pairs(mut pairs: Vec<(usize, usize)>) -> Option<Vec<(usize, usize)
     (!contradictory).then_some(pairs)
 }
 
-pub fn read_row(value: Value, number: u64) -> Option<Row> {
+pub fn read_row(value: Value<'_>, number: u64) -> Option<Row<'_>> {
     let (row, texts) = read_row_texts(value, number)?;
     // no tools_called at all: `tooleval score` stops with an error (Python says which)
     texts.calls_given.then_some(row)
 }
 
 /// What `output_contains` reads besides the row: the final output and `metadata.output_contains`.
-pub struct RowTexts {
-    pub output: Option<String>,
-    pub metadata_values: Option<Value>,
+pub struct RowTexts<'a> {
+    pub output: Option<Cow<'a, str>>,
+    pub metadata_values: Option<Value<'a>>,
     /// The row has a `tools_called` key (the call metrics need one).
     pub calls_given: bool,
 }
 
 /// A plain canonical row and its texts; the calls are read (and checked) even
 /// when the metric does not use them, as Python reads every row.
-pub fn read_row_texts(value: Value, number: u64) -> Option<(Row, RowTexts)> {
+pub fn read_row_texts(value: Value<'_>, number: u64) -> Option<(Row<'_>, RowTexts<'_>)> {
     let Value::Obj(mut fields) = value else {
         return None;
     };
     if !fields
         .iter()
-        .all(|(k, _)| SIMPLE_KEYS.contains(&k.as_str()))
+        .all(|(k, _)| SIMPLE_KEYS.contains(&k.as_ref()))
     {
         return None;
     }
@@ -191,10 +197,10 @@ pub fn read_row_texts(value: Value, number: u64) -> Option<(Row, RowTexts)> {
         return None;
     }
     let id = match get(&fields, "id") {
-        None | Some(Value::Null) => number.to_string(),
+        None | Some(Value::Null) => Cow::Owned(number.to_string()),
         Some(Value::Str(s)) => s.clone(),
-        Some(Value::Int(i)) => i.to_string(),
-        Some(Value::UInt(u)) => u.to_string(),
+        Some(Value::Int(i)) => Cow::Owned(i.to_string()),
+        Some(Value::UInt(u)) => Cow::Owned(u.to_string()),
         _ => return None,
     };
     let (expected, before) = match take(&mut fields, "expected_tools") {

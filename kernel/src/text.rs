@@ -86,7 +86,7 @@ pub fn normalize_text(s: &str, fold: bool) -> Result<String, ()> {
 }
 
 /// An integer as Python's `int` holds it, when the kernel's values can (64 bits).
-fn integer(negative: bool, magnitude: u128) -> Result<Value, ()> {
+fn integer(negative: bool, magnitude: u128) -> Result<Value<'static>, ()> {
     if negative {
         if magnitude <= 1u128 << 63 {
             return Ok(Value::Int((magnitude as i128).wrapping_neg() as i64));
@@ -103,7 +103,7 @@ fn integer(negative: bool, magnitude: u128) -> Result<Value, ()> {
 }
 
 /// `int(x)` of a finite integral float.
-fn float_to_int(x: f64) -> Result<Value, ()> {
+fn float_to_int(x: f64) -> Result<Value<'static>, ()> {
     if x.abs() >= 18446744073709551616.0 {
         return Err(());
     }
@@ -151,7 +151,7 @@ fn is_number(text: &str) -> bool {
 /// `structural.number_from_text`: the canonical number a number or number-like
 /// text stands for; other values as given. `Err` for what only Python can say
 /// (non-ASCII digits, integers beyond 64 bits).
-pub fn number_from_text(v: &Value) -> Result<Value, ()> {
+pub fn number_from_text<'a>(v: &Value<'a>) -> Result<Value<'a>, ()> {
     let number = match v {
         Value::Str(s) => {
             let text = s.trim_matches(py_space);
@@ -190,7 +190,7 @@ pub fn number_from_text(v: &Value) -> Result<Value, ()> {
 }
 
 /// `structural._coerce`: [`number_from_text`] on every value nested in lists and objects.
-pub fn coerce(v: &Value) -> Result<Value, ()> {
+pub fn coerce<'a>(v: &Value<'a>) -> Result<Value<'a>, ()> {
     Ok(match v {
         Value::Obj(items) => Value::Obj(
             items

@@ -6,56 +6,24 @@ Blocks are made tiny so a small file spreads over many blocks in flight at once.
 from __future__ import annotations
 
 import io
-import os
-from unittest import mock
 
-import orjson
 import pytest
+from tests.kernel.support import KERNEL_ONLY, handed_back, python_bytes, rows
 
-pytest.importorskip(
-    "tooleval._kernel", reason="compiled kernel not built (`make kernel` needs cargo)"
-)
+from tooleval.errors import InputError
+from tooleval.metrics import bind
+from tooleval.metrics import engine as engine_module
+from tooleval.metrics.engine import fastest_engine
+from tooleval.scoring import score_line
 
-from tooleval.errors import InputError  # noqa: E402
-from tooleval.metrics import bind  # noqa: E402
-from tooleval.metrics import engine as engine_module  # noqa: E402
-from tooleval.metrics.engine import ENV_DISABLE, fastest_engine, kernel_status  # noqa: E402
-from tooleval.scoring import score_line  # noqa: E402
-
-pytestmark = pytest.mark.skipif(
-    kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
-)
-
-
-def _rows(n: int) -> bytes:
-    lines = []
-    for i in range(n):
-        expected = [{"name": "f", "args": {"q": i, "tags": ["a", str(i % 3)]}}, "g"]
-        called = [{"name": "f", "args": {"q": i if i % 4 else i + 1, "tags": ["a", "1"]}}]
-        row = {"id": f"r{i}", "tools_called": called, "expected_tools": expected}
-        if i % 7 == 3:
-            row["messages"] = []  # not a plain canonical row: scored by Python
-        lines.append(orjson.dumps(row))
-        if i % 11 == 5:
-            lines.append(b"   ")  # blank: skipped but counted
-    return b"\n".join(lines) + b"\n"
-
-
-def _python(metric, data: bytes) -> bytes:
-    with mock.patch.dict(os.environ, {ENV_DISABLE: "1"}):
-        reference = bind(metric.name, **metric.params)
-        return b"".join(
-            score_line(reference, n, line)
-            for n, line in enumerate(data.splitlines(keepends=True), start=1)
-            if line.strip()
-        )
+pytestmark = KERNEL_ONLY
 
 
 @pytest.mark.parametrize("threads", [1, 2, 5])
 def test_many_blocks_on_threads_give_the_python_bytes_in_order(threads, monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)  # a row or two per block
     metric = bind("tool_correctness")
-    data = _rows(120)
+    data = rows(120)
     engine = fastest_engine(metric)
     seen: list[int] = []
 
@@ -64,14 +32,14 @@ def test_many_blocks_on_threads_give_the_python_bytes_in_order(threads, monkeypa
         return score_line(metric, number, line)
 
     got = b"".join(engine.score_lines(io.BytesIO(data), fallback, threads=threads))
-    assert got == _python(metric, data)
-    assert seen == sorted(seen) and len(seen) == sum(1 for i in range(120) if i % 7 == 3)
+    assert got == python_bytes(metric, data)
+    assert seen == sorted(seen) and len(seen) == sum(1 for i in range(120) if handed_back(i))
 
 
 def test_a_bad_row_stops_after_every_row_before_it_with_blocks_in_flight(monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)
     metric = bind("tool_call_accuracy")
-    good = _rows(40).splitlines(keepends=True)
+    good = rows(40).splitlines(keepends=True)
     data = b"".join([*good[:20], b"{not json\n", *good[20:]])
     out: list[bytes] = []
     with pytest.raises(InputError) as info:
@@ -80,14 +48,14 @@ def test_a_bad_row_stops_after_every_row_before_it_with_blocks_in_flight(monkeyp
         ):
             out.append(part)
     assert info.value.row == 21
-    assert b"".join(out) == _python(metric, b"".join(good[:20]))
+    assert b"".join(out) == python_bytes(metric, b"".join(good[:20]))
 
 
 def test_blocks_in_flight_are_bounded(monkeypatch):
     # Memory stays flat: the reader is never more than threads + 1 blocks ahead of the writer.
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)
     metric = bind("tool_call_f1")
-    data = _rows(200)
+    data = rows(200)
     read = []
 
     class Source(io.BytesIO):
@@ -125,7 +93,7 @@ def test_a_reader_that_stops_early_stops_the_threads(monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)
     metric = bind("tool_call_f1")
     parts = fastest_engine(metric).score_lines(
-        io.BytesIO(_rows(100)), lambda n, line: score_line(metric, n, line), threads=3
+        io.BytesIO(rows(100)), lambda n, line: score_line(metric, n, line), threads=3
     )
     next(parts)
     assert len(_kernel_threads()) == 3

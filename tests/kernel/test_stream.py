@@ -8,50 +8,19 @@ blocks in flight; a bad row stops the run with every row before it written.
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 from unittest import mock
 
-import orjson
 import pytest
+from tests.kernel.support import KERNEL_ONLY, python_bytes, rows
 
-pytest.importorskip(
-    "tooleval._kernel", reason="compiled kernel not built (`make kernel` needs cargo)"
-)
+from tooleval.errors import InputError
+from tooleval.metrics import bind
+from tooleval.metrics import engine as engine_module
+from tooleval.metrics.engine import fastest_engine
+from tooleval.scoring import score_line, score_stream
 
-from tooleval.errors import InputError  # noqa: E402
-from tooleval.metrics import bind  # noqa: E402
-from tooleval.metrics import engine as engine_module  # noqa: E402
-from tooleval.metrics.engine import ENV_DISABLE, fastest_engine, kernel_status  # noqa: E402
-from tooleval.scoring import score_line, score_stream  # noqa: E402
-
-pytestmark = pytest.mark.skipif(
-    kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
-)
-
-
-def _rows(n: int) -> bytes:
-    lines = []
-    for i in range(n):
-        expected = [{"name": "f", "args": {"q": i, "tags": ["a", str(i % 3)]}}, "g"]
-        called = [{"name": "f", "args": {"q": i if i % 4 else i + 1, "tags": ["a", "1"]}}]
-        row = {"id": f"r{i}", "tools_called": called, "expected_tools": expected}
-        if i % 7 == 3:
-            row["messages"] = []  # not a plain canonical row: scored by Python
-        lines.append(orjson.dumps(row))
-        if i % 11 == 5:
-            lines.append(b"   ")  # blank: skipped but counted
-    return b"\n".join(lines) + b"\n"
-
-
-def _python(metric, data: bytes) -> bytes:
-    with mock.patch.dict(os.environ, {ENV_DISABLE: "1"}):
-        reference = bind(metric.name, **metric.params)
-        return b"".join(
-            score_line(reference, n, line)
-            for n, line in enumerate(data.splitlines(keepends=True), start=1)
-            if line.strip()
-        )
+pytestmark = KERNEL_ONLY
 
 
 def _score_into(metric, data: bytes, tmp_path: Path, threads: int, fallback=None) -> bytes:
@@ -76,16 +45,16 @@ def _score_into(metric, data: bytes, tmp_path: Path, threads: int, fallback=None
 def test_many_blocks_give_the_python_bytes_in_order(threads, metric_name, tmp_path, monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)  # a row or two per block
     metric = bind(metric_name)
-    data = _rows(150)
-    assert _score_into(metric, data, tmp_path, threads) == _python(metric, data)
+    data = rows(150)
+    assert _score_into(metric, data, tmp_path, threads) == python_bytes(metric, data)
 
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_lines_longer_than_a_read_and_a_last_line_without_newline(threads, tmp_path, monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 7)  # every line spans several reads
     metric = bind("tool_call_f1")
-    data = _rows(30).rstrip(b"\n")
-    assert _score_into(metric, data, tmp_path, threads) == _python(metric, data + b"\n")
+    data = rows(30).rstrip(b"\n")
+    assert _score_into(metric, data, tmp_path, threads) == python_bytes(metric, data + b"\n")
 
 
 @pytest.mark.parametrize("data", [b"", b"\n\n  \n", b"\r\n"])
@@ -97,17 +66,17 @@ def test_empty_and_blank_files_write_nothing(data, tmp_path):
 def test_a_bad_row_stops_after_every_row_before_it(threads, tmp_path, monkeypatch):
     monkeypatch.setattr(engine_module, "_BLOCK_BYTES", 300)
     metric = bind("tool_call_accuracy")
-    good = _rows(60).splitlines(keepends=True)
+    good = rows(60).splitlines(keepends=True)
     data = b"".join([*good[:40], b"{not json\n", *good[40:]])
     with pytest.raises(InputError) as info:
         _score_into(metric, data, tmp_path, threads)
     assert info.value.row == 41
-    assert (tmp_path / "out.jsonl").read_bytes() == _python(metric, b"".join(good[:40]))
+    assert (tmp_path / "out.jsonl").read_bytes() == python_bytes(metric, b"".join(good[:40]))
 
 
 def test_score_stream_to_a_file_uses_it_and_gives_the_lines_path_bytes(tmp_path):
     metric = bind("tool_call_accuracy")
-    data = _rows(80)
+    data = rows(80)
     (tmp_path / "in.jsonl").write_bytes(data)
     lines_path = mock.patch.object(
         engine_module.Engine, "score_lines", side_effect=AssertionError("not the file path")
@@ -117,7 +86,7 @@ def test_score_stream_to_a_file_uses_it_and_gives_the_lines_path_bytes(tmp_path)
         assert score_stream(metric, source, target, threads=2) == 80
     in_memory = io.BytesIO()  # no file descriptor: the lines path
     score_stream(metric, io.BytesIO(data), in_memory)
-    assert (tmp_path / "o.jsonl").read_bytes() == in_memory.getvalue() == _python(metric, data)
+    assert (tmp_path / "o.jsonl").read_bytes() == in_memory.getvalue() == python_bytes(metric, data)
 
 
 def test_not_files_are_left_to_score_lines(tmp_path):

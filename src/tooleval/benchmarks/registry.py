@@ -15,7 +15,6 @@ is not a Benchmark, raises naming it. Names are compared case- and
 
 from __future__ import annotations
 
-import difflib
 import threading
 
 from tooleval.benchmarks.base import Benchmark, normalize_name
@@ -40,11 +39,11 @@ _state = {"loaded": False}
 
 
 def _load() -> list[Benchmark]:
-    from importlib.metadata import entry_points
+    from tooleval.plugins import entry_points
 
     found: list[Benchmark] = []
     seen: dict[str, str] = {}
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+    for point in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda p: p.name):
         try:
             record = point.load()
         except Exception as exc:
@@ -88,6 +87,8 @@ def format_names() -> list[str]:
 
 
 def _unknown(name: str) -> ConfigError:
+    import difflib  # only when a message is being written
+
     names = format_names()
     close = difflib.get_close_matches(normalize_name(name), names, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""

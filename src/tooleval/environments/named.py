@@ -51,9 +51,9 @@ def register_environment(name: str, factory: Factory) -> None:
 
 
 def _declared(name: str) -> Factory | None:
-    from importlib.metadata import entry_points
+    from tooleval.plugins import entry_points
 
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    for point in entry_points(ENTRY_POINT_GROUP):
         if point.name == name:
             try:
                 loaded: Factory = point.load()
@@ -68,9 +68,9 @@ def _declared(name: str) -> Factory | None:
 
 
 def _declared_names() -> set[str]:
-    from importlib.metadata import entry_points
+    from tooleval.plugins import entry_points
 
-    return {point.name for point in entry_points(group=ENTRY_POINT_GROUP)}
+    return {point.name for point in entry_points(ENTRY_POINT_GROUP)}
 
 
 def environment_factory(spec: str, *, allow_import: bool = False) -> Factory:

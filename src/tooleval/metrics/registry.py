@@ -108,10 +108,10 @@ def register_metric(info: Any, *, replace_existing: bool = False) -> None:
 
 
 def _entry_point_metrics() -> list[MetricInfo]:
-    from importlib.metadata import entry_points
+    from tooleval.plugins import entry_points
 
     infos: list[MetricInfo] = []
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+    for point in sorted(entry_points(ENTRY_POINT_GROUP), key=lambda p: p.name):
         # A declared provider that cannot load must fail loudly, never vanish.
         try:
             provide = point.load()
@@ -138,10 +138,10 @@ def _entry_point_metrics() -> list[MetricInfo]:
 
 def _benchmark_metrics() -> list[MetricInfo]:
     """The metrics every benchmark record declares (entry-point group ``tooleval.benchmarks``)."""
-    from importlib.metadata import entry_points
+    from tooleval.plugins import entry_points
 
     infos: list[MetricInfo] = []
-    for point in sorted(entry_points(group=BENCHMARK_GROUP), key=lambda p: p.name):
+    for point in sorted(entry_points(BENCHMARK_GROUP), key=lambda p: p.name):
         try:
             declared = getattr(point.load(), "metrics", ())
             declared = tuple(declared() if callable(declared) else declared)
