@@ -38,8 +38,8 @@ def test_a_stage_is_recorded_and_its_exit_status_kept(tmp_path, status):
     assert done.returncode == status
     assert "== stage pytest:" in done.stdout and "5 CPU-s" in done.stdout
     assert not times.exists()
-    name, _wall, cpu, load, _after, verdict = table.read_text().strip().split("\t")
-    assert (name, cpu, load) == ("pytest", "5.0", "1.5")
+    name, _wall, cpu, load, _after, verdict, started = table.read_text().strip().split("\t")
+    assert (name, cpu, load, started) == ("pytest", "5.0", "1.5", "0")
     assert verdict == ("ok" if status == 0 else f"exit {status}")
     shown = subprocess.run(
         [sys.executable, str(STAGE), str(table), "--print"], capture_output=True, text=True
@@ -47,6 +47,20 @@ def test_a_stage_is_recorded_and_its_exit_status_kept(tmp_path, status):
     assert shown.returncode == 0
     assert shown.stdout.splitlines()[1].split()[:1] == ["pytest"]
     assert "total" in shown.stdout.splitlines()[-1]
+
+
+def test_the_total_is_the_elapsed_span_when_stages_ran_side_by_side(tmp_path, capsys):
+    table = tmp_path / "stages.tsv"
+    table.write_text(
+        "lint\t2.0\t1.0\t1.0\t1.0\tok\t100\n"
+        "pytest\t400.0\t600.0\t1.0\t2.0\tok\t102\n"  # beside mypy and the installed checks
+        "mypy\t30.0\t30.0\t1.0\t2.0\tok\t102\n"
+        "installed\t70.0\t140.0\t2.0\t3.0\tok\t132\n"
+        "no-kernel\t10.0\t15.0\t1.0\t1.0\tok\t502\n"
+    )
+    assert _module().print_table(table) == 0
+    total = capsys.readouterr().out.splitlines()[-1].split()
+    assert total[:3] == ["total", "412", "786"]  # from 100 to 512 s; the walls add up to 512
 
 
 def test_bad_arguments_print_the_usage_and_exit_2(tmp_path):
