@@ -25,6 +25,7 @@ BASE = {
     "errors",
     "textsafe",
     "urlsafe",
+    "stdio",
     "event_loop",
     "io_atomic",
     "http_deadline",

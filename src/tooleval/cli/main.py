@@ -26,6 +26,7 @@ from typing import Any
 
 from tooleval._extras import for_missing
 from tooleval.errors import ToolEvalError
+from tooleval.stdio import guard_closed_streams
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
@@ -193,6 +194,7 @@ def one_line(text: object, limit: int = 500) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    guard_closed_streams()  # a closed stdin/stdout/stderr: /dev/null in its place, '-' refused
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = DEBUG_FLAG in argv
     if debug:  # accepted anywhere, not only before the command

@@ -44,6 +44,7 @@ from tooleval.cli._score_input import (
     tabular_samples,
 )
 from tooleval.errors import ConfigError, InputError, ToolEvalError
+from tooleval.stdio import stdin_bytes, stdout_bytes
 
 _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
 TABLE_ROWS = 30  # tooleval.cli._table.TABLE_ROWS, for the help text
@@ -279,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
         "jsonl" if args.dataset == "-" else sniff_dataset(existing_file(args.dataset))
     )
     job = _Job(args, kind, chosen.benchmark, metrics, names, columns, judged=bool(judged))
-    with _naming_input(args.dataset), _output(args.output) as out:
+    with _output(args.output) as out, _naming_input(args.dataset):
         tally = _score_watched(job, out, table=args.table, gate=not rules.is_empty)
     if judge is not None:
         _print_usage(judge)
@@ -389,7 +390,7 @@ def _score(job: _Job, out: IO[bytes], tally: Any) -> int:
             )
         )
         return score_samples(metric, samples, out, on_result=on_result)
-    source = sys.stdin.buffer if args.dataset == "-" else open_dataset(args.dataset)
+    source = stdin_bytes("the dataset") if args.dataset == "-" else open_dataset(args.dataset)
     try:
         lines = _tapped(job, source)
         if not job.fast:
@@ -398,7 +399,7 @@ def _score(job: _Job, out: IO[bytes], tally: Any) -> int:
         threads = workers if args.workers else None
         return score_stream(metric, lines, out, workers=workers, threads=threads)
     finally:
-        if source is not sys.stdin.buffer:
+        if args.dataset != "-":
             source.close()
 
 
@@ -471,11 +472,11 @@ def _score_judged(job: _Job, out: IO[bytes], on_result: Any) -> int:
             Path(args.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
         )
     else:
-        source = sys.stdin.buffer if args.dataset == "-" else open_dataset(args.dataset)
+        source = stdin_bytes("the dataset") if args.dataset == "-" else open_dataset(args.dataset)
         try:
             samples = list(read_samples(job.metrics, _tapped(job, source)))
         finally:
-            if source is not sys.stdin.buffer:
+            if args.dataset != "-":
                 source.close()
     return score_concurrently(
         job.metrics, samples, out, concurrency=args.concurrency or 4, on_result=on_result
@@ -527,7 +528,8 @@ def _output(path: str | None) -> Iterator[IO[bytes]]:
         with atomic_write(path) as handle:
             yield handle
     else:
+        stream = stdout_bytes()
         try:
-            yield sys.stdout.buffer
+            yield stream
         finally:
-            sys.stdout.buffer.flush()
+            stream.flush()

@@ -35,7 +35,6 @@ import contextlib
 import io
 import re
 import shutil
-import sys
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -44,6 +43,7 @@ from typing import IO, Any
 
 from tooleval.errors import FormatError, InputError
 from tooleval.formats.json_limits import MAX_DEPTH, NestingTooDeep
+from tooleval.stdio import stdin_bytes
 from tooleval.traces.genai import SpanFacts, span_facts
 from tooleval.traces.logs import (
     facts_from_logs_request,
@@ -87,7 +87,7 @@ def spool_stdin(directory: str | None = None) -> Path:
         prefix="tooleval-stdin-", suffix=".otlp", dir=directory, delete=False
     )
     with handle:
-        shutil.copyfileobj(sys.stdin.buffer, handle, 1024 * 1024)
+        shutil.copyfileobj(stdin_bytes("the traces"), handle, 1024 * 1024)
     return Path(handle.name)
 
 
@@ -151,7 +151,7 @@ class Gunzip(io.RawIOBase):
 def open_traces(path: str | Path) -> Iterator[io.BufferedReader[Any]]:
     """A buffered binary stream of the file's content (gunzipped when gzip)."""
     if str(path) == "-":
-        raw: Any = sys.stdin.buffer
+        raw: Any = stdin_bytes("the traces")
         stream: io.BufferedReader[Any] = (
             raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)
         )
