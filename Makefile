@@ -43,6 +43,8 @@ DEV_EXTRAS := dev,ragas-compat-test
 # Each stage of `make test` is timed (wall and CPU seconds, and the load): `== stage NAME` lines
 # as it goes and a table at the end (.ci/stage.py; STAGES holds the rows of this run).
 STAGES := build/stage-times.tsv
+# the suite's deadline on 2 cores (it takes 5-8 minutes there)
+SUITE_SECONDS := 2400
 stage = @mkdir -p $(dir $(STAGES)); load=$$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); \
   start=$$(date +%s); \
   ( $(2) ); status=$$?; times > $(STAGES).$(1).cpu; \
@@ -149,7 +151,10 @@ test: stages-reset system-deps $(VENV)/.dev kernel
 	# both cores, bounded property tests (tests/conftest.py says what each worker owns). One
 	# stage at a time: run beside mypy and the installed checks, the suite took 566 s instead
 	# of 432 (its waits are Chromium's, the servers' and the subprocesses' CPU, not idle cores).
-	$(call stage,pytest,HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q -n 2 --dist loadfile --no-loadscope-reorder)
+	# Each test has its deadline (pyproject: timeout); the whole suite gets SIGINT after
+	# SUITE_SECONDS (pytest then prints what ran and what failed) so a hang never eats CI's time.
+	$(call stage,pytest,HYPOTHESIS_PROFILE=ci timeout -s INT -k 60 $(SUITE_SECONDS) \
+	  $(VENV)/bin/pytest -q -n 2 --dist loadfile --no-loadscope-reorder)
 	$(call stage,installed,$(MAKE) --no-print-directory installed-check)
 	@python3 .ci/stage.py $(STAGES) --print
 

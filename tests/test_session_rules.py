@@ -143,3 +143,28 @@ def test_missing_optional_packages_skip_with_the_reason(ci_session):
 
 def test_an_unknown_missing_module_still_fails(ci_session):
     assert "FAILED test_typo.py::test_typo" in ci_session
+
+
+def test_a_test_past_its_deadline_fails_with_its_stack_and_the_next_one_runs(pytester):
+    # the suite's own settings (pyproject: timeout, signal method), shortened to 1 s here
+    pytester.makeini("[pytest]\ntimeout = 1\ntimeout_method = signal\n")
+    pytester.makepyfile(
+        test_hang="""
+        import threading
+
+        def test_waits_for_ever():
+            threading.Event().wait()
+
+        def test_after_it():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", timeout=60)
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*Timeout (>1.0s) from pytest-timeout*", "*test_waits_for_ever*"])
+
+
+def test_the_suite_runs_with_a_deadline_on_every_test(pytestconfig):
+    assert pytestconfig.pluginmanager.hasplugin("timeout")
+    assert float(pytestconfig.getini("timeout")) == 300
+    assert pytestconfig.getini("timeout_method") == "signal"

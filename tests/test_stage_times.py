@@ -34,6 +34,7 @@ def test_a_stage_is_recorded_and_its_exit_status_kept(tmp_path, status):
         [sys.executable, str(STAGE), str(table), "pytest", "0", "1.5", str(status), str(times)],
         capture_output=True,
         text=True,
+        timeout=60,
     )
     assert done.returncode == status
     assert "== stage pytest:" in done.stdout and "5 CPU-s" in done.stdout
@@ -42,7 +43,10 @@ def test_a_stage_is_recorded_and_its_exit_status_kept(tmp_path, status):
     assert (name, cpu, load, started) == ("pytest", "5.0", "1.5", "0")
     assert verdict == ("ok" if status == 0 else f"exit {status}")
     shown = subprocess.run(
-        [sys.executable, str(STAGE), str(table), "--print"], capture_output=True, text=True
+        [sys.executable, str(STAGE), str(table), "--print"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert shown.returncode == 0
     assert shown.stdout.splitlines()[1].split()[:1] == ["pytest"]
@@ -64,5 +68,7 @@ def test_the_total_is_the_elapsed_span_when_stages_ran_side_by_side(tmp_path, ca
 
 
 def test_bad_arguments_print_the_usage_and_exit_2(tmp_path):
-    done = subprocess.run([sys.executable, str(STAGE), "x"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(STAGE), "x"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2 and "--print" in done.stderr

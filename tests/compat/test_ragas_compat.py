@@ -306,5 +306,7 @@ def test_importing_compat_does_not_import_ragas_or_rapidfuzz():
         " reference_tool_calls=[]));"
         "print(sorted(m for m in ('ragas', 'pydantic', 'rapidfuzz') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     assert out.stdout.strip() == "[]"

@@ -216,6 +216,7 @@ def tls_agent(tmp_path) -> Iterator[tuple[str, str]]:
         + ["-addext", "subjectAltName=IP:127.0.0.1"],
         check=True,
         capture_output=True,
+        timeout=60,
     )
 
     class Handler(http.server.BaseHTTPRequestHandler):

@@ -66,7 +66,9 @@ def test_tooleval_score_imports_no_other_command(tmp_path):
         f"'-o', {str(tmp_path / 'out.jsonl')!r}]) == 0; "
         "print(sorted(m for m in sys.modules if m.startswith('tooleval.cli.')))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     loaded = set(eval(done.stdout.strip().splitlines()[-1]))
     assert "tooleval.cli.score" in loaded
     assert not loaded & {"tooleval.cli.bfcl", "tooleval.cli.run", "tooleval.cli.monitor_serve"}

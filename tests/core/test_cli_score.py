@@ -134,6 +134,7 @@ def test_table_and_subprocess(tmp_path):
         capture_output=True,
         text=True,
         check=False,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "summary" in proc.stdout and "pass rate" in proc.stdout

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
+from tests.procs import finish, read_line
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "ci_agent"
@@ -43,12 +44,11 @@ def _server(*argv: str) -> Iterator[int]:
         text=True,
     )
     try:
-        line = proc.stdout.readline()
-        assert line.startswith("listening on "), proc.stderr.read()
+        line = read_line(proc, startswith="listening on ")
         yield int(line.split()[-1])
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        finish(proc, timeout=10)
 
 
 @contextmanager

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+# the longest a step may take (an install, the sdist's cargo build, the 100k-row score)
+STEP_SECONDS = 1800
 TEST_DEPS = ["pytest>=8", "pytest-asyncio>=0.23", "hypothesis>=6.100"]
 PYTEST_INI = """[pytest]
 addopts = --import-mode=importlib -p no:cacheprovider
@@ -44,6 +46,7 @@ markers =
 
 def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     print("+", " ".join(command), flush=True)
+    kwargs.setdefault("timeout", STEP_SECONDS)  # a stalled install or build fails the check
     return subprocess.run(command, check=True, text=True, **kwargs)  # type: ignore[call-overload]
 
 
@@ -88,6 +91,7 @@ def check(venv: Path, expect: str) -> None:
         capture_output=True,
         cwd=venv,
         env=env,
+        timeout=120,
     )
     assert module.stdout == shown.stdout
     where = run(
@@ -123,6 +127,7 @@ def check(venv: Path, expect: str) -> None:
         text=True,
         cwd=venv,
         env=env,
+        timeout=120,
     )
     print(
         f"tooleval runs list without the runs extra: exit {needs.returncode}: "
@@ -179,7 +184,11 @@ def check_runs_extra(venv: Path, wheel: Path) -> None:
     run([str(bindir / "python"), "-c", "import tooleval.store, tooleval.connectors"], cwd=venv)
     # past the extra's check: this folder has no store, which it says (exit 2)
     listed = subprocess.run(
-        [str(bindir / "tooleval"), "runs", "list"], capture_output=True, text=True, cwd=venv
+        [str(bindir / "tooleval"), "runs", "list"],
+        capture_output=True,
+        text=True,
+        cwd=venv,
+        timeout=120,
     )
     print(
         f"tooleval runs list with the runs extra: exit {listed.returncode}: {listed.stderr.strip()}"

@@ -64,7 +64,7 @@ def test_one_version_everywhere() -> None:
         if command == ["tooleval"]:
             command = [str(Path(sys.executable).with_name("tooleval"))]
         shown = subprocess.run(
-            [*command, "--version"], capture_output=True, text=True, check=True
+            [*command, "--version"], capture_output=True, text=True, check=True, timeout=120
         ).stdout
         assert shown.startswith(f"tooleval {version} (kernel: "), shown
 
@@ -77,6 +77,7 @@ def test_version_names_the_kernel_state() -> None:
         text=True,
         check=True,
         env=env,
+        timeout=120,
     ).stdout
     assert "kernel: disabled by TOOLEVAL_NO_KERNEL" in shown
     expected = os.environ.get("TOOLEVAL_EXPECT_KERNEL")  # set by check.py: compiled / absent
@@ -88,6 +89,7 @@ def test_version_names_the_kernel_state() -> None:
             text=True,
             check=True,
             env=env,
+            timeout=120,
         ).stdout
         assert f"(kernel: {expected}" in shown, shown
 

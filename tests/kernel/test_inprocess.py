@@ -389,7 +389,7 @@ def test_lazy_result_read_from_many_threads_decodes_one_object() -> None:
     pieces = (plain.metric, plain.score, plain.passed, plain.reason, {}, plain.threshold)
     lazy = encoded_result(*pieces, slow)
     seen: list[Diagnosis] = []
-    start = threading.Barrier(4)
+    start = threading.Barrier(4, timeout=30)
 
     def read() -> None:
         start.wait()
@@ -399,7 +399,7 @@ def test_lazy_result_read_from_many_threads_decodes_one_object() -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=60)
     assert len(seen) == 4 and all(d is lazy.diagnosis for d in seen)
     assert lazy.diagnosis == plain.diagnosis
 

@@ -54,8 +54,8 @@ def test_cache_is_thread_safe(tmp_path):
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
-    assert len(cache) == 80
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads) and len(cache) == 80
 
 
 def test_unwritable_cache_path_is_a_judge_error(tmp_path):

@@ -49,5 +49,7 @@ def test_importing_judges_loads_no_heavy_dependency():
         "'numpy', 'gguf', 'tokenizers', 'jinja2') "
         "if m in sys.modules])"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     assert out.stdout.strip() == "[]"

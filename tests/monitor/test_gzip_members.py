@@ -65,7 +65,7 @@ FILES = {
 def _gzip_t(path: Path) -> None:
     if shutil.which("gzip") is None:
         pytest.skip("gzip is not installed")
-    check = subprocess.run(["gzip", "-t", str(path)], capture_output=True)
+    check = subprocess.run(["gzip", "-t", str(path)], capture_output=True, timeout=60)
     assert check.returncode == 0, check.stderr
 
 

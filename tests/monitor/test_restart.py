@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import httpx
+from tests.procs import read_line
 
 from tooleval.store import open_store
 
@@ -55,13 +56,8 @@ class Collector:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
         )  # fmt: skip
         self.lines: list[str] = []
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, self.proc.stderr.read()
-            self.lines.append(line)
-            if line.startswith("listening on "):
-                self.url = line.split()[2]
-                break
+        listening = read_line(self.proc, startswith="listening on ", seen=self.lines)
+        self.url = listening.split()[2]
 
     def post(self, body: dict) -> None:
         reply = httpx.post(self.url + "/v1/traces", json=body, timeout=10)
@@ -116,10 +112,7 @@ def test_without_a_store_sessions_are_monitored_at_the_stop(tmp_path):
          "--idle-timeout", "30"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env,
     )  # fmt: skip
-    line = proc.stdout.readline()
-    while not line.startswith("listening on "):
-        line = proc.stdout.readline()
-    url = line.split()[2]
+    url = read_line(proc, startswith="listening on ").split()[2]
     httpx.post(url + "/v1/traces", json=_calls("c", 1, 0, 3), timeout=10)
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=60)

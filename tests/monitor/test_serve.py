@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.procs import read_line
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 
@@ -258,8 +259,8 @@ def test_cli_serve_graceful_shutdown_on_sigterm(tmp_path):
         cwd=REPO,
     )
     try:
-        line = proc.stdout.readline()
-        assert line.startswith("listening on http://127.0.0.1:"), line + proc.stderr.read()
+        line = read_line(proc, startswith="listening on ")
+        assert line.startswith("listening on http://127.0.0.1:"), line
         url = line.split()[2]
         provider = _provider(f"{url}/v1/traces")
         _agent_spans(provider.get_tracer("t"), "conv-term", refund_fails=True)
@@ -280,7 +281,7 @@ def test_cli_serve_graceful_shutdown_on_sigterm(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
     )  # fmt: skip
     try:
-        assert restarted.stdout.readline().startswith("restored ")
+        assert read_line(restarted).startswith("restored ")
         time.sleep(3)  # the restored session goes idle: monitored now, whole
         restarted.send_signal(signal.SIGTERM)
         out, err = restarted.communicate(timeout=30)

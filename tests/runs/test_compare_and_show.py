@@ -146,7 +146,10 @@ def test_cli_through_the_installed_script(two_runs):
     db, a, _ = two_runs
     script = Path(sys.executable).with_name("tooleval")
     proc = subprocess.run(
-        [str(script), "runs", "show", a, "--store", str(db)], capture_output=True, text=True
+        [str(script), "runs", "show", a, "--store", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "missing_tool" in proc.stdout

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.procs import finish, read_line
 from tests.runs.support import write_plan
 
 from tooleval.cli.main import main
@@ -51,7 +52,7 @@ def _wait_for_rows(
     try:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                pytest.fail(f"the run ended early: {proc.communicate()}")
+                pytest.fail(f"the run ended early: {finish(proc)}")
             try:
                 store = store or open_store(store_url)  # one connection, polled
                 runs = [r for r in store.list_runs() if r.name == name]
@@ -129,7 +130,7 @@ def test_a_dead_holder_is_taken_over_by_resume_and_two_resumes_never_double_call
     first = _start(str(plan), "--store", db, "--quiet", cwd=tmp_path)
     run_id = _wait_for_rows(db, first, 3)
     os.kill(first.pid, signal.SIGKILL)
-    first.communicate()
+    finish(first)
     with open_store(db) as store:
         holder = store.lease_holder(run_id)
         assert holder is not None and holder["pid"] == first.pid and not holder["alive"]
@@ -165,7 +166,7 @@ def _background(plan: Path, db: Path, cwd: Path) -> tuple[subprocess.Popen, int]
     proc = subprocess.Popen(
         ["bash", "-c", script], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    child = int(proc.stdout.readline())
+    child = int(read_line(proc))
     return proc, child
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.procs import finish
 from tests.runs.support import write_plan
 
 from tooleval.cli.main import main
@@ -55,7 +56,7 @@ def _start(tmp_path: Path, stub, db: Path) -> tuple[subprocess.Popen, Path]:
     while _stored(db) < 4:
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            out, err = proc.communicate()
+            out, err = finish(proc)
             pytest.fail(f"the run did not get going: {out}\n{err}")
         time.sleep(0.05)
     return proc, plan
@@ -93,7 +94,7 @@ def test_resume_after_sigkill_loses_and_repeats_nothing(tmp_path, agent_stub):
     db = tmp_path / "runs.db"
     proc, plan = _start(tmp_path, agent_stub, db)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.communicate()
+    finish(proc)
     assert proc.returncode == -signal.SIGKILL
     run_id, before = _stored_indexes(db)
     assert 4 <= len(before) < ROWS

@@ -107,6 +107,7 @@ def test_pytest_plugin_parametrizes_over_a_dataset(tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        timeout=240,
     )
     out = proc.stdout
     assert proc.returncode == 1, out + proc.stderr

@@ -277,6 +277,7 @@ def test_pytest_plugin(tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        timeout=240,
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the budget row fails
     got = {}

