@@ -157,7 +157,10 @@ def test_a_dead_holder_is_taken_over_by_resume_and_two_resumes_never_double_call
         attempts = agent_stub.attempts(f"question {i}")
         assert attempts in ((1,) if expected else (1, 2)), (i, attempts)
     called_after = sum(agent_stub.attempts(f"question {i}") for i in range(ROWS))
-    assert called_after <= ROWS + 2  # at most the two rows in flight at the kill, twice
+    # At the kill each of the 2 workers had at most one row at the agent and one row still
+    # committing (a worker calls the agent for its next row while its last one commits), so
+    # at most 4 rows were called and not stored: those, and only those, are called again.
+    assert called_after <= ROWS + 2 * 2
 
 
 def _background(plan: Path, db: Path, cwd: Path) -> tuple[subprocess.Popen, int]:
