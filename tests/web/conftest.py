@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import socket
 import threading
@@ -114,64 +113,22 @@ def viewer_url(seeded) -> Iterator[str]:
         yield url
 
 
-class _Chromium:
-    """One Chromium per test process, parked between the modules that use it.
-
-    Playwright's sync API drives its own event loop and marks it as this thread's
-    running loop after every call (``playwright/_impl/_greenlets.py``), so while it is
-    open ``asyncio.run()`` and the asyncio tests of other modules would fail. Between
-    browser modules the mark is taken off (nothing runs on that loop until the next
-    Playwright call) and put back before the next module's first call.
-    """
-
-    def __init__(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        self._manager = sync_playwright()
-        playwright = self._manager.start()
-        try:
-            self.browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-            )
-        except BaseException:
-            self._manager.__exit__()
-            raise
-        self._loop = asyncio._get_running_loop()
-        assert self._loop is not None, "Playwright no longer marks its loop as running"
-
-    def resume(self) -> None:
-        asyncio._set_running_loop(self._loop)
-
-    def park(self) -> None:
-        asyncio._set_running_loop(None)
-
-    def close(self) -> None:
-        self.resume()
-        try:
-            self.browser.close()
-        finally:
-            self._manager.__exit__()
-            self.park()
-
-
-@pytest.fixture(scope="session")
-def _chromium() -> Iterator[_Chromium]:
+# Module scope: Playwright's sync API marks its event loop as this thread's running loop
+# while it is open, which would break the asyncio tests of modules run after the browser
+# ones; a launch per module (about a second) keeps private asyncio calls out of the suite.
+@pytest.fixture(scope="module")
+def browser():
+    """A Chromium for this module's tests; each test opens contexts of its own."""
     if not CHROMIUM.exists():
         pytest.skip("browser tests need Debian's chromium at /usr/bin/chromium (make system-deps)")
-    chromium = _Chromium()
-    chromium.park()
-    yield chromium
-    chromium.close()
+    from playwright.sync_api import sync_playwright
 
-
-@pytest.fixture(scope="module")
-def browser(_chromium: _Chromium):
-    """The process's Chromium (launched once); each test opens contexts of its own."""
-    _chromium.resume()
-    try:
-        yield _chromium.browser
-    finally:
-        _chromium.park()
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 @pytest.fixture
