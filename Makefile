@@ -45,6 +45,9 @@ DEV_EXTRAS := dev,ragas-compat-test
 STAGES := build/stage-times.tsv
 # the suite's deadline on 2 cores (it takes 5-8 minutes there)
 SUITE_SECONDS := 2400
+# The suite's failures, one JSON line each (tests/conftest.py): .ci/rerun_hung.py runs a test
+# that passed its deadline once more, in a fresh pytest, when such tests are all that failed.
+FAILURES := $(CURDIR)/build/test-failures.jsonl
 stage = @mkdir -p $(dir $(STAGES)); load=$$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); \
   start=$$(date +%s); \
   ( $(2) ); status=$$?; times > $(STAGES).$(1).cpu; \
@@ -153,8 +156,9 @@ test: stages-reset system-deps $(VENV)/.dev kernel
 	# of 432 (its waits are Chromium's, the servers' and the subprocesses' CPU, not idle cores).
 	# Each test has its deadline (pyproject: timeout); the whole suite gets SIGINT after
 	# SUITE_SECONDS (pytest then prints what ran and what failed) so a hang never eats CI's time.
-	$(call stage,pytest,HYPOTHESIS_PROFILE=ci timeout -s INT -k 60 $(SUITE_SECONDS) \
-	  $(VENV)/bin/pytest -q -n 2 --dist loadfile --no-loadscope-reorder)
+	$(call stage,pytest,rm -f $(FAILURES); export HYPOTHESIS_PROFILE=ci TOOLEVAL_FAILURES_FILE=$(FAILURES); \
+	  timeout -s INT -k 60 $(SUITE_SECONDS) $(VENV)/bin/pytest -q -n 2 --dist loadfile \
+	  --no-loadscope-reorder; $(PY) .ci/rerun_hung.py $$? $(FAILURES) $(VENV)/bin/pytest)
 	$(call stage,installed,$(MAKE) --no-print-directory installed-check)
 	@python3 .ci/stage.py $(STAGES) --print
 

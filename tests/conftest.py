@@ -29,6 +29,12 @@
   rule, so that no worker is left with one long file while the other sits idle.
   ``TOOLEVAL_TEST_PROFILE=DIR`` also writes ``DIR/file_costs.json`` in that file's
   shape; copy it over ``tests/file_costs.json`` when the suite's costs have moved.
+- **Every test has a deadline** (pytest-timeout, ``timeout`` in pyproject). With
+  ``TOOLEVAL_FAILURES_FILE=PATH`` the session (the controller, under xdist) appends one
+  JSON line per failed test phase to ``PATH``: ``{"nodeid", "when", "hung"}``, ``hung``
+  when the test failed by passing its deadline. ``make test`` hands the file to
+  ``.ci/rerun_hung.py``, which runs such tests once more in a fresh pytest when nothing
+  else failed.
 """
 
 from __future__ import annotations
@@ -314,6 +320,23 @@ def postgres_cluster() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+# --- TOOLEVAL_FAILURES_FILE: each failed test phase, and whether it hung -----------------------
+FAILURES_FILE = os.environ.get("TOOLEVAL_FAILURES_FILE")
+HUNG = re.compile(r"Timeout \(>[0-9.]+s\) from pytest-timeout")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # the controller sees every worker's reports: one writer, no duplicates
+    if not FAILURES_FILE or not report.failed or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", "") or str(report.longrepr)[-2000:]
+    line = {"nodeid": report.nodeid, "when": report.when, "hung": bool(HUNG.search(message))}
+    Path(FAILURES_FILE).parent.mkdir(parents=True, exist_ok=True)
+    with open(FAILURES_FILE, "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 # --- TOOLEVAL_TEST_PROFILE: CPU and wall seconds per test file -------------------------------

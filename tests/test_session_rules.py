@@ -5,6 +5,7 @@ instead of an error or an INTERNALERROR; a missing import inside ``src/`` still 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -168,3 +169,89 @@ def test_the_suite_runs_with_a_deadline_on_every_test(pytestconfig):
     assert pytestconfig.pluginmanager.hasplugin("timeout")
     assert float(pytestconfig.getini("timeout")) == 300
     assert pytestconfig.getini("timeout_method") == "signal"
+
+
+RERUN_HUNG = Path(__file__).parents[1] / ".ci" / "rerun_hung.py"
+FLAKY = """
+import threading
+
+def test_hangs_the_first_time(tmp_path_factory):
+    mark = tmp_path_factory.getbasetemp().parent / "hung-once"
+    if not mark.exists():
+        mark.touch()
+        threading.Event().wait()
+
+def test_passes():
+    pass
+"""
+
+
+def _suite_then_rerun(session, tests: str) -> tuple[int, str, list[dict]]:
+    """A pytest session over ``tests`` recording its failures, then .ci/rerun_hung.py."""
+    session.makeini("[pytest]\ntimeout = 1\ntimeout_method = signal\n")
+    session.makepyfile(test_cases=tests)
+    failures = session.path / "failures.jsonl"
+    env = {**os.environ, "TOOLEVAL_FAILURES_FILE": str(failures)}
+    suite = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"],
+        cwd=session.path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    recorded = [json.loads(line) for line in failures.read_text().splitlines()]
+    rerun = subprocess.run(
+        [sys.executable, str(RERUN_HUNG), str(suite.returncode), str(failures),
+         str(Path(sys.executable).with_name("pytest"))],
+        cwd=session.path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return rerun.returncode, rerun.stdout + rerun.stderr, recorded
+
+
+def test_a_test_that_hung_once_is_rerun_in_a_fresh_pytest_and_passes(session):
+    code, out, recorded = _suite_then_rerun(session, FLAKY)
+    assert recorded == [
+        {"nodeid": "test_cases.py::test_hangs_the_first_time", "when": "call", "hung": True}
+    ]
+    assert code == 0, out
+    assert "1 test(s) passed their deadline" in out and "test_hangs_the_first_time" in out
+    assert "passed the second time" in out
+
+
+def test_a_test_that_hangs_every_time_fails_the_suite(session):
+    code, out, _ = _suite_then_rerun(
+        session, "import threading\n\ndef test_always():\n    threading.Event().wait()\n"
+    )
+    assert code == 1 and "failed again" in out
+
+
+def test_an_ordinary_failure_is_never_rerun_and_keeps_the_hung_ones_from_a_rerun(session):
+    code, out, recorded = _suite_then_rerun(
+        session, FLAKY + "\ndef test_wrong():\n    assert 1 == 2\n"
+    )
+    assert {r["nodeid"]: r["hung"] for r in recorded} == {
+        "test_cases.py::test_hangs_the_first_time": True,
+        "test_cases.py::test_wrong": False,
+    }
+    assert code == 1 and "not rerunning the 1 hung test(s)" in out
+
+
+@pytest.mark.parametrize(("status", "expected"), [(0, 0), (2, 2), (5, 5)])
+def test_any_status_but_a_failure_passes_through(tmp_path, status, expected):
+    done = subprocess.run(
+        [sys.executable, str(RERUN_HUNG), str(status), str(tmp_path / "none.jsonl"), "pytest"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == expected
+
+
+def test_a_failed_suite_with_no_record_or_a_bad_one_is_not_passed(tmp_path):
+    def rerun(text: str | None) -> subprocess.CompletedProcess:
+        path = tmp_path / "f.jsonl"
+        if text is not None:
+            path.write_text(text)
+        return subprocess.run(
+            [sys.executable, str(RERUN_HUNG), "1", str(path), "pytest"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+    assert rerun(None).returncode == 1
+    bad = rerun('{"nodeid": "x"}\n')
+    assert bad.returncode == 2 and "line 1: not a failure record" in bad.stderr
