@@ -255,7 +255,8 @@ def test_next_row_and_breadcrumb_keep_the_filter(page, viewer_url, seeded):
     store, run = seeded["store"], seeded["a"]
     refunds = [r.row_id for r in store.iter_rows(run, category="refund", passed=False)]
     page.goto(viewer_url + f"/runs/{run}?category=refund&result=fail")
-    page.locator("table.rows").get_by_role("link", name=refunds[0], exact=True).click()
+    with page.expect_navigation():
+        page.locator("table.rows").get_by_role("link", name=refunds[0], exact=True).click()
     seen = [page.locator("h1").inner_text()]
     while page.locator("#row-next").count():
         with page.expect_navigation():
@@ -301,6 +302,8 @@ def test_skip_link_is_first_and_moves_focus_to_the_content(page, viewer_url, see
     assert focused == "Skip to content"
     assert page.locator("a.skip-link").is_visible()
     page.keyboard.press("Enter")
+    # a same-document navigation: the hash changes after the key's event, so wait for it
+    page.wait_for_function("location.hash === '#main'", timeout=10_000)
     assert page.url.endswith("#main")
 
 

@@ -23,6 +23,7 @@ def test_transcript_shows_every_turn_and_where_the_missing_call_belonged(page, v
     # Each expected call links to the call that made it.
     made = page.get_by_role("link", name="made as call 2")
     made.click()
+    page.wait_for_function("location.hash === '#call-2'", timeout=10_000)  # same-document
     assert page.url.endswith("#call-2")
     assert page.locator("#call-2").evaluate("e => e.matches(':target')")
     assert '"amount": 30' in page.locator("#call-2").inner_text()
