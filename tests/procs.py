@@ -85,3 +85,18 @@ def finish(proc: subprocess.Popen, timeout: float = DEFAULT_SECONDS) -> tuple[st
         return proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         pytest.fail(f"the process did not end within {timeout:g} s\n{_remains(proc)}")
+
+
+def wait_until(condition, what: str, timeout: float = DEFAULT_SECONDS, every: float = 0.1):
+    """Poll ``condition()`` until it returns something true (returned), or fail the test
+    naming ``what`` after ``timeout`` seconds: for a state another process reaches in its
+    own time (a session gone idle and stored), where a fixed sleep is too short on a loaded
+    machine and too long on a quiet one."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout:g} s")
+        time.sleep(every)

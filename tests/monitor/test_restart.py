@@ -12,11 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
-from tests.procs import read_line
+from tests.procs import read_line, wait_until
 
 from tooleval.store import open_store
 
@@ -82,7 +81,8 @@ def test_an_open_session_survives_a_restart_and_is_stored_once(tmp_path):
     db = tmp_path / "s.db"
     first = Collector(db, tmp_path)
     first.post(_calls("conv-done", 2, 0, 2))
-    time.sleep(2.5)  # conv-done goes idle: complete, stored
+    # conv-done goes idle (1.5 s): complete, stored
+    wait_until(lambda: [r.row_id for r in _rows(db)] == ["conv-done"], "conv-done stored")
     first.post(_calls("conv-a", 1, 0, 6))  # 10 of conv-a's 30 calls, then the stop
     first.post(_calls("conv-a", 1, 6, 4))
     said = first.stop()
@@ -93,7 +93,8 @@ def test_an_open_session_survives_a_restart_and_is_stored_once(tmp_path):
     second = Collector(db, tmp_path)
     assert any("restored" in line for line in second.lines)
     second.post(_calls("conv-a", 1, 10, 20))
-    time.sleep(3.0)
+    # conv-a goes idle (1.5 s) in the second collector: stored, whole
+    wait_until(lambda: "conv-a" in {r.row_id for r in _rows(db)}, "conv-a stored")
     second.stop()
     rows = _rows(db)
     by_id = {}

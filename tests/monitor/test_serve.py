@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.procs import read_line
+from tests.procs import read_line, wait_until
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 
@@ -282,7 +282,12 @@ def test_cli_serve_graceful_shutdown_on_sigterm(tmp_path):
     )  # fmt: skip
     try:
         assert read_line(restarted).startswith("restored ")
-        time.sleep(3)  # the restored session goes idle: monitored now, whole
+        # the restored session goes idle (1 s): monitored now, whole, its findings emitted
+        emitted = tmp_path / "ev.jsonl"
+        wait_until(
+            lambda: emitted.exists() and "conv-term" in emitted.read_text(),
+            "the restored session monitored after its idle timeout",
+        )
         restarted.send_signal(signal.SIGTERM)
         out, err = restarted.communicate(timeout=30)
     finally:
