@@ -327,9 +327,18 @@ FAILURES_FILE = os.environ.get("TOOLEVAL_FAILURES_FILE")
 HUNG = re.compile(r"Timeout \(>[0-9.]+s\) from pytest-timeout")
 
 
+_IN_WORKER = [False]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # an xdist worker has workerinput (PYTEST_XDIST_WORKER would also be set in a pytest
+    # that a test starts from inside a worker)
+    _IN_WORKER[0] = hasattr(config, "workerinput")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     # the controller sees every worker's reports: one writer, no duplicates
-    if not FAILURES_FILE or not report.failed or os.environ.get("PYTEST_XDIST_WORKER"):
+    if not FAILURES_FILE or not report.failed or _IN_WORKER[0]:
         return
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", "") or str(report.longrepr)[-2000:]
