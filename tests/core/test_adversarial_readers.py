@@ -9,6 +9,8 @@ nested too deeply" without naming the file. Each reader now parses through
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,12 +265,27 @@ def test_score_of_one_bfcl_file_reads_that_file_only(shared_data, tmp_path, caps
     assert [json.loads(line)["score"] for line in out.read_text().splitlines()] == [1.0]
 
 
-def test_a_deep_otlp_document_is_a_named_problem_not_out_of_memory(tmp_path, capsys):
+def test_a_deep_otlp_document_is_a_named_problem_not_out_of_memory(tmp_path):
     traces = tmp_path / "t.json"
     traces.write_text("[\n" + DEEP + "\n]")
-    assert main(["monitor", str(traces), "--no-store"]) == 2
-    line = _one_line(capsys)
+    # in a process of its own, to read its peak memory: a 200 KB file of brackets once took
+    # 10.5 GB there (ijson parses a whole read buffer, prefixes and all, before the depth
+    # check sees an event)
+    probe = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(done.returncode, peak, done.stderr.strip(), sep='\\n')\n"
+    )
+    tooleval = Path(sys.executable).with_name("tooleval")
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tooleval), "monitor", str(traces), "--no-store"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    code, peak_kb, line = done.stdout.split("\n", 2)
+    assert int(code) == 2, done.stdout + done.stderr
     assert str(traces) in line and "nested deeper than" in line
+    assert int(peak_kb) < 400_000, f"peak {int(peak_kb) / 1e3:.0f} MB"
 
 
 # ------------------------------------------------- an output path over the store
