@@ -323,7 +323,10 @@ def repo_root() -> Path:
 
 
 # --- TOOLEVAL_FAILURES_FILE: each failed test phase, and whether it hung -----------------------
-FAILURES_FILE = os.environ.get("TOOLEVAL_FAILURES_FILE")
+# Taken out of the environment: a pytest that a test starts (a subprocess, pytester) must never
+# write its own deliberate failures into the outer suite's file, where rerun_hung.py would read
+# them as real failures and then rerun no hang.
+FAILURES_FILE = os.environ.pop("TOOLEVAL_FAILURES_FILE", None)
 HUNG = re.compile(r"Timeout \(>[0-9.]+s\) from pytest-timeout")
 
 

@@ -255,3 +255,23 @@ def test_a_failed_suite_with_no_record_or_a_bad_one_is_not_passed(tmp_path):
     assert rerun(None).returncode == 1
     bad = rerun('{"nodeid": "x"}\n')
     assert bad.returncode == 2 and "line 1: not a failure record" in bad.stderr
+
+
+def test_no_test_process_carries_the_outer_failures_file(session):
+    """An inner pytest started by a test (this module starts several) inherits this process's
+    environment: the suite's failures file is taken out of it at start, so an inner session's
+    deliberate failures never land among the suite's own (rerun_hung.py would then rerun no hang)."""
+    assert "TOOLEVAL_FAILURES_FILE" not in os.environ
+    outer = session.path / "outer-failures.jsonl"
+    session.makepyfile(test_inner="def test_fails():\n    assert False\n")
+    inner = subprocess.run(
+        [sys.executable, "-c",
+         "import os, subprocess, sys;"
+         "os.environ['TOOLEVAL_FAILURES_FILE'] = sys.argv[1];"
+         "import conftest;"
+         "print('TOOLEVAL_FAILURES_FILE' in os.environ, conftest.FAILURES_FILE == sys.argv[1])",
+         str(outer)],
+        cwd=session.path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    # the conftest keeps the file for its own session and leaves it out of every child's env
+    assert inner.stdout.split() == ["False", "True"], inner.stdout + inner.stderr
