@@ -93,6 +93,19 @@ def _option(option: Any) -> tuple[str | None, Mapping[str, Any] | None]:
     )
 
 
+def _check_environment(option: Any) -> Any:
+    """The validator of the ``environment`` option: it must name an environment that loads.
+
+    Run when the metric is bound, before any row: an unknown name or a
+    ``module:attribute`` that does not import is a ConfigError then, never
+    every row's "cannot replay". The option is kept as given.
+    """
+    spec, _config = _option(option)
+    if spec is not None:
+        environment_factory(spec, allow_import=True)
+    return option
+
+
 def _score(
     sample: Sample,
     *,
@@ -145,6 +158,7 @@ def state_match_info() -> MetricInfo:
                 None,
                 "environment for rows without metadata.environment: a name, module:attr, "
                 "or {name, config} (a plan's environment key)",
+                check=_check_environment,
             ),
             "list_order": Param(
                 "strict",
