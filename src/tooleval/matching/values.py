@@ -61,15 +61,19 @@ def deep_equal(expected: Any, actual: Any) -> bool:
     True
     >>> deep_equal(1, 1.0), deep_equal(True, 1)
     (False, False)
+    >>> deep_equal({"x": float("nan")}, {"x": float("nan")})  # NaN is the same as NaN
+    True
     """
     # Fast path: the concrete types a JSON parser produces, checked with
     # ``type(x) is`` (ABC isinstance checks cost several times more); every
     # other value takes the general path below, which defines the semantics.
     kind = type(expected)
     if kind is type(actual):
-        if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
+        if kind is str or kind is int or kind is bool or kind is _NoneType:
             same: bool = expected == actual
             return same
+        if kind is float:  # NaN equals NaN: a value is the same as itself (docs/metrics.md)
+            return expected == actual or (expected != expected and actual != actual)
         if kind is dict:
             if len(expected) != len(actual):
                 return False
@@ -98,7 +102,12 @@ def _json_leaf(expected: Any, actual: Any) -> bool:
         return expected is actual
     if _json_kind(expected) != _json_kind(actual):
         return False
-    return bool(expected == actual)
+    return bool(expected == actual) or (_is_nan(expected) and _is_nan(actual))
+
+
+def _is_nan(value: Any) -> bool:
+    """Whether ``value`` is a float NaN (which ``==`` never finds equal to itself)."""
+    return isinstance(value, float) and value != value
 
 
 def _json_kind(value: Any) -> str:
@@ -236,6 +245,8 @@ class Numeric:
         if _is_number(expected) and _is_number(actual):
             if not self.int_float_equal and type(expected) is not type(actual):
                 return False
+            if _is_nan(expected) or _is_nan(actual):
+                return _is_nan(expected) and _is_nan(actual)
             return math.isclose(expected, actual, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
         return deep_equal(expected, actual)
 
