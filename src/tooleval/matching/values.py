@@ -73,7 +73,8 @@ def deep_equal(expected: Any, actual: Any) -> bool:
             same: bool = expected == actual
             return same
         if kind is float:  # NaN equals NaN: a value is the same as itself (docs/metrics.md)
-            return expected == actual or (expected != expected and actual != actual)
+            nan_pair: bool = expected != expected and actual != actual
+            return expected == actual or nan_pair
         if kind is dict:
             if len(expected) != len(actual):
                 return False
