@@ -1,14 +1,25 @@
-"""Stop a tool call that runs past its deadline, in whichever thread it runs.
+"""Stop a call into user code that runs past its deadline.
 
-One watcher thread (started on first use, never at import) holds the armed
-deadlines; when one passes it raises :class:`CallTimeout` inside the thread
-running the call (``PyThreadState_SetAsyncExc``). Python code is stopped at
-its next bytecode; a single long C call (one huge multiplication) finishes
-first, which is why the state and results also have size limits.
+Two tools, one for each kind of wait:
+
+* :func:`deadline` (a tool call, in the thread that runs it): one watcher
+  thread (started on first use, never at import) holds the armed deadlines;
+  when one passes it raises :class:`CallTimeout` inside the thread running
+  the call (``PyThreadState_SetAsyncExc``). Python code is stopped at its
+  next bytecode; a single long C call (one huge multiplication) finishes
+  first, which is why the state and results also have size limits.
+* :func:`bounded` (every call into an environment: its factory, ``reset``,
+  ``call``, ``state``): the call runs in a daemon thread and the caller waits
+  at most the deadline, so even a call blocked in C (``time.sleep``, a lock,
+  a socket) cannot hold the row: the caller gets :class:`DeadlinePassed`
+  naming the call and the deadline, the thread is asked to stop and is left
+  behind (a daemon thread never keeps the process from ending).
 
 >>> with deadline(1.0):
 ...     sum(range(10))
 45
+>>> bounded(lambda: 42, 1.0, what="reset()")
+42
 """
 
 from __future__ import annotations
@@ -18,14 +29,26 @@ import heapq
 import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
-__all__ = ["CallTimeout", "deadline"]
+T = TypeVar("T")
+
+__all__ = ["USER_CODE_SECONDS", "CallTimeout", "DeadlinePassed", "bounded", "deadline"]
 
 
 class CallTimeout(BaseException):  # noqa: N818  (not an Exception: a tool's `except Exception` must not swallow it)
     """A tool call ran past its deadline."""
+
+
+class DeadlinePassed(Exception):  # noqa: N818  (reads as what happened: the deadline passed)
+    """A call into user code did not return within its deadline (the row is not scored)."""
+
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(f"{what} did not return within its deadline of {seconds:g} s")
+        self.what = what
+        self.seconds = seconds
 
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
@@ -103,3 +126,39 @@ def deadline(seconds: float | None) -> Iterator[None]:
             fired = True
         if fired:
             raise CallTimeout
+
+
+#: The deadline of each call into an environment (seconds) when nothing else sets one.
+USER_CODE_SECONDS = 60.0
+
+
+def bounded(function: Callable[[], T], seconds: float | None, *, what: str) -> T:
+    """``function()``, or :class:`DeadlinePassed` when it has not returned within ``seconds``.
+
+    ``function`` runs in a daemon thread; an exception it raises is raised
+    here (a :class:`CallTimeout` from an inner :func:`deadline` included).
+    ``seconds=None`` calls it here, without a deadline.
+    """
+    if seconds is None:
+        return function()
+    box: list[Any] = []
+
+    def run() -> None:
+        try:
+            box.append((True, function()))
+        except BaseException as exc:  # handed to the caller, whatever it is
+            box.append((False, exc))
+
+    worker = threading.Thread(target=run, name=f"tooleval-user-code {what}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        # Ask it to stop at its next bytecode (a C call ignores this); it is left behind.
+        if worker.ident is not None:
+            _set_async_exc(worker.ident, id(CallTimeout))
+        raise DeadlinePassed(what, seconds)
+    ok, value = box[0]
+    if not ok:
+        raise value
+    result: T = value
+    return result

@@ -20,16 +20,84 @@ arguments), the actual calls every call the agent made.
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
+from tooleval.environments.deadline import USER_CODE_SECONDS, DeadlinePassed, bounded
 from tooleval.environments.diff import LIST_ORDERS
 from tooleval.environments.metric import NAME, state_match
 from tooleval.environments.named import environment_factory
+from tooleval.environments.protocol import CallOutcome
 from tooleval.errors import ConfigError
 from tooleval.model import MetricInfo, Param, Result, Sample
 
-__all__ = ["metric_infos", "row_environment", "state_match_info"]
+__all__ = [
+    "DEADLINE_ENV",
+    "BoundedEnvironment",
+    "environment_deadline",
+    "metric_infos",
+    "row_environment",
+    "state_match_info",
+]
+
+#: Seconds each call into an environment (factory, reset, call, state) may take.
+DEADLINE_ENV = "TOOLEVAL_ENVIRONMENT_DEADLINE"
+
+
+def environment_deadline() -> float:
+    """The deadline of each call into an environment: ``$TOOLEVAL_ENVIRONMENT_DEADLINE`` or 60 s.
+
+    Read when ``state_match`` is bound, so a bad value is refused before any row.
+
+    >>> environment_deadline() > 0
+    True
+    """
+    text = os.environ.get(DEADLINE_ENV, "").strip()
+    if not text:
+        return USER_CODE_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"${DEADLINE_ENV} must be a number of seconds > 0, got {text!r}", field=DEADLINE_ENV
+        )
+    return seconds
+
+
+class BoundedEnvironment:
+    """An environment each of whose calls runs under a deadline (:func:`bounded`).
+
+    A call that does not return in time raises
+    :class:`~tooleval.environments.deadline.DeadlinePassed` naming the
+    environment, the method and the deadline; ``state_match`` makes the row
+    unscored with that reason.
+    """
+
+    def __init__(self, inner: Any, seconds: float, name: str) -> None:
+        self._inner = inner
+        self._seconds = seconds
+        self._name = name
+
+    def _what(self, method: str) -> str:
+        return f"environment {self._name!r} {method}"
+
+    def reset(self, initial_state: Any = None) -> None:
+        inner = self._inner
+        bounded(lambda: inner.reset(initial_state), self._seconds, what=self._what("reset()"))
+
+    def call(self, name: str, arguments: dict[str, Any]) -> CallOutcome:
+        inner = self._inner
+        outcome: CallOutcome = bounded(
+            lambda: inner.call(name, arguments), self._seconds, what=self._what(f"call({name!r})")
+        )
+        return outcome
+
+    def state(self) -> Any:
+        return bounded(self._inner.state, self._seconds, what=self._what("state()"))
 
 
 def row_environment(sample: Sample, option: Any) -> tuple[str, Mapping[str, Any], Any]:
@@ -106,6 +174,12 @@ def _check_environment(option: Any) -> Any:
     return option
 
 
+def _prepare(params: dict[str, Any]) -> dict[str, Any]:
+    """What ``_score`` takes: the options and the deadline of each call into the environment."""
+    params["deadline"] = environment_deadline()
+    return params
+
+
 def _score(
     sample: Sample,
     *,
@@ -115,6 +189,7 @@ def _score(
     exclude: list[str] | None = None,
     outputs: list[str] | None = None,
     threshold: float | None = None,
+    deadline: float | None = None,
 ) -> Result:
     try:
         spec, config, initial_state = row_environment(sample, environment)
@@ -122,8 +197,9 @@ def _score(
     except ConfigError as exc:
         return Result.unscored(NAME, f"cannot replay: {exc}")
     expected = sample.expected_tools.calls if sample.expected_tools is not None else None
+    seconds = environment_deadline() if deadline is None else deadline
 
-    def build() -> Any:
+    def make() -> Any:
         try:
             return factory(dict(config))
         except ConfigError:
@@ -133,17 +209,29 @@ def _score(
                 f"environment {spec!r} could not be built: {type(exc).__name__}: {exc}"
             ) from None
 
-    result = state_match(
-        list(expected) if expected is not None else None,
-        sample.actual_calls(),
-        environment=build,
-        initial_state=initial_state,
-        list_order=list_order,
-        include=include,
-        exclude=exclude or (),
-        outputs=outputs,
-        threshold=threshold,
-    )
+    def build() -> Any:
+        built = bounded(make, seconds, what=f"environment {spec!r} factory")
+        return BoundedEnvironment(built, seconds, spec)
+
+    try:
+        result = state_match(
+            list(expected) if expected is not None else None,
+            sample.actual_calls(),
+            environment=build,
+            initial_state=initial_state,
+            list_order=list_order,
+            include=include,
+            exclude=exclude or (),
+            outputs=outputs,
+            threshold=threshold,
+        )
+    except DeadlinePassed as exc:
+        return Result.unscored(
+            NAME,
+            f"not scored: {exc} (${DEADLINE_ENV} sets it)",
+            params={"list_order": list_order, "include": include, "environment": spec},
+            threshold=threshold,
+        )
     result.params["environment"] = spec
     return result
 
@@ -173,6 +261,7 @@ def state_match_info() -> MetricInfo:
         requires=("tools_called", "expected_tools"),
         needs_judge=False,
         score_sample=_score,
+        prepare=_prepare,
     )
 
 
