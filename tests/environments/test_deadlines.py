@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 import tooleval
-from tooleval.environments.deadline import DeadlinePassed, bounded
-from tooleval.environments.registration import DEADLINE_ENV
 from tooleval.errors import ConfigError
+from tooleval.user_deadline import DEADLINE_ENV, DeadlinePassed, bounded
 
 EXE = str(Path(sys.executable).with_name("tooleval"))
 ENVIRONMENTS = '''
@@ -239,3 +238,81 @@ def test_bounded_returns_raises_and_stops_waiting():
         bounded(lambda: 1 / 0, 5.0, what="f()")
     with pytest.raises(DeadlinePassed, match=r"sleepy\(\) did not return within its deadline"):
         bounded(lambda: time.sleep(10**6), 0.05, what="sleepy()")
+
+
+MATCHERS = """
+import time
+
+from tooleval.matching import register_matcher
+
+
+def sleepy(expected, actual):
+    time.sleep(10**6)
+
+
+def spinning(expected, actual):
+    while True:
+        pass
+
+
+register_matcher("sleepy", sleepy)
+register_matcher("spinning", spinning)
+"""
+
+
+def test_a_callable_matcher_past_its_deadline_is_the_rows_reason(monkeypatch):
+    from tooleval.matching.values import CallableMatcher
+
+    monkeypatch.setenv(DEADLINE_ENV, "0.2")
+    calls = [{"name": "f", "arguments": {"x": 1}}]
+    rows = [{"id": f"r{i}", "tools_called": calls, "expected_tools": calls} for i in range(2)]
+    for function in (lambda e, a: time.sleep(10**6), lambda e, a: [0 for _ in iter(int, 1)]):
+        matcher = CallableMatcher(function, name="stuck")
+        result = tooleval.evaluate(rows, [("tool_call_f1", {"args": matcher})])
+        for row in result.rows:
+            assert row.result.score is None
+            assert "argument matcher 'stuck' did not return within its deadline of 0.2 s" in (
+                row.result.reason
+            )
+    quick = CallableMatcher(lambda e, a: e == a, name="quick")
+    assert tooleval.evaluate(rows, [("tool_call_f1", {"args": quick})]).rows[0].result.score == 1
+    monkeypatch.setenv(DEADLINE_ENV, "never")
+    with pytest.raises(ConfigError, match=DEADLINE_ENV):
+        CallableMatcher(lambda e, a: True)
+
+
+def test_score_with_a_stuck_matcher_ends_with_rows_naming_the_deadline(folder):
+    """A real process: a registered matcher that never returns, scored by `tooleval score`."""
+    data = _write(folder / "d.jsonl", _option_rows("none"))
+    script = folder / "score_stuck.py"
+    script.write_text(
+        MATCHERS
+        + "\nimport sys\nfrom tooleval.cli.main import main\n"
+        + "sys.exit(main(sys.argv[1:]))\n"
+    )
+    for name in ("sleepy", "spinning"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(script),
+                "score",
+                str(data),
+                "--metric",
+                "tool_call_f1",
+                "--option",
+                f"args={name}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=folder,
+            env=_env(folder),
+        )
+        assert done.returncode == 0, done.stderr
+        results = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [r["score"] for r in results] == [None, None]
+        for result in results:
+            assert (
+                f"argument matcher '{name}' did not return within its deadline of 0.3 s"
+                in (result["reason"])
+            )

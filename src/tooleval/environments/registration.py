@@ -20,59 +20,30 @@ arguments), the actual calls every call the agent made.
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.environments.deadline import USER_CODE_SECONDS, DeadlinePassed, bounded
 from tooleval.environments.diff import LIST_ORDERS
 from tooleval.environments.metric import NAME, state_match
 from tooleval.environments.named import environment_factory
 from tooleval.environments.protocol import CallOutcome
 from tooleval.errors import ConfigError
 from tooleval.model import MetricInfo, Param, Result, Sample
+from tooleval.user_deadline import DEADLINE_ENV, DeadlinePassed, bounded, user_code_seconds
 
 __all__ = [
-    "DEADLINE_ENV",
     "BoundedEnvironment",
-    "environment_deadline",
     "metric_infos",
     "row_environment",
     "state_match_info",
 ]
-
-#: Seconds each call into an environment (factory, reset, call, state) may take.
-DEADLINE_ENV = "TOOLEVAL_ENVIRONMENT_DEADLINE"
-
-
-def environment_deadline() -> float:
-    """The deadline of each call into an environment: ``$TOOLEVAL_ENVIRONMENT_DEADLINE`` or 60 s.
-
-    Read when ``state_match`` is bound, so a bad value is refused before any row.
-
-    >>> environment_deadline() > 0
-    True
-    """
-    text = os.environ.get(DEADLINE_ENV, "").strip()
-    if not text:
-        return USER_CODE_SECONDS
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ConfigError(
-            f"${DEADLINE_ENV} must be a number of seconds > 0, got {text!r}", field=DEADLINE_ENV
-        )
-    return seconds
 
 
 class BoundedEnvironment:
     """An environment each of whose calls runs under a deadline (:func:`bounded`).
 
     A call that does not return in time raises
-    :class:`~tooleval.environments.deadline.DeadlinePassed` naming the
+    :class:`~tooleval.user_deadline.DeadlinePassed` naming the
     environment, the method and the deadline; ``state_match`` makes the row
     unscored with that reason.
     """
@@ -176,7 +147,7 @@ def _check_environment(option: Any) -> Any:
 
 def _prepare(params: dict[str, Any]) -> dict[str, Any]:
     """What ``_score`` takes: the options and the deadline of each call into the environment."""
-    params["deadline"] = environment_deadline()
+    params["deadline"] = user_code_seconds()
     return params
 
 
@@ -197,7 +168,7 @@ def _score(
     except ConfigError as exc:
         return Result.unscored(NAME, f"cannot replay: {exc}")
     expected = sample.expected_tools.calls if sample.expected_tools is not None else None
-    seconds = environment_deadline() if deadline is None else deadline
+    seconds = user_code_seconds() if deadline is None else deadline
 
     def make() -> Any:
         try:

@@ -32,6 +32,7 @@ from typing import Any
 from tooleval.errors import ConfigError
 from tooleval.model import MISSING
 from tooleval.model.values import walk_equal
+from tooleval.user_deadline import DEADLINE_ENV, DeadlinePassed, bounded, user_code_seconds
 
 __all__ = [
     "CallableMatcher",
@@ -371,6 +372,8 @@ class CallableMatcher:
     name: str = ""
     accepts_missing: bool = False
     pass_score: float = 1.0
+    # Each call's deadline ($TOOLEVAL_USER_CODE_DEADLINE, read when the matcher is built).
+    seconds: float | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not callable(self.function):
@@ -378,12 +381,23 @@ class CallableMatcher:
         if not self.name:
             label = getattr(self.function, "__name__", type(self.function).__name__)
             object.__setattr__(self, "name", label)
+        if self.seconds is None:
+            object.__setattr__(self, "seconds", user_code_seconds())
 
     def __call__(self, expected: Any, actual: Any) -> float:
         if actual is MISSING and not self.accepts_missing:
             return 0.0
+        function = self.function
         try:
-            value = self.function(expected, actual)
+            value = bounded(
+                lambda: function(expected, actual),
+                self.seconds,
+                what=f"argument matcher {self.name!r}",
+            )
+        except DeadlinePassed as exc:  # the row is not scored, saying which call and deadline
+            raise ConfigError(
+                f"{exc} (${DEADLINE_ENV} sets it; expected={expected!r}, actual={actual!r})"
+            ) from None
         except Exception as exc:  # a user's bug must say which matcher failed
             raise ConfigError(
                 f"argument matcher {self.name!r} raised {type(exc).__name__}: {exc} "

@@ -1,4 +1,4 @@
-"""Stop a call into user code that runs past its deadline.
+"""Stop a call into user code that runs past its deadline (base: importable from anywhere).
 
 Two tools, one for each kind of wait:
 
@@ -8,9 +8,10 @@ Two tools, one for each kind of wait:
   the call (``PyThreadState_SetAsyncExc``). Python code is stopped at its
   next bytecode; a single long C call (one huge multiplication) finishes
   first, which is why the state and results also have size limits.
-* :func:`bounded` (every call into an environment: its factory, ``reset``,
-  ``call``, ``state``): the call runs in a daemon thread and the caller waits
-  at most the deadline, so even a call blocked in C (``time.sleep``, a lock,
+* :func:`bounded` (every call into user code: an environment's factory,
+  ``reset``, ``call``, ``state``; a callable argument matcher): the call runs
+  in a daemon thread and the caller waits at most the deadline
+  (:func:`user_code_seconds`, ``$TOOLEVAL_USER_CODE_DEADLINE``), so even a call blocked in C (``time.sleep``, a lock,
   a socket) cannot hold the row: the caller gets :class:`DeadlinePassed`
   naming the call and the deadline, the thread is asked to stop and is left
   behind (a daemon thread never keeps the process from ending).
@@ -27,15 +28,28 @@ from __future__ import annotations
 import ctypes
 import heapq
 import itertools
+import math
+import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from tooleval.errors import ConfigError
+
 T = TypeVar("T")
 
-__all__ = ["USER_CODE_SECONDS", "CallTimeout", "DeadlinePassed", "bounded", "deadline"]
+__all__ = [
+    "DEADLINE_ENV",
+    "USER_CODE_SECONDS",
+    "CallTimeout",
+    "DeadlinePassed",
+    "bounded",
+    "deadline",
+    "user_code_seconds",
+]
 
 
 class CallTimeout(BaseException):  # noqa: N818  (not an Exception: a tool's `except Exception` must not swallow it)
@@ -128,34 +142,78 @@ def deadline(seconds: float | None) -> Iterator[None]:
             raise CallTimeout
 
 
-#: The deadline of each call into an environment (seconds) when nothing else sets one.
+#: The variable that sets the deadline of each call into user code (seconds).
+DEADLINE_ENV = "TOOLEVAL_USER_CODE_DEADLINE"
+#: The deadline of each call into user code when ``$TOOLEVAL_USER_CODE_DEADLINE`` is not set.
 USER_CODE_SECONDS = 60.0
+
+
+def user_code_seconds() -> float:
+    """``$TOOLEVAL_USER_CODE_DEADLINE`` (a number of seconds > 0), or 60.
+
+    Read when what calls user code is set up (a metric bound, a matcher
+    built), so a bad value is a ConfigError before any row.
+
+    >>> user_code_seconds() > 0
+    True
+    """
+    text = os.environ.get(DEADLINE_ENV, "").strip()
+    if not text:
+        return USER_CODE_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"${DEADLINE_ENV} must be a number of seconds > 0, got {text!r}", field=DEADLINE_ENV
+        )
+    return seconds
+
+
+class _Worker:
+    """A daemon thread that runs calls for one calling thread, one at a time."""
+
+    def __init__(self) -> None:
+        self.tasks: queue.SimpleQueue[tuple[Callable[[], Any], threading.Event, list[Any]]]
+        self.tasks = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="tooleval-user-code", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            function, done, box = self.tasks.get()
+            try:
+                box.append((True, function()))
+            except BaseException as exc:  # handed to the caller, whatever it is
+                box.append((False, exc))
+            done.set()
+
+
+_workers = threading.local()
 
 
 def bounded(function: Callable[[], T], seconds: float | None, *, what: str) -> T:
     """``function()``, or :class:`DeadlinePassed` when it has not returned within ``seconds``.
 
-    ``function`` runs in a daemon thread; an exception it raises is raised
-    here (a :class:`CallTimeout` from an inner :func:`deadline` included).
+    ``function`` runs in a daemon worker thread (one per calling thread,
+    reused); an exception it raises is raised here (a :class:`CallTimeout`
+    from an inner :func:`deadline` included). A call past its deadline leaves
+    its worker behind, asked to stop; the next call gets a new one.
     ``seconds=None`` calls it here, without a deadline.
     """
     if seconds is None:
         return function()
+    worker: _Worker | None = getattr(_workers, "worker", None)
+    if worker is None:
+        worker = _workers.worker = _Worker()
+    done = threading.Event()
     box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append((True, function()))
-        except BaseException as exc:  # handed to the caller, whatever it is
-            box.append((False, exc))
-
-    worker = threading.Thread(target=run, name=f"tooleval-user-code {what}", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        # Ask it to stop at its next bytecode (a C call ignores this); it is left behind.
-        if worker.ident is not None:
-            _set_async_exc(worker.ident, id(CallTimeout))
+    worker.tasks.put((function, done, box))
+    if not done.wait(seconds):
+        _workers.worker = None
+        if worker.thread.ident is not None:  # stop at its next bytecode (a C call ignores this)
+            _set_async_exc(worker.thread.ident, id(CallTimeout))
         raise DeadlinePassed(what, seconds)
     ok, value = box[0]
     if not ok:
