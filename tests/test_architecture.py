@@ -29,6 +29,7 @@ BASE = {
     "event_loop",
     "io_atomic",
     "http_deadline",
+    "user_deadline",
     "_kernel",
     "_extras",
     "plugins",

@@ -21,7 +21,10 @@ _INTERNAL = {
     ("benchmarks/bfcl/multi_turn_env.py", "_Refused"),
     # Raised into a tool's thread when it runs past its deadline: a BaseException on
     # purpose, so a tool's own `except Exception` cannot swallow it; caught by replay.
-    ("environments/deadline.py", "CallTimeout"),
+    ("user_deadline.py", "CallTimeout"),
+    # A call into user code past its deadline: caught where the call is made (state_match,
+    # a callable matcher), which turns it into the row's reason.
+    ("user_deadline.py", "DeadlinePassed"),
 }
 
 _BUILTIN_EXCEPTIONS = {

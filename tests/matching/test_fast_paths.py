@@ -56,7 +56,12 @@ def reference_equal(expected, actual) -> bool:
             return "float"
         return type(value).__name__
 
-    return kind(expected) == kind(actual) and bool(expected == actual)
+    def is_nan(value):  # NaN is the same as NaN (docs/metrics.md)
+        return isinstance(value, float) and math.isnan(value)
+
+    return kind(expected) == kind(actual) and (
+        bool(expected == actual) or (is_nan(expected) and is_nan(actual))
+    )
 
 
 def mutate(value, pick: int):
@@ -90,14 +95,14 @@ def test_deep_equal_matches_reference(a, b, pick):
         assert deep_equal(expected, actual) == reference_equal(expected, actual)
 
 
-def test_deep_equal_keeps_json_types_apart_and_nan_unequal():
+def test_deep_equal_keeps_json_types_apart_and_nan_equal_to_nan():
     assert not deep_equal({"a": [1]}, {"a": [True]})
     assert not deep_equal({"a": [1]}, {"a": [1.0]})
     assert deep_equal({"a": [1, {"b": 2}]}, {"a": (1, {"b": 2})})
     assert deep_equal(0.0, -0.0)
-    nan_list = [NAN]
-    assert not deep_equal(nan_list, nan_list)  # list == list would say True (identity)
-    assert nan_list == nan_list
+    assert deep_equal([NAN], [float("nan")])  # two NaN objects, not one by identity
+    assert deep_equal(NAN, float("nan")) and not deep_equal(NAN, 0.0)
+    assert not deep_equal([NAN], [1.0])
 
 
 keys = st.sampled_from(["k1", "k2", "k3", "city"])
@@ -286,12 +291,14 @@ def test_disjoint_shortcut_equals_hungarian(table):
         assert got == ref
 
 
-def test_nan_argument_never_matches_itself():
+def test_nan_argument_matches_nan_and_nothing_else():
     nan = math.nan
     cmp = resolve_comparator()
     call = ToolCall("f", {"x": nan, "y": [nan]})
-    assert cmp.score(call, call) == (0.0, False)
-    assert cmp.compare(call, call).score == 0.0
+    same = ToolCall("f", {"x": float("nan"), "y": [float("nan")]})
+    assert cmp.score(call, same) == (1.0, True)
+    assert cmp.compare(call, same).score == 1.0
+    assert cmp.compare(call, ToolCall("f", {"x": 1.0, "y": [nan]})).score < 1.0
 
 
 keyed_values = st.recursive(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,104 @@ def test_a_declaration_must_describe_exactly_its_options() -> None:
         @metric("bad", "", requires=(), help={"a": "an option"})
         def worse(sample: Any, *, a: int) -> Any:
             return a
+
+
+def _prose_rows(page: str, header: str) -> list[list[str]]:
+    """The body rows of the markdown table under the line starting with ``header``."""
+    lines = page.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))])
+    return rows
+
+
+def _ticked(text: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", text)
+
+
+def _value(text: str) -> Any:
+    import json
+
+    text = text.strip().strip('"')
+    if text in {"None", "null"}:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def test_the_metrics_page_prose_tables_match_the_declarations() -> None:
+    """Every default and option named outside the generated tables is a declared one."""
+    page = DOCS.read_text(encoding="utf-8")
+    names = {info.name for info in list_metrics()}
+    checked = 0
+    # "Defaults that decide a verdict": `option=value` | `metric`, ... (or `option` and, per
+    # metric group separated by ';', the default after the metrics)
+    for row in _prose_rows(page, "| default | where |"):
+        option, _, default = _ticked(row[0])[0].partition("=")
+        for group in row[1].split(";"):
+            ticks = _ticked(group)
+            listed = [t for t in ticks if t in names]
+            values = [t for t in ticks if t not in names]
+            expected = _value(default) if default else _value(values[0])
+            for name in listed:
+                params = get_metric(name).params
+                assert option in params, f"docs/metrics.md: {name} has no option {option!r}"
+                assert params[option].default == expected, f"{name}.{option} default"
+                checked += 1
+    # "One vocabulary": | `option` | `a` \| `b` | meaning | `metric` (default `x`), ... |
+    for row in _prose_rows(page, "| option | values | meaning | metrics |"):
+        option = _ticked(row[0])[0]
+        allowed = [t for t in _ticked(row[1]) if "|" not in t]
+        for match in re.finditer(r"(but )?`([a-z_0-9]+)`(?: \(default `([^`]+)`\))?", row[3]):
+            excluded, name, default = match.groups()
+            if name not in names or excluded:
+                continue
+            param = get_metric(name).params.get(option)
+            assert param is not None, f"docs/metrics.md: {name} has no option {option!r}"
+            if default is not None:
+                assert param.default == _value(default), f"{name}.{option} default"
+            if param.choices is not None and len(allowed) > 1:
+                assert set(allowed) == set(param.choices), f"{name}.{option} values"
+            checked += 1
+    assert checked >= 10
+
+
+def test_option_values_are_checked_from_the_declaration_at_bind() -> None:
+    """A value its declaration does not allow is refused by bind, naming option and value."""
+    cases = [
+        ("tool_correctness", {"threshold": 1.5}, "threshold", "1.5"),
+        ("tool_correctness", {"threshold": "abc"}, "threshold", "'abc'"),
+        ("tool_call_f1", {"threshold": float("nan")}, "threshold", "nan"),
+        ("tool_call_accuracy", {"threshold": True}, "threshold", "True"),
+        ("tool_correctness", {"order": "stric"}, "order", "did you mean 'strict'"),
+        ("tool_call_f1", {"args": "exactt"}, "args", "did you mean 'exact'"),
+        ("tool_call_f1", {"args": {"keys": 3}}, "args", "matcher"),
+        ("tool_correctness", {"argument_keys": 5}, "argument_keys", "got 5"),
+        ("output_contains", {"values": 3}, "values", "list of strings"),
+        ("task_success", {"max_chars": 0}, "max_chars", "whole number"),
+        ("state_match", {"environment": "no_file.py:make"}, "environment", "cannot import"),
+        ("state_match", {"environment": "no_such_env"}, "environment", "unknown environment"),
+        ("tool_correctness", {"exact_match": 1}, "exact_match", "got 1"),
+    ]
+    for name, options, option, says in cases:
+        with pytest.raises(ConfigError) as caught:
+            check_params(name, options)
+        assert caught.value.context["field"] == option, (name, options)
+        assert says in str(caught.value) and repr(name) in str(caught.value), str(caught.value)
+        with pytest.raises(ConfigError):
+            bind(name, **options) if name != "task_success" else check_params(name, options)
+
+
+def test_a_direct_call_of_a_metric_checks_its_options_the_same_way() -> None:
+    for call in (
+        lambda: metrics.tool_correctness(["a"], ["a"], threshold=1.5),
+        lambda: metrics.tool_call_f1(["a"], ["a"], args="exactt"),
+        lambda: metrics.tool_call_accuracy(["a"], ["a"], order="sideways"),
+    ):
+        with pytest.raises(ConfigError, match="metric '"):
+            call()

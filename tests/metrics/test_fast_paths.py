@@ -122,12 +122,11 @@ def test_bind_validates_once_and_records_every_param():
         bound.score({"tools_called": []})  # not a Sample
 
 
-def test_bound_metric_keeps_a_bad_args_spec_failing_per_row():
+def test_a_bad_args_spec_is_refused_when_bound_not_per_row():
     sample = Sample(tools_called=["a"], expected_tools=["a"])
-    bound = bind("tool_call_f1", args="no_such_matcher")
     with pytest.raises(ConfigError) as bound_error:
-        bound.score(sample)
+        bind("tool_call_f1", args="no_such_matcher")
     with pytest.raises(ConfigError) as direct_error:
         score_sample("tool_call_f1", sample, args="no_such_matcher")
     assert str(bound_error.value) == str(direct_error.value)
-    assert bound_error.value.field == direct_error.value.field
+    assert bound_error.value.field == direct_error.value.field == "args"

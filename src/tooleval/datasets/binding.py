@@ -9,6 +9,16 @@ unbound, by name and by what the cells look like.
 {'input': 'question', 'expected_tools': 'expected_tools'}
 >>> parse_bind_options(["expected_tools=tools", "category = intent"])
 {'expected_tools': 'tools', 'category': 'intent'}
+
+One field, one column: a field bound twice is refused (never the last kept),
+and so is one column bound to both the reference (``expected_tools``) and the
+agent's calls (``tools_called``), which would score the calls against
+themselves. A suggestion for the reference never names the column that holds
+the agent's calls.
+
+>>> parse_bind_options(["expected_tools=gold", "tools_called=gold"])
+Traceback (most recent call last):
+tooleval.errors.DatasetError: field bind: column 'gold' is bound to expected_tools and to tools_called: the reference and the agent's calls must come from different columns
 """
 
 from __future__ import annotations
@@ -22,7 +32,14 @@ from typing import Any
 from tooleval.errors import DatasetError, ToolEvalError
 from tooleval.formats.rows import ROW_FIELDS
 
-__all__ = ["BINDABLE", "bind_option", "parse_bind_options", "resolve_bindings", "suggest_column"]
+__all__ = [
+    "BINDABLE",
+    "bind_option",
+    "check_crossing",
+    "parse_bind_options",
+    "resolve_bindings",
+    "suggest_column",
+]
 
 #: Sample fields a column can be bound to: the canonical row's keys
 #: (``expected_output`` is an alias of ``reference``).
@@ -65,8 +82,13 @@ def bind_option(field: str, column: str) -> str:
     return f"--bind {shlex.quote(f'{field}={column}')}"
 
 
+#: Fields that hold the reference calls, and the field that holds the agent's calls.
+_REFERENCE_FIELDS = ("expected_tools",)
+_CALLS_FIELD = "tools_called"
+
+
 def parse_bind_options(options: Iterable[str] | None) -> dict[str, str]:
-    """Read CLI ``--bind FIELD=COLUMN`` options into a mapping."""
+    """Read CLI ``--bind FIELD=COLUMN`` options into a mapping (a field given twice is refused)."""
     out: dict[str, str] = {}
     for option in options or ():
         field, sep, column = option.partition("=")
@@ -75,8 +97,34 @@ def parse_bind_options(options: Iterable[str] | None) -> dict[str, str]:
                 f"expected --bind FIELD=COLUMN (e.g. expected_tools=my_column), got {option!r}",
                 field="bind",
             )
-        out[field.strip()] = column.strip()
+        field, column = field.strip(), column.strip()
+        if field in out:
+            raise DatasetError(
+                f"--bind {field} given twice ({field}={out[field]}, then {field}={column}); "
+                "a field reads one column: give it once",
+                field="bind",
+            )
+        out[field] = column
+    check_crossing(out)
     return out
+
+
+def check_crossing(bindings: Mapping[str, str], *, file: str | None = None) -> None:
+    """Refuse one column bound to both the reference and the agent's calls.
+
+    Unless ``tools_called`` is bound to another column, the agent's calls are
+    read from the column named ``tools_called``.
+    """
+    calls = bindings.get(_CALLS_FIELD, _CALLS_FIELD)
+    for field in _REFERENCE_FIELDS:
+        if bindings.get(field) == calls:
+            raise DatasetError(
+                f"column {calls!r} is bound to {field} and to {_CALLS_FIELD}: the reference "
+                "and the agent's calls must come from different columns"
+                + ("" if _CALLS_FIELD in bindings else f" (bind {_CALLS_FIELD} to another column)"),
+                file=file,
+                field="bind",
+            )
 
 
 def resolve_bindings(
@@ -110,6 +158,7 @@ def resolve_bindings(
             if column == "reference" and "expected_output" in bindings:
                 continue
             bindings[column] = column
+    check_crossing(bindings, file=file)
     return bindings
 
 
@@ -143,8 +192,20 @@ def suggest_column(
     *,
     exclude: Iterable[str] = (),
 ) -> str | None:
-    """The unbound column most likely meant for ``field`` (or None)."""
+    """The unbound column most likely meant for ``field`` (or None).
+
+    For the reference (``expected_tools``) the column that holds the agent's
+    calls is never proposed: a column named ``tools_called``, and, when
+    several columns hold tool lists, the one whose name says calls rather
+    than reference (``tools`` beside ``gold``).
+
+    >>> rows = [{"tools": '["a"]', "gold": '["a"]'}]
+    >>> suggest_column("expected_tools", ["id", "tools", "gold"], rows)
+    'gold'
+    """
     excluded = set(exclude)
+    if field in _REFERENCE_FIELDS:
+        excluded |= {_CALLS_FIELD} | set(_calls_columns(columns, rows, excluded))
     best: str | None = None
     best_score = 0.0
     sample = list(rows[:50])
@@ -160,3 +221,28 @@ def suggest_column(
         if score > best_score:
             best, best_score = column, score
     return best if best_score >= 2 else None
+
+
+# Words in a column name that say it holds the reference, not what the agent did.
+_REFERENCE_WORDS = ("expect", "gold", "truth", "label", "reference", "ground", "target", "answer")
+
+
+def _calls_columns(
+    columns: Sequence[str], rows: Sequence[Mapping[str, Any]], excluded: set[str]
+) -> list[str]:
+    """Columns that hold tool lists and whose names do not say reference, when another does."""
+    sample = list(rows[:50])
+    lists = [
+        c
+        for c in columns
+        if c not in excluded and _looks_like("tools_called", [r.get(c) for r in sample]) >= 0.5
+    ]
+
+    def says_reference(column: str) -> bool:
+        name = column.lower()
+        return any(word in name for word in _REFERENCE_WORDS)
+
+    references = [c for c in lists if says_reference(c)]
+    if not references:
+        return []
+    return [c for c in lists if not says_reference(c)]

@@ -192,6 +192,8 @@ def _canonical_row(
             shown = "NaN" if isinstance(value, float) else repr(value)
             empty[name] = f"column {column} holds {shown}, read as no value"
             value = None
+        elif name in _CALL_FIELDS and value is None:
+            empty[name] = f"row {raw.number}, column {column} is empty"
         row[name] = value
     aside: dict[str, Any] = {}
     for column, value in raw.values.items():
@@ -332,7 +334,12 @@ def load_dataset(
             )
         else:
             seen[row.row_id] = row.number
-    nulls = [(r.number, why) for r in rows for why in r.empty_cells.values()]
+    nulls = [
+        (r.number, why)
+        for r in rows
+        for why in r.empty_cells.values()
+        if why.endswith("read as no value")  # a marker; a plain empty cell is no reference
+    ]
     if nulls:
         number, why = nulls[0]
         dataset.warnings.append(

@@ -5,12 +5,11 @@ module             holds
 =================  ===========================================================
 ``protocol``       :class:`Environment` (reset / call / state), :class:`CallOutcome`, :class:`Limits`
 ``python``         :class:`FunctionEnvironment` (functions over a state), :class:`ClassEnvironment`
-``deadline``       stopping a call that runs past its deadline
 ``replay``         :func:`replay`, :class:`Replay`
 ``diff``           :func:`state_diff`, :class:`Difference`
 ``metric``         :func:`state_match`
 ``named``          environments by name: :func:`register_environment`, entry points
-``registration``   ``state_match`` as the metric registry lists it
+``registration``   ``state_match`` as the metric registry lists it (each call under a deadline)
 =================  ===========================================================
 
 >>> env = FunctionEnvironment({"put": lambda s, k, v: s.update({k: v})}, initial_state={})

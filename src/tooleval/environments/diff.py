@@ -17,6 +17,7 @@ see it). ``include`` keeps only the paths under the given prefixes,
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ class Difference:
 
 
 def _shown(value: Any) -> Any:
+    """The value as the diagnosis shows it: JSON has no NaN or Infinity, so those are text."""
+    if type(value) is float and (value != value or value in (math.inf, -math.inf)):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     return value if value is _ABSENT_MARK else _jsonable(value)
 
 
@@ -87,9 +91,11 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     try:
-        return bool(a == b)
+        if a == b:
+            return True
     except Exception:  # an object whose == raises: different
         return False
+    return type(a) is float and a != a and b != b  # NaN is the same as NaN (docs/metrics.md)
 
 
 def _walk(

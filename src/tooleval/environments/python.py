@@ -32,9 +32,9 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tooleval.environments.deadline import CallTimeout, deadline
 from tooleval.environments.protocol import CallOutcome, Limits
 from tooleval.errors import ConfigError
+from tooleval.user_deadline import CallTimeout, deadline
 
 __all__ = ["ClassEnvironment", "FunctionEnvironment", "count_items", "json_value_error"]
 

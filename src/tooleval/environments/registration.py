@@ -26,10 +26,49 @@ from typing import Any
 from tooleval.environments.diff import LIST_ORDERS
 from tooleval.environments.metric import NAME, state_match
 from tooleval.environments.named import environment_factory
+from tooleval.environments.protocol import CallOutcome
 from tooleval.errors import ConfigError
 from tooleval.model import MetricInfo, Param, Result, Sample
+from tooleval.user_deadline import DEADLINE_ENV, DeadlinePassed, bounded, user_code_seconds
 
-__all__ = ["metric_infos", "row_environment", "state_match_info"]
+__all__ = [
+    "BoundedEnvironment",
+    "metric_infos",
+    "row_environment",
+    "state_match_info",
+]
+
+
+class BoundedEnvironment:
+    """An environment each of whose calls runs under a deadline (:func:`bounded`).
+
+    A call that does not return in time raises
+    :class:`~tooleval.user_deadline.DeadlinePassed` naming the
+    environment, the method and the deadline; ``state_match`` makes the row
+    unscored with that reason.
+    """
+
+    def __init__(self, inner: Any, seconds: float, name: str) -> None:
+        self._inner = inner
+        self._seconds = seconds
+        self._name = name
+
+    def _what(self, method: str) -> str:
+        return f"environment {self._name!r} {method}"
+
+    def reset(self, initial_state: Any = None) -> None:
+        inner = self._inner
+        bounded(lambda: inner.reset(initial_state), self._seconds, what=self._what("reset()"))
+
+    def call(self, name: str, arguments: dict[str, Any]) -> CallOutcome:
+        inner = self._inner
+        outcome: CallOutcome = bounded(
+            lambda: inner.call(name, arguments), self._seconds, what=self._what(f"call({name!r})")
+        )
+        return outcome
+
+    def state(self) -> Any:
+        return bounded(self._inner.state, self._seconds, what=self._what("state()"))
 
 
 def row_environment(sample: Sample, option: Any) -> tuple[str, Mapping[str, Any], Any]:
@@ -93,6 +132,25 @@ def _option(option: Any) -> tuple[str | None, Mapping[str, Any] | None]:
     )
 
 
+def _check_environment(option: Any) -> Any:
+    """The validator of the ``environment`` option: it must name an environment that loads.
+
+    Run when the metric is bound, before any row: an unknown name or a
+    ``module:attribute`` that does not import is a ConfigError then, never
+    every row's "cannot replay". The option is kept as given.
+    """
+    spec, _config = _option(option)
+    if spec is not None:
+        environment_factory(spec, allow_import=True)
+    return option
+
+
+def _prepare(params: dict[str, Any]) -> dict[str, Any]:
+    """What ``_score`` takes: the options and the deadline of each call into the environment."""
+    params["deadline"] = user_code_seconds()
+    return params
+
+
 def _score(
     sample: Sample,
     *,
@@ -102,6 +160,7 @@ def _score(
     exclude: list[str] | None = None,
     outputs: list[str] | None = None,
     threshold: float | None = None,
+    deadline: float | None = None,
 ) -> Result:
     try:
         spec, config, initial_state = row_environment(sample, environment)
@@ -109,8 +168,9 @@ def _score(
     except ConfigError as exc:
         return Result.unscored(NAME, f"cannot replay: {exc}")
     expected = sample.expected_tools.calls if sample.expected_tools is not None else None
+    seconds = user_code_seconds() if deadline is None else deadline
 
-    def build() -> Any:
+    def make() -> Any:
         try:
             return factory(dict(config))
         except ConfigError:
@@ -120,17 +180,29 @@ def _score(
                 f"environment {spec!r} could not be built: {type(exc).__name__}: {exc}"
             ) from None
 
-    result = state_match(
-        list(expected) if expected is not None else None,
-        sample.actual_calls(),
-        environment=build,
-        initial_state=initial_state,
-        list_order=list_order,
-        include=include,
-        exclude=exclude or (),
-        outputs=outputs,
-        threshold=threshold,
-    )
+    def build() -> Any:
+        built = bounded(make, seconds, what=f"environment {spec!r} factory")
+        return BoundedEnvironment(built, seconds, spec)
+
+    try:
+        result = state_match(
+            list(expected) if expected is not None else None,
+            sample.actual_calls(),
+            environment=build,
+            initial_state=initial_state,
+            list_order=list_order,
+            include=include,
+            exclude=exclude or (),
+            outputs=outputs,
+            threshold=threshold,
+        )
+    except DeadlinePassed as exc:
+        return Result.unscored(
+            NAME,
+            f"not scored: {exc} (${DEADLINE_ENV} sets it)",
+            params={"list_order": list_order, "include": include, "environment": spec},
+            threshold=threshold,
+        )
     result.params["environment"] = spec
     return result
 
@@ -145,6 +217,7 @@ def state_match_info() -> MetricInfo:
                 None,
                 "environment for rows without metadata.environment: a name, module:attr, "
                 "or {name, config} (a plan's environment key)",
+                check=_check_environment,
             ),
             "list_order": Param(
                 "strict",
@@ -159,6 +232,7 @@ def state_match_info() -> MetricInfo:
         requires=("tools_called", "expected_tools"),
         needs_judge=False,
         score_sample=_score,
+        prepare=_prepare,
     )
 
 

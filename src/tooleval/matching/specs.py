@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, did_you_mean
 from tooleval.matching.base import Matcher
 from tooleval.matching.structural import NumericText, Unordered
 from tooleval.matching.values import (
@@ -132,7 +132,8 @@ def resolve_matcher(spec: Any, *, field: str = "args") -> Matcher:
         if text in _registered:
             return _registered[text]
         raise ConfigError(
-            f"unknown argument matcher {text!r}; expected one of {', '.join(matcher_names())}",
+            f"unknown argument matcher {text!r}{did_you_mean(text, matcher_names())}; "
+            f"expected one of {', '.join(matcher_names())}",
             field=field,
         )
     if isinstance(spec, Mapping):
@@ -162,7 +163,8 @@ def _matcher_from_mapping(spec: Mapping[str, Any], field: str) -> Matcher:
         return _build_any_of((options or None) if "name" in spec else options)
     if name not in _FACTORIES:
         raise ConfigError(
-            f"unknown argument matcher {name!r}; expected one of {', '.join(matcher_names())}",
+            f"unknown argument matcher {name!r}{did_you_mean(str(name), matcher_names())}; "
+            f"expected one of {', '.join(matcher_names())}",
             field=field,
         )
     if options is None:

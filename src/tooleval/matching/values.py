@@ -32,6 +32,7 @@ from typing import Any
 from tooleval.errors import ConfigError
 from tooleval.model import MISSING
 from tooleval.model.values import walk_equal
+from tooleval.user_deadline import DEADLINE_ENV, DeadlinePassed, bounded, user_code_seconds
 
 __all__ = [
     "CallableMatcher",
@@ -61,15 +62,20 @@ def deep_equal(expected: Any, actual: Any) -> bool:
     True
     >>> deep_equal(1, 1.0), deep_equal(True, 1)
     (False, False)
+    >>> deep_equal({"x": float("nan")}, {"x": float("nan")})  # NaN is the same as NaN
+    True
     """
     # Fast path: the concrete types a JSON parser produces, checked with
     # ``type(x) is`` (ABC isinstance checks cost several times more); every
     # other value takes the general path below, which defines the semantics.
     kind = type(expected)
     if kind is type(actual):
-        if kind is str or kind is int or kind is float or kind is bool or kind is _NoneType:
+        if kind is str or kind is int or kind is bool or kind is _NoneType:
             same: bool = expected == actual
             return same
+        if kind is float:  # NaN equals NaN: a value is the same as itself (docs/metrics.md)
+            nan_pair: bool = expected != expected and actual != actual
+            return expected == actual or nan_pair
         if kind is dict:
             if len(expected) != len(actual):
                 return False
@@ -98,7 +104,12 @@ def _json_leaf(expected: Any, actual: Any) -> bool:
         return expected is actual
     if _json_kind(expected) != _json_kind(actual):
         return False
-    return bool(expected == actual)
+    return bool(expected == actual) or (_is_nan(expected) and _is_nan(actual))
+
+
+def _is_nan(value: Any) -> bool:
+    """Whether ``value`` is a float NaN (which ``==`` never finds equal to itself)."""
+    return isinstance(value, float) and value != value
 
 
 def _json_kind(value: Any) -> str:
@@ -236,6 +247,8 @@ class Numeric:
         if _is_number(expected) and _is_number(actual):
             if not self.int_float_equal and type(expected) is not type(actual):
                 return False
+            if _is_nan(expected) or _is_nan(actual):
+                return _is_nan(expected) and _is_nan(actual)
             return math.isclose(expected, actual, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
         return deep_equal(expected, actual)
 
@@ -359,6 +372,8 @@ class CallableMatcher:
     name: str = ""
     accepts_missing: bool = False
     pass_score: float = 1.0
+    # Each call's deadline ($TOOLEVAL_USER_CODE_DEADLINE, read when the matcher is built).
+    seconds: float | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not callable(self.function):
@@ -366,12 +381,23 @@ class CallableMatcher:
         if not self.name:
             label = getattr(self.function, "__name__", type(self.function).__name__)
             object.__setattr__(self, "name", label)
+        if self.seconds is None:
+            object.__setattr__(self, "seconds", user_code_seconds())
 
     def __call__(self, expected: Any, actual: Any) -> float:
         if actual is MISSING and not self.accepts_missing:
             return 0.0
+        function = self.function
         try:
-            value = self.function(expected, actual)
+            value = bounded(
+                lambda: function(expected, actual),
+                self.seconds,
+                what=f"argument matcher {self.name!r}",
+            )
+        except DeadlinePassed as exc:  # the row is not scored, saying which call and deadline
+            raise ConfigError(
+                f"{exc} (${DEADLINE_ENV} sets it; expected={expected!r}, actual={actual!r})"
+            ) from None
         except Exception as exc:  # a user's bug must say which matcher failed
             raise ConfigError(
                 f"argument matcher {self.name!r} raised {type(exc).__name__}: {exc} "

@@ -8,7 +8,6 @@ how they turn that pairing into a score.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +40,8 @@ __all__ = [
     "actual_calls",
     "analyse",
     "calls_of",
+    "check_args",
+    "check_argument_keys",
     "choice",
     "comparator",
     "empty_result",
@@ -167,12 +168,41 @@ def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> lis
 def prepare_args(params: dict[str, Any]) -> dict[str, Any]:
     """Resolve the ``args`` matcher spec once per bound metric instead of once per row.
 
-    A spec that does not resolve is left as given, so each row raises the
-    same error it always did.
+    The spec was checked when the metric was bound (:func:`check_args`).
     """
-    with contextlib.suppress(Exception):
-        params["args"] = resolve_comparator(params["args"])
+    params["args"] = resolve_comparator(params["args"])
     return params
+
+
+def check_args(value: Any) -> Any:
+    """The validator of every ``args`` option: the matcher spec must resolve (kept as given).
+
+    >>> check_args("normalized")
+    'normalized'
+    >>> check_args("exactt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    tooleval.errors.ConfigError: field args...: unknown argument matcher 'exactt' (did you mean 'exact'?); ...
+    """
+    try:
+        resolve_comparator(value)
+    except ConfigError as exc:
+        raise exc.with_context(field="args") from None
+    except Exception as exc:  # a spec of the wrong shape: say so, naming the option
+        raise ConfigError(
+            f"is not a matcher spec ({type(exc).__name__}: {exc}); give a matcher name, "
+            '{"default": ..., "tools": ..., "keys": ...} or a callable',
+            field="args",
+        ) from None
+    return value
+
+
+def check_argument_keys(value: Any) -> Any:
+    """The validator of ``argument_keys`` (a list, ``{tool: [keys]}``, text or null; kept as given)."""
+    try:
+        keys_selector(value, metric="")
+    except ConfigError as exc:  # "{metric}: argument_keys must ...": the caller names the metric
+        raise ConfigError(exc.message.removeprefix(": "), field="argument_keys") from None
+    return value
 
 
 def choice(value: Any, name: str, options: Collection[str], *, metric: str) -> str:
@@ -182,14 +212,12 @@ def choice(value: Any, name: str, options: Collection[str], *, metric: str) -> s
 
 
 def threshold_value(value: Any, *, metric: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ConfigError(
-            f"{metric}: threshold must be a number in [0, 1] or null, got {value!r}",
-            field="threshold",
-        )
-    return float(value)
+    """``threshold`` as a float (checked by :func:`tooleval.model.metric.check_threshold`)."""
+    threshold: float | None = check_option(metric, "threshold", value, _THRESHOLD)
+    return threshold
+
+
+_THRESHOLD = Param(None, THRESHOLD_HELP)
 
 
 # Matcher names whose meaning can never change (register_matcher refuses them),

@@ -36,6 +36,7 @@ from tooleval.metrics._analysis import (
     actual_calls,
     analyse,
     calls_of,
+    check_args,
     comparator,
     empty_result,
     expected_tools,
@@ -66,6 +67,7 @@ NAME = "tool_call_accuracy"
     },
     sample=calls_of,
     prepare=prepare_args,
+    checks={"args": check_args},
 )
 def tool_call_accuracy(
     expected: ExpectedLike,

@@ -30,6 +30,8 @@ from tooleval.metrics._analysis import (
     actual_calls,
     analyse,
     calls_of,
+    check_args,
+    check_argument_keys,
     comparator,
     empty_result,
     expected_tools,
@@ -84,6 +86,7 @@ ALIASES = Aliases(
     sample=calls_of,
     aliases=ALIASES,
     prepare=prepare_args,
+    checks={"args": check_args, "argument_keys": check_argument_keys},
 )
 def tool_correctness(
     expected: ExpectedLike,

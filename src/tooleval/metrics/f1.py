@@ -35,6 +35,7 @@ from tooleval.metrics._analysis import (
     actual_calls,
     analyse,
     calls_of,
+    check_args,
     comparator,
     empty_result,
     expected_tools,
@@ -65,6 +66,7 @@ NAME = "tool_call_f1"
     },
     sample=calls_of,
     prepare=prepare_args,
+    checks={"args": check_args},
 )
 def tool_call_f1(
     expected: ExpectedLike,

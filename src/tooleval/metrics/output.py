@@ -120,6 +120,15 @@ def _wanted(values: Any) -> list[str]:
     return [v for v in wanted if v != ""]
 
 
+def _checked_values(values: Any) -> Any:
+    """The validator of the ``values`` option (kept as given)."""
+    try:
+        _wanted(values)
+    except ConfigError as exc:  # "output_contains: values must ...": the caller names the metric
+        raise ConfigError(exc.message.removeprefix(f"{NAME}: "), field="values") from None
+    return values
+
+
 def _texts(output: Any) -> list[str]:
     """The texts to search: one output, or each of a list of them (a missing output is "")."""
     if isinstance(output, str) or output is None:
@@ -174,6 +183,7 @@ def _text(value: Any) -> str:
         "threshold": THRESHOLD_HELP,
     },
     aliases=ALIASES,
+    checks={"values": _checked_values},
 )
 def output_contains_sample(
     sample: Sample,

@@ -244,21 +244,22 @@ def _effective_params(info: MetricInfo, params: Mapping[str, Any]) -> dict[str, 
         )
     effective = {name: param.default for name, param in info.params.items()}
     for name, value in params.items():
-        param = info.params[name]
-        effective[name] = (
-            value if param.choices is None else check_option(info.name, name, value, param)
-        )
+        effective[name] = check_option(info.name, name, value, info.params[name])
     return effective
 
 
 def check_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` of metric ``name`` under their current names, checked as :func:`bind` checks them.
 
-    For callers that keep a metric's parameters before scoring (a run plan,
-    ``rescore``, Ray's driver): former names and values are translated by the
-    metric's declared aliases; an unknown name or a value outside a parameter's
-    choices is a ConfigError whose ``field`` names the parameter. Only what was
-    given comes back (no defaults filled in).
+    The one check of a metric's options, used by every entry point through
+    here or :func:`bind` (``score --option``, a run plan's ``params`` and its
+    ``--dry-run``, ``evaluate()``, ``rescore``, the pytest plugin, Ray's
+    driver): former names and values are translated by the metric's declared
+    aliases; an unknown name (with "did you mean") or a value its declaration
+    does not allow (:func:`tooleval.model.metric.check_option`: choices,
+    ``threshold`` in [0, 1], a matcher spec, an environment that imports) is a
+    ConfigError whose ``field`` names the parameter, before any row. Only what
+    was given comes back (no defaults filled in).
 
     >>> check_params("tool_correctness", {"check_ordering": True})
     {'order': 'strict'}

@@ -33,6 +33,7 @@ from tooleval.metrics._analysis import (
     actual_calls,
     analyse,
     calls_of,
+    check_args,
     comparator,
     empty_result,
     expected_tools,
@@ -85,6 +86,7 @@ ALIASES = Aliases(
     sample=calls_of,
     aliases=ALIASES,
     prepare=prepare_args,
+    checks={"args": check_args},
 )
 def trajectory_match(
     expected: ExpectedLike,

@@ -48,7 +48,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, did_you_mean
 from tooleval.model.results import Result
 
 __all__ = [
@@ -64,7 +64,9 @@ __all__ = [
     "Param",
     "THRESHOLD_HELP",
     "accepts_aliases",
+    "check_count",
     "check_option",
+    "check_threshold",
     "declaration",
     "metric",
     "with_async",
@@ -87,11 +89,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """One metric parameter: its default, a one-line help, and allowed values if enumerated."""
+    """One metric parameter: its default, a one-line help, and allowed values if enumerated.
+
+    ``check`` validates a value that is not enumerated (``choices`` None): it
+    returns the value to use or raises ConfigError saying what is allowed.
+    Without one, a parameter called ``threshold`` takes a number in [0, 1] or
+    null, and an ``int`` annotation a whole number >= 1 (see :func:`check_option`).
+    """
 
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -258,23 +267,71 @@ class MetricInfo:
     aliases: Aliases = field(default_factory=Aliases, compare=False)
 
 
+def check_threshold(value: Any) -> float | None:
+    """A ``threshold``: a finite number in [0, 1], or None (ConfigError otherwise).
+
+    >>> check_threshold(1), check_threshold(None)
+    (1.0, None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ConfigError(
+            f"threshold must be a number in [0, 1] or null, got {value!r}", field="threshold"
+        )
+    return float(value)
+
+
+def check_count(value: Any) -> int:
+    """A whole number >= 1 (an option annotated ``int``, such as ``max_chars``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"must be a whole number >= 1, got {value!r}")
+    return value
+
+
 def _folded(value: str) -> str:
     return value.casefold().replace("-", "_")
 
 
-def check_option(metric: str, name: str, value: Any, param: Param) -> Any:
-    """``value`` of option ``name`` in its canonical spelling; ConfigError when it is no choice.
+def _validator(name: str, param: Param) -> Callable[[Any], Any] | None:
+    """How a value of option ``name`` is checked when it is not enumerated."""
+    if param.check is not None:
+        return param.check
+    if name == "threshold":
+        return check_threshold
+    return None
 
+
+def check_option(metric: str, name: str, value: Any, param: Param) -> Any:
+    """``value`` of option ``name`` as the metric uses it; ConfigError naming what is allowed.
+
+    This is the one check of an option value, wherever it arrives (the
+    registry's ``bind``/``check_params``, a direct call of a declared metric).
     Enumerated text values match in any case and with ``-`` for ``_``
-    (``Strict``, ``STRICT`` → ``strict``); a ``bool`` option takes only
-    ``True``/``False`` (never ``1``).
+    (``Strict``, ``STRICT`` → ``strict``), with a "did you mean"; a ``bool``
+    option takes only ``True``/``False`` (never ``1``). Other options go
+    through their declared ``check`` (a ``threshold`` is a number in [0, 1]).
 
     >>> check_option("m", "order", "Strict", Param("strict", "", choices=ORDERS))
     'strict'
+    >>> check_option("m", "threshold", 1.5, Param(None, ""))
+    Traceback (most recent call last):
+    tooleval.errors.ConfigError: field threshold: metric 'm': threshold must be a number in [0, 1] or null, got 1.5
     """
     choices = param.choices
     if choices is None:
-        return value
+        check = _validator(name, param)
+        if check is None:
+            return value
+        try:
+            return check(value)
+        except ConfigError as exc:
+            message = exc.message
+            if message.startswith("must"):
+                message = f"{name} {message}"
+            elif not message.startswith(name):
+                message = f"{name}: {message}"
+            raise ConfigError(f"metric {metric!r}: {message}", field=name) from None
     for choice in choices:
         if _same(choice, value):
             return choice
@@ -284,8 +341,10 @@ def check_option(metric: str, name: str, value: Any, param: Param) -> Any:
             if isinstance(choice, str) and _folded(choice) == folded:
                 return choice
     allowed = ", ".join(repr(c) for c in choices)
+    texts = [c for c in choices if isinstance(c, str)]
+    hint = did_you_mean(value, texts) if isinstance(value, str) and texts else ""
     raise ConfigError(
-        f"metric {metric!r}: {name} must be one of {allowed}, got {value!r}", field=name
+        f"metric {metric!r}: {name} must be one of {allowed}, got {value!r}{hint}", field=name
     )
 
 
@@ -346,7 +405,7 @@ class Declaration:
         out = self.aliases.translate(self.name, given) if self.aliases else dict(given)
         for key, value in out.items():
             param = self.options.get(key)
-            if param is not None and param.choices is not None:
+            if param is not None:
                 out[key] = check_option(self.name, key, value, param)
         return out
 
@@ -374,7 +433,12 @@ class SampleForm:
         return SampleForm, (self.public, self.adapter)
 
 
-def _options(function: Callable[..., Any], help: Mapping[str, str], name: str) -> dict[str, Param]:
+def _options(
+    function: Callable[..., Any],
+    help: Mapping[str, str],
+    name: str,
+    checks: Mapping[str, Callable[[Any], Any]],
+) -> dict[str, Param]:
     code = function.__code__
     first = code.co_argcount  # positional ones, positional-only included
     keyword = code.co_varnames[first : first + code.co_kwonlyargcount]
@@ -386,8 +450,17 @@ def _options(function: Callable[..., Any], help: Mapping[str, str], name: str) -
             continue
         if key not in defaults:
             raise ConfigError(f"metric {name!r}: option {key} needs a default", field=key)
-        choices = _choices(annotations.get(key), function.__globals__)
-        options[key] = Param(defaults[key], help.get(key, ""), choices=choices)
+        annotation = annotations.get(key)
+        choices = _choices(annotation, function.__globals__)
+        check = checks.get(key)
+        if check is None and choices is None and annotation in (int, "int"):
+            check = check_count
+        options[key] = Param(defaults[key], help.get(key, ""), choices=choices, check=check)
+    stray_checks = sorted(set(checks) - set(options))
+    if stray_checks:
+        raise ConfigError(
+            f"metric {name!r}: checks name no option: {', '.join(stray_checks)}", field="checks"
+        )
     undocumented = sorted(set(options) - set(help))
     stray = sorted(set(help) - set(options))
     if undocumented or stray:
@@ -408,21 +481,23 @@ def metric(
     sample: Callable[[Callable[..., Any]], Callable[..., Result]] | None = None,
     aliases: Aliases | None = None,
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    checks: Mapping[str, Callable[[Any], Any]] | None = None,
 ) -> Callable[[F], F]:
     """Declare ``name`` on the function below: its options come from its signature.
 
-    The decorated function checks its enumerated options (canonical
-    spelling, see :func:`check_option`) and translates ``aliases`` when
-    called directly; :func:`declaration` gives the :class:`Declaration`.
-    ``help`` has one line per keyword-only option (no more, no fewer);
-    ``sample`` adapts the function to a Sample (None when it takes one).
+    The decorated function checks every option it is given (see
+    :func:`check_option`) and translates ``aliases`` when called directly;
+    :func:`declaration` gives the :class:`Declaration`. ``help`` has one line
+    per keyword-only option (no more, no fewer); ``checks`` maps an option
+    that is not enumerated to its validator (``Param.check``); ``sample``
+    adapts the function to a Sample (None when it takes one).
     """
 
     def wrap(function: F) -> F:
         declared = Declaration(
             name=name,
             description=description,
-            options=_options(function, help, name),
+            options=_options(function, help, name, checks or {}),
             requires=tuple(requires),
             needs_judge="judge" in (function.__kwdefaults__ or {}),
             function=function,
@@ -437,7 +512,7 @@ def metric(
 
 def _checked(function: F, declared: Declaration) -> F:
     watched = frozenset(
-        [k for k, p in declared.options.items() if p.choices is not None]
+        [k for k, p in declared.options.items() if p.choices is not None or _validator(k, p)]
         + list(declared.aliases.names)
         + list(declared.aliases.values)
     )

@@ -122,7 +122,7 @@ def load_plan(path: str | Path) -> Plan:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the plan: {exc}", file=str(file)) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_loader())  # noqa: S506  (a SafeLoader subclass)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -134,6 +134,30 @@ def load_plan(path: str | Path) -> Plan:
         )
     except ConfigError as exc:
         raise exc.with_context(file=str(file)) from None
+
+
+def _loader() -> Any:
+    """A YAML SafeLoader that refuses a key given twice in one mapping (YAML keeps the last)."""
+    import yaml
+
+    class _OnceLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, str | int | float | bool) and key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"key {key!r} is given twice in one mapping (first at line "
+                        f"{seen[key].line + 1}); give it once",
+                        key_node.start_mark,
+                    )
+                if isinstance(key, str | int | float | bool):
+                    seen[key] = key_node.start_mark
+            return super().construct_mapping(node, deep=deep)
+
+    return _OnceLoader
 
 
 def plan_from_dict(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.aggregates import store_aggregates
 from tooleval.analysis.clusters import classified
-from tooleval.errors import ConfigError, ToolEvalError
+from tooleval.errors import ConfigError
 from tooleval.event_loop import run_off_the_loop
 from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
@@ -142,7 +142,22 @@ def _resolve(specs: Sequence[MetricSpec], judge: Any) -> list[Any]:
             "base_url=..., or set $TOOLEVAL_JUDGE (Python: rescore_run(..., judge=...))",
             field="--judge",
         )
+    for metric in metrics:  # bound before any row: a bad option is refused, never a row's reason
+        try:
+            _bind(metric, judge)
+        except ConfigError as exc:
+            raise ConfigError(exc.message, field="--option") from None
     return metrics
+
+
+def _bind(metric: Any, judge: Any) -> Any:
+    """``metric``'s BoundMetric, made once (ConfigError for an option its declaration refuses)."""
+    from tooleval.metrics.registry import bind
+
+    if metric.bound is None:
+        extra = {"judge": judge} if getattr(metric.info, "needs_judge", False) else {}
+        metric.bound = bind(metric.spec.name, **extra, **metric.params)
+    return metric.bound
 
 
 def _before_scoring(row: RowRecord, metric: Any, judge: Any) -> Result | None:
@@ -150,11 +165,9 @@ def _before_scoring(row: RowRecord, metric: Any, judge: Any) -> Result | None:
 
     The runs' rules: a row the agent could not be called for is every metric's
     ``not scored: ERROR``; a field the connector did not report is "not
-    reported"; bad parameters are every row's reason.
+    reported". The metrics are bound before any row (:func:`_resolve`).
     """
-    from tooleval.metrics.registry import bind
-    from tooleval.scoring import reason_for
-
+    _bind(metric, judge)
     name, threshold, params = metric.spec.name, metric.spec.threshold, metric.params
     if row.error is not None:
         return Result.unscored(name, f"not scored: {row.error}", params=params, threshold=threshold)
@@ -168,12 +181,6 @@ def _before_scoring(row: RowRecord, metric: Any, judge: Any) -> Result | None:
             params=params,
             threshold=threshold,
         )
-    if metric.bound is None:
-        extra = {"judge": judge} if getattr(metric.info, "needs_judge", False) else {}
-        try:
-            metric.bound = bind(name, **extra, **params)
-        except ToolEvalError as exc:
-            return Result.unscored(name, reason_for(exc), params=params, threshold=threshold)
     return None
 
 

@@ -43,8 +43,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooleval.environments.deadline import CallTimeout, deadline
 from tooleval.errors import ConfigError, UndecodableStep
+from tooleval.user_deadline import CallTimeout, deadline
 
 __all__ = [
     "BLOCKED",

@@ -33,8 +33,8 @@ from typing import Any
 import orjson
 
 from tooleval.benchmarks.tau_bench.replay_source import TauDomain
-from tooleval.environments.deadline import CallTimeout, deadline
 from tooleval.model import AssistantMessage, Diagnosis, Result, Sample, UserMessage
+from tooleval.user_deadline import CallTimeout, deadline
 
 __all__ = [
     "RESPOND",
