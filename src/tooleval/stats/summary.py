@@ -196,7 +196,12 @@ def _k_estimates(
         rows = sum(per_row.values())
         mean, var = counted_mean_var(per_row)
         se = sqrt(var / rows)
-        interval = t_interval(mean, se, rows - 1, confidence)
+        if set(per_row) <= {0.0, 1.0}:
+            # k = K: each row's estimate is its own 0/1 verdict, so Wilson (the t interval
+            # over 0/1 figures is a Wald interval: 86% coverage at n = 100, p = 0.95).
+            interval = wilson_interval(per_row[1.0], rows, confidence)
+        else:
+            interval = t_interval(mean, se, rows - 1, confidence)
         out[k] = KEstimate(k, mean, se, interval, rows)
     return out
 
@@ -214,7 +219,8 @@ def summarize(
     ``clusters[i]`` is row i's cluster key; ``bootstrap`` > 0 adds a seeded BCa
     interval over rows (or clusters) with that many resamples as a cross-check.
     Binary K = 1 rows get the Wilson interval (and Clopper–Pearson when every row
-    passed or every row failed); everything else a t interval.
+    passed or every row failed); everything else a t interval. pass^k and pass@k
+    get Wilson where every row's estimate is 0 or 1 (k = K), a t interval otherwise.
     """
     if not attempts:
         raise ValueError("nothing to summarize: no rows")
