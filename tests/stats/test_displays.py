@@ -48,7 +48,7 @@ def test_junit_properties_carry_the_interval_and_gate_outcome(db, tmp_path):
     with open_store(db) as store:
         run = store.get_run(run_id)
         gate = evaluate_gate(run, GateSpec(min_pass_rate=0.8, confidence=0.95))
-        path = write_junit(tmp_path / "j.xml", run, store.iter_rows(run_id), gate=gate)
+        path = write_junit(tmp_path / "j.xml", store, run, gate=gate)
     suite = ET.parse(path).getroot().find("testsuite")
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["pass_rate"] == "0.840000" and props["interval_method"] == "wilson"

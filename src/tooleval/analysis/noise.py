@@ -43,6 +43,7 @@ from tooleval.store import RunRowsReader
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
+    "VERDICT",
     "AttemptTable",
     "count_interval",
     "MetricComparison",
@@ -104,11 +105,25 @@ def _cluster_of(row: RowRecord, cluster_key: str | None) -> Hashable | None:
     return value if isinstance(value, Hashable) else repr(value)
 
 
+#: The pseudo-metric of the row verdict (every scored metric of the row passed).
+VERDICT = "(row verdict)"
+
+
 def read_attempts(
-    run: RunInfo, rows: Iterable[RowRecord], *, cluster_key: str | None = None
+    run: RunInfo,
+    rows: Iterable[RowRecord],
+    *,
+    cluster_key: str | None = None,
+    verdict: bool = False,
 ) -> AttemptTable:
-    """Group a run's stored rows into dataset rows with their attempts per metric."""
+    """Group a run's stored rows into dataset rows with their attempts per metric.
+
+    ``verdict`` adds the row verdict as the metric :data:`VERDICT` (an error row
+    is not passed; a row with nothing scored is left out, as for a metric).
+    """
     metrics = tuple(m.name for m in run.metrics) or tuple(run.summaries)
+    if verdict:
+        metrics = (*metrics, VERDICT)
     spec = repeat_of(run)
     grouped: dict[Any, RowAttempts] = {}
     seen: Counter[str] = Counter()
@@ -126,6 +141,13 @@ def read_attempts(
         if entry is None:
             entry = grouped[group] = RowAttempts(key, row.category, _cluster_of(row, cluster_key))
         for metric in metrics:
+            if metric == VERDICT:
+                passed = False if row.error is not None else row.passed
+                if passed is None:
+                    unscored[metric] += 1
+                else:
+                    entry.values.setdefault(metric, []).append(1.0 if passed else 0.0)
+                continue
             result = row.result(metric)
             if row.error is not None:
                 entry.values.setdefault(metric, []).append(0.0)

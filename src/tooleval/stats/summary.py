@@ -40,6 +40,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "counted_mean_var",
+    "few_rows_note",
     "row_rates",
     "summarize",
     "within_variance",
@@ -139,6 +140,13 @@ class RateSummary:
             "pass_hat_k": {str(k): e.to_dict() for k, e in self.pass_hat_k.items()},
             "notes": list(self.notes),
         }
+
+
+def few_rows_note(units: int, unit: str = "rows") -> tuple[str, ...]:
+    """The note an interval over fewer than :data:`FEW_ROWS` units carries (else none)."""
+    if units < FEW_ROWS:
+        return (f"only {units} {unit}: the interval is a rough guide (fewer than {FEW_ROWS})",)
+    return ()
 
 
 def row_profile(attempts: Sequence[Sequence[float]]) -> tuple[list[int], list[float], bool]:
@@ -264,8 +272,7 @@ def summarize(
         interval = t_interval(mean, se, df, confidence)
     units = n if n_clusters is None else n_clusters
     unit = "rows" if n_clusters is None else "clusters"
-    if units < FEW_ROWS:
-        notes.append(f"only {units} {unit}: the interval is a rough guide (fewer than {FEW_ROWS})")
+    notes.extend(few_rows_note(units, unit))
     boot = None
     if bootstrap and units >= 2:
         if clusters is None:
