@@ -174,7 +174,7 @@ def run_summary_markdown(
         *_metric_table(run_figures(store, run)),
         "",
         # No gate given: the one the run's plan set (stored with the run), if any.
-        *_gate_lines(gate if gate is not None else stored_gate(run, rows=all_rows)),
+        *_gate_lines(gate if gate is not None else stored_gate(run, store=store)),
     ]
     if baseline is not None:
         lines += _regression_lines(store, run, store.resolve_run_id(baseline), rows)

@@ -108,5 +108,5 @@ def _interval_lines(store: Any, run_id: str, args: argparse.Namespace) -> list[s
             for metric, per in run_intervals(table, **options).items()
             if ALL in per
         }
-    gate = gate_lines(stored_gate(run, rows=store.iter_rows(run.id)))
+    gate = gate_lines(stored_gate(run, store=store))
     return [*interval_lines(figures, category=args.category, bootstrap=bootstrap), *gate]
