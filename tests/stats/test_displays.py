@@ -6,7 +6,7 @@ import json
 import random
 import xml.etree.ElementTree as ET
 
-from tests.stats.conftest import METRIC, store_run
+from tests.stats.conftest import store_run
 
 from tooleval.analysis.export import write_junit
 from tooleval.analysis.figures import run_figures

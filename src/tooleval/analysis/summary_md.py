@@ -74,10 +74,12 @@ def _gate_lines(gate: Any) -> list[str]:
 
 def _regression_lines(store: StoreReader, run: RunInfo, baseline: str, limit: int) -> list[str]:
     from tooleval.analysis.compare import compare_runs
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.noise import compare_stats
     from tooleval.analysis.stat_lines import compare_line
 
-    comparison = compare_runs(store, baseline, run.id)
+    sides = (run_figures(store, store.get_run(baseline)), run_figures(store, run))
+    comparison = compare_runs(store, baseline, run.id, figures=sides)
     regressed = comparison.changed("regressed")
     fixed = comparison.changed("fixed")
     lines = [

@@ -230,6 +230,7 @@ def comparison_page(
     comparison but listed only while it is computed fresh (a run still going).
     """
     from tooleval.analysis.compare import compare_runs
+    from tooleval.analysis.figures import run_figures
 
     info_a, info_b = cached_run(store, run_a), cached_run(store, run_b)
     stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]
@@ -248,7 +249,8 @@ def comparison_page(
             except (KeyError, TypeError, ValueError):
                 pass  # written by another version: compare again
     lean = _LeanStore(store, {info_a.id: info_a, info_b.id: info_b})
-    comparison = compare_runs(lean, info_a.id, info_b.id)
+    sides = (run_figures(store, info_a), run_figures(store, info_b))
+    comparison = compare_runs(lean, info_a.id, info_b.id, figures=sides)
     if stopped:
         _save(store, info_a, info_b, comparison, stamps)
     order = [change] if change else list(LISTED)
