@@ -246,7 +246,8 @@ def run_to_dict(run: RunInfo, figures: RunFigures) -> dict[str, Any]:
             "errors": f.errors,
             "unit": f.unit,
             "pass_rate": f.rate,
-            "pass_rate_interval": None if f.pass_rate is None else f.pass_rate.to_dict(),
+            "pass_rate_interval": None if f.pass_rate is None else f.pass_rate.interval.to_dict(),
+            "rows": None if f.pass_rate is None else f.pass_rate.n,
             "mean_score": mean,
         }
 
