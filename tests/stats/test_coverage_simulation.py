@@ -103,3 +103,23 @@ def test_clustered_t_interval_covers() -> None:
         assert s.interval.method == "t" and s.clusters == N // 2
         hits += s.interval.low <= truth <= s.interval.high
     assert 0.93 <= hits / TRIALS <= 0.97
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_compare_a_a_false_alarms_at_most_alpha(k: int) -> None:
+    """The same agent twice on 50 rows: a regression or improvement called is a false alarm.
+
+    The verdict (:func:`tooleval.analysis.noise.paired_verdict`) needs the interval to
+    exclude 0 and the exact test (McNemar's exact p, the sign-flip p) to agree."""
+    from tooleval.analysis.noise import paired_verdict
+    from tooleval.stats import compare_paired
+
+    rng = np.random.default_rng(30 + k)
+    alarms = 0
+    for trial in range(TRIALS):
+        p = rng.beta(A, B, size=(50, 1))
+        a = (rng.random((50, k)) < p).astype(float).tolist()
+        b = (rng.random((50, k)) < p).astype(float).tolist()
+        stats = compare_paired(a, b, resamples=400 if k > 1 else 0, seed=trial)
+        alarms += paired_verdict(stats).kind != "inconclusive"
+    assert alarms / TRIALS <= 0.05

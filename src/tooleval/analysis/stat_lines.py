@@ -58,8 +58,13 @@ def compare_line(c: MetricComparison) -> str:
         parts.append(f"paired t p{_p(s.p_value)}")
         if s.sign_flip is not None:
             parts.append(f"sign-flip p{_p(s.sign_flip.p_value)}")
-    parts.append(f"MDE@{s.power:.0%} {pts(s.mde)} pts")
+    if s.mde == 0.0:
+        parts.append("no variance (no row differs): no MDE")
+    else:
+        parts.append(f"MDE@{s.power:.0%} {pts(s.mde)} pts")
     parts.append(c.verdict.kind.upper())
+    if c.verdict.why:
+        parts.append(c.verdict.why)
     return " · ".join(parts)
 
 
