@@ -404,14 +404,23 @@ class RunAggregates:
             return [(int(i), row_id) for i, row_id in conn.execute(query)]
 
     def verdict_rows(self, run_id: str) -> Any:
-        """Every result of the run as ``(row_index, row_id, category, metric, score, passed)``.
+        """Every result of the run as ``(row_index, row_id, category, metric, score, passed,
+        error)`` (``error`` the row's connector error, or None).
 
         Ordered by row index then the runner's metric order; streamed from the
         database (no JSON decoded), for comparisons of big runs.
         """
         rows, res = t.rows.c, t.results.c
         query = (
-            sa.select(rows.row_index, rows.row_id, rows.category, res.metric, res.score, res.passed)
+            sa.select(
+                rows.row_index,
+                rows.row_id,
+                rows.category,
+                res.metric,
+                res.score,
+                res.passed,
+                rows.error,
+            )
             .select_from(
                 t.rows.outerjoin(
                     t.results, sa.and_(res.run_id == rows.run_id, res.row_index == rows.row_index)

@@ -109,7 +109,7 @@ class AggregateStore(Protocol):
         ...
 
     def verdict_rows(self, run_id: str) -> Any:
-        """Every result as ``(row_index, row_id, category, metric, score, passed)``, streamed."""
+        """Every result as ``(row_index, row_id, category, metric, score, passed, error)``."""
         ...
 
     def iter_unpassed_rows(self, run_id: str, *, limit: int | None = None) -> Any:
