@@ -156,7 +156,7 @@ def test_stored_comparison_pages_equal_the_full_comparison(store, monkeypatch, c
 
     monkeypatch.setattr(comparison, "CHUNK", chunk)
     a, b = seed_support_runs(store)
-    full = compare_runs(store, a, b)
+    full = compare_runs(store, a, b, figures=_sides(store, a, b))
     first = comparison_page(store, a, b, limit=1000)  # computed, then stored
     assert first.comparison.metrics == full.metrics
     assert first.comparison.categories == full.categories
@@ -307,3 +307,10 @@ def test_clusters_read_calls_kept_in_messages(store):
     assert [(c.failure_class, c.detail, c.count) for c in clusters] == [
         (c.failure_class, c.detail, c.count) for c in expected
     ]
+
+
+def _sides(store, a, b):
+    """Both runs' read models, as every caller of compare_runs gives them."""
+    from tooleval.analysis.figures import run_figures
+
+    return run_figures(store, store.get_run(a)), run_figures(store, store.get_run(b))

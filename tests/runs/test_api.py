@@ -88,7 +88,7 @@ def test_runs_compare_and_resume_on_postgresql(tmp_path, agent_stub, pg_url, cap
     assert code == 1
     with open_store(pg_url) as store:
         b, a = store.list_runs(limit=2)
-        comparison = compare_runs(store, a.id, b.id)
+        comparison = compare_runs(store, a.id, b.id, figures=_sides(store, a.id, b.id))
         assert [d.row_id for d in comparison.changed("regressed", "tool_call_f1")] == ["c1"]
         assert store.count_rows(b.id, metric="tool_call_f1", passed=False) == 1
         # Resuming a finished run of the same plan runs nothing again.
@@ -149,3 +149,10 @@ def test_rich_progress_on_a_terminal():
     text = out.getvalue()
     assert "run r-rich" in text and "3/3" in text and "1 errors" in text
     assert type(make_progress(io.StringIO())).__name__ == "LineProgress"
+
+
+def _sides(store, a, b):
+    """Both runs' read models, as every caller of compare_runs gives them."""
+    from tooleval.analysis.figures import run_figures
+
+    return run_figures(store, store.get_run(a)), run_figures(store, store.get_run(b))

@@ -51,7 +51,7 @@ def two_runs(tmp_path, agent_stub):
 def test_compare_runs_fixed_regressed_per_metric_and_category(two_runs):
     db, a, b = two_runs
     with open_store(db) as store:
-        comparison = compare_runs(store, a, b)
+        comparison = compare_runs(store, a, b, figures=_sides(store, a, b))
     counts = comparison.metrics["tool_correctness"]
     assert (counts.fixed, counts.regressed, counts.unchanged) == (2, 1, 3)
     assert counts.pass_rate_a == pytest.approx(4 / 6) and counts.pass_rate_b == pytest.approx(5 / 6)
@@ -77,7 +77,7 @@ def test_new_and_missing_rows(tmp_path, agent_stub):
     assert main(["run", str(plan2), "--store", str(db), "--quiet"]) == 0
     with open_store(db) as store:
         b, a = store.list_runs()
-        comparison = compare_runs(store, a.id, b.id)
+        comparison = compare_runs(store, a.id, b.id, figures=_sides(store, a.id, b.id))
     assert [d.row_id for d in comparison.changed("missing")] == ["c1"]
     assert [d.row_id for d in comparison.changed("new")] == ["n1"]
     assert any(d.path == "dataset.path" for d in comparison.differences)
@@ -153,3 +153,10 @@ def test_cli_through_the_installed_script(two_runs):
     )
     assert proc.returncode == 0, proc.stderr
     assert "missing_tool" in proc.stdout
+
+
+def _sides(store, a, b):
+    """Both runs' read models, as every caller of compare_runs gives them."""
+    from tooleval.analysis.figures import run_figures
+
+    return run_figures(store, store.get_run(a)), run_figures(store, store.get_run(b))

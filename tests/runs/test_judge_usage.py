@@ -53,7 +53,7 @@ def test_usage_is_summed_over_rows_and_shown(tmp_path):
     show_run(make_console(out), store, run_id)
     assert "judge: 3 calls (1 from cache), 200 tokens in, 20 tokens out" in out.getvalue()
 
-    target = write_json(tmp_path / "run.json", store.get_run(run_id), store.iter_rows(run_id))
+    target = write_json(tmp_path / "run.json", store, store.get_run(run_id))
     document = json.loads(target.read_text())
     assert document["judge_usage"]["calls"] == 3
     assert len(document["rows"]) == 2

@@ -6,10 +6,10 @@ import json
 import random
 import xml.etree.ElementTree as ET
 
-from tests.stats.conftest import METRIC, store_run
+from tests.stats.conftest import store_run
 
-from tooleval.analysis.counts import CategoryStats
 from tooleval.analysis.export import write_junit
+from tooleval.analysis.figures import run_figures
 from tooleval.analysis.gate import GateSpec, evaluate_gate
 from tooleval.analysis.summary_md import run_summary_markdown
 from tooleval.cli.main import main
@@ -19,15 +19,14 @@ from tooleval.store import open_store
 
 
 def test_report_tables_draw_interval_bars(db):
-    run_id = store_run(db, "a", [[True]] * 17 + [[False]] * 3)
+    run_id = store_run(db, "a", [[True]] * 17 + [[False]] * 3, categories=["refund"] * 20)
     with open_store(db) as store:
         run = store.get_run(run_id)
-    table = str(metric_summary_table(run))
+        figures = run_figures(store, run)
+    table = str(metric_summary_table(run, figures))
     assert 'class="ci-bar"' in table and "95% interval 64.0–94.8% (wilson)" in table
-    cats = [CategoryStats("refund", rows=20, passed=17, failed=3, errors=0)]
-    section = str(category_section(cats, [METRIC], run=run))
-    assert "95% interval 64.0–94.8%" in section
-    assert "ci-bar" not in str(category_section(cats, [METRIC]))
+    section = str(category_section(figures))
+    assert "95% interval 64.0–94.8%" in section and "ci-bar" in section
 
 
 def test_markdown_summary_has_intervals_and_the_comparison_line(db):
@@ -48,7 +47,7 @@ def test_junit_properties_carry_the_interval_and_gate_outcome(db, tmp_path):
     with open_store(db) as store:
         run = store.get_run(run_id)
         gate = evaluate_gate(run, GateSpec(min_pass_rate=0.8, confidence=0.95))
-        path = write_junit(tmp_path / "j.xml", run, store.iter_rows(run_id), gate=gate)
+        path = write_junit(tmp_path / "j.xml", store, run, gate=gate)
     suite = ET.parse(path).getroot().find("testsuite")
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["pass_rate"] == "0.840000" and props["interval_method"] == "wilson"

@@ -342,7 +342,7 @@ def test_displays_carry_the_gate_interval(db, tmp_path, capsys, monkeypatch):
         run = store.get_run(run_id)
         spec = GateSpec(min_pass_rate=0.8, confidence=0.95)
         result = evaluate_gate(run, spec, rows=store.iter_rows(run_id))
-        path = write_junit(tmp_path / "j.xml", run, store.iter_rows(run_id), gate=result)
+        path = write_junit(tmp_path / "j.xml", store, run, gate=result)
         text = run_summary_markdown(store, run_id, gate=result)
     suite = ET.parse(path).getroot().find("testsuite")
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}

@@ -72,7 +72,9 @@ def test_compare_draws_interval_bars_in_the_theme(browser, viewer_url, seeded, s
     assert label.startswith("Δ") and "MDE" in label
     verdicts = table.locator(".verdict").all_inner_texts()
     assert verdicts and all(
-        v in ("regression", "improvement") or v.startswith("inconclusive (MDE") for v in verdicts
+        v in ("regression", "improvement")
+        or v.startswith(("inconclusive (MDE", "inconclusive (no variance"))
+        for v in verdicts
     )
     band = deltas.first.locator("rect.delta-band")
     fill = band.evaluate("e => getComputedStyle(e).fill")

@@ -210,7 +210,8 @@ def test_a_stopped_runs_usage_is_counted_once_and_kept(client, seeded):
 
 
 def test_compare_shows_each_runs_interval_and_the_paired_delta_from_the_library(client, seeded):
-    from tooleval.analysis.noise import compare_stats, count_interval
+    from tooleval.analysis.figures import run_figures
+    from tooleval.analysis.noise import compare_stats
 
     store, a, b = seeded["store"], seeded["a"], seeded["b"]
     page = client.get(f"/compare?a={a}&b={b}").text
@@ -225,9 +226,10 @@ def test_compare_shows_each_runs_interval_and_the_paired_delta_from_the_library(
         i = c.stats.interval
         assert f"Δ {pts(c.stats.delta)} pts [{pts(i.low)}, {pts(i.high)}]" in text
         assert c.verdict.label in text
-    info = store.get_run(a)
-    s = info.summaries["tool_call_f1"]
-    w = count_interval(info, s.passed, s.scored)
+    # the run's read model: error rows count as not passed, as on every surface
+    f = run_figures(store, store.get_run(a)).get("tool_call_f1")
+    assert f is not None and f.pass_rate is not None
+    w = f.pass_rate.interval
     assert f"[{100 * w.low:.1f}, {100 * w.high:.1f}]" in text
     assert table.count('class="delta-bar"') >= 2 and 'aria-label="Δ' in table
     # Kept for two stopped runs: a second view reads it back.

@@ -406,4 +406,7 @@ def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
     run_counts(store, run, refresh=True)
     run_clusters(store, run, refresh=True)
     run_repeats(store, run, refresh=True)
+    from tooleval.analysis.figures import run_figures
+
+    run_figures(store, run, refresh=True)
     return run

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooleval.analysis.figures import RunFigures, SliceFigures
 from tooleval.store import RunRowsReader
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -224,39 +225,34 @@ def change_of(
 class _Tally:
     def __init__(self) -> None:
         self.changes: Counter[str] = Counter()
-        self.scores: dict[str, list[float]] = {"a": [], "b": []}
-        self.passes: dict[str, list[bool]] = {"a": [], "b": []}
 
     def add(self, delta: RowDelta) -> None:
         self.changes[delta.change] += 1
-        for side in ("a", "b"):
-            score = getattr(delta, f"score_{side}")
-            passed = getattr(delta, f"passed_{side}")
-            if score is not None:
-                self.scores[side].append(score)
-            if passed is not None:
-                self.passes[side].append(passed)
 
-    def counts(self) -> DeltaCounts:
-        def rate(side: str) -> float | None:
-            values = self.passes[side]
-            return sum(values) / len(values) if values else None
+    def counts(self, sides: tuple[RunFigures, RunFigures], metric: str, where: str) -> DeltaCounts:
+        """The change counts, with each side's pass rate and mean score from its read model."""
+        a, b = (side.get(metric, where) for side in sides)
 
-        def mean(side: str) -> float | None:
-            values = self.scores[side]
-            return sum(values) / len(values) if values else None
+        def mean(f: SliceFigures | None) -> float | None:
+            return None if f is None or f.mean_score is None else f.mean_score.value
 
         return DeltaCounts(
             **{c: self.changes[c] for c in CHANGES},
-            pass_rate_a=rate("a"),
-            pass_rate_b=rate("b"),
-            mean_score_a=mean("a"),
-            mean_score_b=mean("b"),
+            pass_rate_a=None if a is None else a.rate,
+            pass_rate_b=None if b is None else b.rate,
+            mean_score_a=mean(a),
+            mean_score_b=mean(b),
         )
 
 
-def compare_runs(store: RunRowsReader, run_a: str, run_b: str) -> Comparison:
-    """Per-row deltas of run B against run A, per metric and per category."""
+def compare_runs(
+    store: RunRowsReader, run_a: str, run_b: str, *, figures: tuple[RunFigures, RunFigures]
+) -> Comparison:
+    """Per-row deltas of run B against run A, per metric and per category.
+
+    ``figures``: both runs' read models (:func:`tooleval.analysis.figures.run_figures`),
+    whose pass rates and mean scores the counts carry (errors count as not passed).
+    """
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
     rows_a = _keyed(list(store.iter_rows(info_a.id)))
     rows_b = _keyed(list(store.iter_rows(info_b.id)))
@@ -304,9 +300,9 @@ def compare_runs(store: RunRowsReader, run_a: str, run_b: str) -> Comparison:
         run_a=info_a,
         run_b=info_b,
         differences=tuple(config_differences(info_a, info_b)),
-        metrics={m: t.counts() for m, t in per_metric.items()},
+        metrics={m: t.counts(figures, m, "(all)") for m, t in per_metric.items()},
         categories={
-            cat: {m: t.counts() for m, t in per.items()}
+            cat: {m: t.counts(figures, m, cat) for m, t in per.items()}
             for cat, per in sorted(per_category.items())
         },
         rows=tuple(deltas),

@@ -20,9 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tooleval.analysis.gate import GateResult, gate_pass_rate
+from tooleval.analysis.figures import RunFigures
+from tooleval.analysis.gate import GateResult
 from tooleval.model import Result, ToolCall
 from tooleval.model.usage import JudgeUsage
+from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.textsafe import xml_safe as _x
 
@@ -58,26 +60,22 @@ def _call_text(call: dict[str, Any]) -> str:
     return f"{call.get('name')}({inner})"
 
 
-def _interval_properties(
-    run: RunInfo, rows: list[RowRecord], props: dict[str, ET.Element], gate: Any
-) -> None:
-    """Each suite's pass rate with its interval (rows as the unit) and its gate outcome."""
-    from tooleval.analysis.noise import read_attempts, run_intervals
-
-    confidence = getattr(gate, "confidence", None) or 0.95
-    rates = run_intervals(read_attempts(run, rows), confidence=confidence)
+def _interval_properties(figures: RunFigures, props: dict[str, ET.Element], gate: Any) -> None:
+    """Each suite's pass rate with its interval (the run's read model) and its gate outcome."""
     for metric, element in props.items():
-        summary = rates.get(metric, {}).get("(all)")
-        if summary is not None:
-            i = summary.interval
+        found = figures.get(metric)
+        e = found.pass_rate if found is not None else None
+        if found is not None and e is not None:
             for name, value in (
-                ("pass_rate", f"{summary.mean:.6f}"),
-                ("pass_rate_low", f"{i.low:.6f}"),
-                ("pass_rate_high", f"{i.high:.6f}"),
-                ("confidence", f"{i.confidence:g}"),
-                ("interval_method", i.method),
-                ("rows", str(summary.n)),
-                ("attempts_per_row", str(summary.attempts[1])),
+                ("pass_rate", f"{e.value:.6f}"),
+                ("pass_rate_low", f"{e.interval.low:.6f}"),
+                ("pass_rate_high", f"{e.interval.high:.6f}"),
+                ("confidence", f"{e.interval.confidence:g}"),
+                ("interval_method", e.interval.method),
+                ("rows", str(e.n)),
+                ("attempts_per_row", str(e.attempts[1])),
+                ("errors", str(found.errors)),
+                ("unscored", str(found.unscored)),
             ):
                 ET.SubElement(element, "property", name=name, value=value)
         for check in getattr(gate, "checks", ()):
@@ -108,15 +106,17 @@ def _gate_check_properties(element: ET.Element, check: Any) -> None:
             ET.SubElement(element, "property", name=name, value=_x(value))
 
 
-def junit_tree(run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None) -> ET.ElementTree:
+def junit_tree(
+    run: RunInfo, rows: Iterable[RowRecord], *, figures: RunFigures, gate: Any = None
+) -> ET.ElementTree:
     """The JUnit XML document for a run: one ``<testsuite>`` per metric.
 
-    Each suite's properties carry the metric's pass rate with its interval
-    (docs/statistics.md) and, with ``gate``, that metric's gate outcome.
+    Each suite's properties carry the metric's pass rate with its interval from
+    the run's read model ``figures`` (docs/statistics.md) and, with ``gate``,
+    that metric's gate outcome.
     """
     suites: dict[str, ET.Element] = {}
     props_of: dict[str, ET.Element] = {}
-    seen: list[RowRecord] = []
     counts: dict[str, dict[str, float]] = {}
     root = ET.Element("testsuites", name=_x(f"tooleval {run.name}"))
     for spec in run.metrics:
@@ -137,7 +137,6 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None) -> 
         props_of[spec.name] = props
         counts[spec.name] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for row in rows:
-        seen.append(row)
         for result in row.results:
             metric_suite = suites.get(result.metric)
             if metric_suite is None:
@@ -177,7 +176,7 @@ def junit_tree(run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None) -> 
                 ]
                 element.text = _x("\n".join(lines))
                 tally["failures"] += 1
-    _interval_properties(run, seen, props_of, gate)
+    _interval_properties(figures, props_of, gate)
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for name, suite in suites.items():
         for key, value in counts[name].items():
@@ -201,14 +200,13 @@ def _names(row: RowRecord, *, expected: bool) -> str:
     return ", ".join(str(c) for c in calls) if calls else "(none)"
 
 
-def write_junit(
-    path: str | Path, run: RunInfo, rows: Iterable[RowRecord], *, gate: Any = None
-) -> Path:
+def write_junit(path: str | Path, store: StoreReader, run: RunInfo, *, gate: Any = None) -> Path:
     """Write the run as JUnit XML to ``path``; return the path."""
+    from tooleval.analysis.figures import run_figures
     from tooleval.io_atomic import atomic_write
 
     target = Path(path)
-    tree = junit_tree(run, rows, gate=gate)
+    tree = junit_tree(run, store.iter_rows(run.id), figures=run_figures(store, run), gate=gate)
     with atomic_write(target) as handle:
         tree.write(handle, encoding="utf-8", xml_declaration=True)
     return target
@@ -230,7 +228,29 @@ def row_to_dict(row: RowRecord) -> dict[str, Any]:
     }
 
 
-def run_to_dict(run: RunInfo) -> dict[str, Any]:
+def run_to_dict(run: RunInfo, figures: RunFigures) -> dict[str, Any]:
+    """The run header with each metric's counts and rates from the read model ``figures``."""
+
+    def summary(name: str) -> dict[str, Any]:
+        f = figures.get(name)
+        if f is None:
+            return {}
+        mean = None if f.mean_score is None else f.mean_score.value
+        scored = f.passed + f.failed
+        return {
+            "scored": scored,
+            "passed": f.passed,
+            "failed": f.failed,
+            "unscored": f.unscored,
+            # errors count as not passed (docs/runs.md); these counts are in `unit`
+            "errors": f.errors,
+            "unit": f.unit,
+            "pass_rate": f.rate,
+            "pass_rate_interval": None if f.pass_rate is None else f.pass_rate.interval.to_dict(),
+            "rows": None if f.pass_rate is None else f.pass_rate.n,
+            "mean_score": mean,
+        }
+
     return {
         "id": run.id,
         "name": run.name,
@@ -244,20 +264,8 @@ def run_to_dict(run: RunInfo) -> dict[str, Any]:
         "metrics": [m.to_dict() for m in run.metrics],
         "row_count": run.row_count,
         "error_count": run.error_count,
-        "summaries": {
-            name: {
-                "scored": s.scored,
-                "passed": s.passed,
-                "failed": s.failed,
-                "unscored": s.unscored,
-                "pass_rate": s.pass_rate,
-                # what the gate checks: error rows count as not passed
-                "errors": run.error_count,
-                "pass_rate_with_errors": gate_pass_rate(run, name)[0],
-                "mean_score": s.mean_score,
-            }
-            for name, s in run.summaries.items()
-        },
+        "summaries": {name: summary(name) for name in figures.metrics},
+        "figures": figures.to_payload(),
     }
 
 
@@ -278,17 +286,18 @@ def judge_usage(rows: Iterable[RowRecord]) -> dict[str, Any] | None:
 
 
 def write_json(
-    path: str | Path, run: RunInfo, rows: Iterable[RowRecord], *, gate: GateResult | None = None
+    path: str | Path, store: StoreReader, run: RunInfo, *, gate: GateResult | None = None
 ) -> Path:
-    """Write the run header, the gate verdict and every row with its results as JSON."""
+    """Write the run header (its read model's figures), the gate verdict and every row."""
     import orjson
 
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.repeats import analyse_repeats, repeat_of
 
-    rows = list(rows)
+    rows = list(store.iter_rows(run.id))
     repeated = repeat_of(run)
     document = {
-        "run": run_to_dict(run),
+        "run": run_to_dict(run, run_figures(store, run)),
         "gate": gate.to_dict() if gate is not None else None,
         # --repeat: pass^k / pass@k per k and category, flaky rows, per-row spread
         "repeats": analyse_repeats(rows, *repeated).to_dict() if repeated else None,

@@ -201,8 +201,16 @@ def _counts_note(run: RunInfo, gate: GateSpec) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _figure(e: Any) -> Figure | None:
+    """A read-model estimate (:class:`tooleval.analysis.figures.Estimate`) as a floor's figure."""
+    if e is None:
+        return None
+    return Figure(e.value, e.interval, e.n, e.attempts, e.clusters, e.notes)
+
+
 class _Figures:
-    """The figures of one run's floors: from its stored rows when given, else its counts."""
+    """The figures of one run's floors: the run's read model when given, else from its
+    stored rows when given, else its counts."""
 
     def __init__(
         self,
@@ -210,8 +218,10 @@ class _Figures:
         gate: GateSpec,
         table: AttemptTable | None,
         repeats: RepeatSummary | None,
+        model: Any = None,
     ) -> None:
         self.run, self.gate, self.table, self.repeats = run, gate, table, repeats
+        self.model = model
         self.level = DISPLAY_CONFIDENCE if gate.confidence is None else gate.confidence
         spec = repeat_of(run)
         self.k = spec[0] if spec else 1
@@ -222,6 +232,9 @@ class _Figures:
     def pass_rate(self, metric: str) -> Figure | None:
         from tooleval.analysis.noise import count_interval
 
+        if self.model is not None:
+            found = self.model.get(metric)
+            return None if found is None else _figure(found.pass_rate)
         if self.table is not None:
             rows = self.table.select(metric)
             values = [r.values[metric] for r in rows]
@@ -235,6 +248,9 @@ class _Figures:
         return Figure(value, interval, n, (self.k, self.k), None, notes)
 
     def mean_score(self, metric: str) -> Figure | None:
+        if self.model is not None:
+            found = self.model.get(metric)
+            return None if found is None else _figure(found.mean_score)
         if self.table is not None:
             rows = self.table.select(metric, kind="score")
             values = [r.scores[metric] for r in rows]
@@ -253,6 +269,9 @@ class _Figures:
         return Figure(mean, interval, n, (self.k, self.k), None, notes)
 
     def pass_k(self, metric: str, estimator: str) -> Figure | None:
+        found = self.model.get(metric) if self.model is not None else None
+        if found is not None and found.k == self.k and self.model.cluster_key is None:
+            return _figure(found.pass_hat_k if estimator == "pass^k" else found.pass_at_k)
         if self.table is not None:
             rows = self.table.select(metric)
             values: list[list[float]] = [r.values[metric] for r in rows]
@@ -294,6 +313,7 @@ def evaluate_gate(
     rows: Iterable[RowRecord] | None = None,
     gate_on: str | None = None,
     repeats: RepeatSummary | None = None,
+    figures: Any = None,
 ) -> GateResult:
     """Check every floor of ``gate`` against the run.
 
@@ -304,7 +324,10 @@ def evaluate_gate(
     ``gate_on`` ``"pass^k"`` / ``"pass@k"`` reads the pass-rate floors of a
     repeated run on pass^K / pass@K (K its attempts per row; default: the
     spec's own ``gate_on``); it needs ``rows`` or ``repeats`` (the run's
-    :class:`RepeatSummary`).
+    :class:`RepeatSummary`). ``figures`` (the run's read model,
+    :func:`tooleval.analysis.figures.run_figures` at the gate's confidence and
+    cluster key) gives every floor the figure and interval every surface shows;
+    :func:`stored_gate` passes it.
     """
     gate_on = gate.gate_on if gate_on is None else gate_on
     check_gate_spec(gate, gate_on)
@@ -312,8 +335,8 @@ def evaluate_gate(
         raise ConfigError(
             "pass^k and pass@k need a repeated run (--repeat N with N >= 2)", field="--gate-on"
         )
-    table = _read_table(run, rows, gate) if rows is not None else None
-    figures = _Figures(run, gate, table, repeats)
+    table = _read_table(run, rows, gate) if rows is not None and figures is None else None
+    figures = _Figures(run, gate, table, repeats, figures)
     level, policy = gate.confidence, gate.on_uncertain
     checks: list[GateCheck] = []
 
@@ -507,10 +530,10 @@ def stored_gate(
     The runner keeps the plan's gate in the run's config (``config["gate"]``),
     with its ``confidence``, ``on_uncertain`` and ``cluster_key``; the run
     list, ``runs show``, the run page, the report and the Markdown summary
-    show this verdict. ``rows`` (the run's stored rows) give the exact
-    intervals; without them, the conservative ones from the counts. A gate
-    on pass^k / pass@k (``gate_on``, from ``--gate-on``) is read from the
-    rows, which ``store`` gives when ``rows`` is not passed. An error
+    show this verdict. With ``store`` (and no ``rows``) every floor is read
+    from the run's read model, the figures the other surfaces show; ``rows``
+    (the run's stored rows) give the same intervals computed afresh; with
+    neither, the conservative ones from the counts. An error
     budget alone (the default 0) is not a configured gate here: a run
     without one shows no verdict. A stored gate that no longer checks (a
     value out of range) shows one failing check that says why.
@@ -525,10 +548,14 @@ def stored_gate(
     spec = stored_gate_spec(run)
     if spec.is_empty:
         return None
-    if rows is None and store is not None and spec.gate_on != "attempts":
-        rows = store.iter_rows(run.id)
+    figures = None
     try:
-        return evaluate_gate(run, spec, rows=rows)
+        if rows is None and store is not None:
+            from tooleval.analysis.figures import run_figures
+
+            level = DISPLAY_CONFIDENCE if spec.confidence is None else spec.confidence
+            figures = run_figures(store, run, confidence=level, cluster_key=spec.cluster_key)
+        return evaluate_gate(run, spec, rows=rows, figures=figures)
     except ConfigError as error:
         message = f"the stored gate cannot be checked: {error}"
         return GateResult((GateCheck("gate", None, 0.0, False, message, rule="invalid"),), True)

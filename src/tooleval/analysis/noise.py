@@ -43,11 +43,13 @@ from tooleval.store import RunRowsReader
 from tooleval.store.records import RowRecord, RunInfo
 
 __all__ = [
+    "VERDICT",
     "AttemptTable",
     "count_interval",
     "MetricComparison",
     "RowAttempts",
     "compare_stats",
+    "paired_verdict",
     "read_attempts",
     "run_intervals",
 ]
@@ -104,11 +106,25 @@ def _cluster_of(row: RowRecord, cluster_key: str | None) -> Hashable | None:
     return value if isinstance(value, Hashable) else repr(value)
 
 
+#: The pseudo-metric of the row verdict (every scored metric of the row passed).
+VERDICT = "(row verdict)"
+
+
 def read_attempts(
-    run: RunInfo, rows: Iterable[RowRecord], *, cluster_key: str | None = None
+    run: RunInfo,
+    rows: Iterable[RowRecord],
+    *,
+    cluster_key: str | None = None,
+    verdict: bool = False,
 ) -> AttemptTable:
-    """Group a run's stored rows into dataset rows with their attempts per metric."""
+    """Group a run's stored rows into dataset rows with their attempts per metric.
+
+    ``verdict`` adds the row verdict as the metric :data:`VERDICT` (an error row
+    is not passed; a row with nothing scored is left out, as for a metric).
+    """
     metrics = tuple(m.name for m in run.metrics) or tuple(run.summaries)
+    if verdict:
+        metrics = (*metrics, VERDICT)
     spec = repeat_of(run)
     grouped: dict[Any, RowAttempts] = {}
     seen: Counter[str] = Counter()
@@ -126,6 +142,13 @@ def read_attempts(
         if entry is None:
             entry = grouped[group] = RowAttempts(key, row.category, _cluster_of(row, cluster_key))
         for metric in metrics:
+            if metric == VERDICT:
+                passed = False if row.error is not None else row.passed
+                if passed is None:
+                    unscored[metric] += 1
+                else:
+                    entry.values.setdefault(metric, []).append(1.0 if passed else 0.0)
+                continue
             result = row.result(metric)
             if row.error is not None:
                 entry.values.setdefault(metric, []).append(0.0)
@@ -278,8 +301,43 @@ def compare_stats(
     alpha = 1.0 - confidence
     out = []
     for (metric, category, stats, unpaired), p_holm in zip(found, adjusted, strict=True):
-        verdict = compare_verdict(stats.interval, mde=stats.mde, margin=margin)
+        verdict = paired_verdict(stats, margin=margin, alpha=alpha)
         if verdict.kind != "inconclusive" and len(found) > 1 and p_holm >= alpha:
-            verdict = CompareVerdict("inconclusive", stats.mde, margin)
+            why = (
+                f"the interval excludes 0, but the Holm-adjusted p{_p(p_holm)} over "
+                f"{len(found)} metric × slice comparisons is not under {alpha:g}"
+            )
+            verdict = CompareVerdict("inconclusive", stats.mde, margin, why)
         out.append(MetricComparison(metric, category, stats, p_holm, verdict, unpaired))
     return out
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"={value:.3f}"
+
+
+def paired_verdict(stats: PairedComparison, *, margin: float = 0.0, alpha: float = 0.05) -> Any:
+    """The verdict of one paired comparison: its interval against ±margin, confirmed by the
+    exact test when the change is read against 0 (McNemar's exact p for one verdict per row,
+    the sign-flip permutation p for repeats), so that two runs of the same agent are called
+    different at most alpha of the time (the interval alone: 5.5% at n = 50). When the exact
+    test does not confirm, the verdict is inconclusive and says why.
+
+    >>> from tooleval.stats import compare_paired
+    >>> s = compare_paired([[1.0]] * 40 + [[0.0]] * 10, [[1.0]] * 33 + [[0.0]] * 17)
+    >>> paired_verdict(s).kind
+    'regression'
+    """
+    verdict = compare_verdict(stats.interval, mde=stats.mde, margin=margin)
+    if verdict.kind == "inconclusive" or margin > 0:
+        return verdict
+    if stats.mcnemar is not None:
+        exact, name = stats.mcnemar.p_exact, "McNemar's exact"
+    elif stats.sign_flip is not None:
+        exact, name = stats.sign_flip.p_value, "the sign-flip"
+    else:
+        return verdict
+    if exact < alpha:
+        return verdict
+    why = f"the interval excludes 0, but {name} p{_p(exact)} is not under {alpha:g}"
+    return CompareVerdict("inconclusive", stats.mde, margin, why)

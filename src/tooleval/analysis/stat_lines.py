@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooleval.analysis.figures import ALL, Estimate, RunFigures, SliceFigures, estimate_text
 from tooleval.analysis.noise import MetricComparison
 from tooleval.model import Result
 from tooleval.stats import RateSummary, wilson_interval
@@ -37,14 +38,7 @@ def pts(value: float) -> str:
 
 def rate_text(summary: RateSummary) -> str:
     """``82.0% [76.1, 87.0] (95% wilson, n=200, K=1)``, with the clusters when there are."""
-    i = summary.interval
-    k = summary.attempts
-    attempts = f"K={k[0]}" if k[0] == k[1] else f"K={k[0]}-{k[1]}"
-    clusters = f", {summary.clusters} clusters" if summary.clusters is not None else ""
-    return (
-        f"{summary.mean:.1%} [{100 * i.low:.1f}, {100 * i.high:.1f}] "
-        f"({i.confidence:.0%} {i.method}, n={summary.n}, {attempts}{clusters})"
-    )
+    return estimate_text(Estimate.of(summary))
 
 
 def _p(value: float) -> str:
@@ -64,8 +58,13 @@ def compare_line(c: MetricComparison) -> str:
         parts.append(f"paired t p{_p(s.p_value)}")
         if s.sign_flip is not None:
             parts.append(f"sign-flip p{_p(s.sign_flip.p_value)}")
-    parts.append(f"MDE@{s.power:.0%} {pts(s.mde)} pts")
+    if s.mde == 0.0:
+        parts.append("no variance (no row differs): no MDE")
+    else:
+        parts.append(f"MDE@{s.power:.0%} {pts(s.mde)} pts")
     parts.append(c.verdict.kind.upper())
+    if c.verdict.why:
+        parts.append(c.verdict.why)
     return " · ".join(parts)
 
 
@@ -92,36 +91,41 @@ def compare_detail(c: MetricComparison) -> str:
 
 
 def interval_lines(
-    rates: dict[str, dict[str, RateSummary]],
-    scores: dict[str, dict[str, RateSummary]] | None = None,
+    figures: RunFigures,
     *,
-    unscored: dict[str, int] | None = None,
+    category: str | None = None,
+    bootstrap: dict[str, Any] | None = None,
 ) -> list[str]:
-    """``runs show``'s block: each metric's pass rate (and mean score) with its interval,
-    per category, pass@k / pass^k with their intervals and the flaky rows of a repeated run."""
-    if not rates:
+    """``runs show``'s block, rendered from the run's :class:`RunFigures`: each metric's pass
+    rate (and mean score) with its interval, per category, pass@K / pass^K with their
+    intervals and the flaky rows of a repeated run. ``category``: that category only.
+    ``bootstrap``: per metric, a BCa cross-check of the pass rate."""
+    top = ALL if category is None else category
+    shown = [m for m in figures.metrics if (f := figures.get(m, top)) and f.pass_rate]
+    if not shown:
         return ["intervals: no scored rows"]
-    first = next(iter(next(iter(rates.values())).values()))
-    lines = [f"intervals ({first.interval.confidence:.0%}, the dataset row is the unit):"]
-    for metric, per in rates.items():
-        overall = per["(all)"]
-        line = f"  {metric}: pass rate {rate_text(overall)}"
-        score = (scores or {}).get(metric, {}).get("(all)")
-        if score is not None and not score.binary:
+    errors_rule = "; error rows count as not passed" if figures.errors else ""
+    lines = [f"intervals ({figures.confidence:.0%}, the dataset row is the unit{errors_rule}):"]
+    for metric in shown:
+        overall = figures.slices[(metric, top)]
+        assert overall.pass_rate is not None
+        line = f"  {metric}: pass rate {estimate_text(overall.pass_rate)}"
+        score = overall.mean_score
+        if score is not None and score.interval.method != "wilson":
             i = score.interval
-            line += f" · mean score {score.mean:.3f} [{i.low:.3f}, {i.high:.3f}]"
-        left_out = (unscored or {}).get(metric, 0)
-        if left_out:
-            line += f" · {left_out} unscored left out"
+            line += f" · mean score {score.value:.3f} [{i.low:.3f}, {i.high:.3f}]"
+        if overall.unscored:
+            line += f" · {overall.unscored} unscored left out"
         lines.append(line)
         lines.extend(_repeat_lines(overall))
-        for note in overall.notes:
-            lines.append(f"    note: {note}")
-        for category, summary in per.items():
-            if category != "(all)":
-                lines.append(f"    {category}: {rate_text(summary)}")
-        if overall.bootstrap is not None:
-            b = overall.bootstrap
+        lines.extend(f"    note: {note}" for note in overall.pass_rate.notes)
+        if category is None:
+            for where in figures.categories:
+                part = figures.get(metric, where)
+                if part is not None and part.pass_rate is not None:
+                    lines.append(f"    {where}: {estimate_text(part.pass_rate)}")
+        b = (bootstrap or {}).get(metric)
+        if b is not None:
             lines.append(
                 f"    bootstrap cross-check: [{100 * b.low:.1f}, {100 * b.high:.1f}] "
                 f"(BCa over {b.unit}, {b.resamples} resamples, seed {b.seed})"
@@ -129,17 +133,19 @@ def interval_lines(
     return lines
 
 
-def _repeat_lines(summary: RateSummary) -> list[str]:
-    if not summary.pass_hat_k:
+def _repeat_lines(f: SliceFigures) -> list[str]:
+    if f.pass_hat_k is None or f.pass_at_k is None:
         return []
-    k = max(summary.pass_hat_k)
-    hat, at = summary.pass_hat_k[k], summary.pass_at_k[k]
-    within = summary.within_variance
+    hat, at = f.pass_hat_k, f.pass_at_k
     return [
-        f"    pass^{k} {hat.mean:.1%} [{100 * hat.interval.low:.1f}, {100 * hat.interval.high:.1f}]"
-        f" · pass@{k} {at.mean:.1%} [{100 * at.interval.low:.1f}, {100 * at.interval.high:.1f}]"
-        f" · flaky rows {summary.flaky}"
-        + (f" · within-row variance {within:.3f}" if within is not None else "")
+        f"    pass^{f.k} {hat.value:.1%} {hat.bounds} ({hat.interval.method})"
+        f" · pass@{f.k} {at.value:.1%} {at.bounds} ({at.interval.method})"
+        f" · flaky rows {f.flaky}"
+        + (
+            f" · within-row variance {f.within_variance:.3f}"
+            if f.within_variance is not None
+            else ""
+        )
     ]
 
 

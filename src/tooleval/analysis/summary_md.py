@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tooleval.analysis.figures import RunFigures
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
@@ -40,26 +41,24 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def _metric_table(run: RunInfo, rows: Sequence[Any]) -> list[str]:
-    from tooleval.analysis.gate import gate_pass_rate
-    from tooleval.analysis.noise import read_attempts, run_intervals
-
-    rates = run_intervals(read_attempts(run, rows))
+def _metric_table(figures: RunFigures) -> list[str]:
+    """Each metric's figures from the run's read model (error rows count as not passed)."""
     lines = [
         "| metric | pass rate | 95% interval | passed | failed | errors | unscored | mean score |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, s in run.summaries.items():
-        rate = gate_pass_rate(run, name)[0]
-        mean = "n/a" if s.mean_score is None else f"{s.mean_score:.3f}"
-        summary = rates.get(name, {}).get("(all)")
+    for name in figures.metrics:
+        f = figures.get(name)
+        if f is None:
+            continue
+        mean = "n/a" if f.mean_score is None else f"{f.mean_score.value:.3f}"
         interval = "n/a"
-        if summary is not None:
-            i, k = summary.interval, summary.attempts[1]
-            interval = f"[{100 * i.low:.1f}, {100 * i.high:.1f}] n={summary.n}, K={k}"
+        if f.pass_rate is not None:
+            e = f.pass_rate
+            interval = f"{e.bounds} {e.interval.method}, n={e.n}, K={e.attempts[1]}"
         lines.append(
-            f"| {md_text(name)} | {_pct(rate)} | {interval} | {s.passed} | {s.failed} "
-            f"| {run.error_count} | {s.unscored} | {mean} |"
+            f"| {md_text(name)} | {_pct(f.rate)} | {interval} | {f.passed} | {f.failed} "
+            f"| {f.errors} | {f.unscored} | {mean} |"
         )
     return lines
 
@@ -75,10 +74,12 @@ def _gate_lines(gate: Any) -> list[str]:
 
 def _regression_lines(store: StoreReader, run: RunInfo, baseline: str, limit: int) -> list[str]:
     from tooleval.analysis.compare import compare_runs
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.noise import compare_stats
     from tooleval.analysis.stat_lines import compare_line
 
-    comparison = compare_runs(store, baseline, run.id)
+    sides = (run_figures(store, store.get_run(baseline)), run_figures(store, run))
+    comparison = compare_runs(store, baseline, run.id, figures=sides)
     regressed = comparison.changed("regressed")
     fixed = comparison.changed("fixed")
     lines = [
@@ -156,6 +157,7 @@ def run_summary_markdown(
 ) -> str:
     """The Markdown summary of a stored run (``baseline`` another run id to compare with)."""
     from tooleval.analysis.clusters import cluster_failures
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.analysis.repeats import summarise_run
 
@@ -171,10 +173,10 @@ def run_summary_markdown(
         f"{run.row_count} rows, {_pct(overall)} passed every metric, {run.error_count} errors "
         f"(the agent could not be called or the row not read); status {md_text(run.status)}.",
         "",
-        *_metric_table(run, all_rows),
+        *_metric_table(run_figures(store, run)),
         "",
         # No gate given: the one the run's plan set (stored with the run), if any.
-        *_gate_lines(gate if gate is not None else stored_gate(run, rows=all_rows)),
+        *_gate_lines(gate if gate is not None else stored_gate(run, store=store)),
     ]
     if baseline is not None:
         lines += _regression_lines(store, run, store.resolve_run_id(baseline), rows)

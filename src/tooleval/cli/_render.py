@@ -11,7 +11,8 @@ from typing import Any
 
 from tooleval.analysis.clusters import FAILURE_CLASSES, cluster_failures
 from tooleval.analysis.compare import Comparison, DeltaCounts
-from tooleval.analysis.gate import GateResult, gate_pass_rate
+from tooleval.analysis.figures import RunFigures
+from tooleval.analysis.gate import GateResult
 from tooleval.store import StoreReader
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -87,8 +88,12 @@ def run_status(store: StoreReader, run: RunInfo) -> str:
 
 
 def print_run_list(
-    console: Any, runs: Sequence[RunInfo], statuses: dict[str, str] | None = None
+    console: Any,
+    runs: Sequence[RunInfo],
+    statuses: dict[str, str] | None = None,
+    figures: dict[str, RunFigures] | None = None,
 ) -> None:
+    """The runs table; each pass rate is the run's read model (error rows count as not passed)."""
     from rich.table import Table
 
     if not runs:
@@ -98,7 +103,11 @@ def print_run_list(
     for column in ("id", "name", "status", "created", "rows", "errors", "pass rate", "tags"):
         table.add_column(column, overflow="fold")
     for run in runs:
-        rates = ", ".join(f"{name} {_pct(gate_pass_rate(run, name)[0])}" for name in run.summaries)
+        found = (figures or {}).get(run.id)
+        rates = ""
+        if found is not None:
+            slices = [(name, found.get(name)) for name in found.metrics]
+            rates = ", ".join(f"{n} {_pct(f.rate if f else None)}" for n, f in slices)
         table.add_row(
             run.id,
             _text(run.name),
@@ -124,11 +133,16 @@ def print_run_header(console: Any, run: RunInfo, status: str | None = None) -> N
         console.print("tags: " + _text(", ".join(run.tags)))
 
 
-def print_summary(console: Any, run: RunInfo) -> None:
-    """Per-metric table: errors beside passes; the pass rate counts error rows as not passed."""
+def print_summary(console: Any, store: StoreReader, run: RunInfo) -> None:
+    """Per-metric table from the run's read model: errors beside passes; the pass rate counts
+    error rows as not passed (docs/runs.md, "Errors count")."""
     from rich.table import Table
 
-    table = Table(title=f"per metric ({run.row_count} rows, {run.error_count} errors)")
+    from tooleval.analysis.figures import run_figures
+
+    figures = run_figures(store, run)
+    unit = "attempts" if figures.k > 1 else "rows"
+    table = Table(title=f"per metric ({run.row_count} {unit}, {run.error_count} errors)")
     for column in (
         "metric",
         "threshold",
@@ -141,23 +155,25 @@ def print_summary(console: Any, run: RunInfo) -> None:
     ):
         table.add_column(column, justify="left" if column == "metric" else "right")
     thresholds = {m.name: m.threshold for m in run.metrics}
-    for name, s in run.summaries.items():
+    for name in figures.metrics:
+        f = figures.get(name)
+        if f is None:
+            continue
         threshold = thresholds.get(name)
-        rate, _, _ = gate_pass_rate(run, name)
         table.add_row(
             _text(name),
             "-" if threshold is None else f"{threshold:g}",
-            str(s.passed),
-            str(s.failed),
-            str(run.error_count),
-            str(max(0, s.unscored - run.error_count)),
-            _pct(rate),
-            _num(s.mean_score),
+            str(f.passed),
+            str(f.failed),
+            str(f.errors),
+            str(f.unscored),
+            _pct(f.rate),
+            _num(None if f.mean_score is None else f.mean_score.value),
         )
     console.print(table)
     if run.error_count:
         console.print(
-            f"{run.error_count} of {run.row_count} rows are errors (the agent could not be "
+            f"{run.error_count} of {run.row_count} {unit} are errors (the agent could not be "
             "called or the row not read): they count as not passed"
         )
 
@@ -181,9 +197,13 @@ def print_judge_usage(console: Any, store: StoreReader, run: RunInfo) -> None:
 
 
 def print_categories(console: Any, store: StoreReader, run: RunInfo) -> None:
+    """Per category, from the run's read model: rows, failed, errors, each metric's pass rate."""
     from rich.table import Table
 
-    categories = store.categories(run.id)
+    from tooleval.analysis.figures import VERDICT, run_figures
+
+    figures = run_figures(store, run)
+    categories = [c for c in figures.categories if c != "(none)"]
     if not categories:
         return
     table = Table(title="per category")
@@ -191,23 +211,21 @@ def print_categories(console: Any, store: StoreReader, run: RunInfo) -> None:
     table.add_column("rows", justify="right")
     table.add_column("failed", justify="right")
     table.add_column("errors", justify="right")
-    metrics = list(run.summaries)
-    for name in metrics:
+    for name in figures.metrics:
         table.add_column(f"{name} pass", justify="right")
     for category in categories:
-        errors = store.count_rows(run.id, category=category, error=True)
+        rows = figures.get(VERDICT, category)
+        if rows is None:
+            continue
         cells = [
             _text(category),
-            str(store.count_rows(run.id, category=category)),
-            str(store.count_rows(run.id, category=category, passed=False)),
-            str(errors),
+            str(rows.counted + rows.unscored),
+            str(rows.failed),
+            str(rows.errors),
         ]
-        for name in metrics:
-            ok = store.count_rows(run.id, category=category, metric=name, passed=True)
-            bad = store.count_rows(run.id, category=category, metric=name, passed=False)
-            # Error rows count as not passed, as in the gate.
-            counted = ok + bad + errors
-            cells.append(_pct(ok / counted) if counted else "-")
+        for name in figures.metrics:
+            f = figures.get(name, category)
+            cells.append(_pct(f.rate) if f is not None and f.rate is not None else "-")
         table.add_row(*cells)
     console.print(table)
 
@@ -326,7 +344,7 @@ def show_run(
     """Everything ``tooleval runs show`` prints for one run."""
     run = store.get_run(run_id)
     print_run_header(console, run, run_status(store, run))
-    print_summary(console, run)
+    print_summary(console, store, run)
     print_judge_usage(console, store, run)
     print_categories(console, store, run)
     from tooleval.analysis.repeats import repeat_lines, summarise_run

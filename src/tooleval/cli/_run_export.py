@@ -127,9 +127,9 @@ def export_run(args: argparse.Namespace) -> int:
         run = store.get_run(run_id)
         gate = _gate(args, run, store.iter_rows(run_id))
         if args.junit:
-            write_junit(args.junit, run, store.iter_rows(run_id), gate=gate)
+            write_junit(args.junit, store, run, gate=gate)
         if args.json:
-            write_json(args.json, run, store.iter_rows(run_id), gate=gate)
+            write_json(args.json, store, run, gate=gate)
         if args.csv:
             write_csv(args.csv, store.iter_rows(run_id))
         if args.summary_md or step_summary_path() is not None:

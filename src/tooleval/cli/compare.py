@@ -126,6 +126,7 @@ def compare(args: argparse.Namespace) -> int:
     import orjson
 
     from tooleval.analysis.compare import compare_runs
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.noise import compare_stats
     from tooleval.cli._render import make_console, print_comparison
     from tooleval.cli.run import open_cli_store
@@ -136,7 +137,11 @@ def compare(args: argparse.Namespace) -> int:
         check_output_path(args.json, option="--json")
     with open_cli_store(args) as store:
         run_a, run_b = store.resolve_run_id(args.run_a), store.resolve_run_id(args.run_b)
-        comparison = compare_runs(store, run_a, run_b)
+        sides = (
+            run_figures(store, store.get_run(run_a)),
+            run_figures(store, store.get_run(run_b)),
+        )
+        comparison = compare_runs(store, run_a, run_b, figures=sides)
         stats = compare_stats(
             store,
             run_a,

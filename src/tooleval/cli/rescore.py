@@ -70,7 +70,7 @@ def rescore(args: argparse.Namespace) -> int:
             store, source, specs, name=args.name, judge=judge, concurrency=args.concurrency or 4
         )
         console = make_console(sys.stdout)
-        print_summary(console, store.get_run(new_id))
+        print_summary(console, store, store.get_run(new_id))
         called = "no agent was called" if judge is not None else "nothing was called"
         console.print(f"run {new_id}: rescored from {source}; {called}")
         console.print(f"what changed: tooleval compare {source} {new_id}")

@@ -332,7 +332,7 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
         **run_kwargs(args, cache),
     )
     console = make_console(sys.stdout)
-    print_summary(console, outcome.run)
+    print_summary(console, store, outcome.run)
     outcome = after_run(args, store, outcome, console)
     resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
     console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
@@ -341,8 +341,8 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
     if failing:
         console.print(f"failures by cause: tooleval runs show {outcome.run_id}")
     if args.junit:
-        write_junit(args.junit, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
+        write_junit(args.junit, store, outcome.run, gate=outcome.gate)
     if args.json:
-        write_json(args.json, outcome.run, store.iter_rows(outcome.run_id), gate=outcome.gate)
+        write_json(args.json, store, outcome.run, gate=outcome.gate)
     write_ci_outputs(args, store, outcome, cache, console)
     return 0 if outcome.gate.passed else 1

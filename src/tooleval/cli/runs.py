@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def list_runs(args: argparse.Namespace) -> int:
 
+    from tooleval.analysis.figures import run_figures
     from tooleval.cli._render import make_console, print_run_list, run_status
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
@@ -59,7 +60,8 @@ def list_runs(args: argparse.Namespace) -> int:
     with open_cli_store(args) as store:
         runs = store.list_runs(search=args.search, tag=args.tag, limit=args.limit)
         statuses = {run.id: run_status(store, run) for run in runs}
-        print_run_list(make_console(sys.stdout), runs, statuses)
+        figures = {run.id: run_figures(store, run) for run in runs}
+        print_run_list(make_console(sys.stdout), runs, statuses, figures)
     return 0
 
 
@@ -86,18 +88,25 @@ def show_run(args: argparse.Namespace) -> int:
 
 
 def _interval_lines(store: Any, run_id: str, args: argparse.Namespace) -> list[str]:
-    """Each metric's pass rate (and score) with its interval, per category (``--category``: one)."""
-    from tooleval.analysis.noise import read_attempts, run_intervals
-    from tooleval.analysis.stat_lines import interval_lines
+    """Each metric's pass rate (and score) with its interval, per category (``--category``: one),
+    from the run's read model (:func:`tooleval.analysis.figures.run_figures`)."""
+    from tooleval.analysis.figures import run_figures
+    from tooleval.analysis.gate import stored_gate
+    from tooleval.analysis.stat_lines import gate_lines, interval_lines
 
     run = store.get_run(run_id)
-    rows = store.iter_rows(run.id, category=args.category)
-    table = read_attempts(run, rows, cluster_key=args.cluster_key)
-    options = {"confidence": args.confidence, "bootstrap": args.bootstrap, "seed": args.seed}
-    rates = run_intervals(table, **options)
-    scores = run_intervals(table, kind="score", confidence=args.confidence)
-    from tooleval.analysis.gate import stored_gate
-    from tooleval.analysis.stat_lines import gate_lines
+    figures = run_figures(store, run, confidence=args.confidence, cluster_key=args.cluster_key)
+    bootstrap = None
+    if args.bootstrap:
+        from tooleval.analysis.noise import ALL, read_attempts, run_intervals
 
-    gate = gate_lines(stored_gate(run, rows=store.iter_rows(run.id)))
-    return [*interval_lines(rates, scores, unscored=table.unscored), *gate]
+        rows = store.iter_rows(run.id, category=args.category)
+        table = read_attempts(run, rows, cluster_key=args.cluster_key)
+        options = {"confidence": args.confidence, "bootstrap": args.bootstrap, "seed": args.seed}
+        bootstrap = {
+            metric: per[ALL].bootstrap
+            for metric, per in run_intervals(table, **options).items()
+            if ALL in per
+        }
+    gate = gate_lines(stored_gate(run, store=store))
+    return [*interval_lines(figures, category=args.category, bootstrap=bootstrap), *gate]

@@ -68,22 +68,26 @@ _NAME = "compare/2/"
 def lean_rows(store: StoreReader, run: RunInfo) -> Iterator[RowRecord]:
     """The run's rows with only what a comparison reads (no messages, no diagnoses)."""
     thresholds = {m.name: m.threshold for m in run.metrics}
-    current: tuple[int, str, str | None] | None = None
+    current: tuple[int, str, str | None, str | None] | None = None
     results: list[Result] = []
-    for index, row_id, category, metric, score, passed in store.aggregates.verdict_rows(run.id):
+    for index, row_id, category, metric, score, passed, error in store.aggregates.verdict_rows(
+        run.id
+    ):
         if current is None or current[0] != index:
             if current is not None:
                 yield _lean(run.id, current, results)
-            current, results = (index, row_id, category), []
+            current, results = (index, row_id, category, error), []
         if metric is not None:
             results.append(Result(metric, score, passed, "", threshold=thresholds.get(metric)))
     if current is not None:
         yield _lean(run.id, current, results)
 
 
-def _lean(run_id: str, key: tuple[int, str, str | None], results: list[Result]) -> RowRecord:
-    index, row_id, category = key
-    return RowRecord(run_id, index, row_id, Sample(category=category), tuple(results))
+def _lean(
+    run_id: str, key: tuple[int, str, str | None, str | None], results: list[Result]
+) -> RowRecord:
+    index, row_id, category, error = key
+    return RowRecord(run_id, index, row_id, Sample(category=category), tuple(results), error=error)
 
 
 class _LeanStore:
@@ -230,6 +234,7 @@ def comparison_page(
     comparison but listed only while it is computed fresh (a run still going).
     """
     from tooleval.analysis.compare import compare_runs
+    from tooleval.analysis.figures import run_figures
 
     info_a, info_b = cached_run(store, run_a), cached_run(store, run_b)
     stamps = [stamp(info_a.status, info_a.finished_at), stamp(info_b.status, info_b.finished_at)]
@@ -248,7 +253,8 @@ def comparison_page(
             except (KeyError, TypeError, ValueError):
                 pass  # written by another version: compare again
     lean = _LeanStore(store, {info_a.id: info_a, info_b.id: info_b})
-    comparison = compare_runs(lean, info_a.id, info_b.id)
+    sides = (run_figures(store, info_a), run_figures(store, info_b))
+    comparison = compare_runs(lean, info_a.id, info_b.id, figures=sides)
     if stopped:
         _save(store, info_a, info_b, comparison, stamps)
     order = [change] if change else list(LISTED)
@@ -475,7 +481,8 @@ class MatrixRow:
 
     row_id: str
     category: str | None
-    cells: tuple[tuple[bool | None, dict[str, float | None]] | None, ...]
+    #: per run ``(verdict, scores by metric, is an error row)`` or None (absent)
+    cells: tuple[tuple[bool | None, dict[str, float | None], bool] | None, ...]
     change: str  # regressed | fixed | flaky | failing | passing | partial
     indexes: tuple[int | None, ...] = ()
 
@@ -520,7 +527,8 @@ def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
             if cells[place] is not None:
                 continue  # a repeated run: the first attempt stands for the row
             categories.setdefault(row.row_id, row.category)
-            cells[place] = (row.passed, {r.metric: r.score for r in row.results})
+            scores = {r.metric: r.score for r in row.results}
+            cells[place] = (row.passed, scores, row.error is not None)
             at[place] = row.index
     out = [
         MatrixRow(

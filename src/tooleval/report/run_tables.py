@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooleval.analysis.noise import count_interval
+from tooleval.analysis.figures import RunFigures
 from tooleval.report.components import pct, score_text, value_text
 from tooleval.report.html import Href, Safe, el, frag
 from tooleval.report.intervals import interval_bar
@@ -113,9 +113,12 @@ def run_header(
     )
 
 
-def metric_summary_table(run: RunInfo) -> Safe:
-    """Per metric: parameters, threshold, scored / passed / failed / unscored, pass rate."""
+def metric_summary_table(run: RunInfo, figures: RunFigures) -> Safe:
+    """Per metric, from the run's read model: parameters, threshold, passed / failed / errors /
+    unscored (in the figures' unit), mean score, pass rate (errors count as not passed) and its
+    interval with the method's name."""
     specs = {m.name: m for m in run.metrics}
+    unit = "attempts" if figures.k > 1 else "rows"
     head = el(
         "tr",
         *(
@@ -124,41 +127,55 @@ def metric_summary_table(run: RunInfo) -> Safe:
                 ("metric", None),
                 ("parameters", None),
                 ("threshold", "num"),
-                ("scored", "num"),
-                ("passed", "num"),
+                (f"passed ({unit})", "num"),
                 ("failed", "num"),
+                ("errors", "num"),
                 ("unscored", "num"),
                 ("mean score", "num"),
                 ("pass rate", "num"),
-                ("95% interval", None),
+                (f"{figures.confidence:.0%} interval", None),
             )
         ),
     )
     body = []
-    for name, summary in run.summaries.items():
-        interval = count_interval(run, summary.passed, summary.scored)
+    for name in figures.metrics:
+        f = figures.get(name)
+        if f is None:
+            continue
         spec = specs.get(name)
         params = ", ".join(
             f"{k}={value_text(v, limit=80)}" for k, v in (spec.params if spec else {}).items()
         )
         threshold = spec.threshold if spec else None
+        e = f.pass_rate
         body.append(
             el(
                 "tr",
                 el("td", el("strong", name)),
                 el("td", params or "defaults", class_="params"),
                 el("td", "–" if threshold is None else f"{threshold:g}", class_="num"),
-                el("td", summary.scored, class_="num"),
-                el("td", summary.passed, class_="num"),
-                el("td", summary.failed, class_="num"),
-                el("td", summary.unscored, class_="num"),
+                el("td", f.passed, class_="num"),
+                el("td", f.failed, class_="num"),
+                el("td", f.errors, class_="num errors"),
+                el("td", f.unscored, class_="num"),
                 el(
                     "td",
-                    score_text(summary.mean_score) if summary.mean_score is not None else "–",
+                    "–" if f.mean_score is None else score_text(f.mean_score.value),
                     class_="num",
                 ),
-                el("td", el("strong", pct(summary.pass_rate)), class_="num"),
-                el("td", interval_bar(summary.pass_rate, interval), class_="ci"),
+                el("td", el("strong", pct(f.rate)), class_="num"),
+                el(
+                    "td",
+                    el(
+                        "div",
+                        f"{e.bounds} {e.interval.method}, n={e.n} {figures.unit}",
+                        class_="num-text small",
+                    )
+                    if e is not None
+                    else None,
+                    interval_bar(f.rate, None if e is None else e.interval),
+                    class_="ci",
+                ),
             )
         )
     return el("table", el("thead", head), el("tbody", body), class_="summary")

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooleval.analysis.counts import CategoryStats, ScoreBins
-from tooleval.analysis.noise import count_interval
+from tooleval.analysis.counts import ScoreBins
+from tooleval.analysis.figures import RunFigures, SliceFigures, run_figures
 from tooleval.errors import InputError
 from tooleval.report.charts import bar_chart_svg, histogram_svg
 from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
@@ -74,67 +74,59 @@ def charts_section(bins: list[ScoreBins]) -> Safe:
     return el("div", boxes, class_="charts")
 
 
-def _metric_rate_cell(run: Any, stats: CategoryStats, metric: str) -> Safe:
-    """One metric's pass rate in one category, with its interval bar when the counts are known."""
-    counted = stats.metric_counts.get(metric) if run is not None else None
-    if not counted or sum(counted) <= 0:
-        return el("td", pct(stats.pass_rates.get(metric)), class_="num")
-    ok, bad = (int(v) for v in counted)
-    rate = ok / (ok + bad)
+def _rate_cell(f: SliceFigures | None, *, bar: bool = True) -> Safe:
+    """One pass rate from the read model, with its interval bar."""
+    if f is None or f.pass_rate is None:
+        return el("td", "–", class_="num")
+    e = f.pass_rate
     return el(
         "td",
-        el("div", pct(rate)),
-        interval_bar(rate, count_interval(run, ok, ok + bad)),
+        el("div", pct(e.value)),
+        interval_bar(e.value, e.interval) if bar else None,
         class_="num ci",
     )
 
 
-def category_section(
-    stats: list[CategoryStats], metrics: list[str], *, link: Any = None, run: Any = None
-) -> Safe:
-    """Per-category table and pass-rate bars (row verdict: every scored metric passed).
+def category_section(figures: RunFigures, *, link: Any = None) -> Safe:
+    """Per-category table and pass-rate bars from the run's read model.
 
-    With ``run``, each category's pass rate has its 95% interval bar (docs/statistics.md).
+    The row verdict (every scored metric passed) and each metric's pass rate per
+    category, error rows counted as not passed, with their intervals (docs/statistics.md).
     """
-    if not stats:
+    from tooleval.analysis.figures import VERDICT
+
+    shown = [c for c in figures.categories if c != "(none)"]
+    verdicts = [(c, f) for c in shown if (f := figures.get(VERDICT, c)) is not None]
+    if not verdicts:
         return el("p", "No row has a category.", class_="muted")
+    unit = "attempts" if figures.k > 1 else "rows"
     head = el(
         "tr",
         el("th", "category"),
-        *(el("th", h, class_="num") for h in ("rows", "passed", "failed", "errors", "pass rate")),
-        *((el("th", "95% interval"),) if run is not None else ()),
-        *(el("th", f"{m} pass", class_="num") for m in metrics),
+        *(
+            el("th", h, class_="num")
+            for h in (unit, "passed", "failed", "errors", "unscored", "pass rate")
+        ),
+        *(el("th", f"{m} pass", class_="num") for m in figures.metrics),
     )
     body = []
-    for s in stats:
-        target = link(s.category) if link else None
+    for category, s in verdicts:
+        target = link(category) if link else None
         body.append(
             el(
                 "tr",
-                el("td", el("a", s.category, href=target) if target else s.category, class_="cat"),
-                el("td", s.rows, class_="num"),
+                el("td", el("a", category, href=target) if target else category, class_="cat"),
+                el("td", s.counted + s.unscored, class_="num"),
                 el("td", s.passed, class_="num"),
                 el("td", s.failed, class_="num"),
                 el("td", s.errors, class_="num"),
-                el("td", el("strong", pct(s.pass_rate)), class_="num"),
-                *(
-                    (
-                        el(
-                            "td",
-                            interval_bar(
-                                s.pass_rate, count_interval(run, s.passed, s.passed + s.failed)
-                            ),
-                            class_="ci",
-                        ),
-                    )
-                    if run is not None
-                    else ()
-                ),
-                *(_metric_rate_cell(run, s, m) for m in metrics),
+                el("td", s.unscored, class_="num"),
+                _rate_cell(s),
+                *(_rate_cell(figures.get(m, category)) for m in figures.metrics),
             )
         )
     chart = bar_chart_svg(
-        [(s.category, s.pass_rate, f"({s.passed}/{s.passed + s.failed})") for s in stats],
+        [(c, s.rate, f"({s.passed}/{s.counted})") for c, s in verdicts],
         title="pass rate per category",
     )
     return frag(
@@ -306,6 +298,7 @@ def build_report(
         )
     run: RunInfo = cached_run(store, run_id)
     counts = run_counts(store, run)
+    figures = run_figures(store, run)
     clusters, failures = run_clusters(store, run)
     cards = _cards(store, run, max_rows)
     digest = run_repeats(store, run)
@@ -315,13 +308,13 @@ def build_report(
         run_header(run, run_status(store, run), latency=latency_percentiles(store, run), gate=gate),
         gate_block(gate),
         el("h2", "Metrics"),
-        metric_summary_table(run),
+        metric_summary_table(run, figures),
         charts_section(counts.bins),
         None
         if digest is None
         else repeat_section(digest, link=cards.of_row, attempt_link=_attempt_anchor(run, cards)),
         el("h2", "Per category"),
-        category_section(counts.categories, list(run.summaries), run=run),
+        category_section(figures),
         el("h2", "Failure clusters"),
         clusters_table(
             clusters, failures=failures, row_link=lambda _row_id, index: cards.anchor(index)

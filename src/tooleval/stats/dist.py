@@ -14,6 +14,7 @@ needed at run time. SciPy is the oracle in ``tests/stats``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from math import comb, exp, isfinite, lgamma, log, log1p
 from statistics import NormalDist
 
@@ -104,8 +105,12 @@ def _bisect(fn: Callable[[float], float], target: float, lo: float, hi: float) -
     return 0.5 * (lo + hi)
 
 
+@lru_cache(maxsize=1024)
 def t_ppf(q: float, df: float) -> float:
     """Student's t quantile (``df`` may be fractional; very large ``df`` is the normal).
+
+    Kept per (q, df): a run's every slice and metric asks for the same few quantiles,
+    and each costs about 200 evaluations of the incomplete beta function.
 
     >>> round(t_ppf(0.975, 1), 4)
     12.7062

@@ -40,6 +40,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "counted_mean_var",
+    "few_rows_note",
     "row_rates",
     "summarize",
     "within_variance",
@@ -141,6 +142,13 @@ class RateSummary:
         }
 
 
+def few_rows_note(units: int, unit: str = "rows") -> tuple[str, ...]:
+    """The note an interval over fewer than :data:`FEW_ROWS` units carries (else none)."""
+    if units < FEW_ROWS:
+        return (f"only {units} {unit}: the interval is a rough guide (fewer than {FEW_ROWS})",)
+    return ()
+
+
 def row_profile(attempts: Sequence[Sequence[float]]) -> tuple[list[int], list[float], bool]:
     """Each row's attempt count and sum, and whether every value is 0 or 1 (one C-speed pass)."""
     sizes = list(map(len, attempts))
@@ -196,7 +204,12 @@ def _k_estimates(
         rows = sum(per_row.values())
         mean, var = counted_mean_var(per_row)
         se = sqrt(var / rows)
-        interval = t_interval(mean, se, rows - 1, confidence)
+        if set(per_row) <= {0.0, 1.0}:
+            # k = K: each row's estimate is its own 0/1 verdict, so Wilson (the t interval
+            # over 0/1 figures is a Wald interval: 86% coverage at n = 100, p = 0.95).
+            interval = wilson_interval(per_row[1.0], rows, confidence)
+        else:
+            interval = t_interval(mean, se, rows - 1, confidence)
         out[k] = KEstimate(k, mean, se, interval, rows)
     return out
 
@@ -214,7 +227,8 @@ def summarize(
     ``clusters[i]`` is row i's cluster key; ``bootstrap`` > 0 adds a seeded BCa
     interval over rows (or clusters) with that many resamples as a cross-check.
     Binary K = 1 rows get the Wilson interval (and Clopper–Pearson when every row
-    passed or every row failed); everything else a t interval.
+    passed or every row failed); everything else a t interval. pass^k and pass@k
+    get Wilson where every row's estimate is 0 or 1 (k = K), a t interval otherwise.
     """
     if not attempts:
         raise ValueError("nothing to summarize: no rows")
@@ -258,8 +272,7 @@ def summarize(
         interval = t_interval(mean, se, df, confidence)
     units = n if n_clusters is None else n_clusters
     unit = "rows" if n_clusters is None else "clusters"
-    if units < FEW_ROWS:
-        notes.append(f"only {units} {unit}: the interval is a rough guide (fewer than {FEW_ROWS})")
+    notes.extend(few_rows_note(units, unit))
     boot = None
     if bootstrap and units >= 2:
         if clusters is None:

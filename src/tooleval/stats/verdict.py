@@ -45,15 +45,27 @@ class CompareVerdict:
     kind: str  # "regression" | "improvement" | "inconclusive"
     mde: float
     margin: float = 0.0
+    #: Why an interval that excludes 0 is still inconclusive (Holm, the exact test), or "".
+    why: str = ""
 
     @property
     def label(self) -> str:
         if self.kind == "inconclusive":
-            return f"inconclusive (MDE {100 * self.mde:.1f} pts)"
+            if self.mde == 0.0:
+                # No spread at all (every row the same in both runs): nothing to size an MDE on.
+                return "inconclusive (no variance: no row differs between the runs)"
+            said = f"; {self.why}" if self.why else ""
+            return f"inconclusive (MDE {100 * self.mde:.1f} pts{said})"
         return self.kind
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "label": self.label, "mde": self.mde, "margin": self.margin}
+        return {
+            "kind": self.kind,
+            "label": self.label,
+            "mde": self.mde,
+            "margin": self.margin,
+            "why": self.why,
+        }
 
 
 def compare_verdict(interval: Interval, *, mde: float, margin: float = 0.0) -> CompareVerdict:

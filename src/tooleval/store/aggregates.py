@@ -260,6 +260,74 @@ class RunAggregates:
                 out.setdefault(category, {})[metric] = [int(passed or 0), int(failed or 0)]
         return out
 
+    def figure_counts(self, run_id: str) -> list[tuple[Any, ...]]:
+        """Per category (None: rows without one) and metric, what the read model counts.
+
+        Metric None is the row verdict (every scored metric of the row passed).
+
+        ``(category, metric, passed, failed, errors, unscored, scores, score_sum,
+        score_sumsq, nonbinary)``: ``errors`` are results of error rows, ``unscored``
+        the other results with no verdict, ``scores`` the results of rows that are
+        not errors with a score (``nonbinary`` of them neither 0 nor 1).
+        """
+        rows, res = t.rows.c, t.results.c
+        error = rows.error.is_not(None)
+        ok = rows.error.is_(None)
+        scored = sa.and_(ok, res.score.is_not(None))
+
+        def count(condition: Any) -> Any:
+            return sa.func.sum(sa.case((condition, 1), else_=0))
+
+        query = (
+            sa.select(
+                rows.category,
+                res.metric,
+                count(sa.and_(ok, res.passed.is_(True))),
+                count(sa.and_(ok, res.passed.is_(False))),
+                count(error),
+                count(sa.and_(ok, res.passed.is_(None))),
+                count(scored),
+                sa.func.sum(sa.case((scored, res.score), else_=0.0)),
+                sa.func.sum(sa.case((scored, res.score * res.score), else_=0.0)),
+                count(sa.and_(scored, res.score != 0.0, res.score != 1.0)),
+            )
+            .select_from(
+                t.results.join(
+                    t.rows, sa.and_(rows.run_id == res.run_id, rows.row_index == res.row_index)
+                )
+            )
+            .where(res.run_id == run_id)
+            .group_by(rows.category, res.metric)
+        )
+        verdicts = (
+            sa.select(
+                rows.category,
+                count(sa.and_(ok, rows.passed.is_(True))),
+                count(sa.and_(ok, rows.passed.is_(False))),
+                count(error),
+                count(sa.and_(ok, rows.passed.is_(None))),
+            )
+            .where(rows.run_id == run_id)
+            .group_by(rows.category)
+        )
+        with self._store._read() as conn:
+            found: list[tuple[Any, ...]] = [
+                (
+                    category,
+                    metric,
+                    *(int(v or 0) for v in counts[:5]),
+                    float(counts[5] or 0.0),
+                    float(counts[6] or 0.0),
+                    int(counts[7] or 0),
+                )
+                for category, metric, *counts in conn.execute(query)
+            ]
+            found.extend(
+                (category, None, *(int(v or 0) for v in counts), 0, 0.0, 0.0, 0)
+                for category, *counts in conn.execute(verdicts)
+            )
+        return found
+
     def class_counts(self, run_id: str) -> dict[str, int]:
         """How many rows carry each stored failure class (classes with no row left out)."""
         r = t.rows.c
@@ -336,14 +404,23 @@ class RunAggregates:
             return [(int(i), row_id) for i, row_id in conn.execute(query)]
 
     def verdict_rows(self, run_id: str) -> Any:
-        """Every result of the run as ``(row_index, row_id, category, metric, score, passed)``.
+        """Every result of the run as ``(row_index, row_id, category, metric, score, passed,
+        error)`` (``error`` the row's connector error, or None).
 
         Ordered by row index then the runner's metric order; streamed from the
         database (no JSON decoded), for comparisons of big runs.
         """
         rows, res = t.rows.c, t.results.c
         query = (
-            sa.select(rows.row_index, rows.row_id, rows.category, res.metric, res.score, res.passed)
+            sa.select(
+                rows.row_index,
+                rows.row_id,
+                rows.category,
+                res.metric,
+                res.score,
+                res.passed,
+                rows.error,
+            )
             .select_from(
                 t.rows.outerjoin(
                     t.results, sa.and_(res.run_id == rows.run_id, res.row_index == rows.row_index)

@@ -80,6 +80,10 @@ class AggregateStore(Protocol):
         """Per category and metric: ``[passed, failed]`` result counts."""
         ...
 
+    def figure_counts(self, run_id: str) -> list[tuple[Any, ...]]:
+        """Per category and metric: passed, failed, errors, unscored, and the scores' moments."""
+        ...
+
     def class_counts(self, run_id: str) -> dict[str, int]:
         """How many rows carry each stored failure class."""
         ...
@@ -105,7 +109,7 @@ class AggregateStore(Protocol):
         ...
 
     def verdict_rows(self, run_id: str) -> Any:
-        """Every result as ``(row_index, row_id, category, metric, score, passed)``, streamed."""
+        """Every result as ``(row_index, row_id, category, metric, score, passed, error)``."""
         ...
 
     def iter_unpassed_rows(self, run_id: str, *, limit: int | None = None) -> Any:

@@ -311,13 +311,39 @@ def compare_row_page(
 
 
 _MATRIX_LABELS = {
-    "regressed": "regressed in the last run",
+    "regressed": "regressed (passed, then failed through the last run)",
     "flaky": "changes between runs",
-    "fixed": "fixed",
+    "fixed": "fixed (failed, then passed through the last run)",
     "partial": "not in every run",
     "failing": "fails in every run",
     "passing": "passes in every run",
 }
+
+
+def trend_label(row: Any) -> str:
+    """What happened to one row across every run shown (oldest first), run numbers 1-based.
+
+    PASS → FAIL → FAIL regressed in run 2 and still fails; it did not regress "in the
+    last run".
+
+    >>> from tooleval.report.compare import MatrixRow
+    >>> cells = [(True, {}, False), (False, {}, False), (False, {}, False)]
+    >>> trend_label(MatrixRow("q1", None, tuple(cells), "regressed"))
+    'regressed in run 2 of 3, fails in every run since'
+    >>> trend_label(MatrixRow("q1", None, tuple(cells[:2]), "regressed"))
+    'regressed in the last run'
+    """
+    passed = [c is not None and c[0] is True for c in row.cells]
+    n = len(passed)
+    if row.change == "regressed":
+        j = max(i for i in range(1, n) if passed[i - 1] and not passed[i])
+        if j == n - 1:
+            return "regressed in the last run"
+        return f"regressed in run {j + 1} of {n}, fails in every run since"
+    if row.change == "fixed":
+        j = passed.index(True)
+        return f"fixed in run {j + 1} of {n}, passes in every run since"
+    return _MATRIX_LABELS[row.change]
 
 
 def _matrix_cell(cell: Any, index: int | None, run: RunInfo, metrics: Sequence[str]) -> Safe:
@@ -325,15 +351,17 @@ def _matrix_cell(cell: Any, index: int | None, run: RunInfo, metrics: Sequence[s
 
     if cell is None:
         return el("td", "not in this run", class_="muted small")
-    verdict, scores = cell
+    verdict, scores, error = cell
     shown = " · ".join(score_text(scores.get(m)) for m in metrics if m in scores)
-    badge = verdict_badge(verdict)
+    badge = verdict_badge(verdict, error=error)
     link = href("/runs", run.id, "rows", index) if index is not None else None
     return el(
         "td",
         el("a", badge, href=link) if link else badge,
         el("div", shown, class_="small muted") if shown else None,
-        class_=f"cell-{'pass' if verdict else 'fail' if verdict is False else 'unscored'}",
+        class_="cell-error"
+        if error
+        else f"cell-{'pass' if verdict else 'fail' if verdict is False else 'unscored'}",
     )
 
 
@@ -370,7 +398,7 @@ def matrix_page(
                 el("div", row.category or "", class_="muted small"),
                 class_="rowid",
             ),
-            el("td", _MATRIX_LABELS[row.change], class_=f"change change-{row.change}"),
+            el("td", trend_label(row), class_=f"change change-{row.change}"),
             *(
                 _matrix_cell(cell, index, run, metrics)
                 for cell, index, run in zip(row.cells, row.indexes, runs, strict=True)
@@ -396,7 +424,7 @@ def matrix_page(
     legend = el(
         "p",
         "Runs oldest to newest, left to right; each cell is the row's verdict (every metric) and "
-        f"its scores ({', '.join(metrics)}); rows that regressed in the last run come first.",
+        f"its scores ({', '.join(metrics)}); rows that passed and then failed come first.",
         class_="muted small",
     )
     return page(

@@ -1,9 +1,9 @@
 """Interval bars on the compare pages: each run's pass rates and the paired Δ with its verdict.
 
 Nothing is computed here that :mod:`tooleval.analysis` does not already
-compute: each run's pass rate per metric and per category takes its interval
-from :func:`tooleval.analysis.noise.count_interval` (as the run overview
-does, so one rate shows one interval on every page), and the paired Δ of B
+compute: each run's pass rate per metric and per category, with its interval,
+is the run's read model (:func:`tooleval.analysis.figures.run_figures`, as on
+the run overview, so one rate shows one interval on every page), and the paired Δ of B
 against A, its interval, MDE and verdict (regression / improvement /
 inconclusive, Holm-adjusted across the metrics and categories) are
 :func:`tooleval.analysis.noise.compare_stats`, worded by
@@ -51,20 +51,15 @@ ALL = "(all)"
 
 
 def run_rates(store: StoreReader, run: RunInfo) -> dict[tuple[str, str], tuple[float, Any]]:
-    """``{(metric, "(all)" or category): (pass rate, interval)}`` from the stored counts."""
-    from tooleval.analysis.aggregates import run_counts
-    from tooleval.analysis.noise import count_interval
+    """``{(metric, "(all)" or category): (pass rate, interval)}`` from the run's read model."""
+    from tooleval.analysis.figures import run_figures
 
-    out: dict[tuple[str, str], tuple[float, Any]] = {}
-    for metric, s in run.summaries.items():
-        if s.scored:
-            out[(metric, ALL)] = (s.passed / s.scored, count_interval(run, s.passed, s.scored))
-    for c in run_counts(store, run).categories:
-        for metric, counted in c.metric_counts.items():
-            ok, bad = (int(v) for v in counted)
-            if ok + bad:
-                out[(metric, c.category)] = (ok / (ok + bad), count_interval(run, ok, ok + bad))
-    return out
+    figures = run_figures(store, run)
+    return {
+        key: (f.pass_rate.value, f.pass_rate.interval)
+        for key, f in figures.slices.items()
+        if key[0] in figures.metrics and key[1] != "(none)" and f.pass_rate is not None
+    }
 
 
 def paired_stats(store: StoreReader, a: RunInfo, b: RunInfo) -> list[dict[str, Any]] | None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooleval.analysis.figures import RunFigures
 from tooleval.report.components import row_card, rows_table
 from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend, document
@@ -334,6 +335,7 @@ def run_page(
     total: int,
     filters: RunFilters,
     counts: Any,
+    figures: RunFigures,
     categories: Sequence[str],
     failure_classes: dict[str, str],
     note: str | None = None,
@@ -375,15 +377,13 @@ def run_page(
         usage,
         gate_block(gate),
         el("h2", "Metrics"),
-        metric_summary_table(run),
+        metric_summary_table(run, figures),
         charts,
         repeats,
         el("h2", "Per category"),
         category_section(
-            list(counts.categories),
-            metrics,
+            figures,
             link=lambda c: href("/runs", run.id, category=c, result="fail", fragment="rows"),
-            run=run,
         ),
         el("h2", "Failure clusters", id="clusters"),
         _clusters(run, clusters, what, exact=exact_clusters) if clusters is not None else None,

@@ -57,6 +57,7 @@ def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
 
 def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
     """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.web.runs_list import runs_page
     from tooleval.web.usage import run_usage, short_usage
@@ -75,6 +76,7 @@ def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
         gates=gates,
         previous=previous_runs(every),
         usage={r.id: short_usage(run_usage(store, r, stored_only=True)) for r in shown},
+        figures={r.id: run_figures(store, r) for r in shown},
     )
 
 
@@ -254,6 +256,7 @@ def render_run(
     """The run page: stored aggregates above one page of rows."""
     from tooleval.analysis.aggregates import run_clusters, run_counts, run_repeats
     from tooleval.analysis.clusters import FAILURE_CLASSES
+    from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.report.html import href
     from tooleval.report.overview import latency_percentiles
@@ -281,6 +284,7 @@ def render_run(
         total=total,
         filters=filters,
         counts=counts,
+        figures=run_figures(store, info),
         categories=[c.category for c in counts.categories],
         failure_classes=FAILURE_CLASSES,
         note=note,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooleval.analysis.figures import RunFigures, SliceFigures
 from tooleval.report.components import pct
 from tooleval.report.html import Safe, el, frag, href, void
 from tooleval.store.records import RunInfo
@@ -19,8 +20,20 @@ from tooleval.web.pages import page, select
 __all__ = ["runs_page"]
 
 
+def _overall(figures: RunFigures | None) -> list[SliceFigures]:
+    """Each metric's figures over the whole run (none when the run's were not given)."""
+    if figures is None:
+        return []
+    return [f for name in figures.metrics if (f := figures.get(name)) is not None]
+
+
 def _run_line(
-    run: RunInfo, status: tuple[str, str], gate: Any, before: str | None, usage: str | None = None
+    run: RunInfo,
+    status: tuple[str, str],
+    gate: Any,
+    before: str | None,
+    usage: str | None = None,
+    figures: RunFigures | None = None,
 ) -> Safe:
     """One run of the list: pick box, name with id and time, status, gate, counts, tags."""
     from tooleval.report.overview import gate_badge
@@ -66,8 +79,8 @@ def _run_line(
         el(
             "td",
             frag(
-                el("div", el("span", f"{name} ", class_="muted"), el("strong", pct(s.pass_rate)))
-                for name, s in run.summaries.items()
+                el("div", el("span", f"{f.metric} ", class_="muted"), el("strong", pct(f.rate)))
+                for f in _overall(figures)
             ),
             el("div", usage, class_="muted small usage-line") if usage else None,
         ),
@@ -102,6 +115,7 @@ def runs_page(
     gates: dict[str, Any] | None = None,
     previous: dict[str, str] | None = None,
     usage: dict[str, str | None] | None = None,
+    figures: dict[str, RunFigures] | None = None,
 ) -> str:
     """Every stored run, newest first, searchable by name and filterable by tag.
 
@@ -109,7 +123,8 @@ def runs_page(
     the whole story (a ``running`` run: live holder or stopped, see run_status).
     ``gates``: each run's gate verdict; ``previous``: the run before each one
     of the same plan or dataset (a "compare with previous" link); ``usage``: a
-    run's tokens in one line, when already counted. Ticking two
+    run's tokens in one line, when already counted; ``figures``: each run's read
+    model (its pass rates, error rows counted as not passed). Ticking two
     runs or more and "compare selected" opens their comparison.
     """
     form = el(
@@ -150,6 +165,7 @@ def runs_page(
             gates.get(run.id),
             previous.get(run.id),
             usage.get(run.id),
+            (figures or {}).get(run.id),
         )
         for run in runs
     ]
