@@ -80,7 +80,7 @@ def handle_to_case(args: argparse.Namespace) -> int:
     if args.output:  # before reading the traces: a bad path must not cost the work
         from tooleval.io_atomic import check_output_path
 
-        check_output_path(args.output, option="--output", inputs=[args.traces])
+        check_output_path(args.output, option="--output", inputs=[args.traces], kind="jsonl")
     with read_sessions(args.traces) as sessions:
         session = sessions.get(args.session)
         if session is None:
