@@ -168,6 +168,8 @@ def handle(args: argparse.Namespace) -> int:
             json.dump(report.to_dict(), handle, indent=2, default=str)
             handle.write("\n")
     _print(report, show=args.show, emitted=args.emit)
+    if report.ingest.status_warning():
+        print(f"note: {report.ingest.status_warning()}", file=sys.stderr)
     if print_usage(report):  # tool use it could not read: a gate cannot pass on it
         from tooleval.cli.monitor_serve import unreadable_line
 
