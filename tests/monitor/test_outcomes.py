@@ -76,15 +76,6 @@ def langchain(sid: str, content: str, status: str = "success") -> dict:
         {"type": "ai", "data": {"content": CLAIM}}]}  # fmt: skip
 
 
-def mcp(content: str, is_error: bool) -> list:
-    return [
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-         "params": {"name": "issue_refund", "arguments": ARGS}},
-        {"jsonrpc": "2.0", "id": 1,
-         "result": {"content": [{"type": "text", "text": content}], "isError": is_error}},
-    ]  # fmt: skip
-
-
 # session id -> (conversation, failed?, format carries a status?)
 FAILED = {
     "oc-error-text": (openai_chat("oc-error-text", "Error: payment gateway unavailable"), "openai_chat"),
@@ -164,16 +155,6 @@ def test_no_note_when_every_format_carries_a_status(tmp_path, capsys):
     rows = [anthropic("a", "gateway down", True), langchain("l", "ok")]
     assert main(["trace", "sessions", str(_write(tmp_path / "a.jsonl", rows))]) == 0
     assert "note:" not in capsys.readouterr().err
-
-
-def test_mcp_traffic_reads_is_error(tmp_path, capsys):
-    path = tmp_path / "mcp.jsonl"
-    # one conversation per line: the JSON-RPC messages as a list
-    _write(path, [mcp("gateway down", True), mcp("refund issued", False)])
-    assert main(["trace", "sessions", str(path)]) == 0
-    captured = capsys.readouterr()
-    assert _sessions_table(captured.out) == {"line-1": 1, "line-2": 0}
-    assert "note:" not in captured.err
 
 
 # ---------------------------------------------------------------- retry, not redundancy

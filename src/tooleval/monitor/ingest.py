@@ -327,6 +327,9 @@ def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session
             except ValueError as exc:
                 report.problem(f"invalid JSON: {exc}", line=number)
                 continue
+            except ToolEvalError as exc:  # valid JSON past the nesting limit
+                report.problem(f"conversation unreadable: {exc}", line=number)
+                continue
             try:
                 name = detect(data)
                 sample = import_conversation(data, name)

@@ -184,12 +184,6 @@ def _json_layout(first: bytes, complete: bool) -> str:
         return "document"  # a multi-line document
     if is_otlp_request(head) or is_otlp_logs_request(head):
         return "jsonl"
-    if (
-        isinstance(head, list)
-        and head
-        and not any(is_otlp_request(item) or is_otlp_logs_request(item) for item in head[:1])
-    ):
-        return "conversations"  # a conversation as a list per line (MCP traffic, Responses items)
     return "document" if isinstance(head, list) else "conversations"
 
 
