@@ -13,6 +13,13 @@ output option), and a directory given as the file, an unwritable place, a
 folder that cannot be made or an output path that is also an input path is an
 :class:`~tooleval.errors.InputError` naming the option.
 
+It is the one check of every option that writes a file: an output is never
+the input dataset, the run store, a receiver's open-session buffer or another
+output of the same command (symbolic and hard links resolved), and never
+replaces an existing file of another kind than it writes (a SQLite database,
+a binary file, JSON where Markdown or XML goes, text where JSON lines go): a
+file tooleval did not make for that purpose is left alone.
+
 >>> import tempfile, pathlib
 >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.jsonl"
 >>> with atomic_write(target) as handle:
@@ -36,7 +43,26 @@ from typing import IO, Any
 
 from tooleval.errors import InputError
 
-__all__ = ["atomic_write", "check_output_path", "same_file"]
+__all__ = [
+    "OPEN_SESSION_BUFFER",
+    "atomic_write",
+    "check_output_path",
+    "same_file",
+    "store_file",
+]
+
+#: The first line of a receiver's open-session buffer starts with this (its purpose mark).
+OPEN_SESSION_BUFFER = '{"tooleval": "open-session buffer"'
+
+#: What an output option writes -> the kinds of existing file it may replace.
+_REPLACES = {
+    "jsonl": ("json", "empty"),
+    "json": ("json", "empty"),
+    "xml": ("markup", "empty"),
+    "html": ("markup", "empty"),
+    "csv": ("text", "empty"),
+    "md": ("text", "markup", "empty"),
+}
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -47,23 +73,52 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return Path(a).resolve() == Path(b).resolve()
 
 
+def store_file(store: str | os.PathLike[str] | None) -> str | None:
+    """The file of a SQLite run store given as a path or ``sqlite:///`` URL (else None).
+
+    >>> store_file("runs.db"), store_file("sqlite:///ci/runs.db?mode=rw")
+    ('runs.db', 'ci/runs.db')
+    >>> store_file("postgresql://me@127.0.0.1/evals"), store_file("sqlite://"), store_file(None)
+    (None, None, None)
+    """
+    if store is None:
+        return None
+    text = os.fspath(store)
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        return text or None
+    if scheme.lower() not in ("sqlite", "sqlite+pysqlite") or not rest.startswith("/"):
+        return None
+    database = rest[1:].split("?")[0]
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    return database
+
+
 def check_output_path(
     path: str | os.PathLike[str],
     *,
     option: str = "--output",
     inputs: Iterable[str | os.PathLike[str] | None] = (),
+    stores: Iterable[str | os.PathLike[str] | None] = (),
+    kind: str | None = None,
 ) -> Path:
     """Refuse an output path that cannot be written, before any work is done.
 
     Returns the path. Raises :class:`~tooleval.errors.InputError` (field
     ``option``) when the path is empty, is a directory, sits in a directory
-    that cannot be made or written, is one of ``inputs``, or is an existing
-    SQLite database (a run store: replacing it would lose every run). Missing
-    folders on the way are made.
+    that cannot be made or written, is one of ``inputs`` or the file of one of
+    ``stores`` (paths or store URLs), or is an existing file that is not of
+    the ``kind`` written (``jsonl``, ``json``, ``xml``, ``html``, ``csv``,
+    ``md``): a SQLite database (a run store: replacing it would lose every
+    run), a receiver's open-session buffer, a binary file, or text of another
+    kind. Missing folders on the way are made.
     """
     text = os.fspath(path)
     if not text:
         raise InputError("expected a file path, got an empty string", field=option)
+    if kind is not None and kind not in _REPLACES:
+        raise ValueError(f"unknown output kind {kind!r}; expected one of {sorted(_REPLACES)}")
     target = Path(text)
     for given in inputs:
         if given is None or os.fspath(given) in ("", "-"):
@@ -72,6 +127,10 @@ def check_output_path(
             raise InputError(
                 f"{text} is also an input file; write the output elsewhere", field=option
             )
+    for store in stores:
+        database = store_file(store)
+        if database is not None and same_file(target, database):
+            raise InputError(f"{text} is the run store; write the output elsewhere", field=option)
     if target.is_dir() or text.endswith(os.sep):
         raise InputError(f"{text} is a directory; expected a file path", field=option)
     parent = target.parent if str(target.parent) else Path(".")
@@ -91,20 +150,49 @@ def check_output_path(
         raise InputError(f"cannot write in the directory {str(parent)!r}", field=option)
     if target.exists() and not os.access(target, os.W_OK):
         raise InputError(f"{text} exists and is not writable", field=option)
-    if _is_sqlite(target):  # a run store (or cache): replacing it would lose every run
+    found = _kind_of(target)
+    if found == "sqlite":  # a run store (or cache): replacing it would lose every run
         raise InputError(
             f"{text} is a SQLite database (a run store?); write the output elsewhere",
+            field=option,
+        )
+    if found == "buffer":
+        raise InputError(
+            f"{text} is a receiver's open-session buffer (sessions waiting for a restart); "
+            "write the output elsewhere",
+            field=option,
+        )
+    if kind is not None and found is not None and found not in _REPLACES[kind]:
+        what = {"binary": "a binary file", "json": "JSON", "markup": "XML/HTML"}.get(found, "text")
+        raise InputError(
+            f"{text} exists and holds {what}, not {kind.upper()} that tooleval wrote there; "
+            "it is left alone: write the output elsewhere or remove the file first",
             field=option,
         )
     return target
 
 
-def _is_sqlite(path: Path) -> bool:
+def _kind_of(path: Path) -> str | None:
+    """What an existing file holds, from its first bytes (None when there is no file)."""
     try:
         with path.open("rb") as handle:
-            return handle.read(16) == b"SQLite format 3\x00"
+            head = handle.read(4096)
     except OSError:
-        return False
+        return None
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    if head.startswith(OPEN_SESSION_BUFFER.encode()):
+        return "buffer"
+    if b"\x00" in head:
+        return "binary"
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not stripped:
+        return "empty"
+    if stripped[:1] in (b"{", b"["):
+        return "json"
+    if stripped[:1] == b"<":
+        return "markup"
+    return "text"
 
 
 @contextlib.contextmanager

@@ -86,9 +86,9 @@ def test_an_open_session_survives_a_restart_and_is_stored_once(tmp_path):
     first.post(_calls("conv-a", 1, 0, 6))  # 10 of conv-a's 30 calls, then the stop
     first.post(_calls("conv-a", 1, 6, 4))
     said = first.stop()
-    assert "kept" in said and "open-sessions.jsonl" in said
+    assert "kept" in said and "s.db.open-sessions.jsonl" in said
     assert [r.row_id for r in _rows(db)] == ["conv-done"]  # no phantom row for conv-a
-    assert (tmp_path / "open-sessions.jsonl").exists()
+    assert (tmp_path / "s.db.open-sessions.jsonl").exists()
 
     second = Collector(db, tmp_path)
     assert any("restored" in line for line in second.lines)
@@ -103,7 +103,7 @@ def test_an_open_session_survives_a_restart_and_is_stored_once(tmp_path):
     assert sorted(by_id) == ["conv-a", "conv-done"]
     (whole,) = by_id["conv-a"]  # stored once
     assert len(whole.sample.actual_calls()) == 30
-    assert not (tmp_path / "open-sessions.jsonl").exists()
+    assert not (tmp_path / "s.db.open-sessions.jsonl").exists()
 
 
 def test_without_a_store_sessions_are_monitored_at_the_stop(tmp_path):

@@ -101,7 +101,7 @@ def check_ci_options(args: argparse.Namespace, inputs: list[Any]) -> None:
     if args.cache_file and not (args.cache or args.refresh_cache):
         raise ConfigError("--cache-file needs --cache or --refresh-cache", field="--cache-file")
     if args.summary_md:
-        check_output_path(args.summary_md, option="--summary-md", inputs=inputs)
+        check_output_path(args.summary_md, option="--summary-md", inputs=inputs, kind="md")
 
 
 def make_cache(args: argparse.Namespace) -> Any:

@@ -98,6 +98,9 @@ def write_csv(path: str, rows: Any) -> None:
         handle.write(buffer.getvalue().encode("utf-8"))
 
 
+_KINDS = {"junit": "xml", "json": "json", "csv": "csv", "summary_md": "md"}
+
+
 def export_run(args: argparse.Namespace) -> int:
     from tooleval.analysis.export import write_json, write_junit
     from tooleval.analysis.summary_md import run_summary_markdown, step_summary_path, write_summary
@@ -115,9 +118,7 @@ def export_run(args: argparse.Namespace) -> int:
     seen: dict[str, str] = {}
     for option, path in given.items():
         flag = "--" + option.replace("_", "-")
-        check_output_path(
-            path, option=flag, inputs=[store_path if "://" not in store_path else None]
-        )
+        check_output_path(path, option=flag, stores=[store_path or None], kind=_KINDS[option])
         where = os.path.abspath(path)
         if where in seen:
             raise ConfigError(f"{seen[where]} and {flag} name the same file", field=flag)

@@ -90,8 +90,11 @@ def run(args: argparse.Namespace) -> int:
     from tooleval.benchmarks.bfcl.report import verdict_rows
     from tooleval.benchmarks.score_format import benchmark_samples
     from tooleval.errors import DatasetError
+    from tooleval.io_atomic import check_output_path
     from tooleval.metrics.registry import bind
 
+    if args.output:  # before any work: a bad path must not cost the scoring
+        check_output_path(args.output, option="--output", inputs=[args.data], kind="jsonl")
     names = _NAME_RULES[args.underscore_names]
     settings = resolve_settings(args.results_dir, mode=args.mode, names=names)
     if settings.note:

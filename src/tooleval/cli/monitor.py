@@ -133,9 +133,10 @@ def handle(args: argparse.Namespace) -> int:
         options = {k: v for k, v in options.items() if k in detectors}
     from tooleval.io_atomic import atomic_write, check_output_path
 
-    for option, value in (("--json", args.json), ("--emit", args.emit)):
+    store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
+    for option, value, kind in (("--json", args.json, "json"), ("--emit", args.emit, "jsonl")):
         if value is not None:
-            check_output_path(value, option=option, inputs=[args.traces])
+            check_output_path(value, option=option, inputs=[args.traces], stores=[store], kind=kind)
     if args.json is not None and args.emit is not None:
         from tooleval.io_atomic import same_file
 
@@ -143,7 +144,6 @@ def handle(args: argparse.Namespace) -> int:
             raise ConfigError(
                 "--json and --emit name the same file; give two paths", field="--emit"
             )
-    store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
     from tooleval.cli.monitor_serve import (
         judging_from_args,
         prices_from_args,
@@ -168,6 +168,8 @@ def handle(args: argparse.Namespace) -> int:
             json.dump(report.to_dict(), handle, indent=2, default=str)
             handle.write("\n")
     _print(report, show=args.show, emitted=args.emit)
+    if report.ingest.status_warning():
+        print(f"note: {report.ingest.status_warning()}", file=sys.stderr)
     if print_usage(report):  # tool use it could not read: a gate cannot pass on it
         from tooleval.cli.monitor_serve import unreadable_line
 

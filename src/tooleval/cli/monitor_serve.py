@@ -159,9 +159,10 @@ def _add(subparsers: Any, name: str, summary: str) -> None:
     parser.add_argument(
         "--buffer",
         metavar="FILE",
-        help="where sessions still open at a stop wait for the rest after a restart "
-        "(default with a store: open-sessions.jsonl beside a SQLite store file, else "
-        ".tooleval/open-sessions.jsonl; without a store they are monitored at the stop)",
+        help="where sessions still open at a stop wait for the rest after a restart, locked "
+        "while the receiver runs and restored only into the same store (default with a "
+        "store: STORE.open-sessions.jsonl beside a SQLite store file, else "
+        ".tooleval/open-sessions-HASH.jsonl; without a store they are monitored at the stop)",
     )
     parser.add_argument(
         "--export",
@@ -219,6 +220,8 @@ def handle(args: argparse.Namespace) -> int:
     options = with_error_ignored_options(args, options, args.detectors)
     judging = judging_from_args(args)
     prices = prices_from_args(args)
+    store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
+    buffer, buffer_store = _checked_files(args, store)
     writer = None
     if args.export or args.emit:
         writer = EvaluationEventWriter(
@@ -227,7 +230,6 @@ def handle(args: argparse.Namespace) -> int:
             endpoint=args.export,
             headers=_headers(args.export_header),
         )
-    store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
     monitor = LiveMonitor(
         detectors=args.detectors,
         options=options,
@@ -254,11 +256,14 @@ def handle(args: argparse.Namespace) -> int:
             max_pending=args.max_pending,
             on_findings=report,
             on_problem=_problem_printer(),
-            buffer=_buffer_path(args.buffer, store),
+            buffer=buffer,
+            buffer_store=buffer_store,
         )
-    except OSError as exc:
+    except (OSError, ConfigError) as exc:
         if writer is not None:
             writer.close()
+        if isinstance(exc, ConfigError):
+            raise
         raise ConfigError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     stop = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
@@ -306,20 +311,44 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-def _buffer_path(given: str | None, store: str | None) -> Any:
-    """The open-session buffer: ``--buffer``, else beside the store (None without a store)."""
+def _checked_files(args: argparse.Namespace, store: str | None) -> tuple[Any, str]:
+    """``(buffer path or None, the store's URL)``, the store, buffer and emit file checked.
+
+    Before any work: the buffer (``--buffer``, else named from the store) and
+    the ``--emit`` file are neither the store nor each other (links resolved),
+    and ``--emit`` replaces no file of another kind (see
+    :func:`~tooleval.io_atomic.check_output_path`).
+    """
     from pathlib import Path
 
-    if given:
-        return Path(given)
-    if store is None:
-        return None
-    from tooleval.store import resolve_store_url
+    from tooleval.errors import ConfigError
+    from tooleval.io_atomic import check_output_path, same_file, store_file
 
-    url = resolve_store_url(store)
-    if url.startswith("sqlite:///") and ":memory:" not in url:
-        return Path(url[len("sqlite:///") :]).parent / "open-sessions.jsonl"
-    return Path(".tooleval") / "open-sessions.jsonl"
+    url = ""
+    buffer = None
+    if store is not None:
+        from tooleval.monitor.buffer import default_buffer_path
+        from tooleval.store import resolve_store_url
+
+        url = resolve_store_url(store)
+        buffer = Path(args.buffer) if args.buffer else default_buffer_path(url)
+    elif args.buffer:
+        buffer = Path(args.buffer)
+    database = store_file(url) if url else None
+    if buffer is not None and database is not None and same_file(buffer, database):
+        raise ConfigError(
+            f"--buffer {buffer} is the run store; the buffer is a file of its own "
+            f"(default: {database}.open-sessions.jsonl)",
+            field="--buffer",
+        )
+    if args.emit:
+        check_output_path(args.emit, option="--emit", stores=[url or None], kind="jsonl")
+        if buffer is not None and same_file(args.emit, buffer):
+            raise ConfigError(
+                f"--emit {args.emit} is the open-session buffer; write the events elsewhere",
+                field="--emit",
+            )
+    return buffer, url
 
 
 def _problem_printer(limit: int = 5) -> Any:

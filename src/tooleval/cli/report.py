@@ -48,7 +48,7 @@ def report(args: argparse.Namespace) -> int:
     from tooleval.io_atomic import check_output_path
 
     try:
-        check_output_path(args.output, option="--output")  # before the store is read
+        check_output_path(args.output, option="--output", kind="html")  # before the store is read
     except InputError as exc:
         raise InputError(f"cannot write the report: {exc.message}", field="--output") from None
     with open_cli_store(args) as store:

@@ -191,7 +191,13 @@ def _check_outputs(args: argparse.Namespace, plan: Any) -> None:
         value = getattr(args, option)
         if value is None:
             continue
-        check_output_path(value, option=f"--{option}", inputs=inputs)
+        check_output_path(
+            value,
+            option=f"--{option}",
+            inputs=inputs,
+            stores=[store or None],
+            kind="xml" if option == "junit" else "json",
+        )
     if args.junit and args.json and os.path.abspath(args.junit) == os.path.abspath(args.json):
         raise ConfigError("--junit and --json name the same file", field="--json")
     from tooleval.cli._ci_options import check_ci_options

@@ -271,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
 
-        check_output_path(args.output, option="--output", inputs=[args.dataset])
+        check_output_path(args.output, option="--output", inputs=[args.dataset], kind="jsonl")
     metrics = [  # parameters checked once
         bind(name, **options[name], **({"judge": judge} if name in judged else {}))
         for name in names

@@ -60,7 +60,7 @@ def handle_sessions(args: argparse.Namespace) -> int:
             errors = sum(1 for c in session.calls if c.is_error)
             usage = usage_columns(session, prices)
             sid = visible(str(session.id))
-            print(f"{sid}\t{len(session.calls)} calls\t{errors} errors\t{tools}{usage}")
+            print(f"{sid}\t{len(session.calls)} calls\t{errors} errors\t{tools}{usage}", flush=True)
             for reason in session.unreadable:
                 print(f"unreadable in session {sid}: {visible(str(reason))}", file=sys.stderr)
         if not read:  # nothing understood: exit 2 with one line, not an empty listing
@@ -69,6 +69,8 @@ def handle_sessions(args: argparse.Namespace) -> int:
             check_something_read(MonitorReport({}, ingest=sessions.report), args.traces)
         for problem in sessions.report.problems:
             print(f"skipped: {visible(str(problem))}", file=sys.stderr)
+        if sessions.report.status_warning():
+            print(f"note: {sessions.report.status_warning()}", file=sys.stderr)
     return 0
 
 
@@ -80,7 +82,7 @@ def handle_to_case(args: argparse.Namespace) -> int:
     if args.output:  # before reading the traces: a bad path must not cost the work
         from tooleval.io_atomic import check_output_path
 
-        check_output_path(args.output, option="--output", inputs=[args.traces])
+        check_output_path(args.output, option="--output", inputs=[args.traces], kind="jsonl")
     with read_sessions(args.traces) as sessions:
         session = sessions.get(args.session)
         if session is None:

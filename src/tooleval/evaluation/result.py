@@ -172,7 +172,7 @@ class EvaluationResult:
         """Write :meth:`to_jsonl` to ``path`` atomically (complete or not at all); return it."""
         from tooleval.io_atomic import atomic_write, check_output_path
 
-        check_output_path(str(path), option="path", inputs=[self.source])
+        check_output_path(str(path), option="path", inputs=[self.source], kind="jsonl")
         with atomic_write(str(path)) as handle:
             handle.write(self.to_jsonl())
         return Path(path)

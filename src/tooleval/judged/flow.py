@@ -17,12 +17,18 @@ A reply that copies the prompt's example (``{"achieved": <true or false>, ...}``
 see :func:`~tooleval.judged.prompts.repeats_example`) is not a verdict: it is
 re-asked like any unusable reply, and a second copy leaves the row unscored
 with ``"judge reply repeats the prompt's example after one re-ask ..."``.
+
+Output is sized by the input, never by the judge: a reply, a text value of
+the parsed reply, an error and the result's reason are kept up to
+:data:`KEPT_CHARS` characters each, the cut stated in the text
+(``"... [cut: 30,000,000 chars, kept 4,000]"``), and a re-ask sends back the
+cut reply. A judge that answers 30 MB costs a row 4 KB of results, not 90 MB.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tooleval.errors import JudgeError
@@ -33,6 +39,7 @@ from tooleval.model import Diagnosis, Result
 from tooleval.model.usage import JudgeUsage
 
 __all__ = [
+    "KEPT_CHARS",
     "REPEATS_EXAMPLE",
     "Ask",
     "Flow",
@@ -41,6 +48,9 @@ __all__ = [
     "require_judge",
     "run_flow",
 ]
+
+#: Characters of a judge's reply (and of each text it brings) kept in a result.
+KEPT_CHARS = 4_000
 
 REASK_TEMPLATE = (
     "Your previous reply could not be used: {error}. "
@@ -82,12 +92,36 @@ def require_judge(judge: Any, metric: str) -> Judge:
     return judge
 
 
+def cut(text: str, limit: int = KEPT_CHARS) -> str:
+    """``text``, or its first ``limit`` characters with the cut stated.
+
+    >>> cut("yes"), cut("x" * 12_345, 5)
+    ('yes', 'xxxxx ... [cut: 12,345 chars, kept 5]')
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} ... [cut: {len(text):,} chars, kept {limit:,}]"
+
+
+def _cut_values(value: Any, depth: int = 0) -> Any:
+    """``value`` (a parsed reply) with every text in it cut to :data:`KEPT_CHARS`."""
+    if isinstance(value, str):
+        return cut(value)
+    if depth > 32:  # the reply parser bounds nesting; this bounds the walk whatever it let in
+        return value
+    if isinstance(value, dict):
+        return {cut(str(k)): _cut_values(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_values(v, depth + 1) for v in value]
+    return value
+
+
 def reask_messages(ask: Ask, reply_text: str, error: str) -> list[dict[str, str]]:
-    """The original prompt, the unusable reply, and a request to answer again."""
+    """The original prompt, the unusable reply (cut), and a request to answer again."""
     return [
         *ask.messages,
-        {"role": "assistant", "content": reply_text},
-        {"role": "user", "content": REASK_TEMPLATE.format(error=error)},
+        {"role": "assistant", "content": cut(reply_text)},
+        {"role": "user", "content": REASK_TEMPLATE.format(error=cut(error))},
     ]
 
 
@@ -123,9 +157,9 @@ class _Transcript:
                 "step": ask.step,
                 "attempt": attempt,
                 "messages": shown,
-                "reply": reply.text,
-                "parsed": parsed,
-                "error": error,
+                "reply": cut(reply.text),
+                "parsed": _cut_values(parsed),
+                "error": cut(error) if isinstance(error, str) else error,
                 "cached": reply.cached,
                 "tokens_in": reply.tokens_in,
                 "tokens_out": reply.tokens_out,
@@ -156,7 +190,11 @@ def _finish(
             diagnosis=Diagnosis(),
         )
     assert result is not None
+    # what the metric kept of the replies (a reason, an end state), cut like the replies
+    result.diagnosis.details = _cut_values(result.diagnosis.details)
     result.diagnosis.details.update(transcript.details())
+    if len(result.reason) > KEPT_CHARS:
+        result = replace(result, reason=cut(result.reason))
     return result
 
 

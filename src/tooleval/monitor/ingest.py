@@ -314,7 +314,8 @@ def _read_sessions(
 
 
 def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session]:
-    from tooleval.formats import import_conversation
+    from tooleval.formats import detect, import_conversation
+    from tooleval.formats.outcome import carries_status
 
     with open_traces(path) as handle:
         for number, raw in enumerate(handle, start=1):
@@ -323,16 +324,39 @@ def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session
             report.lines += 1
             try:
                 data = limited_loads(raw)
-                sample = import_conversation(data)
             except ValueError as exc:
                 report.problem(f"invalid JSON: {exc}", line=number)
                 continue
+            except ToolEvalError as exc:  # valid JSON past the nesting limit
+                report.problem(f"conversation unreadable: {exc}", line=number)
+                continue
+            try:
+                name = detect(data)
+                sample = import_conversation(data, name)
             except ToolEvalError as exc:
                 report.problem(f"conversation unreadable: {exc}", line=number)
+                continue
+            except (
+                TypeError,
+                AttributeError,
+                KeyError,
+                IndexError,
+                ValueError,
+                RecursionError,
+            ) as exc:
+                report.problem(
+                    f"conversation unreadable: cannot tell its format ({type(exc).__name__}: {exc})",
+                    line=number,
+                )
                 continue
             session_id = sample.id
             if session_id is None and isinstance(data, dict):
                 session_id = data.get("session_id") or data.get("id")
-            yield Session.from_sample(
+            session = Session.from_sample(
                 sample, id=str(session_id) if session_id is not None else f"line-{number}"
             )
+            if not carries_status(name, data) and any(
+                c.call.result is not None for c in session.calls
+            ):
+                report.without_status[name] = report.without_status.get(name, 0) + 1
+            yield session

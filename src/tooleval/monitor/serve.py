@@ -308,10 +308,25 @@ class OtlpReceiver:
         on_findings: Any = None,
         on_problem: Any = None,
         buffer: str | Path | None = None,
+        buffer_store: str = "",
     ) -> None:
         self.monitor = monitor
-        # Where open sessions wait across a restart (None: stored as they are at stop).
+        # Where open sessions wait across a restart (None: stored as they are at stop);
+        # buffer_store is the resolved URL of the store they belong to.
         self.buffer = None if buffer is None else Path(buffer)
+        self.buffer_store = buffer_store
+        self._buffer_lock = None
+        if self.buffer is not None:
+            from tooleval.monitor.buffer import BufferLock, check_buffer
+
+            # before the port is bound: a second receiver on this buffer, a file that is
+            # not a buffer, or a buffer of another store is refused before any work
+            self._buffer_lock = BufferLock(self.buffer).acquire()
+            try:
+                check_buffer(self.buffer, buffer_store)
+            except BaseException:
+                self._buffer_lock.release()
+                raise
         self.kept_open = 0  # facts of open sessions written to the buffer at stop
         self.restored = 0  # facts read back from the buffer at start
         self.sessions = LiveSessions(idle_timeout=idle_timeout, max_pending=max_pending)
@@ -327,7 +342,11 @@ class OtlpReceiver:
         self._worker: threading.Thread | None = None
         self._server_thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self.server = _Server((host, port), self._handler())
+        try:
+            self.server = _Server((host, port), self._handler())
+        except BaseException:
+            self._release_buffer()
+            raise
 
     @property
     def address(self) -> tuple[str, int]:
@@ -382,12 +401,19 @@ class OtlpReceiver:
                 from tooleval.monitor.buffer import write_open_sessions
 
                 facts, session_of = self.sessions.take_open()
-                self.kept_open = write_open_sessions(self.buffer, facts, session_of)
+                self.kept_open = write_open_sessions(
+                    self.buffer, facts, session_of, store=self.buffer_store
+                )
         except BaseException:
             status = "failed"
             raise
         finally:
             self.monitor.close(status)
+            self._release_buffer()
+
+    def _release_buffer(self) -> None:
+        if self._buffer_lock is not None:
+            self._buffer_lock.release()
 
     def _release(self, sessions: list[Any]) -> None:
         findings = self.monitor.process(sessions)
@@ -397,16 +423,19 @@ class OtlpReceiver:
     def start(self) -> OtlpReceiver:
         """Serve in background threads (open sessions of the last stop restored); returns self."""
         if self.buffer is not None:
-            from tooleval.monitor.buffer import read_open_sessions
+            from tooleval.monitor.buffer import read_open_sessions, unreadable_path
 
             facts, session_of, skipped = read_open_sessions(self.buffer)
             self.sessions.restore(facts, session_of, now=time.monotonic())
             self.restored = len(facts)
             if skipped:
-                self.problems.problem(
+                message = (
                     f"{skipped} line(s) of the open-session buffer {self.buffer} could not "
-                    "be read and were skipped"
+                    f"be read; they are kept, with the reason, in {unreadable_path(self.buffer)}"
                 )
+                self.problems.problem(message)
+                if self.on_problem is not None:
+                    self.on_problem(message)
         self._worker = threading.Thread(target=self._work, name="tooleval-monitor", daemon=True)
         self._worker.start()
         self._server_thread = threading.Thread(

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tooleval.formats.outcome import error_in_result
 from tooleval.model import (
     AssistantMessage,
     Message,
@@ -193,7 +194,7 @@ class Session:
         output = sample.final_output() or None
         return cls(
             id=str(id if id is not None else sample.id),
-            calls=[TracedCall(c, source=source) for c in sample.actual_calls()],
+            calls=read_outcomes([TracedCall(c, source=source) for c in sample.actual_calls()]),
             input=sample.user_input(),
             output=output,
             source=source,
@@ -233,6 +234,26 @@ class Session:
 # ---------------------------------------------------------------- from spans
 
 
+def read_outcomes(calls: list[TracedCall]) -> list[TracedCall]:
+    """``calls`` with each failure its result reports by convention marked as an error.
+
+    A call already marked (a status said so) is kept; a result such as
+    ``"Error: payment gateway unavailable"`` or ``{"error": "timeout"}`` marks
+    its call failed (``error_type`` ``"error_text"``): see
+    :func:`~tooleval.formats.outcome.error_in_result`.
+
+    >>> [c.is_error for c in read_outcomes([TracedCall(ToolCall("pay", result="Error: down"))])]
+    [True]
+    """
+    out = []
+    for traced in calls:
+        call = traced.call
+        if not call.is_error and call.result is not None and error_in_result(call.result):
+            traced = replace(traced, call=replace(call, is_error=True), error_type="error_text")
+        out.append(traced)
+    return out
+
+
 def _to_tool_call(call: SpanCall) -> ToolCall:
     return ToolCall.parse(
         call.name, call.arguments, id=call.call_id, result=call.result, is_error=call.is_error
@@ -258,7 +279,7 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
     output, output_ns = _final_output(ordered)
     return Session(
         id=session_id,
-        calls=[t for _, _, t in timed],
+        calls=read_outcomes([t for _, _, t in timed]),
         input=next((f.user_input for _, f in ordered if f.user_input), ""),
         output=output,
         output_ns=output_ns,

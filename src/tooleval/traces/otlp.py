@@ -96,6 +96,8 @@ class IngestReport:
     log_records: int = 0
     #: why tool use could not be read -> how many spans (content capture off, ...)
     unreadable: dict[str, int] = field(default_factory=dict)
+    #: format whose tool results carry no status -> sessions with tool results in it
+    without_status: dict[str, int] = field(default_factory=dict)
 
     def problem(self, message: str, **where: Any) -> None:
         # Keep memory bounded on a file that is bad everywhere; the count stays exact.
@@ -115,7 +117,19 @@ class IngestReport:
             "problems_dropped": self.problems_dropped,
             "log_records": self.log_records,
             "unreadable_tool_use": dict(self.unreadable),
+            "tool_results_without_status": dict(self.without_status),
         }
+
+    def status_warning(self) -> str | None:
+        """One line saying which sessions' tool outcomes were read from text (else None)."""
+        if not self.without_status:
+            return None
+        where = ", ".join(f"{n} session(s) in {name}" for name, n in self.without_status.items())
+        return (
+            f"tool results of {where} carry no status (that format has none): a call counts "
+            "as failed when its result says so by convention ('Error: ...', "
+            '{"error": ...}, a status of "failed"); other results count as successes'
+        )
 
     def add_unreadable(self, lines: list[str]) -> None:
         """Count a session's unreadable-tool-use lines (``"N span(s): reason"``)."""
