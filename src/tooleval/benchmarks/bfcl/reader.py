@@ -52,7 +52,7 @@ from tooleval.benchmarks.bfcl.decode_handlers import DECODERS, decode_with
 from tooleval.benchmarks.bfcl.decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
 from tooleval.benchmarks.bfcl.models import model_settings
 from tooleval.errors import ConfigError, DatasetError, FormatError
-from tooleval.formats.json_limits import NestingTooDeep, loads_text
+from tooleval.formats.json_limits import NestingTooDeep, loads, loads_text
 from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
 
 __all__ = [
@@ -143,35 +143,48 @@ def function_names_match(expected: str, actual: str) -> bool:
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Every JSON object in a JSON Lines file (blank lines skipped)."""
+    """Every JSON object in a JSON Lines file (blank lines skipped).
+
+    The file is read at once and each line parsed by ``orjson``; a line it
+    refuses (``NaN``, which BFCL's ``json.loads`` accepts, or an error) is
+    parsed again by the standard module, whose values and messages these are.
+    """
     path = Path(path)
-    rows: list[dict[str, Any]] = []
     try:
-        handle = path.open("rb")
+        raw = path.read_bytes()
     except OSError as exc:
         raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise DatasetError(
-                    "not UTF-8 text; save the file as UTF-8", path=str(path), row=number
-                ) from None
-            if not line.strip():
-                continue
-            try:
-                row = loads_text(line)
-            except (ValueError, NestingTooDeep) as exc:
-                raise DatasetError(f"invalid JSON: {exc}", path=str(path), row=number) from None
-            if not isinstance(row, dict):
-                raise DatasetError(
-                    f"expected a JSON object per line, got {type(row).__name__}",
-                    path=str(path),
-                    row=number,
-                )
-            rows.append(row)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = loads(line)
+        except (ValueError, NestingTooDeep):
+            row = _standard_row(line, path, number)
+        if not isinstance(row, dict):
+            raise DatasetError(
+                f"expected a JSON object per line, got {type(row).__name__}",
+                path=str(path),
+                row=number,
+            )
+        rows.append(row)
     return rows
+
+
+def _standard_row(line: bytes, path: Path, number: int) -> Any:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DatasetError(
+            "not UTF-8 text; save the file as UTF-8", path=str(path), row=number
+        ) from None
+    try:
+        return loads_text(text)
+    except (ValueError, NestingTooDeep) as exc:
+        raise DatasetError(f"invalid JSON: {exc}", path=str(path), row=number) from None
 
 
 def expected_from_ground_truth(ground_truth: Any, *, field: str = "ground_truth") -> ExpectedTools:
