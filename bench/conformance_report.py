@@ -34,8 +34,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from tooleval.benchmarks.bfcl.folder import load_bfcl  # noqa: E402
 from tooleval.benchmarks.bfcl.metric import bfcl_ast  # noqa: E402
-from tooleval.benchmarks.bfcl.reader import load_bfcl  # noqa: E402
 from tooleval.benchmarks.tau2.metric import tau2_actions  # noqa: E402
 from tooleval.benchmarks.tau2.reader import load_tau2_results  # noqa: E402
 from tooleval.benchmarks.tau_bench.reader import load_tau_bench  # noqa: E402

@@ -7,10 +7,13 @@
    created from PyPI on first run.
 2. ``import tooleval`` vs ``import ragas`` (fresh interpreters, best of N).
 3. ``tooleval score`` on a 1,000,000-row file vs a bare orjson parse.
+4. every path a user takes (``score`` with one and two metrics and ``--table``,
+   ``evaluate()``, tau-bench replay, BFCL AST) against its reference, one
+   process each, CPU and wall and the load (``paths.py``).
 
 Results go to stdout and ``bench/out/results.json``.
 
-    python bench/run_all.py [--only inproc,import,file] [--file-rows N]
+    python bench/run_all.py [--only inproc,import,file,paths] [--file-rows N] [--path-rows N]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ OUT = BENCH / "out"
 sys.path.insert(0, str(BENCH))
 
 import file_bench  # noqa: E402
+import paths as user_paths  # noqa: E402
 from gen_rows import write_rows  # noqa: E402
 from peers import MAIN_PYTHON, PEERS, ensure, run_worker  # noqa: E402
 
@@ -180,7 +184,9 @@ def import_times() -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="inproc,import,file")
+    parser.add_argument("--only", default="inproc,import,file,paths")
+    parser.add_argument("--path-rows", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each path (min kept)")
     parser.add_argument("--file-rows", type=int, default=1_000_000)
     parser.add_argument(
         "--file-workers", default="1,2", help="`tooleval score --workers` values to time"
@@ -198,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         print(flush=True)
         workers = tuple(int(w) for w in args.file_workers.split(","))
         results["file"] = file_bench.run(args.file_rows, "2", "tool_call_accuracy", workers)
+    if "paths" in parts:
+        print(flush=True)
+        results["paths"] = user_paths.paths([BENCH.parent / "src"], args.path_rows, args.repeats)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"\nresults written to {OUT / 'results.json'}")
     return 0

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tooleval.benchmarks.bfcl.folder import load_bfcl
 from tooleval.benchmarks.bfcl.metric import bfcl_ast
-from tooleval.benchmarks.bfcl.reader import AST_CATEGORIES, CATEGORIES, load_bfcl
+from tooleval.benchmarks.bfcl.reader import AST_CATEGORIES, CATEGORIES
 from tooleval.cli.main import main
 
 MODEL = "glyphh-ada-1.1"

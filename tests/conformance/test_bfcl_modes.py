@@ -122,7 +122,9 @@ def test_cli_mode_and_names_options(shared_data, tmp_path, capsys):
     )
     data = str(shared_data / "bfcl")
     assert main(["bfcl", str(folder), "--data", data]) == 0
-    assert "not in BFCL model list; mode: by result type; names: either" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "not in BFCL model list; mode: decided from each file's results; names: either" in out
+    assert "mode for simple_python: prompt, decided from its results (every result is text)" in out
     assert (
         main(["bfcl", str(folder), "--data", data, "--mode", "fc", "-o", str(tmp_path / "v.jsonl")])
         == 0

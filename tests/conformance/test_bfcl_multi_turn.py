@@ -194,8 +194,8 @@ def test_the_result_names_the_simulated_api_version():
 
 def test_score_format_bfcl_reads_and_replays_multi_turn(shared_data, tmp_path):
     from tooleval.benchmarks.base import unreadable_reason
+    from tooleval.benchmarks.bfcl.folder import load_bfcl
     from tooleval.benchmarks.bfcl.metric import bfcl_ast
-    from tooleval.benchmarks.bfcl.reader import load_bfcl
 
     root = shared_data / "bfcl"
     results = root / "results" / "glyphh-ada-1.1"

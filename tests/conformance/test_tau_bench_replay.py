@@ -168,3 +168,46 @@ def test_an_episode_that_never_ended_scores_zero(airline):
 def test_a_missing_source_says_how_to_give_one(tmp_path):
     with pytest.raises(ConfigError, match="--data DIR"):
         find_source(tmp_path)
+
+
+def _retail_runs(tasks):
+    """Each task's gold actions as the agent's: as they are, the last dropped, reversed."""
+    runs = []
+    for index, task in enumerate(tasks):
+        calls = [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"function": {"name": a["name"], "arguments": json.dumps(a["kwargs"])}}
+                ],
+            }
+            for a in task["actions"]
+        ]
+        stop = [{"role": "assistant", "content": "done"}, {"role": "user", "content": "###STOP###"}]
+        for variant in (calls, calls[:-1], calls[::-1]):
+            runs.append(
+                {"task_id": index, "trial": 0, "info": {"task": task}, "traj": variant + stop}
+            )
+    return runs
+
+
+@pytest.fixture(scope="module")
+def retail_tasks(shared_data):
+    return json.loads((shared_data / "tau_bench" / "tasks" / "retail_test.json").read_text())
+
+
+def test_retail_agrees_with_calculate_reward_on_a_sample(retail_tasks):
+    """The retail tools (orders, products, users) over the shared database, every 16th task."""
+    retail = load_domain("retail", SOURCE)
+    sample = retail_tasks[::16]
+    assert len(retail_tasks) == 115 and len(sample) == 8
+    runs = _retail_runs(sample)
+    assert agreement_with_reference(retail, runs) == []
+    rewards = Counter(replay_run(retail, run).reward for run in runs)
+    assert rewards[1.0] >= 8 and rewards[0.0] >= 8  # both verdicts are exercised
+
+
+@full_only
+def test_retail_agrees_with_calculate_reward_on_every_task(retail_tasks):
+    assert agreement_with_reference(load_domain("retail", SOURCE), _retail_runs(retail_tasks)) == []

@@ -261,7 +261,10 @@ def test_a_core_metric_loads_no_provider_any_other_name_loads_them(tmp_path, mon
     try:
         assert get_metric("tool_call_accuracy").provider == "tooleval.metrics.builtin"
         assert not registry._state["loaded"]
+        # a benchmark's metric: the benchmark records only, no judged or other provider
+        assert get_metric("bfcl_ast").provider == "tooleval.benchmarks.bfcl.metric"
+        assert not registry._state["loaded"]
         with pytest.raises(ConfigError, match="tooleval_plugin_late"):
-            get_metric("bfcl_ast")  # a profile: every provider is loaded first
+            get_metric("goal_accuracy")  # every provider is loaded first
     finally:
         sys.modules.pop("tooleval_plugin_late", None)

@@ -5,8 +5,13 @@
 question and possible-answer files under DATA_DIR, and prints per-category
 accuracy. ``--output`` writes one JSON object per result id: ``id``,
 ``category``, ``passed``, ``error`` (short code, null when passed),
-``bfcl_error_type`` and ``reason``. Exit 0 after scoring, 2 on unreadable
-input.
+``bfcl_error_type`` and ``reason``. A category this machine cannot score
+(multi-turn without bfcl-eval, Java/JavaScript prompting without
+tree-sitter) is named on stderr with the reason and the install that fixes
+it, and shown as not scored; the other categories are scored. Exit 0 after
+scoring (refused categories included), 2 on unreadable input, when a
+category asked for with ``--category`` cannot be scored, or when no category
+could be.
 
 ``--mode`` says how results are decoded: ``fc`` (function calling: lists of
 ``{name: arguments}``), ``prompt`` (text such as ``[f(a=1)]``, decoded per
@@ -86,9 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooleval.benchmarks.bfcl import read_results
     from tooleval.benchmarks.bfcl.reader import resolve_settings
     from tooleval.benchmarks.bfcl.report import verdict_rows
-    from tooleval.benchmarks.score_format import benchmark_samples
     from tooleval.errors import DatasetError
     from tooleval.io_atomic import check_output_path
     from tooleval.metrics.registry import bind
@@ -101,30 +106,36 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"warning: {settings.note}\n")
     if not Path(args.results_dir).is_dir():
         raise DatasetError("results directory not found", path=str(args.results_dir))
-    # The path of `tooleval score --format bfcl`: the benchmark's reader, the bound metric.
-    samples = benchmark_samples(
-        args.results_dir,
-        "bfcl",
-        data=args.data,
+    # The reader and metric of `tooleval score --format bfcl`, category by category.
+    folder = read_results(
+        Path(args.results_dir),
+        args.data,
         mode=settings.mode,
         names=settings.names,
         categories=args.category,
     )
+    for category, why in folder.refused.items():
+        sys.stderr.write(f"tooleval bfcl: category {category} not scored: {why}\n")
     metric = bind("bfcl_ast", assignment=args.assignment)
-    rows, summary = verdict_rows(metric, (sample for _, sample in samples))
+    samples = (s for per_category in folder.samples.values() for s in per_category)
+    rows, summary = verdict_rows(metric, samples)
     if not rows:
         raise DatasetError(
-            "no BFCL_v*_<category>_result.json files for AST or relevance categories found",
+            "no BFCL_v*_<category>_result.json files for AST, relevance or multi-turn "
+            "categories could be scored"
+            + (f" ({len(folder.refused)} refused: see above)" if folder.refused else ""),
             path=str(args.results_dir),
         )
     if args.output:
         _write_jsonl(Path(args.output), rows)
     sys.stdout.write(f"{settings.describe()}\n")
+    for category, (mode, why) in folder.modes.items():
+        sys.stdout.write(f"mode for {category}: {mode}, decided from its results ({why})\n")
     if any(str(row.get("category", "")).startswith("multi_turn") for row in rows):
         from tooleval.benchmarks.bfcl.multi_turn_env import api_version
 
         sys.stdout.write(f"multi-turn: replayed on bfcl-eval {api_version()}'s simulated APIs\n")
-    _print_table(summary)
+    _print_table(summary, folder.refused)
     return 0
 
 
@@ -143,13 +154,15 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
         raise DatasetError(f"cannot write output: {exc.strerror}", path=str(path)) from None
 
 
-def _print_table(summary: list[tuple[str, int, int]]) -> None:
-    width = max(len("category"), *(len(c) for c, _, _ in summary))
+def _print_table(summary: list[tuple[str, int, int]], refused: dict[str, str]) -> None:
+    width = max(len("category"), *(len(c) for c, _, _ in summary), *(len(c) for c in refused))
     out = sys.stdout
     out.write(f"{'category':<{width}}  {'accuracy':>8}  {'correct':>7}  {'total':>5}\n")
     for category, passed, total in summary:
         accuracy = passed / total if total else 0.0
         out.write(f"{category:<{width}}  {accuracy:>8.2%}  {passed:>7}  {total:>5}\n")
+    for category in refused:
+        out.write(f"{category:<{width}}  {'-':>8}  {'-':>7}  {'-':>5}  not scored (see above)\n")
     passed = sum(p for _, p, _ in summary)
     total = sum(t for _, _, t in summary)
     # Like BFCL's "overall" over these files: every id weighs the same.

@@ -68,7 +68,8 @@ _CORE_PROVIDER = "tooleval.metrics.builtin"  # the module whose metrics register
 
 _metrics: dict[str, MetricInfo] = {}
 _lock = threading.RLock()
-_state = {"loaded": False, "loading": False, "core": False}
+_state = {"loaded": False, "loading": False, "core": False, "benchmarks": False}
+_from_benchmarks: set[str] = set()  # names _load_benchmarks registered ahead of the other providers
 
 
 def _as_info(entry: Any, provider: str = "") -> MetricInfo | None:
@@ -172,12 +173,31 @@ def _load_providers() -> None:
         _state["loading"] = True
         try:
             _load_core()
-
-            known = set(_metrics)
-            for info in _benchmark_metrics() + _entry_point_metrics():
+            known = set(_metrics) - _from_benchmarks
+            infos = [] if _state["benchmarks"] else _benchmark_metrics()
+            for info in infos + _entry_point_metrics():
                 if info.name not in known:
                     register_metric(info)
-            _state["loaded"] = True
+            _from_benchmarks.update(i.name for i in infos if i.name not in known)
+            _state["loaded"] = _state["benchmarks"] = True
+        finally:
+            _state["loading"] = False
+
+
+def _load_benchmarks() -> None:
+    """Register the benchmark records' metrics alone (no judged or other entry-point provider)."""
+    _load_core()
+    with _lock:
+        if _state["loaded"] or _state["loading"] or _state["benchmarks"]:
+            return
+        _state["loading"] = True
+        try:
+            known = set(_metrics)
+            for info in _benchmark_metrics():
+                if info.name not in known:
+                    register_metric(info)
+                    _from_benchmarks.add(info.name)
+            _state["benchmarks"] = True
         finally:
             _state["loading"] = False
 
@@ -209,12 +229,21 @@ def get_metric(name: str) -> MetricInfo:
     that module has registered it: the profiles and other packages may not
     take its name (refused, or skipped for an entry point), so loading them
     could not change the answer (a ``replace_existing`` registration makes it
-    no longer a core metric). Any other name loads every provider first.
+    no longer a core metric). A benchmark's metric (``bfcl_ast``) is returned
+    once the benchmark records have registered theirs, without importing the
+    judged and other entry-point providers (an entry point that takes a
+    benchmark metric's name is refused when they load, as by ``tooleval
+    metrics``). Any other name loads every provider first.
     """
     _load_core()
     with _lock:
         info = _metrics.get(name)
     if info is not None and info.provider == _CORE_PROVIDER:
+        return info
+    _load_benchmarks()
+    with _lock:
+        info = _metrics.get(name)
+    if info is not None and name in _from_benchmarks:
         return info
     _load_providers()
     with _lock:

@@ -40,7 +40,7 @@ import inspect
 import json
 import keyword
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import ConfigError, UndecodableStep
@@ -72,6 +72,24 @@ def api_version() -> str:
             "pip install --no-deps bfcl-eval==2026.3.23 mpmath",
             field="format",
         ) from None
+
+
+def load_classes(names: Iterable[str]) -> None:
+    """Load bfcl-eval and the classes ``names`` (those it knows), or say what to install.
+
+    A ConfigError names the missing package and the install, before any row is read.
+    """
+    try:
+        from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
+    except ImportError as exc:
+        raise ConfigError(
+            f"BFCL multi-turn categories run on bfcl-eval's simulated APIs, which do not "
+            f"load here ({exc}): pip install --no-deps bfcl-eval==2026.3.23 mpmath",
+            field="format",
+        ) from None
+    api_version()
+    for name in sorted(n for n in names if n in CLASS_FILE_PATH_MAPPING):
+        _class(name)
 
 
 def _class(name: str) -> type:

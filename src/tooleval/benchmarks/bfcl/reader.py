@@ -43,23 +43,16 @@ type rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from tooleval.benchmarks.base import unreadable
 from tooleval.benchmarks.bfcl.decode_handlers import DECODERS, decode_with
 from tooleval.benchmarks.bfcl.decode_python import WRONG_OUTPUT_FORMAT, BfclDecodeError
 from tooleval.benchmarks.bfcl.models import model_settings
-from tooleval.benchmarks.bfcl.multi_turn_data import (
-    MULTI_TURN_CATEGORIES,
-    multi_turn_sample,
-    package_data,
-    version_mismatch,
-)
 from tooleval.errors import ConfigError, DatasetError, FormatError
-from tooleval.formats.json_limits import NestingTooDeep, loads_text
+from tooleval.formats.json_limits import NestingTooDeep, loads, loads_text
 from tooleval.model import AnyOf, ExpectedTools, Sample, ToolCall
 
 __all__ = [
@@ -74,7 +67,6 @@ __all__ = [
     "decode_result",
     "expected_from_ground_truth",
     "function_names_match",
-    "load_bfcl",
     "parse_python_calls",
     "read_jsonl",
     "resolve_settings",
@@ -151,35 +143,48 @@ def function_names_match(expected: str, actual: str) -> bool:
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Every JSON object in a JSON Lines file (blank lines skipped)."""
+    """Every JSON object in a JSON Lines file (blank lines skipped).
+
+    The file is read at once and each line parsed by ``orjson``; a line it
+    refuses (``NaN``, which BFCL's ``json.loads`` accepts, or an error) is
+    parsed again by the standard module, whose values and messages these are.
+    """
     path = Path(path)
-    rows: list[dict[str, Any]] = []
     try:
-        handle = path.open("rb")
+        raw = path.read_bytes()
     except OSError as exc:
         raise DatasetError(f"cannot read file: {exc.strerror}", path=str(path)) from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise DatasetError(
-                    "not UTF-8 text; save the file as UTF-8", path=str(path), row=number
-                ) from None
-            if not line.strip():
-                continue
-            try:
-                row = loads_text(line)
-            except (ValueError, NestingTooDeep) as exc:
-                raise DatasetError(f"invalid JSON: {exc}", path=str(path), row=number) from None
-            if not isinstance(row, dict):
-                raise DatasetError(
-                    f"expected a JSON object per line, got {type(row).__name__}",
-                    path=str(path),
-                    row=number,
-                )
-            rows.append(row)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = loads(line)
+        except (ValueError, NestingTooDeep):
+            row = _standard_row(line, path, number)
+        if not isinstance(row, dict):
+            raise DatasetError(
+                f"expected a JSON object per line, got {type(row).__name__}",
+                path=str(path),
+                row=number,
+            )
+        rows.append(row)
     return rows
+
+
+def _standard_row(line: bytes, path: Path, number: int) -> Any:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DatasetError(
+            "not UTF-8 text; save the file as UTF-8", path=str(path), row=number
+        ) from None
+    try:
+        return loads_text(text)
+    except (ValueError, NestingTooDeep) as exc:
+        raise DatasetError(f"invalid JSON: {exc}", path=str(path), row=number) from None
 
 
 def expected_from_ground_truth(ground_truth: Any, *, field: str = "ground_truth") -> ExpectedTools:
@@ -231,12 +236,12 @@ class BfclSettings:
         """One line: the model-list entry, the decoding mode and the name rule.
 
         >>> BfclSettings("auto", "either").describe()
-        'model: not in BFCL model list; mode: by result type; names: either'
+        "model: not in BFCL model list; mode: decided from each file's results; names: either"
         """
         from tooleval.benchmarks.bfcl.models import SOURCE_VERSION
 
         known = f"{self.model} in BFCL's model list ({SOURCE_VERSION})" if self.model else None
-        mode = "by result type" if self.mode == "auto" else self.mode
+        mode = "decided from each file's results" if self.mode == "auto" else self.mode
         return f"model: {known or 'not in BFCL model list'}; mode: {mode}; names: {self.names}"
 
 
@@ -331,158 +336,6 @@ def sample_from_entry(
         id=entry_id,
         metadata={"bfcl": meta},
     )
-
-
-def load_bfcl(
-    results_dir: str | Path,
-    data_dir: str | Path,
-    *,
-    categories: Iterable[str] | None = None,
-    mode: str = "auto",
-    names: str = "auto",
-    result_file: Path | None = None,
-) -> dict[str, list[Sample]]:
-    """Samples per category for every ``BFCL_v*_<category>_result.json`` in ``results_dir``.
-
-    With ``result_file`` (a file inside ``results_dir``), only that file is read.
-
-    ``mode`` and ``names`` are resolved by :func:`resolve_settings` (BFCL's
-    model list when the folder names a known model).
-
-    ``data_dir`` holds the question files (directly or in ``data/``) and a
-    ``possible_answer/`` folder (inside it or next to the questions).
-    Categories BFCL does not score call by call (multi_turn, memory, web
-    search, ...) are skipped; ask for them by name to get an error instead.
-    """
-    results_dir, data_dir = Path(results_dir), Path(data_dir)
-    if not results_dir.is_dir():
-        raise DatasetError("results directory not found", path=str(results_dir))
-    settings = resolve_settings(results_dir, mode=mode, names=names)
-    wanted = None if categories is None else list(categories)
-    known = (*CATEGORIES, *MULTI_TURN_CATEGORIES)
-    for name in wanted or ():
-        if name not in known:
-            raise DatasetError(
-                f"unsupported BFCL category {name!r}; expected one of {', '.join(known)}",
-                field="category",
-            )
-    found: dict[str, Path] = {}
-    paths = [result_file] if result_file is not None else results_dir.rglob("BFCL_v*_result.json")
-    for path in sorted(paths):
-        category = category_from_filename(path.name)
-        if category in known and (wanted is None or category in wanted):
-            if category in found:  # scoring one would silently drop the other
-                raise DatasetError(
-                    f"two result files for {category}: {found[category]} and {path}; "
-                    "give the folder of one model's results",
-                    path=str(results_dir),
-                )
-            found[category] = path
-    missing = [c for c in wanted or () if c not in found]
-    if missing:
-        raise DatasetError(f"no result file for {', '.join(missing)}", path=str(results_dir))
-    out: dict[str, list[Sample]] = {}
-    for category in [c for c in known if c in found]:  # BFCL's table order
-        result_path = found[category]
-        version = result_path.name.split("_", 2)[1]
-        if category in MULTI_TURN_CATEGORIES:
-            out[category] = _multi_turn(
-                data_dir, f"BFCL_{version}_{category}.json", result_path, category, settings.mode
-            )
-            continue
-        questions = _by_id(_data_file(data_dir, f"BFCL_{version}_{category}.json", answers=False))
-        answers = None
-        if CATEGORIES[category].kind not in ("irrelevance", "relevance"):
-            answers = _by_id(_data_file(data_dir, f"BFCL_{version}_{category}.json", answers=True))
-        samples = []
-        results = read_jsonl(result_path)
-        if not results:
-            raise DatasetError("the result file has no rows", path=str(result_path))
-        for number, result in enumerate(results, start=1):
-            entry_id = result.get("id")
-            if not isinstance(entry_id, str) or entry_id not in questions:
-                raise DatasetError(
-                    f"result id {entry_id!r} has no question in {category}",
-                    path=str(result_path),
-                    row=number,
-                )
-            answer = None
-            if answers is not None:
-                if entry_id not in answers:
-                    raise DatasetError(
-                        f"result id {entry_id!r} has no possible answer",
-                        path=str(result_path),
-                        row=number,
-                    )
-                answer = answers[entry_id]
-            try:
-                samples.append(
-                    sample_from_entry(
-                        questions[entry_id],
-                        answer,
-                        result,
-                        category=category,
-                        mode=settings.mode,
-                        names=settings.names,
-                    )
-                )
-            except FormatError as exc:  # this record only: an unreadable row with the reason
-                reason = str(exc.with_context(row=number))
-                samples.append(unreadable(entry_id, reason, category=category))
-        out[category] = samples
-    return out
-
-
-def _multi_turn(
-    data_dir: Path, filename: str, result_path: Path, category: str, mode: str
-) -> list[Sample]:
-    """A multi-turn result file's rows, checked against bfcl-eval's own data version."""
-    try:
-        questions = _by_id(_data_file(data_dir, filename, answers=False))
-        answers = _by_id(_data_file(data_dir, filename, answers=True))
-    except DatasetError:  # the folder lacks this category: the simulated APIs' own data
-        questions, answers = package_data(filename, False), package_data(filename, True)
-        if not questions:
-            raise
-    samples = []
-    for number, result in enumerate(read_jsonl(result_path), start=1):
-        entry_id = str(result.get("id"))
-        where = f"row {number} of {result_path.name}"
-        if entry_id not in questions or entry_id not in answers:
-            samples.append(
-                unreadable(
-                    entry_id, f"{where}: no question or answer for {entry_id!r}", category=category
-                )
-            )
-            continue
-        why = version_mismatch(filename, questions[entry_id], answers[entry_id])
-        if why is not None:
-            samples.append(unreadable(entry_id, f"{where}: {why}", category=category))
-            continue
-        samples.append(
-            multi_turn_sample(
-                questions[entry_id], answers[entry_id], result, category=category, mode=mode
-            )
-        )
-    return samples
-
-
-def _data_file(data_dir: Path, filename: str, *, answers: bool) -> Path:
-    roots = [data_dir, data_dir / "data"]
-    if answers:
-        candidates = [r / "possible_answer" / filename for r in roots]
-        candidates.append(data_dir.parent / "possible_answer" / filename)
-    else:
-        candidates = [r / filename for r in roots]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    kind = "possible-answer" if answers else "question"
-    raise DatasetError(f"{kind} file {filename} not found", path=str(data_dir))
-
-
-def _by_id(path: Path) -> dict[str, dict[str, Any]]:
-    return {str(row.get("id")): row for row in read_jsonl(path)}
 
 
 def _category_from_id(entry_id: str) -> str:

@@ -13,9 +13,12 @@ tool) has reward 0, as tau-bench records it.
 
 Equal hashes are decided on the canonical JSON of the data (sorted keys),
 which tells the same values and types apart as tau-bench's hash text does,
-at a fraction of its cost; tau-bench's own hash of the gold state
-(``gt_data_hash``, what its results store) is computed when asked
-(``tau_hash=True``).
+at a fraction of its cost; and only on the records either replay touched:
+both run on a :class:`~tooleval.benchmarks.tau_bench.database.Database`,
+which copies a record from the domain's data (parsed once) when a tool first
+reads it, so the records neither touched are the same originals.
+tau-bench's own hash of the gold state (``gt_data_hash``, what its results
+store) is computed when asked (``tau_hash=True``).
 
 The result names the environment version (a hash of the tool and data
 files) it was replayed on.
@@ -30,8 +33,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from tooleval.benchmarks.tau_bench.database import (
+    Database,
+    Footprint,
+    canonical,
+    consistent_hash,
+)
 from tooleval.benchmarks.tau_bench.replay_source import TauDomain
 from tooleval.model import AssistantMessage, Diagnosis, Result, Sample, UserMessage
 from tooleval.user_deadline import CallTimeout, deadline
@@ -62,31 +69,8 @@ class Action:
     error: str | None = None  # arguments that could not be read: not executed
 
 
-def to_hashable(item: Any) -> Any:
-    """tau-bench's ``to_hashable``: objects as sorted (key, value) tuples, lists as tuples."""
-    if isinstance(item, dict):
-        return tuple((key, to_hashable(value)) for key, value in sorted(item.items()))
-    if isinstance(item, list):
-        return tuple(to_hashable(element) for element in item)
-    if isinstance(item, set):
-        return tuple(sorted(to_hashable(element) for element in item))
-    return item
-
-
-def consistent_hash(data: Any) -> str:
-    """tau-bench's data hash (sha256 of the text of ``to_hashable(data)``).
-
-    >>> consistent_hash({"b": [1], "a": 1.0}) == consistent_hash({"a": 1.0, "b": [1]})
-    True
-    """
-    return hashlib.sha256(str(to_hashable(data)).encode("utf-8")).hexdigest()
-
-
 def _fingerprint(data: Any) -> str:
-    try:
-        return "json:" + hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    except TypeError:  # sets or non-text keys: tau-bench's own hash
-        return "tau:" + consistent_hash(data)
+    return "sha256:" + hashlib.sha256(canonical(data)).hexdigest()
 
 
 def actions_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Action], bool]:
@@ -211,25 +195,74 @@ def _step(domain: TauDomain, data: dict[str, Any], action: Action) -> str:
         return f"Error: {exc}"
 
 
-_gold_cache: dict[tuple[str, str, bool], tuple[str, str | None]] = {}
+_State = Footprint | str  # a replay's end state, as compared: touched records, or a whole hash
+
+
+def _run(
+    domain: TauDomain, actions: Sequence[Action]
+) -> tuple[list[str], Database | dict[str, Any]]:
+    """Each action's observation, and the data they left."""
+    if domain.shared is not None:
+        database = Database(domain.shared)
+        observations = [_step(domain, database.data, action) for action in actions]
+        if database.intact():
+            return observations, database
+        # a tool changed an original it reached by iterating a table: renew them, run on a copy
+        domain.shared.renew()
+    data = domain.fresh_data()
+    return [_step(domain, data, action) for action in actions], data
+
+
+def _state(left: Database | dict[str, Any]) -> _State:
+    if isinstance(left, Database):
+        footprint = left.footprint()
+        return footprint if footprint is not None else _fingerprint(left.plain())
+    return _fingerprint(left)
+
+
+def _plain(left: Database | dict[str, Any]) -> dict[str, Any]:
+    return left.plain() if isinstance(left, Database) else left
+
+
+_gold_cache: dict[tuple[str, str, bool], tuple[_State, str | None]] = {}
 _gold_lock = threading.Lock()
 
 
-def _gold(domain: TauDomain, gold: Sequence[Action], tau_hash: bool) -> tuple[str, str | None]:
+def _gold_run(domain: TauDomain, gold: Sequence[Action]) -> Database | dict[str, Any]:
+    return _run(domain, [a for a in gold if a.name not in domain.terminate_tools])[1]
+
+
+def _gold(domain: TauDomain, gold: Sequence[Action], tau_hash: bool) -> tuple[_State, str | None]:
     key = (domain.version, json.dumps([[a.name, a.kwargs] for a in gold], sort_keys=True), tau_hash)
     with _gold_lock:
         if key in _gold_cache:
             return _gold_cache[key]
-    data = domain.fresh_data()
-    for action in gold:
-        if action.name not in domain.terminate_tools:
-            _step(domain, data, action)
-    found = (_fingerprint(data), consistent_hash(data) if tau_hash else None)
+    left = _gold_run(domain, gold)
+    found = (_state(left), consistent_hash(_plain(left)) if tau_hash else None)
     with _gold_lock:
         if len(_gold_cache) > 4096:
             _gold_cache.clear()
         _gold_cache[key] = found
     return found
+
+
+def _same(
+    domain: TauDomain,
+    left: Database | dict[str, Any],
+    state: _State,
+    gold: Sequence[Action],
+    cached: _State,
+) -> bool:
+    if isinstance(state, Footprint) and isinstance(cached, Footprint):
+        return state.same(cached)
+    if isinstance(state, str) and isinstance(cached, str):
+        return state == cached
+    # one side changed the top level of the data itself: both hashed whole
+    whole = state if isinstance(state, str) else _fingerprint(_plain(left))
+    gold_whole = (
+        cached if isinstance(cached, str) else _fingerprint(_plain(_gold_run(domain, gold)))
+    )
+    return whole == gold_whole
 
 
 def replay_reward(
@@ -245,10 +278,9 @@ def replay_reward(
     ended = next((i for i, a in enumerate(actions) if a.name in domain.terminate_tools), None)
     if ended is not None:  # the episode ends at a terminating tool
         actions, done = actions[: ended + 1], True
-    data = domain.fresh_data()
-    observations = [_step(domain, data, action) for action in actions]
-    gold_fingerprint, gt_hash = _gold(domain, gold, tau_hash)
-    r_actions = _fingerprint(data) == gold_fingerprint
+    observations, left = _run(domain, actions)
+    gold_state, gt_hash = _gold(domain, gold, tau_hash)
+    r_actions = _same(domain, left, _state(left), gold, gold_state)
     replies = [
         str(a.kwargs.get("content", "")).lower().replace(",", "")
         for a in (*actions, *gold)

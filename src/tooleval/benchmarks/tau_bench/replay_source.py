@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from tooleval.benchmarks.tau_bench.database import SharedTables
 from tooleval.errors import ConfigError
 
 __all__ = [
@@ -73,7 +74,12 @@ def find_source(source: str | Path | None = None) -> Path:
 
 @dataclass(frozen=True)
 class TauDomain:
-    """One domain: its tools by name, terminating tools, fresh data, and version."""
+    """One domain: its tools by name, terminating tools, fresh data, and version.
+
+    ``shared`` is the data parsed once, that each replay's
+    :class:`~tooleval.benchmarks.tau_bench.database.Database` copies from
+    record by record (None when the data is not an object of tables).
+    """
 
     name: str
     tools: dict[str, Callable[..., Any]]
@@ -81,6 +87,7 @@ class TauDomain:
     version: str
     source: Path
     _data: bytes
+    shared: SharedTables | None = None
 
     def fresh_data(self) -> dict[str, Any]:
         """A new copy of the domain's data, as ``load_data()`` returns it."""
@@ -114,8 +121,12 @@ def _load(root: Path, domain: str) -> TauDomain:
         raw = orjson.dumps(data)
     except TypeError as exc:
         raise ConfigError(f"tau-bench {domain} data is not JSON: {exc}") from exc
+    try:
+        shared: SharedTables | None = SharedTables.parse(raw)
+    except ValueError:
+        shared = None
     return TauDomain(
-        domain, tools, _terminate_tools(folder / "env.py"), _version(folder), root, raw
+        domain, tools, _terminate_tools(folder / "env.py"), _version(folder), root, raw, shared
     )
 
 
