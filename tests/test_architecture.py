@@ -47,6 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     # Intervals, paired tests, power and verdicts over numbers: no I/O, no store.
     "stats": {"model"},
     "judged": {"model", "llm"},
+    # Judges measured against a run's human labels; judged rates corrected for their error.
+    "calibration": {"model", "llm", "judged", "stats", "store"},
     # Replaying calls on environments and comparing end states (state_match).
     "environments": {"model", "matching", "metrics"},
     # The one scoring pipeline (row -> sample -> result -> line) and its error policy.
