@@ -75,6 +75,7 @@ ALLOWED: dict[str, set[str]] = {
         "stats",
         "scoring",
         "environments",
+        "calibration",
     },
     "report": {"model", "store", "analysis", "stats"},
     "web": {"model", "store", "analysis", "report", "stats"},

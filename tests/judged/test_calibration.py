@@ -22,7 +22,7 @@ from tooleval.errors import ConfigError
 from tooleval.formats.rows import sample_from_row
 from tooleval.llm.openai_judge import OpenAIJudge
 from tooleval.model import Result
-from tooleval.store import Label, MetricSpec, RowRecord, open_store
+from tooleval.store import Label, MetricSpec, RowRecord, open_store, parse_labels, resolve_labels
 
 # (row id, tool result the judge reads, human label)
 ROWS = [
@@ -291,3 +291,71 @@ def test_stored_verdicts_need_a_recorded_judge(tmp_path):
             from tooleval.calibration.core import _stored_model
 
             _stored_model(run)
+
+
+def test_the_gate_warns_on_an_uncalibrated_judge_and_can_require_one(tmp_path):
+    from tooleval.analysis.gate import GateSpec, MetricGate, evaluate_gate, stored_gate_spec
+    from tooleval.calibration import gate_calibrations
+
+    verdicts = {"ok-1": True, "declined": False, "fooled": True, "ok-2": True, "slow": False}
+    store, run_id = _store_run(tmp_path / "runs.db", stored_verdicts=verdicts)
+    with store:
+        run = store.get_run(run_id)
+        uncalibrated = gate_calibrations(store, run)
+        assert uncalibrated == {"task_success": None}
+        spec = GateSpec(metrics={"task_success": MetricGate(min_pass_rate=0.5)})
+        checks = evaluate_gate(run, spec, calibrations=uncalibrated).checks
+        floor = next(c for c in checks if c.name == "task_success")
+        assert floor.passed and any("not calibrated" in note for note in floor.notes)
+        required = GateSpec(
+            metrics={"task_success": MetricGate(min_pass_rate=0.5, require_calibration=True)}
+        )
+        # The spec round-trips through a run's stored config (runs show, runs export).
+        assert (
+            stored_gate_spec(type(run)(**{**_fields(run), "config": {"gate": required.to_dict()}}))
+            .metrics["task_success"]
+            .require_calibration
+        )
+        result = evaluate_gate(run, required, calibrations=uncalibrated)
+        assert not result.passed
+        assert "judge not calibrated against labels (required)" in [
+            c.message.split(": ", 1)[1] for c in result.checks if c.what == "calibration"
+        ]
+        assert not evaluate_gate(run, required).passed  # nobody looked: not shown as passed
+        lines = [f"{row_id},{'pass' if label else 'fail'}" for row_id, _, label in ROWS[:4]]
+        store.labels.set_labels(
+            run_id,
+            resolve_labels(
+                parse_labels("row_id,label\n" + "\n".join(lines), "l.csv", metric="task_success"),
+                store.labels.row_indexes_by_id(run_id),
+                ["task_success"],
+            ),
+        )
+        calibrate(store, run_id, "task_success")
+        calibrated = gate_calibrations(store, run)
+        assert "judged pass rate 60.0%, corrected" in (calibrated["task_success"] or "")
+        result = evaluate_gate(run, required, calibrations=calibrated)
+        assert result.passed, [c.message for c in result.checks]
+        floor = next(
+            c for c in result.checks if c.name == "task_success" and c.what != "calibration"
+        )
+        assert any("judge calibrated: kappa" in note for note in floor.notes)
+
+
+def _fields(run):
+    import dataclasses
+
+    return {f.name: getattr(run, f.name) for f in dataclasses.fields(run)}
+
+
+def test_a_plan_sets_require_calibration_and_a_wrong_value_is_refused():
+    from tooleval.runs.plan import plan_from_dict
+
+    base = {"dataset": "d.jsonl", "connector": {"type": "http", "url": "http://127.0.0.1:9/"}}
+    base["metrics"] = ["task_success"]
+    gate = {"metrics": {"task_success": {"min_pass_rate": 0.8, "require_calibration": True}}}
+    plan = plan_from_dict({**base, "gate": gate})
+    assert plan.gate.metrics["task_success"].require_calibration
+    gate["metrics"]["task_success"]["require_calibration"] = "yes"
+    with pytest.raises(ConfigError, match="gate.metrics.task_success.require_calibration"):
+        plan_from_dict({**base, "gate": gate})

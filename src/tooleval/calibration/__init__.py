@@ -16,8 +16,11 @@ and :func:`corrected_pass_rate` corrects a run's judged pass rate with it
 from tooleval.calibration.core import (
     CalibrationReport,
     calibrate,
+    corrected_line,
     corrected_pass_rate,
+    describe_calibration,
     find_calibration,
+    gate_calibrations,
     judge_identity,
     run_calibrations,
 )
@@ -25,8 +28,11 @@ from tooleval.calibration.core import (
 __all__ = [
     "CalibrationReport",
     "calibrate",
+    "corrected_line",
     "corrected_pass_rate",
+    "describe_calibration",
     "find_calibration",
+    "gate_calibrations",
     "judge_identity",
     "run_calibrations",
 ]

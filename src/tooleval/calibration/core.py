@@ -25,8 +25,11 @@ from tooleval.store import CalibrationRecord, RunInfo, judge_key
 __all__ = [
     "CalibrationReport",
     "calibrate",
+    "corrected_line",
     "corrected_pass_rate",
+    "describe_calibration",
     "find_calibration",
+    "gate_calibrations",
     "judge_identity",
     "run_calibrations",
 ]
@@ -209,7 +212,54 @@ def run_calibrations(store: Any, run: RunInfo) -> dict[str, CalibrationRecord | 
         model = _stored_model(run)
     except ConfigError:
         return {spec.name: None for spec in judged}
+    if getattr(store, "labels", None) is None:  # a store without labels knows no calibration
+        return {spec.name: None for spec in judged}
     return {spec.name: find_calibration(store, model, spec.name, spec.params) for spec in judged}
+
+
+def describe_calibration(record: CalibrationRecord) -> str:
+    """One line: kappa, TPR and TNR, how many labelled rows, the calibration's id."""
+    report = record.report
+    parts = []
+    kappa = report.get("kappa")
+    parts.append("kappa n/a" if kappa is None else f"kappa {kappa:.2f}")
+    for name in ("tpr", "tnr"):
+        figure = report.get(name)
+        value = figure.get("value") if isinstance(figure, Mapping) else None
+        parts.append(f"{name.upper()} n/a" if value is None else f"{name.upper()} {value:.0%}")
+    return f"{', '.join(parts)} on {report.get('compared', 0)} labelled rows, {record.id}"
+
+
+def gate_calibrations(store: Any, run: RunInfo) -> dict[str, str | None]:
+    """What the gate reads: each judged metric of ``run`` and its judge's calibration, or None.
+
+    A calibrated judge's line gives the run's pass rate corrected for its TPR/TNR,
+    with the interval, beside the figures of the calibration.
+    """
+    out: dict[str, str | None] = {}
+    for metric, record in run_calibrations(store, run).items():
+        if record is None:
+            out[metric] = None
+            continue
+        line = f"judge calibrated: {describe_calibration(record)}"
+        corrected = corrected_pass_rate(run, metric, record)
+        if corrected is not None:
+            line += f"; {corrected_line(corrected)}"
+        out[metric] = line
+    return out
+
+
+def corrected_line(corrected: CorrectedRate) -> str:
+    """``judged pass rate 60.0%, corrected 57.1% [45.2, 69.0] (95% rogan-gladen delta)``."""
+    said = f"judged pass rate {corrected.observed:.1%}"
+    if corrected.corrected is None or corrected.interval is None:
+        return f"{said}, not corrected: {corrected.reason}"
+    interval = corrected.interval
+    return (
+        f"{said}, corrected {corrected.corrected:.1%} "
+        f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}] "
+        f"({interval.confidence:.0%} {interval.method})"
+    )
 
 
 def corrected_pass_rate(

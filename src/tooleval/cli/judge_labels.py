@@ -135,9 +135,10 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from tooleval.calibration import calibrate
+    from tooleval.calibration import calibrate, corrected_line
     from tooleval.cli.run import open_cli_store
     from tooleval.llm.config import judge_from_config
+    from tooleval.stats.calibration import corrected_rate
 
     if not 0.0 < args.confidence < 1.0:
         raise ConfigError(
@@ -161,10 +162,25 @@ def _calibrate(args: argparse.Namespace) -> int:
             save=not args.no_save,
             on_row=progress,
         )
+        run = store.get_run(run_id)
+    if judge is not None and sys.stderr.isatty():
+        print(file=sys.stderr)
+    summary = run.summaries.get(args.metric)
+    # The run's own verdicts came from the run's judge: their rate is corrected only when
+    # that judge is the one calibrated (stored verdicts).
+    corrected = None
+    if judge is None and summary is not None and summary.scored:
+        corrected = corrected_rate(
+            summary.passed, summary.scored, report.confusion, args.confidence
+        )
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        out = report.to_dict()
+        out["corrected_pass_rate"] = corrected.to_dict() if corrected is not None else None
+        print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         print_calibration(report.to_dict())
+        if corrected is not None:
+            print(f"run {run_id} {args.metric}: {corrected_line(corrected)}")
     return 0
 
 
