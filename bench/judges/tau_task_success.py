@@ -55,9 +55,9 @@ def main() -> int:
         return 2
     from tooleval.errors import JudgeError
     from tooleval.formats import sample_from_row
-    from tooleval.model import Result
     from tooleval.judged import task_success
     from tooleval.llm import LocalJudge, OpenAIJudge
+    from tooleval.model import Result
     from tooleval.stats.calibration import calibration_figures, confusion
 
     if args.base_url:
