@@ -48,6 +48,8 @@ ALLOWED: dict[str, set[str]] = {
     # Intervals, paired tests, power and verdicts over numbers: no I/O, no store.
     "stats": {"model"},
     "judged": {"model", "llm"},
+    # Judges measured against a run's human labels; judged rates corrected for their error.
+    "calibration": {"model", "llm", "judged", "stats", "store"},
     # Replaying calls on environments and comparing end states (state_match).
     "environments": {"model", "matching", "metrics"},
     # The one scoring pipeline (row -> sample -> result -> line) and its error policy.
@@ -74,6 +76,7 @@ ALLOWED: dict[str, set[str]] = {
         "stats",
         "scoring",
         "environments",
+        "calibration",
     },
     "report": {"model", "store", "analysis", "stats"},
     "web": {"model", "store", "analysis", "report", "stats"},

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from tooleval.judged import goal_accuracy, task_success
-from tooleval.judged.flow import REASK_TEMPLATE
 from tooleval.llm import LocalJudge
 from tooleval.model import Sample, ToolCall
 
@@ -29,23 +28,17 @@ def loaded_model():
     return LocalJudge(cache=False).load()
 
 
-def test_cut_off_json_is_reasked_then_unscored(loaded_model):
-    # Six new tokens cannot close a JSON object: the real reply is malformed both times.
+def test_a_tiny_reply_cap_still_gets_a_verdict_in_one_call(loaded_model):
+    # Six new tokens cannot hold a task_success object; the constrained decoder raises the
+    # cap to the shortest reply the schema allows, so the judge answers, once, parsably.
     judge = LocalJudge(max_new_tokens=6, cache=False)
     result = task_success(REFUND, judge=judge)
-    assert result.score is None and result.passed is None
-    assert result.reason.startswith("judge reply unparsable after one re-ask (step decide")
-    first, second = result.diagnosis.details["exchanges"]
-    for exchange in (first, second):
-        assert exchange["reply"].startswith("{")  # the schema made the judge start a JSON object
-        assert 0 < exchange["tokens_out"] <= 6
-        assert exchange["error"] == "the JSON object is never closed (reply cut off or malformed)"
-    assert first["messages"][1]["content"].count("TOOL RESULT #1 [ERROR]: card declined") == 1
-    assert second["messages"][0] == {"role": "assistant", "content": first["reply"]}
-    expected = REASK_TEMPLATE.format(error=first["error"])
-    assert second["messages"][1] == {"role": "user", "content": expected}
-    assert judge.usage.calls == 2
-    assert result.diagnosis.details["judge"]["calls"] == 2
+    assert result.is_scored and result.score in (0.0, 1.0)
+    (exchange,) = result.diagnosis.details["exchanges"]
+    assert exchange["error"] is None and exchange["reply"].startswith('{"evidence": "')
+    assert exchange["messages"][1]["content"].count("TOOL RESULT #1 [ERROR]: card declined") == 1
+    assert judge.usage.calls == 1
+    assert result.diagnosis.details["judge"]["calls"] == 1
 
 
 def test_full_flow_then_rerun_from_cache_makes_zero_calls(loaded_model, tmp_path):

@@ -39,7 +39,7 @@ def test_local_judge_from_config_does_not_load_the_model():
         "model": "local:SmolLM2-135M-Instruct.Q4_1.gguf",
         "max_new_tokens": 32,
         "decoding": "greedy",
-        "json_prefill": "{",
+        "schema": "constrained",
         "note": PLUMBING_ONLY,
     }
     assert "plumbing only" in PLUMBING_ONLY and "parrots" in PLUMBING_ONLY

@@ -120,11 +120,11 @@ def test_the_judge_is_deterministic_and_shares_one_loaded_model(tiny):
     assert load_local_model(tiny) is load_local_model(str(tiny))
 
 
-def test_schema_prefills_a_brace_and_caps_tokens(tiny):
+def test_a_schema_reply_is_a_whole_object_within_the_cap(tiny):
     judge = LocalJudge(tiny, cache=False, max_new_tokens=5)
     reply = judge.complete([{"role": "user", "content": "x"}], schema={"type": "object"})
-    assert reply.text.startswith("{") and 1 <= reply.tokens_out <= 5
-    assert reply.parsed is None and reply.parse_error
+    assert reply.text == "{}" and 1 <= reply.tokens_out <= 5
+    assert reply.parsed == {} and reply.parse_error is None
 
 
 def test_generation_honours_a_smaller_cap_and_cancellation(tiny):

@@ -176,6 +176,8 @@ def test_a_store_from_before_the_index_is_upgraded_and_its_rows_found(tmp_path):
         conn.exec_driver_sql("DROP INDEX ix_results_score_desc")
         conn.exec_driver_sql("DROP INDEX ix_rows_failure_detail")
         conn.exec_driver_sql("ALTER TABLE rows DROP COLUMN failure_detail")
+        conn.exec_driver_sql("DROP TABLE labels")  # schema 7
+        conn.exec_driver_sql("DROP TABLE judge_calibrations")
         conn.exec_driver_sql("DELETE FROM tooleval_schema WHERE version >= 5")
     engine.dispose()
     with open_store(path) as store:

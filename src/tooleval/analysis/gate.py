@@ -88,6 +88,8 @@ class MetricGate:
 
     min_pass_rate: float | None = None
     min_mean_score: float | None = None
+    # A judged metric: fail unless its judge is calibrated against labels (judge calibrate).
+    require_calibration: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,11 @@ class GateSpec:
             "cluster_key": self.cluster_key,
             "gate_on": self.gate_on,
             "metrics": {
-                name: {"min_pass_rate": g.min_pass_rate, "min_mean_score": g.min_mean_score}
+                name: {
+                    "min_pass_rate": g.min_pass_rate,
+                    "min_mean_score": g.min_mean_score,
+                    **({"require_calibration": True} if g.require_calibration else {}),
+                }
                 for name, g in self.metrics.items()
             },
         }
@@ -314,8 +320,15 @@ def evaluate_gate(
     gate_on: str | None = None,
     repeats: RepeatSummary | None = None,
     figures: Any = None,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> GateResult:
     """Check every floor of ``gate`` against the run.
+
+    ``calibrations`` maps each judged metric of the run to a description of its
+    judge's stored calibration, or None when that judge is uncalibrated
+    (``tooleval.calibration.run_calibrations`` looks them up): a floor on an
+    uncalibrated judge carries a warning note, and ``require_calibration``
+    fails unless the judge is calibrated.
 
     ``rows`` (the run's stored rows) make every interval exact: the dataset
     row as the unit for repeated runs, clustered by ``gate.cluster_key``, the
@@ -394,8 +407,44 @@ def evaluate_gate(
         checks.extend(
             _any_pass(run, metric, figures.k) for metric in run.summaries if metric not in floored
         )
+    checks = _calibration_checks(checks, gate, calibrations)
     checks.append(_error_budget(run, gate, figures.level))
     return GateResult(tuple(checks), configured=not gate.is_empty)
+
+
+def _calibration_checks(
+    checks: list[GateCheck], gate: GateSpec, calibrations: Mapping[str, str | None] | None
+) -> list[GateCheck]:
+    """Warn on floors over uncalibrated judges; add the ``require_calibration`` checks."""
+    from dataclasses import replace
+
+    known = calibrations or {}
+    warning = "judge not calibrated against labels: its errors are not in this rate "
+    warning += "(tooleval judge calibrate; require_calibration to fail on it)"
+    out = [
+        replace(c, notes=(*c.notes, known[c.name] or warning))
+        if c.name in known and c.what != "calibration"
+        else c
+        for c in checks
+    ]
+    for metric, floor in gate.metrics.items():
+        if not floor.require_calibration:
+            continue
+        found = known.get(metric)
+        if calibrations is None:
+            message = (
+                f"{metric}: require_calibration cannot be checked here (no calibration lookup)"
+            )
+        elif metric not in known:
+            message = f"{metric}: require_calibration is for judged metrics the run scored"
+        elif found is None:
+            message = f"{metric}: judge not calibrated against labels (required)"
+        else:
+            message = f"{metric}: judge calibrated ({found})"
+        ok = found is not None
+        outcome = "pass" if ok else "fail"
+        out.append(GateCheck(metric, None, 0.0, ok, message, outcome=outcome, what="calibration"))
+    return out
 
 
 def _error_budget(run: RunInfo, gate: GateSpec, level: float) -> GateCheck:
@@ -499,7 +548,11 @@ def stored_gate_spec(run: RunInfo) -> GateSpec:
     if not isinstance(data, Mapping):
         return GateSpec()
     metrics = {
-        str(name): MetricGate(g.get("min_pass_rate"), g.get("min_mean_score"))
+        str(name): MetricGate(
+            g.get("min_pass_rate"),
+            g.get("min_mean_score"),
+            require_calibration=g.get("require_calibration") is True,
+        )
         for name, g in (data.get("metrics") or {}).items()
         if isinstance(g, Mapping)
     }
@@ -524,6 +577,7 @@ def stored_gate(
     *,
     rows: Iterable[RowRecord] | None = None,
     store: StoreReader | None = None,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> GateResult | None:
     """The gate the run's plan set, checked against the run; None when it set none.
 
@@ -555,7 +609,7 @@ def stored_gate(
 
             level = DISPLAY_CONFIDENCE if spec.confidence is None else spec.confidence
             figures = run_figures(store, run, confidence=level, cluster_key=spec.cluster_key)
-        return evaluate_gate(run, spec, rows=rows, figures=figures)
+        return evaluate_gate(run, spec, rows=rows, figures=figures, calibrations=calibrations)
     except ConfigError as error:
         message = f"the stored gate cannot be checked: {error}"
         return GateResult((GateCheck("gate", None, 0.0, False, message, rule="invalid"),), True)

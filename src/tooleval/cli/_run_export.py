@@ -51,7 +51,7 @@ def add_export_verb(verbs: Any) -> None:
     export.set_defaults(handler=export_run)
 
 
-def _gate(args: argparse.Namespace, run: Any, rows: Any) -> Any:
+def _gate(args: argparse.Namespace, run: Any, rows: Any, calibrations: Any = None) -> Any:
     """The stored gate (its noise keys too), the flags replacing its floors, checked on the rows."""
     import dataclasses
 
@@ -68,7 +68,7 @@ def _gate(args: argparse.Namespace, run: Any, rows: Any) -> Any:
             raise ConfigError(f"expected a number between 0 and 1, got {value}", field=option)
         if value is not None:
             spec = dataclasses.replace(spec, **{key: value})
-    return evaluate_gate(run, spec, rows=rows)
+    return evaluate_gate(run, spec, rows=rows, calibrations=calibrations)
 
 
 def write_csv(path: str, rows: Any) -> None:
@@ -104,6 +104,7 @@ _KINDS = {"junit": "xml", "json": "json", "csv": "csv", "summary_md": "md"}
 def export_run(args: argparse.Namespace) -> int:
     from tooleval.analysis.export import write_json, write_junit
     from tooleval.analysis.summary_md import run_summary_markdown, step_summary_path, write_summary
+    from tooleval.calibration import gate_calibrations
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
     from tooleval.io_atomic import check_output_path
@@ -126,7 +127,7 @@ def export_run(args: argparse.Namespace) -> int:
     with open_cli_store(args) as store:
         run_id = store.resolve_run_id(args.run_id)
         run = store.get_run(run_id)
-        gate = _gate(args, run, store.iter_rows(run_id))
+        gate = _gate(args, run, store.iter_rows(run_id), gate_calibrations(store, run))
         if args.junit:
             write_junit(args.junit, store, run, gate=gate)
         if args.json:

@@ -44,6 +44,9 @@ PROBES = (
 
 
 def register(subparsers: Any) -> None:
+    from tooleval.cli.judge_labels import add_judge_options, add_label_verbs
+    from tooleval.cli.run import add_store_option
+
     verbs = add_verb_group(
         subparsers,
         "judge",
@@ -75,20 +78,16 @@ def register(subparsers: Any) -> None:
     check = verbs.add_parser(
         "check",
         help="ask a judge two probe questions with opposite answers; exit 1 unless both are "
-        "answered correctly (a copied example or the same verdict twice fails)",
+        "answered correctly (a copied example or the same verdict twice fails); also lists "
+        "the judge's stored calibrations",
     )
-    where = check.add_mutually_exclusive_group(required=True)
-    where.add_argument(
-        "--local", action="store_true", help="the local SmolLM2 judge (plumbing only)"
-    )
-    where.add_argument("--base-url", help="an OpenAI-compatible endpoint, e.g. .../v1")
-    check.add_argument("--model", help="model name at --base-url")
-    check.add_argument("--api-key-env", help="environment variable holding the API key")
-    check.add_argument("--max-new-tokens", type=int, default=96, help="local reply length cap")
+    add_judge_options(check, required=True)
     check.add_argument(
         "--json", action="store_true", help="print the whole report (replies, tokens) as JSON"
     )
+    add_store_option(check)
     check.set_defaults(handler=_check)
+    add_label_verbs(verbs)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -143,20 +142,12 @@ def probe_status(reply: Any, expected: bool) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from tooleval.cli.judge_labels import judge_config
     from tooleval.llm.config import judge_from_config
 
-    if args.local:
-        config: dict[str, Any] = {
-            "type": "local",
-            "max_new_tokens": args.max_new_tokens,
-            "cache": False,
-        }
-    else:
-        if not args.model:
-            raise ConfigError("--model is required with --base-url", field="--model")
-        config = {"type": "openai", "model": args.model, "base_url": args.base_url, "cache": False}
-        if args.api_key_env:
-            config["api_key_env"] = args.api_key_env
+    config = judge_config(args)
+    if config is None:  # argparse requires --local or --base-url
+        raise ConfigError("expected --local or --base-url", field="--base-url")
     judge = judge_from_config(config, field="--judge")
     probes = []
     for name, prompt, expected in PROBES:
@@ -180,6 +171,7 @@ def _check(args: argparse.Namespace) -> int:
         "passed": passed,
         "probes": probes,
         "structured_output": getattr(judge, "structured_supported", None),
+        "calibrations": _calibrations(args, str(getattr(judge, "model", ""))),
     }
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -190,6 +182,54 @@ def _check(args: argparse.Namespace) -> int:
         print(f"the judge did not answer both probes correctly ({problems})", file=sys.stderr)
         return 1
     return 0
+
+
+def _calibrations(args: argparse.Namespace, model: str) -> list[dict[str, Any]] | None:
+    """The judge's stored calibrations (newest first), or None when there is no store."""
+    from tooleval.cli.run import open_cli_store
+    from tooleval.errors import MissingExtraError, StoreError
+
+    try:
+        store = open_cli_store(args)
+    except (StoreError, MissingExtraError):  # no store here, or no store extra: nothing known
+        return None
+    with store:
+        found = store.labels.calibrations(model=model, limit=20)
+    return [
+        {
+            "id": c.id,
+            "created_at": c.created_at,
+            "source": c.source,
+            "identity": c.identity,
+            "compared": c.report.get("compared"),
+            "kappa": c.report.get("kappa"),
+            "tpr": c.report.get("tpr"),
+            "tnr": c.report.get("tnr"),
+        }
+        for c in found
+    ]
+
+
+def _print_calibrations(calibrations: list[dict[str, Any]] | None) -> None:
+    if calibrations is None:
+        print("calibrations: no run store here (--store), so none known")
+        return
+    if not calibrations:
+        print(
+            "calibrations: none for this model; measure it with "
+            "`tooleval judge calibrate RUN --metric M` on labelled rows"
+        )
+        return
+    print("calibrations (newest first):")
+    for c in calibrations:
+        tpr, tnr, kappa = c["tpr"], c["tnr"], c["kappa"]
+        shown = "kappa n/a" if kappa is None else f"kappa {kappa:.2f}"
+        for name, figure in (("TPR", tpr), ("TNR", tnr)):
+            shown += f", {name} n/a" if not figure else f", {name} {figure['value']:.0%}"
+        print(
+            f"  {c['identity'].get('metric')} (prompt {c['identity'].get('prompt_version')}): "
+            f"{shown} on {c['compared']} labelled rows, {c['source']}, {c['created_at'][:10]}"
+        )
 
 
 def _print_check(report: dict[str, Any]) -> None:
@@ -211,5 +251,6 @@ def _print_check(report: dict[str, Any]) -> None:
             f"  {mark} {probe['probe']}: {probe['status']} "
             f"({probe['latency_ms']:.0f} ms, {tokens}); reply: {one_line(probe['reply'], 120)}"
         )
+    _print_calibrations(report.get("calibrations"))
     verdict = "passed: both probes answered correctly" if report["passed"] else "failed"
     print(f"check {verdict} (--json for the whole report)")

@@ -26,7 +26,7 @@ import numpy as np
 
 from tooleval.errors import JudgeError
 
-__all__ = ["LlamaConfig", "LlamaModel", "read_gguf", "rope_tables"]
+__all__ = ["DecodeSession", "LlamaConfig", "LlamaModel", "read_gguf", "rope_tables"]
 
 ARCHITECTURES = ("llama",)
 PREFILL_CHUNK = 256
@@ -207,6 +207,7 @@ class LlamaModel:
             )
             for i in range(cfg.layers)
         ]
+        self._last: DecodeSession | None = None
 
     def _forward(
         self, ids: Sequence[int], start: int, keys: list[np.ndarray], values: list[np.ndarray]
@@ -261,7 +262,7 @@ class LlamaModel:
         ``threads`` limits numpy's BLAS threads meanwhile (``None``: leave them be):
         one is fastest on a busy machine, each decoding step being a small product.
         """
-        with _blas_threads(threads):
+        with blas_threads(threads):
             return self._generate(prompt, max_new_tokens, stop_ids, should_stop)
 
     def _generate(
@@ -271,6 +272,26 @@ class LlamaModel:
         stop_ids: Sequence[int],
         should_stop: Callable[[list[int]], bool] | None,
     ) -> list[int]:
+        session = self.session(prompt, max_new_tokens)
+        stops = set(stop_ids)
+        generated: list[int] = []
+        logits = session.logits
+        while True:
+            token = int(np.argmax(logits))
+            generated.append(token)
+            if token in stops or len(generated) >= max_new_tokens:
+                return generated
+            if should_stop is not None and should_stop(generated):
+                return generated
+            logits = session.feed([token])
+
+    def session(self, prompt: Sequence[int], max_new_tokens: int) -> DecodeSession:
+        """A decoding session with ``prompt`` read and room for ``max_new_tokens`` more.
+
+        The keys and values of the longest prefix this prompt shares with the
+        previous session's tokens are copied instead of recomputed (prompt prefix
+        caching: judged prompts share their system prompt and instructions).
+        """
         cfg = self.config
         if not prompt:
             raise JudgeError("the prompt is empty after tokenisation")
@@ -280,26 +301,59 @@ class LlamaModel:
                 f"prompt ({len(prompt)} tokens) plus max_new_tokens ({max_new_tokens}) "
                 f"exceeds the model's context of {cfg.context} tokens"
             )
-        shape = (cfg.kv_heads, total, cfg.head_dim)
-        keys = [np.zeros(shape, dtype=np.float32) for _ in self.layers]
-        values = [np.zeros(shape, dtype=np.float32) for _ in self.layers]
-        stops = set(stop_ids)
-        generated: list[int] = []
-        # The prompt goes through in chunks: attention scores of a whole long prompt at once
-        # would take heads x length^2 floats (2.4 GB at 8k tokens for SmolLM2).
-        for start in range(0, len(prompt), PREFILL_CHUNK):
-            logits = self._forward(list(prompt[start : start + PREFILL_CHUNK]), start, keys, values)
-        while True:
-            token = int(np.argmax(logits))
-            generated.append(token)
-            if token in stops or len(generated) >= max_new_tokens:
-                return generated
-            if should_stop is not None and should_stop(generated):
-                return generated
-            logits = self._forward([token], len(prompt) + len(generated) - 1, keys, values)
+        session = DecodeSession(self, total)
+        previous = self._last
+        shared = 0
+        if previous is not None:
+            limit = min(len(prompt) - 1, previous.length)  # the last prompt token makes logits
+            while shared < limit and previous.tokens[shared] == prompt[shared]:
+                shared += 1
+            if shared:
+                session.adopt(previous, shared)
+        self._last = session
+        session.feed(list(prompt[shared:]))
+        return session
 
 
-def _blas_threads(threads: int | None) -> Any:
+class DecodeSession:
+    """Keys and values of the tokens read so far; :meth:`feed` reads more, returns the logits."""
+
+    def __init__(self, model: LlamaModel, capacity: int) -> None:
+        cfg = model.config
+        shape = (cfg.kv_heads, capacity, cfg.head_dim)
+        self.model = model
+        self.capacity = capacity
+        self.keys = [np.zeros(shape, dtype=np.float32) for _ in model.layers]
+        self.values = [np.zeros(shape, dtype=np.float32) for _ in model.layers]
+        self.tokens: list[int] = []
+        self.logits = np.zeros(0, dtype=np.float32)
+
+    @property
+    def length(self) -> int:
+        return len(self.tokens)
+
+    def adopt(self, other: DecodeSession, count: int) -> None:
+        """Take the first ``count`` tokens' keys and values from another session."""
+        for mine, theirs in zip(self.keys + self.values, other.keys + other.values, strict=True):
+            mine[:, :count] = theirs[:, :count]
+        self.tokens = list(other.tokens[:count])
+
+    def feed(self, ids: Sequence[int]) -> np.ndarray:
+        """Read ``ids`` after the tokens so far; return the logits of the next token."""
+        if self.length + len(ids) > self.capacity:
+            raise JudgeError(
+                f"the reply needs more than the {self.capacity} tokens of context reserved"
+            )
+        # In chunks: attention scores of a whole long prompt at once would take
+        # heads x length^2 floats (2.4 GB at 8k tokens for SmolLM2).
+        for start in range(0, len(ids), PREFILL_CHUNK):
+            chunk = list(ids[start : start + PREFILL_CHUNK])
+            self.logits = self.model._forward(chunk, self.length, self.keys, self.values)
+            self.tokens.extend(chunk)
+        return self.logits
+
+
+def blas_threads(threads: int | None) -> Any:
     """A context limiting numpy's BLAS to ``threads`` (no-op without threadpoolctl)."""
     if not threads:
         return nullcontext()

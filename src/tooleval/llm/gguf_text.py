@@ -92,6 +92,19 @@ class GGUFTokenizer:
         self.eos_token = tokens[self.eos_id] if self.eos_id is not None else ""
         self.add_bos = bool(metadata.get("tokenizer.ggml.add_bos_token", False))
         self.bos_id = int(bos) if bos is not None else None
+        # Unknown, control and unused tokens (GGUF token types 2, 3, 5): never free text.
+        self.special_ids = frozenset(i for i, k in enumerate(kinds) if k in (2, 3, 5))
+        self.vocab_size = len(tokens)
+        self._texts: list[str] | None = None
+
+    def token_texts(self) -> list[str]:
+        """Each token id's own text (decoded alone), computed once."""
+        if self._texts is None:
+            self._texts = [
+                self._tokenizer.decode([i], skip_special_tokens=False)
+                for i in range(self.vocab_size)
+            ]
+        return self._texts
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``; special tokens written in the text stay whole."""

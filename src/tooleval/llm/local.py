@@ -41,7 +41,7 @@ from typing import Any
 
 from tooleval.errors import JudgeError
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
-from tooleval.llm.reply import JudgeReply, json_object_closed
+from tooleval.llm.reply import JudgeReply
 
 __all__ = [
     "PLUMBING_ONLY",
@@ -181,14 +181,49 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
         return loaded
 
 
+_CLASSES: dict[int, Any] = {}
+
+
+def _constrained(
+    loaded: LoadedModel,
+    prompt: list[int],
+    schema: Mapping[str, Any],
+    limit: int,
+    threads: int | None,
+) -> list[int]:
+    """A reply to ``schema`` written by schema-constrained decoding (see llm.constrained)."""
+    from tooleval.llm.constrained import SchemaDecoder, TokenClasses
+    from tooleval.llm.gguf_llama import blas_threads
+
+    tokenizer = loaded.tokenizer
+    key = id(loaded.model)
+    if key not in _CLASSES:
+        banned = frozenset(tokenizer.special_ids) | frozenset(tokenizer.stop_ids)
+        vocab = loaded.model.config.vocab
+        _CLASSES[key] = TokenClasses(tokenizer.token_texts(), banned, vocab)
+    # A cap below the shortest reply the schema allows is raised to it: the judge answers.
+    budget = max(limit, SchemaDecoder.shortest(schema, tokenizer.encode))
+    with blas_threads(threads):
+        session = loaded.model.session(prompt, budget)
+        decoder = SchemaDecoder(
+            session.feed,
+            session.logits,
+            encode=tokenizer.encode,
+            classes=_CLASSES[key],
+            budget=budget,
+        )
+        return decoder.reply(schema)
+
+
 class LocalJudge(BaseJudge):
     """SmolLM2-135M-Instruct (or another llama GGUF chat model) as a judge, on CPU.
 
     For plumbing only with SmolLM2 (it parrots prompt examples). With a
-    ``schema`` the reply is started with ``{`` (prefilled) and generation stops
-    as soon as a complete JSON object has been written, which saves most of the
-    time a small model would spend rambling. The model is loaded lazily, on the
-    first call, or now with :meth:`load`.
+    ``schema`` the reply is written by schema-constrained decoding
+    (:mod:`tooleval.llm.constrained`): the keys and punctuation are written for
+    the model, which chooses only the values, so the reply is always a complete
+    object of the schema's shape. The model is loaded lazily, on the first
+    call, or now with :meth:`load`.
     """
 
     def __init__(
@@ -215,7 +250,11 @@ class LocalJudge(BaseJudge):
         self.load_seconds: float | None = None  # how long the model took to load, once loaded
 
     def parameters(self) -> dict[str, Any]:
-        return {"max_new_tokens": self.max_new_tokens, "decoding": "greedy", "json_prefill": "{"}
+        return {
+            "max_new_tokens": self.max_new_tokens,
+            "decoding": "greedy",
+            "schema": "constrained",
+        }
 
     def describe(self) -> dict[str, Any]:
         out = {"type": "local", "model": self.model, **self.parameters()}
@@ -248,28 +287,25 @@ class LocalJudge(BaseJudge):
         loaded = load_local_model(self.model_path)
         tokenizer = loaded.tokenizer
         prompt = tokenizer.chat_ids(messages)
-        prefill = "{" if schema is not None else ""
-        if prefill:
-            prompt += tokenizer.encode(prefill)
 
         def done(generated: list[int]) -> bool:
-            if cancel is not None and cancel.is_set():
-                return True
-            # Stop once the reply holds a whole JSON object: a small model keeps talking.
-            return schema is not None and json_object_closed(prefill + tokenizer.decode(generated))
+            return cancel is not None and cancel.is_set()
 
         started = time.perf_counter()
         with loaded.lock:
-            generated = loaded.model.generate(
-                prompt,
-                max_new_tokens=limit,
-                stop_ids=tokenizer.stop_ids,
-                should_stop=done,
-                threads=self.threads,
-            )
+            if schema is not None:
+                generated = _constrained(loaded, prompt, schema, limit, self.threads)
+            else:
+                generated = loaded.model.generate(
+                    prompt,
+                    max_new_tokens=limit,
+                    stop_ids=tokenizer.stop_ids,
+                    should_stop=done,
+                    threads=self.threads,
+                )
         latency = (time.perf_counter() - started) * 1000
         return JudgeReply(
-            text=prefill + tokenizer.decode(generated),
+            text=tokenizer.decode(generated),
             tokens_in=len(prompt),
             tokens_out=len(generated),
             latency_ms=latency,

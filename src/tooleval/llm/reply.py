@@ -115,12 +115,6 @@ def _balanced_end(text: str, start: int) -> int | None:
     return None
 
 
-def json_object_closed(text: str) -> bool:
-    """True once ``text`` contains a complete top-level ``{...}`` (used to stop generation)."""
-    start = text.find("{")
-    return start != -1 and _balanced_end(text, start) is not None
-
-
 _TRUE = {"true", "yes", "y", "1"}
 _FALSE = {"false", "no", "n", "0"}
 

@@ -454,15 +454,24 @@ def _gate(value: Any) -> GateSpec:
     for name, floor in per_metric.items():
         where = f"gate.metrics.{name}"
         if isinstance(floor, Mapping):
-            unknown = sorted(set(floor) - {"min_pass_rate", "min_mean_score"})
+            unknown = sorted(
+                set(floor) - {"min_pass_rate", "min_mean_score", "require_calibration"}
+            )
             if unknown:
                 raise ConfigError(
-                    "unknown key; expected min_pass_rate or min_mean_score",
+                    "unknown key; expected min_pass_rate, min_mean_score or require_calibration",
                     field=f"{where}.{unknown[0]}",
+                )
+            required = floor.get("require_calibration", False)
+            if not isinstance(required, bool):
+                raise ConfigError(
+                    f"expected true or false, got {required!r}",
+                    field=f"{where}.require_calibration",
                 )
             gates[str(name)] = MetricGate(
                 _fraction(floor.get("min_pass_rate"), f"{where}.min_pass_rate"),
                 _fraction(floor.get("min_mean_score"), f"{where}.min_mean_score"),
+                require_calibration=required,
             )
         else:
             gates[str(name)] = MetricGate(min_pass_rate=_fraction(floor, where))

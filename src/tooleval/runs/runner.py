@@ -157,6 +157,8 @@ async def arun_plan(
         todo = await _work(store, ready, opened, progress, concurrency)
     finally:
         await _release(store, ready, opened)
+    from tooleval.calibration import gate_calibrations
+
     info = store.get_run(opened.run_id)
     # A noise-aware gate reads the rows: each dataset row one unit, clusters, score spreads;
     # so does a gate on pass^k / pass@k.
@@ -165,7 +167,7 @@ async def arun_plan(
     return RunOutcome(
         run_id=opened.run_id,
         run=info,
-        gate=evaluate_gate(info, spec, rows=rows),
+        gate=evaluate_gate(info, spec, rows=rows, calibrations=gate_calibrations(store, info)),
         rows_run=len(todo),
         rows_skipped=len(opened.attempts) - len(todo),
     )

@@ -24,17 +24,35 @@ from tooleval._extras import require
 
 require("runs", "sqlalchemy", "alembic")
 
+from tooleval.store.label_files import (
+    LabelLine,
+    labels_text,
+    parse_labels,
+    read_label_file,
+    resolve_labels,
+)
 from tooleval.store.protocol import AggregateStore, RunRowsReader, StoreReader, StoreWriter
-from tooleval.store.records import MetricSpec, MetricSummary, RowRecord, RunInfo
+from tooleval.store.records import (
+    CalibrationRecord,
+    Label,
+    MetricSpec,
+    MetricSummary,
+    RowRecord,
+    RunInfo,
+)
 from tooleval.store.writer import RunWriter
 
 if TYPE_CHECKING:
+    from tooleval.store.labels import judge_key
     from tooleval.store.leases import HEARTBEAT_SECONDS, RunBusyError
     from tooleval.store.sql import Store
 
 __all__ = [
     "HEARTBEAT_SECONDS",
     "AggregateStore",
+    "CalibrationRecord",
+    "Label",
+    "LabelLine",
     "MetricSpec",
     "MetricSummary",
     "RowRecord",
@@ -45,7 +63,12 @@ __all__ = [
     "Store",
     "StoreReader",
     "StoreWriter",
+    "judge_key",
+    "labels_text",
     "open_store",
+    "parse_labels",
+    "read_label_file",
+    "resolve_labels",
     "resolve_store_url",
 ]
 
@@ -110,6 +133,10 @@ def __getattr__(name: str) -> Any:
         from tooleval.store.sql import Store
 
         return Store
+    if name == "judge_key":
+        from tooleval.store.labels import judge_key
+
+        return judge_key
     if name in ("HEARTBEAT_SECONDS", "RunBusyError"):  # the lease rules, for the runner
         from tooleval.store import leases
 

@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2, 3, 4, 5, 6]
+[1, 2, 3, 4, 5, 6, 7]
 """
 
 from __future__ import annotations
@@ -171,6 +171,39 @@ def _v6_failure_detail(op: Any) -> None:
     )
 
 
+def _v7_labels(op: Any) -> None:
+    import sqlalchemy as sa
+
+    op.create_table(
+        "labels",
+        sa.Column("run_id", sa.String(64), primary_key=True),
+        sa.Column("row_index", sa.Integer, primary_key=True),
+        sa.Column("metric", sa.String(200), primary_key=True),
+        sa.Column("passed", sa.Boolean, nullable=False),
+        sa.Column("note", sa.Text),
+        sa.Column("labeller", sa.String(200)),
+        sa.Column("labelled_at", sa.String(40), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["run_id", "row_index"], ["rows.run_id", "rows.row_index"], ondelete="CASCADE"
+        ),
+    )
+    op.create_table(
+        "judge_calibrations",
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("judge_key", sa.String(64), nullable=False),
+        sa.Column("metric", sa.String(200), nullable=False),
+        sa.Column("model", sa.String(300), nullable=False),
+        sa.Column("created_at", sa.String(40), nullable=False),
+        sa.Column("source", sa.String(300), nullable=False),
+        sa.Column("identity", _json(), nullable=False),
+        sa.Column("report", _json(), nullable=False),
+    )
+    op.create_index("ix_judge_calibrations_key", "judge_calibrations", ["judge_key", "created_at"])
+    op.create_index(
+        "ix_judge_calibrations_metric", "judge_calibrations", ["metric", "model", "created_at"]
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
@@ -178,6 +211,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "run leases: one live process works a run", _v4_run_leases),
     Migration(5, "score-order index and full-text row search index", _v5_row_read_indexes),
     Migration(6, "rows keep their failure cluster key", _v6_failure_detail),
+    Migration(7, "human labels per row and metric; judge calibrations", _v7_labels),
 )
 
 

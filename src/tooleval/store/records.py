@@ -32,7 +32,15 @@ ROW_ORDERS: dict[str, tuple[str, bool]] = {
     "failures": ("passed", False),
 }
 
-__all__ = ["ROW_ORDERS", "MetricSpec", "MetricSummary", "RowRecord", "RunInfo"]
+__all__ = [
+    "ROW_ORDERS",
+    "CalibrationRecord",
+    "Label",
+    "MetricSpec",
+    "MetricSummary",
+    "RowRecord",
+    "RunInfo",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,3 +135,49 @@ class RowRecord:
 
     def result(self, metric: str) -> Result | None:
         return next((r for r in self.results if r.metric == metric), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A person's verdict on one row's metric: ``passed`` True (pass) or False (fail).
+
+    Kept beside the row's results, never in them: a label never changes a stored
+    Result. ``row_id`` is filled when read from the store.
+    """
+
+    row_index: int
+    metric: str
+    passed: bool
+    note: str | None = None
+    labeller: str | None = None
+    labelled_at: str | None = None
+    row_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "row_index": self.row_index,
+            "row_id": self.row_id,
+            "metric": self.metric,
+            "label": "pass" if self.passed else "fail",
+            "note": self.note,
+            "labeller": self.labeller,
+            "labelled_at": self.labelled_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationRecord:
+    """A judge measured against labels: its identity, where the labels came from, the report.
+
+    ``identity`` holds ``model``, ``metric``, ``prompt_version`` and ``options``;
+    ``judge_key`` is their hash (the same judge always has the same key).
+    """
+
+    id: str
+    judge_key: str
+    metric: str
+    model: str
+    created_at: str
+    source: str
+    identity: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)

@@ -22,6 +22,8 @@ __all__ = [
     "run_tags",
     "runs",
     "JSON_TYPE",
+    "judge_calibrations",
+    "labels",
 ]
 
 # JSONB on PostgreSQL (compact, indexable); JSON text elsewhere.
@@ -157,4 +159,38 @@ run_leases = sa.Table(
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("acquired_at", sa.Float, nullable=False),
     sa.Column("heartbeat_at", sa.Float, nullable=False),
+)
+
+# Human verdicts on a row's metric (see tooleval.store.labels): beside the results,
+# never in them, so a label never changes a stored result (migration 7).
+labels = sa.Table(
+    "labels",
+    metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("row_index", sa.Integer, primary_key=True),
+    sa.Column("metric", sa.String(200), primary_key=True),
+    sa.Column("passed", sa.Boolean, nullable=False),
+    sa.Column("note", sa.Text),
+    sa.Column("labeller", sa.String(200)),
+    sa.Column("labelled_at", sa.String(40), nullable=False),
+    sa.ForeignKeyConstraint(
+        ["run_id", "row_index"], ["rows.run_id", "rows.row_index"], ondelete="CASCADE"
+    ),
+)
+
+# A judge measured against labels, keyed by its identity (model, metric, prompt
+# version, options), independent of any run: deleting the labelled run keeps it.
+judge_calibrations = sa.Table(
+    "judge_calibrations",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("judge_key", sa.String(64), nullable=False),
+    sa.Column("metric", sa.String(200), nullable=False),
+    sa.Column("model", sa.String(300), nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("source", sa.String(300), nullable=False),
+    sa.Column("identity", JSON_TYPE, nullable=False),
+    sa.Column("report", JSON_TYPE, nullable=False),
+    sa.Index("ix_judge_calibrations_key", "judge_key", "created_at"),
+    sa.Index("ix_judge_calibrations_metric", "metric", "model", "created_at"),
 )

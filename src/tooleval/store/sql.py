@@ -26,6 +26,7 @@ from tooleval.store.engine import (
     open_error,
     resolve_url,
 )
+from tooleval.store.labels import RunLabels
 from tooleval.store.queries import (
     ORDER_BY,
     RowFilters,
@@ -272,7 +273,7 @@ class Store:
         """Remove a run and everything stored under it."""
         with self._write() as conn:
             self._require_run(conn, run_id)
-            for table in (t.results, t.rows, t.run_metrics, t.run_tags, t.run_leases):
+            for table in (t.labels, t.results, t.rows, t.run_metrics, t.run_tags, t.run_leases):
                 conn.execute(table.delete().where(table.c.run_id == run_id))
             conn.execute(t.runs.delete().where(t.runs.c.id == run_id))
 
@@ -308,6 +309,11 @@ class Store:
     def aggregates(self) -> RunAggregates:
         """The run aggregates kept in this store (documents and counting queries)."""
         return RunAggregates(self)
+
+    @property
+    def labels(self) -> RunLabels:
+        """Human labels of rows and judge calibrations (see :mod:`tooleval.store.labels`)."""
+        return RunLabels(self)
 
     def lease_holder(self, run_id: str) -> dict[str, Any] | None:
         """Who holds the run now: ``{pid, host, heartbeat_at, alive}``, or None."""
