@@ -390,9 +390,11 @@ impl Kernel {
     /// is called after each block. Returns `(rows, tally)`: with `tally`,
     /// `([(rows, passed, failed, unscored, score_sum)] per metric, {status:
     /// rows}, [(status, number, line, result lines)])` keeping the first `keep`
-    /// rows of each status (failing, unscored, passing), else None.
+    /// rows of each status (failing, unscored, passing), and with `record` every
+    /// row's scores (f64, NaN when unscored) and verdicts (u8: 0 failed, 1 passed,
+    /// 2 none) as bytes, row after row, a row's metrics in order; else None.
     #[staticmethod]
-    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None))]
+    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false))]
     #[allow(clippy::too_many_arguments)]
     fn score_streams<'py>(
         py: Python<'py>,
@@ -406,6 +408,7 @@ impl Kernel {
         tally: bool,
         keep: usize,
         progress: Option<Bound<'py, PyAny>>,
+        record: bool,
     ) -> PyResult<(u64, Option<Bound<'py, PyTuple>>)> {
         let out = match write {
             Some(write) => stream::Output::Write(write),
@@ -421,7 +424,7 @@ impl Kernel {
             out,
             fallback: stream::Fallback::Many(fallback.clone()),
             progress,
-            tally: tally.then(|| stream::Tally::new(kernels.len(), keep)),
+            tally: (tally || record).then(|| stream::Tally::new(kernels.len(), keep, record)),
         };
         let (rows, tally) = stream::score_stream(py, job, threads, block)?;
         Ok((rows, tally.map(|t| t.into_py(py)).transpose()?))

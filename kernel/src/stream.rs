@@ -219,21 +219,39 @@ pub struct Tally {
     keep: usize,
     /// `(status, number, line, the row's result lines)`.
     kept: Vec<(usize, u64, Vec<u8>, Vec<u8>)>,
+    /// With `record`: every row's cells, row after row (the scores, NaN when unscored;
+    /// the verdicts, 0 failed, 1 passed, 2 none).
+    record: bool,
+    scores: Vec<f64>,
+    verdicts: Vec<u8>,
 }
 
 const STATUS: [&str; 3] = ["failing", "unscored", "passing"];
 
 impl Tally {
-    pub fn new(metrics: usize, keep: usize) -> Self {
+    pub fn new(metrics: usize, keep: usize, record: bool) -> Self {
         Tally {
             metrics: vec![Counts::default(); metrics],
             statuses: [0; 3],
             keep,
             kept: Vec::new(),
+            record,
+            scores: Vec::new(),
+            verdicts: Vec::new(),
         }
     }
 
     fn add(&mut self, cells: &[Cell], number: u64, line: &[u8], results: impl FnOnce() -> Vec<u8>) {
+        if self.record {
+            for &(score, ok) in cells {
+                self.scores.push(score.unwrap_or(f64::NAN));
+                self.verdicts.push(match ok {
+                    Some(false) => 0,
+                    Some(true) => 1,
+                    None => 2,
+                });
+            }
+        }
         for (counts, &(score, ok)) in self.metrics.iter_mut().zip(cells) {
             counts.rows += 1;
             match score {
@@ -281,9 +299,24 @@ impl Tally {
                 PyBytes::new(py, results),
             ))?;
         }
+        let (scores, verdicts) = if self.record {
+            let bytes: Vec<u8> = self.scores.iter().flat_map(|f| f.to_le_bytes()).collect();
+            (
+                PyBytes::new(py, &bytes).into_any(),
+                PyBytes::new(py, &self.verdicts).into_any(),
+            )
+        } else {
+            (py.None().into_bound(py), py.None().into_bound(py))
+        };
         PyTuple::new(
             py,
-            [metrics.into_any(), statuses.into_any(), kept.into_any()],
+            [
+                metrics.into_any(),
+                statuses.into_any(),
+                kept.into_any(),
+                scores,
+                verdicts,
+            ],
         )
     }
 }

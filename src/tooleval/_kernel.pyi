@@ -61,17 +61,20 @@ class Kernel:
         tally: bool = False,
         keep: int = 0,
         progress: Callable[[int], object] | None = None,
+        record: bool = False,
     ) -> tuple[
         int,
         tuple[
             list[tuple[int, int, int, int, float]],
             dict[str, int],
             list[tuple[str, int, bytes, bytes]],
+            bytes | None,
+            bytes | None,
         ]
         | None,
     ]:
         """Score a stream with several metrics, each row parsed once (None: Python's metric);
-        ``(rows, (per-metric counts, rows per status, kept rows) or None)``."""
+        ``(rows, (per-metric counts, rows per status, kept rows, scores, verdicts) or None)``."""
 
     def score_block(
         self, data: bytes, start: int, threads: int = 1

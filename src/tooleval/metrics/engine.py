@@ -533,6 +533,7 @@ def score_metrics_stream(
     tally: bool = False,
     keep: int = 0,
     progress: Callable[[int], object] | None = None,
+    record: bool = False,
 ) -> tuple[int, Any] | None:
     """Score a JSONL stream with several metrics in one pass of the kernel, each row parsed once.
 
@@ -544,7 +545,8 @@ def score_metrics_stream(
     (the bytes of the Python reference). ``source`` is a binary file (read by
     blocks) or an iterable of lines. With ``tally`` the kernel counts what
     every result says and keeps the first ``keep`` rows of each kind (see
-    ``Kernel.score_streams``). ``progress(rows)`` is called after each block.
+    ``Kernel.score_streams``); with ``record`` it also gives every row's scores
+    and verdicts. ``progress(rows)`` is called after each block.
 
     Returns ``(rows, tally or None)``, or None, having read nothing, when the
     kernel takes none of the metrics (or is not built): then Python scores.
@@ -583,6 +585,7 @@ def score_metrics_stream(
         tally=tally,
         keep=keep,
         progress=progress,
+        record=record,
     )
     return int(rows), counted
 

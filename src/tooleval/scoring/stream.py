@@ -120,12 +120,16 @@ class StreamTally:
     ``metrics``: per metric, ``(rows, passed, failed, unscored, score_sum)``;
     ``statuses``: rows per kind (``failing``: a metric failed, else
     ``unscored``: one could not score, else ``passing``); ``kept``: the first
-    rows of each kind as ``(status, row number, input line, result lines)``.
+    rows of each kind as ``(status, row number, input line, result lines)``;
+    with ``record``, ``scores`` (float64, NaN when unscored) and ``verdicts``
+    (0 failed, 1 passed, 2 none) of every row and metric, row after row.
     """
 
     metrics: dict[str, tuple[int, int, int, int, float]]
     statuses: dict[str, int]
     kept: list[tuple[str, int, bytes, bytes]]
+    scores: bytes | None = None
+    verdicts: bytes | None = None
 
 
 def score_stream_tallied(
@@ -136,6 +140,7 @@ def score_stream_tallied(
     threads: int | None = None,
     keep: int = 0,
     progress: Callable[[int], object] | None = None,
+    record: bool = False,
 ) -> tuple[int, StreamTally] | None:
     """Score JSONL lines with several metrics in one pass of the compiled kernel, counting the results.
 
@@ -171,13 +176,14 @@ def score_stream_tallied(
         tally=True,
         keep=keep,
         progress=progress,
+        record=record,
     )
     if done is None:
         return None
-    rows, (counts, statuses, kept) = done
+    rows, (counts, statuses, kept, scores, verdicts) = done
     names = [metric.info.name for metric in metrics]
     by_metric = {name: tuple(c) for name, c in zip(names, counts, strict=True)}
-    return rows, StreamTally(by_metric, dict(statuses), list(kept))
+    return rows, StreamTally(by_metric, dict(statuses), list(kept), scores, verdicts)
 
 
 def score_samples(
