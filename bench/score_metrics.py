@@ -8,7 +8,6 @@ average before it. ``--before SRC`` runs every case a second time with another
 source tree on ``PYTHONPATH`` (e.g. a checkout of the previous commit with its
 kernel) so both figures come from one run on one machine. The goal (issue 32):
 N deterministic metrics cost at most 1 + 0.3 (N - 1) times one metric's CPU.
-Also the output presets (``--fields``): the bytes written and the CPU of each.
 
     python bench/score_metrics.py
     python bench/score_metrics.py --rows 20000 --repeat 1
@@ -36,16 +35,12 @@ METRICS = ["tool_call_accuracy", "tool_call_f1", "tool_correctness"]
 GATE = ["--min-pass-rate", "0.1"]
 
 
-def cases(fields: bool) -> list[tuple[str, list[str]]]:
+def cases() -> list[tuple[str, list[str]]]:
     found = []
     for n in (1, 2, 3):
         chosen = [arg for name in METRICS[:n] for arg in ("--metric", name)]
         found.append((f"{n} metric(s)", chosen))
         found.append((f"{n} metric(s) + --table + gate", [*chosen, "--table", *GATE]))
-    if fields:
-        one = ["--metric", METRICS[0]]
-        found.append(("1 metric, --fields compact", [*one, "--fields", "compact"]))
-        found.append(("3 metrics, --fields compact", [*cases(False)[4][1], "--fields", "compact"]))
     return found
 
 
@@ -70,7 +65,6 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", metavar="SRC", help="another source tree to run beside")
-    parser.add_argument("--no-fields", action="store_true", help="skip the --fields cases")
     given = parser.parse_args()
     trees = [("now", str(ROOT / "src"))]
     if given.before:
@@ -82,7 +76,7 @@ def main() -> None:
         print(f"{'tree':7} {'case':40} {'CPU s':>7} {'xone':>5} {'wall s':>7} {'MB out':>7} load")
         for label, src in trees:
             one = None
-            for name, args in cases(not given.no_fields and label == "now"):
+            for name, args in cases():
                 best: tuple[float, float, int, int] | None = None
                 for _ in range(given.repeat):
                     load = os.getloadavg()[0]
