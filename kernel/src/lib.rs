@@ -368,7 +368,66 @@ impl Kernel {
         threads: usize,
         block: usize,
     ) -> PyResult<u64> {
-        stream::score_stream(py, &self.cfg, read, fd, fallback, threads, block)
+        let job = stream::Job {
+            cfgs: vec![Some(&self.cfg)],
+            read: read.clone(),
+            out: stream::Output::fd(fd),
+            fallback: stream::Fallback::One(fallback.clone()),
+            progress: None,
+            tally: None,
+        };
+        Ok(stream::score_stream(py, job, threads, block)?.0)
+    }
+
+    /// Score a whole stream with several metrics, each row parsed once:
+    /// `kernels` in output order, None for a metric only Python scores. Blocks
+    /// come from `read(block)`; each block's result lines go to `write(bytes)`
+    /// (or to the file descriptor `fd` when `write` is None), a row's metrics
+    /// in the order of `kernels`. What the kernel leaves (a None metric, a row
+    /// it hands back) is scored by `fallback(number, line, indices)`, a list of
+    /// result bytes, one per index, written in their places (an exception it
+    /// raises stops the run with every row before it written). `progress(rows)`
+    /// is called after each block. Returns `(rows, tally)`: with `tally`,
+    /// `([(rows, passed, failed, unscored, score_sum)] per metric, {status:
+    /// rows}, [(status, number, line, result lines)])` keeping the first `keep`
+    /// rows of each status (failing, unscored, passing), and with `record` every
+    /// row's scores (f64, NaN when unscored) and verdicts (u8: 0 failed, 1 passed,
+    /// 2 none) as bytes, row after row, a row's metrics in order; else None.
+    #[staticmethod]
+    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn score_streams<'py>(
+        py: Python<'py>,
+        kernels: Vec<Option<Py<Kernel>>>,
+        read: &Bound<'py, PyAny>,
+        write: Option<Bound<'py, PyAny>>,
+        fallback: &Bound<'py, PyAny>,
+        fd: i32,
+        threads: usize,
+        block: usize,
+        tally: bool,
+        keep: usize,
+        progress: Option<Bound<'py, PyAny>>,
+        record: bool,
+    ) -> PyResult<(u64, Option<Bound<'py, PyTuple>>)> {
+        let out = match write {
+            Some(write) => stream::Output::Write(write),
+            None if fd >= 0 => stream::Output::fd(fd),
+            None => return Err(PyValueError::new_err("score_streams needs write or fd")),
+        };
+        let job = stream::Job {
+            cfgs: kernels
+                .iter()
+                .map(|k| k.as_ref().map(|k| &k.get().cfg))
+                .collect(),
+            read: read.clone(),
+            out,
+            fallback: stream::Fallback::Many(fallback.clone()),
+            progress,
+            tally: (tally || record).then(|| stream::Tally::new(kernels.len(), keep, record)),
+        };
+        let (rows, tally) = stream::score_stream(py, job, threads, block)?;
+        Ok((rows, tally.map(|t| t.into_py(py)).transpose()?))
     }
 
     /// Score a block of whole lines numbered from `start` on `threads` threads, GIL released.

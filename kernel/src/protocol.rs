@@ -7,7 +7,7 @@
 
 /// The version of the config `Kernel` takes and of what `accepts()` describes;
 /// the engine leaves scoring to Python for a kernel of another version.
-pub const PROTOCOL: u32 = 3;
+pub const PROTOCOL: u32 = 4;
 
 const ORDER: &[&str] = &["strict", "flexible"];
 const EMPTY: &[&str] = &["perfect", "zero", "unscored"];

@@ -312,7 +312,7 @@ impl Sink for Vec<u8> {
 }
 
 /// `Result.passed`: `score >= threshold` (`score >= 1` without one), `None` when unscored.
-fn passed(cfg: &Config, score: Option<f64>) -> Option<bool> {
+pub(crate) fn passed(cfg: &Config, score: Option<f64>) -> Option<bool> {
     score.map(|s| match cfg.threshold {
         Some(t) => s >= t,
         None => s >= 1.0,

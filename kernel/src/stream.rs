@@ -1,13 +1,18 @@
-//! A whole JSONL stream scored in the kernel: blocks read through Python's
-//! `read(n)`, scored with the GIL released (on this thread, or on worker
-//! threads while this one reads and writes), results written straight to the
-//! output file descriptor in input order. Rows the kernel hands back are
-//! scored by Python's `fallback(number, line)` and written in their place.
+//! A whole JSONL stream scored in the kernel with one metric or several: blocks
+//! read through Python's `read(n)`, each row parsed once and scored with every
+//! metric the kernel takes (GIL released; on this thread, or on worker threads
+//! while this one reads and writes), result lines written in input order (a
+//! row's metrics in the order given). A metric the kernel does not take, and a
+//! row it hands back, is scored by Python's fallback and written in its place.
 //!
 //! What this saves over feeding `score_block` from Python: no result `bytes`
-//! objects (the 2-3 KB of diagnosis per row is written from the buffer it was
-//! built in), no Python threads or queues, output buffers reused across blocks
-//! (no fresh pages per block), and the GIL taken only to read and for fallbacks.
+//! objects per row (the 2-3 KB of diagnosis per row is written from the buffer
+//! it was built in), no Python threads or queues, output buffers reused across
+//! blocks, one parse of a row for every metric, and the GIL taken only to read,
+//! to write a block and for fallbacks. With `tally`, the writer counts what
+//! every result says (per metric: rows, passed, failed, unscored, score sum)
+//! and keeps the first rows of each kind (failing, unscored, passing) for a
+//! table, so nothing reads the result lines back.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -17,77 +22,375 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use crate::metrics::Config;
+use crate::json::{self, get, Value};
+use crate::metrics::{Config, Metric, Sink};
+use crate::result::passed;
 
-/// One block's results: the kernel's output, and the rows left to Python as
-/// `(offset in out where the row's result goes, line number, range in block)`.
+/// One result as the tally reads it: `(score, passed)`.
+type Cell = (Option<f64>, Option<bool>);
+
+/// A row of a block: its number, its line (range in the block), its results (range in out).
+struct RowSpan {
+    number: u64,
+    line: (usize, usize),
+    out: (usize, usize),
+}
+
+/// One block's results: the kernel's output, every row's span and cells
+/// (`metrics` per row; a hole's cell is filled when Python has scored it), and
+/// the holes left to Python as `(row index, offset in out, metric index)`.
 struct Scored {
     block: Vec<u8>,
     out: Vec<u8>,
-    fallback: Vec<(usize, u64, usize, usize)>,
-    rows: u64,
+    rows: Vec<RowSpan>,
+    cells: Vec<Cell>,
+    holes: Vec<(usize, usize, usize)>,
+}
+
+/// A `Vec<u8>` sink that also notes the score and verdict it wrote.
+struct Noted<'a> {
+    out: &'a mut Vec<u8>,
+    cell: Cell,
+}
+
+impl Sink for Noted<'_> {
+    fn put(
+        &mut self,
+        cfg: &Config,
+        row: &crate::metrics::Row,
+        score: Option<f64>,
+        reason: &str,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    ) {
+        self.cell = (score, passed(cfg, score));
+        self.out.put(cfg, row, score, reason, diagnosis);
+    }
+}
+
+/// Scores one line with every metric into `out`; pushes a cell per metric and the holes.
+fn score_row_all(
+    cfgs: &[Option<&Config>],
+    line: &[u8],
+    number: u64,
+    row_index: usize,
+    scored: &mut Scored,
+) {
+    let read = json::parse(line).and_then(|value| crate::rows::read_row_texts(value, number));
+    for (index, cfg) in cfgs.iter().enumerate() {
+        let mark = scored.out.len();
+        let mut sink = Noted {
+            out: &mut scored.out,
+            cell: (None, None),
+        };
+        let done = match (cfg, &read) {
+            (Some(cfg), Some((row, texts))) => match &cfg.metric {
+                Metric::Contains(contains) => {
+                    crate::output::score_output(cfg, contains, row, texts, &mut sink).is_ok()
+                }
+                _ => texts.calls_given && crate::metrics::score_row(cfg, row, &mut sink).is_ok(),
+            },
+            _ => false,
+        };
+        let cell = sink.cell;
+        if done {
+            scored.cells.push(cell);
+        } else {
+            scored.out.truncate(mark);
+            scored.cells.push((None, None));
+            scored.holes.push((row_index, mark, index));
+        }
+    }
 }
 
 /// Scores the whole lines of `block`, the first numbered `start`, into `out` (cleared first).
-fn score_whole_block(cfg: &Config, block: Vec<u8>, start: u64, mut out: Vec<u8>) -> Scored {
-    out.clear();
-    out.reserve(block.len() * 3 + 1024);
-    let mut fallback = Vec::new();
-    let mut rows = 0;
+fn score_whole_block(cfgs: &[Option<&Config>], block: Vec<u8>, start: u64, out: Vec<u8>) -> Scored {
+    let mut scored = Scored {
+        block: Vec::new(),
+        out,
+        rows: Vec::new(),
+        cells: Vec::new(),
+        holes: Vec::new(),
+    };
+    scored.out.clear();
+    scored.out.reserve(block.len() * 3 * cfgs.len() + 1024);
     let mut number = start;
     let mut from = 0;
     for line in block.split_inclusive(|&c| c == b'\n') {
         let end = from + line.len();
         if !crate::blank(line) {
-            rows += 1;
-            if !crate::score_into(cfg, line, number, &mut out) {
-                fallback.push((out.len(), number, from, end));
-            }
+            let at = scored.out.len();
+            let row_index = scored.rows.len();
+            score_row_all(cfgs, line, number, row_index, &mut scored);
+            scored.rows.push(RowSpan {
+                number,
+                line: (from, end),
+                out: (at, scored.out.len()),
+            });
         }
         number += 1;
         from = end;
     }
-    Scored {
-        block,
-        out,
-        fallback,
-        rows,
+    scored.block = block;
+    scored
+}
+
+/// Where the results go: a file descriptor (Python owns it) or a Python `write(bytes)`.
+pub enum Output<'py> {
+    Fd(ManuallyDrop<std::fs::File>),
+    Write(Bound<'py, PyAny>),
+}
+
+impl Output<'_> {
+    /// The output descriptor as a `File` that is never closed here.
+    pub fn fd(fd: i32) -> Self {
+        // SAFETY: the caller passes an open descriptor it keeps open for the whole
+        // call; ManuallyDrop keeps this `File` from closing it.
+        Output::Fd(ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) }))
+    }
+
+    fn write(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Output::Fd(file) => Ok(py.allow_threads(|| file.write_all(data))?),
+            Output::Write(write) => {
+                write.call1((PyBytes::new(py, data),))?;
+                Ok(())
+            }
+        }
     }
 }
 
-/// The output descriptor as a `File` that is never closed here (Python owns it).
-fn output(fd: i32) -> ManuallyDrop<std::fs::File> {
-    // SAFETY: the caller passes an open descriptor it keeps open for the whole
-    // call; ManuallyDrop keeps this `File` from closing it.
-    ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) })
+/// How Python scores what the kernel leaves: one metric's `fallback(number, line)`
+/// giving the result bytes, or several metrics' `fallback(number, line, indices)`
+/// giving a list of result bytes, one per index given (the row read once).
+pub enum Fallback<'py> {
+    One(Bound<'py, PyAny>),
+    Many(Bound<'py, PyAny>),
 }
 
-/// Writes one block's results in order, the fallback rows scored by Python in their places.
+impl Fallback<'_> {
+    fn call(
+        &self,
+        number: u64,
+        line: &Bound<'_, PyBytes>,
+        indices: &[usize],
+    ) -> PyResult<Vec<Vec<u8>>> {
+        match self {
+            Fallback::One(f) => {
+                let result = f.call1((number, line))?;
+                Ok(vec![result.downcast::<PyBytes>()?.as_bytes().to_vec()])
+            }
+            Fallback::Many(f) => {
+                let given = PyTuple::new(line.py(), indices)?;
+                let results = f.call1((number, line, given))?;
+                let mut out = Vec::with_capacity(indices.len());
+                for item in results.try_iter()? {
+                    out.push(item?.downcast::<PyBytes>()?.as_bytes().to_vec());
+                }
+                if out.len() != indices.len() {
+                    return Err(pyo3::exceptions::PyValueError::new_err(
+                        "the fallback gave another number of results than asked for",
+                    ));
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The counters of one metric: rows, passed, failed, unscored, the score sum (in row order).
+#[derive(Default, Clone)]
+struct Counts {
+    rows: u64,
+    passed: u64,
+    failed: u64,
+    unscored: u64,
+    score_sum: f64,
+}
+
+/// What every result said, and the first `keep` rows of each kind for a table.
+pub struct Tally {
+    metrics: Vec<Counts>,
+    statuses: [u64; 3],
+    keep: usize,
+    /// `(status, number, line, the row's result lines)`.
+    kept: Vec<(usize, u64, Vec<u8>, Vec<u8>)>,
+    /// With `record`: every row's cells, row after row (the scores, NaN when unscored;
+    /// the verdicts, 0 failed, 1 passed, 2 none).
+    record: bool,
+    scores: Vec<f64>,
+    verdicts: Vec<u8>,
+}
+
+const STATUS: [&str; 3] = ["failing", "unscored", "passing"];
+
+impl Tally {
+    pub fn new(metrics: usize, keep: usize, record: bool) -> Self {
+        Tally {
+            metrics: vec![Counts::default(); metrics],
+            statuses: [0; 3],
+            keep,
+            kept: Vec::new(),
+            record,
+            scores: Vec::new(),
+            verdicts: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, cells: &[Cell], number: u64, line: &[u8], results: impl FnOnce() -> Vec<u8>) {
+        if self.record {
+            for &(score, ok) in cells {
+                self.scores.push(score.unwrap_or(f64::NAN));
+                self.verdicts.push(match ok {
+                    Some(false) => 0,
+                    Some(true) => 1,
+                    None => 2,
+                });
+            }
+        }
+        for (counts, &(score, ok)) in self.metrics.iter_mut().zip(cells) {
+            counts.rows += 1;
+            match score {
+                None => counts.unscored += 1,
+                Some(s) => {
+                    counts.score_sum += s;
+                    if ok == Some(true) {
+                        counts.passed += 1;
+                    } else {
+                        counts.failed += 1;
+                    }
+                }
+            }
+        }
+        // `tooleval.cli._table.row_status`
+        let status = if cells.iter().any(|&(s, ok)| s.is_some() && ok != Some(true)) {
+            0
+        } else if cells.iter().any(|&(s, _)| s.is_none()) {
+            1
+        } else {
+            2
+        };
+        self.statuses[status] += 1;
+        if self.statuses[status] as usize <= self.keep {
+            self.kept.push((status, number, line.to_vec(), results()));
+        }
+    }
+
+    /// `([(rows, passed, failed, unscored, score_sum)], {status: rows}, [(status, number, line, results)])`.
+    pub fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+        let metrics = PyList::empty(py);
+        for c in &self.metrics {
+            metrics.append((c.rows, c.passed, c.failed, c.unscored, c.score_sum))?;
+        }
+        let statuses = pyo3::types::PyDict::new(py);
+        for (name, count) in STATUS.iter().zip(self.statuses) {
+            statuses.set_item(name, count)?;
+        }
+        let kept = PyList::empty(py);
+        for (status, number, line, results) in &self.kept {
+            kept.append((
+                STATUS[*status],
+                *number,
+                PyBytes::new(py, line),
+                PyBytes::new(py, results),
+            ))?;
+        }
+        let (scores, verdicts) = if self.record {
+            let bytes: Vec<u8> = self.scores.iter().flat_map(|f| f.to_le_bytes()).collect();
+            (
+                PyBytes::new(py, &bytes).into_any(),
+                PyBytes::new(py, &self.verdicts).into_any(),
+            )
+        } else {
+            (py.None().into_bound(py), py.None().into_bound(py))
+        };
+        PyTuple::new(
+            py,
+            [
+                metrics.into_any(),
+                statuses.into_any(),
+                kept.into_any(),
+                scores,
+                verdicts,
+            ],
+        )
+    }
+}
+
+/// `(score, passed)` of a result line Python wrote (unscored when it says nothing readable).
+fn cell_of(result: &[u8]) -> Cell {
+    let Some(Value::Obj(fields)) = json::parse(result) else {
+        return (None, None);
+    };
+    let score = match get(&fields, "score") {
+        Some(Value::Float(f)) => Some(*f),
+        Some(Value::Int(i)) => Some(*i as f64),
+        Some(Value::UInt(u)) => Some(*u as f64),
+        _ => None,
+    };
+    let ok = match get(&fields, "passed") {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => None,
+    };
+    (score, ok)
+}
+
+/// Writes one block's results in order, the holes scored by Python in their places.
 fn write_scored(
     py: Python<'_>,
-    file: &mut std::fs::File,
-    scored: &Scored,
-    fallback: &Bound<'_, PyAny>,
+    out: &mut Output<'_>,
+    scored: &mut Scored,
+    fallback: &Fallback<'_>,
+    tally: &mut Option<Tally>,
+    metrics: usize,
 ) -> PyResult<()> {
-    let mut from = 0;
-    for &(at, number, start, end) in &scored.fallback {
-        if at > from {
-            let part = &scored.out[from..at];
-            py.allow_threads(|| file.write_all(part))?;
+    if tally.is_none() && scored.holes.is_empty() {
+        return out.write(py, &scored.out);
+    }
+    let mut from = 0; // what of `scored.out` is written
+    let mut holes = scored.holes.iter().peekable();
+    for (index, row) in scored.rows.iter().enumerate() {
+        let cells = &mut scored.cells[index * metrics..(index + 1) * metrics];
+        let line = &scored.block[row.line.0..row.line.1];
+        let mut mine: Vec<(usize, usize)> = Vec::new(); // (offset in out, metric)
+        while let Some(&&(r, at, m)) = holes.peek() {
+            if r != index {
+                break;
+            }
+            mine.push((at, m));
+            holes.next();
         }
-        from = at;
-        let line = PyBytes::new(py, &scored.block[start..end]);
-        let result = fallback.call1((number, line))?;
-        let bytes = result.downcast::<PyBytes>()?;
-        file.write_all(bytes.as_bytes())?;
+        if mine.is_empty() {
+            if let Some(tally) = tally.as_mut() {
+                let results = &scored.out[row.out.0..row.out.1];
+                tally.add(cells, row.number, line, || results.to_vec());
+            }
+            continue;
+        }
+        // Nothing of this row is written before Python has read it (a bad row raises).
+        out.write(py, &scored.out[from..row.out.0])?;
+        let indices: Vec<usize> = mine.iter().map(|&(_, m)| m).collect();
+        let results = fallback.call(row.number, &PyBytes::new(py, line), &indices)?;
+        let mut whole = Vec::new();
+        let mut at_row = row.out.0;
+        for (&(at, m), result) in mine.iter().zip(&results) {
+            whole.extend_from_slice(&scored.out[at_row..at]);
+            whole.extend_from_slice(result);
+            cells[m] = cell_of(result);
+            at_row = at;
+        }
+        whole.extend_from_slice(&scored.out[at_row..row.out.1]);
+        out.write(py, &whole)?;
+        from = row.out.1;
+        if let Some(tally) = tally.as_mut() {
+            tally.add(cells, row.number, line, || whole.clone());
+        }
     }
-    if scored.out.len() > from {
-        let part = &scored.out[from..];
-        py.allow_threads(|| file.write_all(part))?;
-    }
-    Ok(())
+    out.write(py, &scored.out[from..])
 }
 
 /// Reads whole-line blocks from a Python `read(n)`: `(number of the first line, lines)`.
@@ -153,36 +456,59 @@ fn give(pool: &Pool, mut buffer: Vec<u8>) {
     }
 }
 
-/// `Kernel.score_stream`: see lib.rs. Returns the number of rows (non-blank lines).
+/// What a stream is scored with and where its results go.
+pub struct Job<'a, 'py> {
+    pub cfgs: Vec<Option<&'a Config>>,
+    pub read: Bound<'py, PyAny>,
+    pub out: Output<'py>,
+    pub fallback: Fallback<'py>,
+    pub progress: Option<Bound<'py, PyAny>>,
+    pub tally: Option<Tally>,
+}
+
+/// `Kernel.score_stream` / `Kernel.score_streams`: see lib.rs. Returns the number
+/// of rows (non-blank lines) and the tally, when one was asked for.
 pub fn score_stream(
     py: Python<'_>,
-    cfg: &Config,
-    read: &Bound<'_, PyAny>,
-    fd: i32,
-    fallback: &Bound<'_, PyAny>,
+    mut job: Job<'_, '_>,
     threads: usize,
     block: usize,
-) -> PyResult<u64> {
-    let mut file = output(fd);
+) -> PyResult<(u64, Option<Tally>)> {
+    let cfgs = job.cfgs.clone();
+    let metrics = cfgs.len();
     let mut blocks = Blocks {
-        read: read.clone(),
+        read: job.read.clone(),
         size: block.max(1),
         rest: Vec::new(),
         next_line: 1,
         done: false,
     };
     let mut rows = 0;
+    let finish = |scored: &mut Scored, rows: &mut u64, job: &mut Job<'_, '_>| -> PyResult<()> {
+        write_scored(
+            py,
+            &mut job.out,
+            scored,
+            &job.fallback,
+            &mut job.tally,
+            metrics,
+        )?;
+        *rows += scored.rows.len() as u64;
+        if let Some(progress) = &job.progress {
+            progress.call1((*rows,))?;
+        }
+        Ok(())
+    };
     if threads <= 1 {
         // One thread does it all: no hand-offs, and the same buffers every block.
         let (mut spare_block, mut spare_out) = (Vec::new(), Vec::new());
         while let Some((start, data)) = blocks.next(std::mem::take(&mut spare_block))? {
             let out = std::mem::take(&mut spare_out);
-            let scored = py.allow_threads(|| score_whole_block(cfg, data, start, out));
-            write_scored(py, &mut file, &scored, fallback)?;
-            rows += scored.rows;
+            let mut scored = py.allow_threads(|| score_whole_block(&cfgs, data, start, out));
+            finish(&mut scored, &mut rows, &mut job)?;
             (spare_block, spare_out) = (scored.block, scored.out);
         }
-        return Ok(rows);
+        return Ok((rows, job.tally));
     }
     let threads = threads.min(64);
     let pool: Pool = Arc::new(Mutex::new(Vec::new()));
@@ -190,13 +516,14 @@ pub fn score_stream(
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::channel::<(u64, Scored)>();
     let done_rx = Mutex::new(done_rx); // waited on with the GIL released
-    std::thread::scope(|scope| -> PyResult<u64> {
+    let result = std::thread::scope(|scope| -> PyResult<u64> {
         for _ in 0..threads {
             let (jobs, done, pool) = (Arc::clone(&job_rx), done_tx.clone(), Arc::clone(&pool));
+            let cfgs = &cfgs;
             scope.spawn(move || loop {
                 let job = jobs.lock().ok().and_then(|rx| rx.recv().ok());
                 let Some((seq, start, data)) = job else { break };
-                let scored = score_whole_block(cfg, data, start, take(&pool));
+                let scored = score_whole_block(cfgs, data, start, take(&pool));
                 if done.send((seq, scored)).is_err() {
                     break;
                 }
@@ -228,9 +555,8 @@ pub fn score_stream(
                         .expect("a kernel scoring thread stopped");
                     ready.insert(seq, scored);
                 }
-                let scored = ready.remove(&written).expect("present");
-                write_scored(py, &mut file, &scored, fallback)?;
-                rows += scored.rows;
+                let mut scored = ready.remove(&written).expect("present");
+                finish(&mut scored, &mut rows, &mut job)?;
                 written += 1;
                 give(&pool, scored.block);
                 give(&pool, scored.out);
@@ -238,5 +564,6 @@ pub fn score_stream(
         })();
         drop(job_tx); // the workers stop after the blocks they hold (also on an error)
         result
-    })
+    })?;
+    Ok((result, job.tally))
 }

@@ -49,6 +49,33 @@ class Kernel:
     ) -> int:
         """Read, score and write a whole stream (results to ``fd``); the number of rows."""
 
+    @staticmethod
+    def score_streams(
+        kernels: list[Kernel | None],
+        read: Callable[[int], bytes],
+        write: Callable[[bytes], object] | None,
+        fallback: Callable[[int, bytes, tuple[int, ...]], list[bytes]],
+        fd: int = -1,
+        threads: int = 1,
+        block: int = 1048576,
+        tally: bool = False,
+        keep: int = 0,
+        progress: Callable[[int], object] | None = None,
+        record: bool = False,
+    ) -> tuple[
+        int,
+        tuple[
+            list[tuple[int, int, int, int, float]],
+            dict[str, int],
+            list[tuple[str, int, bytes, bytes]],
+            bytes | None,
+            bytes | None,
+        ]
+        | None,
+    ]:
+        """Score a stream with several metrics, each row parsed once (None: Python's metric);
+        ``(rows, (per-metric counts, rows per status, kept rows, scores, verdicts) or None)``."""
+
     def score_block(
         self, data: bytes, start: int, threads: int = 1
     ) -> list[bytes | tuple[int, bytes]]:

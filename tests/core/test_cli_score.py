@@ -98,8 +98,8 @@ def test_stored_result_rescores_identically(tmp_path):
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
-        ('{"id": "a", "tools_called": []}\nnot json\n', "row 2"),
-        ('{"id": "a", "tools_called": []}\n[1, 2]\n', "row 2"),
+        ('{"id": "a", "tools_called": [], "expected_tools": []}\nnot json\n', "row 2"),
+        ('{"id": "a", "tools_called": [], "expected_tools": []}\n[1, 2]\n', "row 2"),
         ('{"id": "a", "expected_tools": 42, "tools_called": []}\n', "expected_tools"),
         ('{"id": "a", "messages": {"weird": true}}\n', "messages"),
     ],

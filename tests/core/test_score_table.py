@@ -69,16 +69,16 @@ def test_large_file_shows_the_first_failures_and_says_what_it_left_out(tmp_path)
     assert len(out.read_text().splitlines()) == 20_000
 
 
-def test_table_rows_and_the_note_on_stdout_results(tmp_path, capsys):
+def test_table_without_output_prints_the_table_alone(tmp_path, capsys):
     data = write(tmp_path / "d.jsonl", 12, fail_every=3)
     assert (
         main(["score", str(data), "--metric", "tool_correctness", "--table", "--table-rows", "2"])
         == 0
     )
     captured = capsys.readouterr()
-    assert len(table_lines(captured.err)) == 2  # without -o the table goes to stderr
-    assert "every row is in the JSONL results on stdout" in captured.err
-    assert len(captured.out.splitlines()) == 12
+    assert len(table_lines(captured.out)) == 2  # the table on stdout, no JSONL before it
+    assert not [line for line in captured.out.splitlines() if line.startswith("{")]
+    assert "--output FILE keeps every row" in captured.out
     assert main(["score", str(data), "--metric", "tool_correctness", "--table-rows", "0"]) == 2
 
 

@@ -79,11 +79,14 @@ def test_the_stored_gate_is_the_one_the_command_line_gated_on(tmp_path, agent_st
         (["--cache-file", "x.db"], "--cache-file needs --cache"),
         # a file where a folder should be (missing folders are made, as for every output)
         (["--summary-md", "TMP/cases.jsonl/s.md"], "--summary-md"),
+        # an option that only matters with another is refused alone, never ignored
+        (["--baseline", "abc123"], "--baseline needs --summary-md"),
     ],
 )
 def test_bad_ci_options_are_one_line_exit_2_before_any_call(
-    tmp_path, agent_stub, capsys, argv, message
+    tmp_path, agent_stub, capsys, monkeypatch, argv, message
 ):
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     plan = _setup(tmp_path, agent_stub)
     argv = [a.replace("TMP", str(tmp_path)) for a in argv]
     assert main(["run", str(plan), "--store", str(tmp_path / "r.db"), "--quiet", *argv]) == 2

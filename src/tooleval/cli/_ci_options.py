@@ -102,6 +102,20 @@ def check_ci_options(args: argparse.Namespace, inputs: list[Any]) -> None:
         raise ConfigError("--cache-file needs --cache or --refresh-cache", field="--cache-file")
     if args.summary_md:
         check_output_path(args.summary_md, option="--summary-md", inputs=inputs, kind="md")
+    refuse_baseline_alone(args.baseline, args.summary_md)
+
+
+def refuse_baseline_alone(baseline: str | None, summary_md: str | None) -> None:
+    """``--baseline`` only changes the Markdown summary: alone it is refused, not ignored."""
+    from tooleval.analysis.summary_md import step_summary_path
+    from tooleval.errors import ConfigError
+
+    if baseline and not summary_md and step_summary_path() is None:
+        raise ConfigError(
+            "--baseline needs --summary-md FILE (or $GITHUB_STEP_SUMMARY): the regressions "
+            "against the baseline are listed in the Markdown summary",
+            field="--baseline",
+        )
 
 
 def make_cache(args: argparse.Namespace) -> Any:

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-__all__ = ["RowProgress", "count_lines", "progress_wanted"]
+__all__ = ["LineProgress", "RowProgress", "count_lines", "progress_wanted"]
 
 _OFF = ("", "0", "false", "no")
 
@@ -110,6 +110,84 @@ class RowProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+#: Seconds between two progress lines off a terminal (a whole number or a decimal).
+LINES_EVERY_ENV = "TOOLEVAL_PROGRESS_SECONDS"
+_LINES_EVERY = 10.0
+
+
+class LineProgress:
+    """Progress as plain lines on stderr when no terminal shows a bar (CI logs, a pipe).
+
+    Rate-limited: at most one line every ``every`` seconds (default 10,
+    ``$TOOLEVAL_PROGRESS_SECONDS``), the first only once that long has gone by, so
+    a short run prints nothing; a closing line when any was printed.
+
+    >>> import io
+    >>> stream = io.StringIO()
+    >>> with LineProgress(stream, total=4, every=0.0) as lines:
+    ...     lines.update(2)
+    >>> stream.getvalue().splitlines()[0].startswith("tooleval score: 2 of 4 rows (50%)")
+    True
+    """
+
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        *,
+        total: int | None,
+        every: float | None = None,
+        what: str = "tooleval score",
+    ) -> None:
+        import time
+
+        self._stream = stream or sys.stderr
+        self._total = total
+        self._every = _seconds() if every is None else every
+        self._what = what
+        self._clock = time.monotonic
+        self._started = self._clock()
+        self._last = self._started
+        self._done = 0
+        self._printed = False
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def update(self, done: int) -> None:
+        self._done = done
+        now = self._clock()
+        if now - self._last < self._every:
+            return
+        self._last = now
+        rate = done / max(now - self._started, 1e-9)
+        part = f" ({done / self._total:.0%})" if self._total else ""
+        of = f" of {self._total:,}" if self._total else ""
+        self._print(f"{self._what}: {done:,}{of} rows{part}, {rate:,.0f} rows/s")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._printed and kind is None:
+            took = self._clock() - self._started
+            self._print(f"{self._what}: {self._done:,} rows in {took:.1f}s")
+
+    def _print(self, line: str) -> None:
+        self._printed = True
+        print(line, file=self._stream, flush=True)
+
+
+def _seconds() -> float:
+    given = os.environ.get(LINES_EVERY_ENV, "").strip()
+    try:
+        seconds = float(given) if given else _LINES_EVERY
+    except ValueError:
+        return _LINES_EVERY
+    return seconds if seconds >= 0 else _LINES_EVERY
 
 
 def stderr_console() -> Any:

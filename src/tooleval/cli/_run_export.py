@@ -105,6 +105,7 @@ def export_run(args: argparse.Namespace) -> int:
     from tooleval.analysis.export import write_json, write_junit
     from tooleval.analysis.summary_md import run_summary_markdown, step_summary_path, write_summary
     from tooleval.calibration import gate_calibrations
+    from tooleval.cli._ci_options import refuse_baseline_alone
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
     from tooleval.io_atomic import check_output_path
@@ -115,6 +116,7 @@ def export_run(args: argparse.Namespace) -> int:
         raise ConfigError(
             "give at least one of --junit, --json, --csv, --summary-md", field="--json"
         )
+    refuse_baseline_alone(args.baseline, args.summary_md)
     store_path = args.store or os.environ.get("TOOLEVAL_STORE") or ""
     seen: dict[str, str] = {}
     for option, path in given.items():

@@ -34,6 +34,7 @@ __all__ = [
     "MetricTally",
     "ScoreCheck",
     "ScoreGate",
+    "StreamedTally",
     "check_gate",
     "parse_gate_rules",
     "print_gate",
@@ -359,3 +360,35 @@ class ResultTally:
         self.rows += 1
         if self._progress is not None and self.rows % 128 == 0:
             self._progress.update(self.rows)
+
+
+class StreamedTally:
+    """What the compiled kernel's stream counted, in the shape of :class:`ResultTally`'s figures.
+
+    The kernel counts every result as it writes it (per metric: rows, passed,
+    failed, unscored, the score sum in row order: the same sums as
+    :class:`MetricTally` makes) and keeps the first rows of each kind for the
+    table, so no result line is read back.
+    """
+
+    def __init__(self, tallies: dict[str, MetricTally], rows: int, table: Any) -> None:
+        self.tallies = tallies
+        self.rows = rows
+        self.table = table
+        self.kept: dict[str, list[Any]] = {}  # corpus metrics never take this path
+
+    @classmethod
+    def of(cls, counted: Any, rows: int, *, limit: int | None, sample_of: Any) -> StreamedTally:
+        """From a :class:`tooleval.scoring.StreamTally`; the table's rows when ``limit`` is given."""
+        tallies = {
+            name: MetricTally(
+                rows=n, passed=passed, failed=failed, unscored=unscored, score_sum=total
+            )
+            for name, (n, passed, failed, unscored, total) in counted.metrics.items()
+        }
+        table = None
+        if limit is not None:
+            from tooleval.cli._table import stream_table_rows
+
+            table = stream_table_rows(counted.statuses, counted.kept, limit, sample_of)
+        return cls(tallies, rows, table)

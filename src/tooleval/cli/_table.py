@@ -113,6 +113,31 @@ class ScoreTableRows:
         }
 
 
+def stream_table_rows(
+    statuses: dict[str, int],
+    kept: Sequence[tuple[str, int, bytes, bytes]],
+    limit: int,
+    sample_of: Callable[[bytes], Sample | None] | None,
+) -> ScoreTableRows:
+    """The table's rows from what the compiled kernel's stream counted and kept.
+
+    ``kept``: ``(status, row number, input line, the row's result lines)`` of
+    the first ``limit`` rows of each kind; only these lines are parsed.
+    """
+    import orjson
+
+    rows = ScoreTableRows(limit=limit)
+    rows.counts.update(statuses)
+    for status, _number, line, results in kept:
+        found = [orjson.loads(part) for part in results.split(b"\n") if part]
+        cells: list[Cell] = [
+            (item.get("score"), item.get("passed"), str(item.get("reason") or "")) for item in found
+        ]
+        sample = sample_of(line.removeprefix(b"\xef\xbb\xbf")) if sample_of else None
+        rows.kept[status].append(ShownRow(str(found[0].get("id")), sample, cells))
+    return rows
+
+
 def _cell_text(cell: Cell) -> str:
     score, passed, _ = cell
     if score is None:
@@ -134,9 +159,9 @@ def _left_out_note(left: dict[str, int], output: str | None) -> str | None:
     parts = [f"{n:,} {s} row{'s' if n != 1 else ''}" for s, n in left.items() if n]
     if not parts:
         return None
-    where = f"--output {output}" if output else "the JSONL results on stdout"
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"… {listed} not shown (--table-rows N shows more); every row is in {where}"
+    where = f"every row is in --output {output}" if output else "--output FILE keeps every row"
+    return f"… {listed} not shown (--table-rows N shows more); {where}"
 
 
 def print_rows_table(

@@ -68,8 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--metric",
         action="append",
         default=[],
-        help="metric name (see `tooleval metrics`); repeat for several, scored in one read of "
-        "the file (one line per row and metric); default with --format: the benchmark's profile",
+        help="metric name (see `tooleval metrics`); repeat for several (each once), scored in "
+        "one read of the file (one line per row and metric); default with --format: the "
+        "benchmark's profile",
     )
     parser.add_argument(
         "--format",
@@ -103,8 +104,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--table",
         action="store_true",
-        help="also print one table (a column per metric, failing rows first) and a summary "
-        "per metric; on stdout with --output, else on stderr",
+        help="print one table (a column per metric, failing rows first) and a summary per "
+        "metric on stdout; the JSONL results go only to --output (without it, none are written)",
     )
     parser.add_argument(
         "--table-rows",
@@ -117,7 +118,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (it is shown only when stderr is a terminal and $CI is unset)",
+        help="no progress: a bar when stderr is a terminal and $CI is unset, else a line on "
+        "stderr every 10 s ($TOOLEVAL_PROGRESS_SECONDS) once a run takes that long",
     )
     parser.add_argument(
         "--workers",
@@ -235,10 +237,21 @@ def metric_options(names: list[str], pairs: list[str]) -> dict[str, dict[str, An
 
 
 def _metric_names(given: list[str]) -> list[str]:
-    """The --metric names in order; a name given twice is scored once (the two combine)."""
-    names = list(dict.fromkeys(name.strip() for name in given))
+    """The --metric names in order; a name given twice is refused (never collapsed silently).
+
+    >>> _metric_names(["tool_call_f1", " tool_correctness"])
+    ['tool_call_f1', 'tool_correctness']
+    """
+    names = [name.strip() for name in given]
     if any(not name for name in names):
         raise ConfigError("a metric name cannot be empty", field="--metric")
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise ConfigError(
+                f"--metric {name} given twice; give each metric once (its options with "
+                f"--option {name}.KEY=VALUE)",
+                field="--metric",
+            )
     return names
 
 
@@ -265,6 +278,7 @@ def run(args: argparse.Namespace) -> int:
             f"--table-rows must be 1 or more, got {args.table_rows}", field="--table-rows"
         )
     judged = [name for name in names if get_metric(name).needs_judge]
+    _refuse_unneeded(args, judged, names)
     judge = make_judge(args, judged) if judged else None
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
@@ -280,7 +294,10 @@ def run(args: argparse.Namespace) -> int:
         "jsonl" if args.dataset == "-" else sniff_dataset(existing_file(args.dataset))
     )
     job = _Job(args, kind, chosen.benchmark, metrics, names, columns, judged=bool(judged))
-    with _output(args.output) as out, _naming_input(args.dataset):
+    with _naming_input(args.dataset):
+        _check_fields_first(job)  # a missing field refused before any row is written
+    discard = args.table and not args.output  # the table is what was asked for
+    with _output(args.output, discard=discard) as out, _naming_input(args.dataset):
         tally = _score_watched(job, out, table=args.table, gate=not rules.is_empty)
     if judge is not None:
         _print_usage(judge)
@@ -295,6 +312,49 @@ def run(args: argparse.Namespace) -> int:
         print_gate(verdict)
         return verdict.exit_code
     return 0
+
+
+def _refuse_unneeded(args: argparse.Namespace, judged: list[str], names: list[str]) -> None:
+    """Options that only matter with another option, or with a judged metric, are refused alone."""
+    if judged:
+        return
+    given = [
+        flag
+        for flag, value in (
+            ("--judge", args.judge),
+            ("--judge-option", args.judge_option),
+            ("--concurrency", args.concurrency),
+        )
+        if value not in (None, [])
+    ]
+    if given:
+        raise ConfigError(
+            f"{given[0]} is for judged metrics (task_success, goal_accuracy, ...; `tooleval "
+            f"metrics` marks them), and none of {', '.join(names)} is judged; drop {given[0]} "
+            "or add a judged --metric",
+            field=given[0],
+        )
+
+
+def _check_fields_first(job: _Job) -> None:
+    """Refuse, before any row is scored, a bound column or a needed field no row of the file has.
+
+    A regular JSONL file is searched once for the keys (a byte search, as the
+    scorer's own watch does); standard input, read once, is checked after it
+    is scored (with ``--output`` nothing is written then).
+    """
+    if job.kind != "jsonl" or job.args.dataset == "-":
+        return
+    needed = job.needed()
+    if not job.columns and not any(needed.values()):
+        return
+    tap = InputTap(None, job.columns, keep_lines=False)
+    with open_dataset(job.args.dataset) as source:
+        tap.over(source).watched(needed, job.columns)
+        while tap.read(1 << 20):
+            pass
+    tap.check(needed, job.columns)
+    job.checked = True
 
 
 class _Job:
@@ -315,11 +375,17 @@ class _Job:
         self.metrics, self.names, self.columns = metrics, names, columns
         self.judged = judged
         self.tap: InputTap | None = None
+        self.checked = False  # the file's fields checked before scoring
 
     @property
     def fast(self) -> bool:
         """Single-metric JSONL without a judge: the compiled kernel's path (score_stream)."""
         return self.kind == "jsonl" and len(self.metrics) == 1 and not self.judged
+
+    @property
+    def streamed(self) -> bool:
+        """JSONL without a judge: every metric in one pass of the compiled kernel, when it takes one."""
+        return self.kind == "jsonl" and not self.judged
 
     def _infos(self) -> list[Any]:
         from tooleval.metrics.registry import get_metric
@@ -338,26 +404,104 @@ _CALL_FIELDS = ("tools_called", "messages")  # a row without either is already a
 
 
 def _score_watched(job: _Job, out: IO[bytes], *, table: bool, gate: bool) -> Any:
-    """Score ``job`` into ``out``, watched by a ResultTally when a table, gate or bar needs one."""
-    from tooleval.cli._progress import RowProgress, count_lines, progress_wanted, stderr_console
+    """Score ``job`` into ``out``, counted by the kernel's stream or by a ResultTally.
+
+    The compiled kernel scores every metric it takes in one pass and counts
+    the results itself (the table's rows, the gate's counters, progress);
+    otherwise a ResultTally reads the lines back when a table, gate or bar
+    needs one. Off a terminal, progress is a line on stderr now and then.
+    """
+    from tooleval.cli._progress import (
+        LineProgress,
+        RowProgress,
+        count_lines,
+        progress_wanted,
+        stderr_console,
+    )
 
     args = job.args
-    shown = progress_wanted() and not args.no_progress
+    bar = progress_wanted() and not args.no_progress
+    lines = not bar and not args.no_progress
     total = None
-    if shown and job.kind == "jsonl" and args.dataset != "-":
+    if (bar or lines) and job.kind == "jsonl" and args.dataset != "-":
         total = count_lines(Path(args.dataset))
-    with RowProgress(stderr_console() if shown else None, total=total) as bar:
-        tally = None
-        if table or gate or shown:
-            tally = _tally(job, out, table=table, progress=bar if shown else None)
-        count = _score(job, tally if tally is not None else out, tally)
+    watch: Any = (
+        LineProgress(total=total)
+        if lines
+        else RowProgress(stderr_console() if bar else None, total=total)
+    )
+    with watch as progress:
+        tally = _score_streamed(job, out, table=table, progress=progress if bar or lines else None)
+        if tally is None:
+            if table or gate:
+                tally = _tally(job, out, table=table, progress=progress if bar or lines else None)
+            sink: Any = out
+            if tally is None and (bar or lines):  # counting lines is enough: nothing reads them
+                sink = _Counted(out, len(job.metrics), progress.update)
+            count = _score(job, tally if tally is not None else sink, tally)
+        else:
+            count = tally.rows
     if count == 0:
         raise InputError(
             "no rows to score: the input is empty or holds only blank lines", field="DATASET"
         )
-    if job.tap is not None:
+    if job.tap is not None and not job.checked:
         job.tap.check(job.needed(), job.columns)
     return tally
+
+
+class _Counted:
+    """The results stream, counting rows (``metrics`` lines each) for progress as they go by."""
+
+    def __init__(self, out: IO[bytes], metrics: int, update: Any) -> None:
+        self._out, self._metrics, self._update = out, metrics, update
+        self._lines = 0
+
+    def write(self, data: bytes) -> int:
+        self._lines += data.count(b"\n")
+        self._update(self._lines // self._metrics)
+        return self._out.write(data)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+
+def _score_streamed(job: _Job, out: IO[bytes], *, table: bool, progress: Any) -> Any:
+    """Score a JSONL file in one pass of the compiled kernel; None (nothing read) when it takes no metric."""
+    from tooleval.cli._score_gate import StreamedTally
+    from tooleval.cli._table import corpus_metrics
+    from tooleval.scoring import score_stream_tallied
+
+    args = job.args
+    if not job.streamed or (table and corpus_metrics(job.names)):
+        return None  # a benchmark's corpus numbers need every Result
+    limit = args.table_rows or TABLE_ROWS
+    source = stdin_bytes("the dataset") if args.dataset == "-" else open_dataset(args.dataset)
+    try:
+        lines = _tapped(job, source)
+        workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
+        done = score_stream_tallied(
+            job.metrics,
+            lines,
+            out,
+            threads=workers if args.workers else None,
+            keep=limit if table else 0,
+            progress=progress.update if progress is not None else None,
+        )
+    finally:
+        if args.dataset != "-":
+            source.close()
+    if done is None:
+        job.tap = None  # nothing was read: the Python path taps the file afresh
+        return None
+    rows, counted = done
+    tap = job.tap
+    return StreamedTally.of(
+        counted,
+        rows,
+        limit=limit if table else None,
+        sample_of=tap.sample_of if tap is not None else None,
+    )
 
 
 def _tally(job: _Job, out: IO[bytes], *, table: bool, progress: Any) -> Any:
@@ -418,7 +562,7 @@ def _print_table(tally: Any, names: list[str], *, output: str | None) -> None:
         wide_console,
     )
 
-    console = wide_console(stderr=not output)
+    console = wide_console()
     if tally.rows and tally.table is not None:
         print_rows_table(console, tally.table, names, output=output)
     print_metric_summary(console, tally.tallies)
@@ -520,9 +664,12 @@ def _naming_input(dataset: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _output(path: str | None) -> Iterator[IO[bytes]]:
-    """The results stream: a file written atomically, or stdout."""
-    if path:
+def _output(path: str | None, *, discard: bool = False) -> Iterator[IO[bytes]]:
+    """The results stream: a file written atomically, stdout, or nowhere (``discard``)."""
+    if discard:
+        with open(os.devnull, "wb") as nowhere:
+            yield nowhere
+    elif path:
         from tooleval.io_atomic import atomic_write
 
         with atomic_write(path) as handle:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError
@@ -95,9 +96,28 @@ def evaluate(
             except ConfigError as exc:
                 raise exc.with_context(metric=name, field=f"metrics[{index}]") from None
         bound_metrics.append(bound)
-    samples = read_dataset(dataset, bound_metrics, bind=bind, format=format)
     source = str(dataset) if isinstance(dataset, str | os.PathLike) else None
+    if source is not None and not bind and not _judges(bound_metrics):
+        streamed = _streamed(Path(source), bound_metrics, format)
+        if streamed is not None:
+            return EvaluationResult(streamed, tuple(m.name for m in bound_metrics), source=source)
+    samples = read_dataset(dataset, bound_metrics, bind=bind, format=format)
     return _score(bound_metrics, samples, concurrency, source)
+
+
+def _streamed(path: Path, metrics: list[Any], format: str | None) -> Any:
+    """The compiled kernel's one pass over a JSONL file (compact results), or None."""
+    from tooleval.evaluation.inputs import file_kind
+    from tooleval.evaluation.streamed import evaluate_jsonl
+
+    if not path.is_file() or (format.lower() if format else file_kind(path)) not in (
+        "jsonl",
+        "ndjson",
+    ):
+        return None
+    if any(m.info.needs_judge for m in metrics):
+        return None
+    return evaluate_jsonl(path, metrics)
 
 
 def _score(

@@ -244,7 +244,7 @@ def _read_file(
         raise InputError(f"{path} is a directory; expected a dataset file", field="dataset")
     if not path.is_file():
         raise InputError(f"no such dataset file: {path}", field="dataset")
-    kind = format.lower() if format else _kind(path)
+    kind = format.lower() if format else file_kind(path)
     try:
         if kind in ("jsonl", "ndjson"):
             return _read_jsonl(path, bind, metrics)
@@ -256,7 +256,8 @@ def _read_file(
         raise exc.with_context(file=str(path)) from None
 
 
-def _kind(path: Path) -> str:
+def file_kind(path: Path) -> str:
+    """How :func:`read_dataset` reads ``path`` by its extension (``jsonl`` when it says nothing)."""
     from tooleval.datasets.readers import FORMATS
 
     suffix = path.suffix.lower()

@@ -132,14 +132,18 @@ class EvaluationResult:
     ``result.summaries["tool_correctness"]`` its :class:`MetricSummary`.
     """
 
-    rows: tuple[RowResult, ...]
+    rows: Sequence[RowResult]  # a tuple, or the kernel's compact rows (decoded when read)
     metrics: tuple[str, ...]
     judge_usage: Mapping[str, Any] | None = None  # calls, cached calls, tokens of this evaluation
     source: str | None = None  # the dataset file, when one was read (never overwritten)
     summaries: Mapping[str, MetricSummary] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        counted = {name: summarize(name, self.rows) for name in self.metrics}
+        compact = getattr(self.rows, "summary", None)  # evaluation.streamed.StreamedRows
+        if compact is not None:
+            counted = {name: compact(name) for name in self.metrics}
+        else:
+            counted = {name: summarize(name, self.rows) for name in self.metrics}
         object.__setattr__(self, "summaries", counted)
 
     def __len__(self) -> int:
@@ -156,14 +160,25 @@ class EvaluationResult:
                 f"no metric {metric!r} in this evaluation{did_you_mean(metric, self.metrics)}; "
                 f"it has {', '.join(self.metrics)}"
             )
+        compact = getattr(self.rows, "scores", None)
+        if compact is not None:
+            return list(compact(metric))
         return [row.score for row in self.rows if row.metric == metric]
 
     def to_dicts(self) -> list[dict[str, Any]]:
         """One dict per row and metric, the shape of ``tooleval score``'s JSONL lines."""
+        if hasattr(self.rows, "jsonl"):
+            import orjson
+
+            return list(orjson.loads(_as_array(self.to_jsonl())))
         return [row.to_dict() for row in self.rows]
 
     def to_jsonl(self) -> bytes:
         """The JSONL bytes ``tooleval score`` writes for the same rows and metrics."""
+        compact = getattr(self.rows, "jsonl", None)
+        if compact is not None:
+            found: bytes = compact()
+            return found
         from tooleval.scoring import result_line
 
         return b"".join(result_line(row.row_id, row.result) for row in self.rows)
@@ -184,11 +199,19 @@ class EvaluationResult:
         require("pandas", "pandas")
         import pandas  # type: ignore[import-untyped]
 
+        if hasattr(self.rows, "jsonl"):  # parsed in one call, no loop over rows here
+            import orjson
+
+            return pandas.DataFrame(
+                orjson.loads(_as_array(self.to_jsonl())), columns=list(_COLUMNS)
+            )
         return pandas.DataFrame(self.to_dicts(), columns=list(_COLUMNS))
 
     def __repr__(self) -> str:
-        ids = {row.row_id for row in self.rows}
-        head = f"EvaluationResult({len(ids)} rows x {len(self.metrics)} metrics)"
+        count = getattr(self.rows, "row_count", None)
+        if count is None:
+            count = len({row.row_id for row in self.rows})
+        head = f"EvaluationResult({count} rows x {len(self.metrics)} metrics)"
         lines = [head, *(f"  {self.summaries[name]}" for name in self.metrics)]
         if self.judge_usage:
             usage = self.judge_usage
@@ -198,6 +221,11 @@ class EvaluationResult:
                 f"{usage.get('tokens_out', 0)} out"
             )
         return "\n".join(lines)
+
+
+def _as_array(lines: bytes) -> bytes:
+    """JSONL bytes as one JSON array (parsed in one call)."""
+    return b"[" + b",".join(lines.splitlines()) + b"]"
 
 
 _COLUMNS = ("id", "metric", "score", "passed", "reason", "diagnosis", "params", "threshold")

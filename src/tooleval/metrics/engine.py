@@ -32,7 +32,7 @@ import queue
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from tooleval.metrics.registry import BoundMetric
@@ -46,6 +46,7 @@ __all__ = [
     "fastest_engine",
     "in_process_scorer",
     "kernel_status",
+    "score_metrics_stream",
 ]
 
 #: Environment variable that disables the compiled kernel when set to a non-empty value.
@@ -59,7 +60,7 @@ _None = type(None)
 #: The kernel protocol this engine speaks (``PROTOCOL`` in kernel/src/protocol.rs). A
 #: kernel that reports another version (or none: built before it reported one) is not
 #: used; Python scores everything, with one notice.
-PROTOCOL = 3
+PROTOCOL = 4
 
 _NO_ARGUMENTS = {"default": ["exact"], "keys": {}, "tools": {}}  # a metric without `args`
 
@@ -520,6 +521,85 @@ def fastest_engine(metric: BoundMetric) -> Engine:
         core = info.provider == _BUILTIN_PROVIDER and not info.needs_judge
         return Engine(info.name, None, core and kernel_status() == "absent")
     return Engine(metric.info.name, _kernel_for(metric, module))
+
+
+def score_metrics_stream(
+    metrics: Sequence[BoundMetric],
+    source: Any,
+    out: Any,
+    fallback: Callable[[int, bytes, tuple[int, ...]], list[bytes]],
+    *,
+    threads: int = 1,
+    tally: bool = False,
+    keep: int = 0,
+    progress: Callable[[int], object] | None = None,
+    record: bool = False,
+) -> tuple[int, Any] | None:
+    """Score a JSONL stream with several metrics in one pass of the kernel, each row parsed once.
+
+    The kernel scores every metric it takes; the rest (a callable matcher,
+    options only Python knows), and every row it hands back, go to
+    ``fallback(number, line, indices)``: the result lines of those metrics
+    (:func:`tooleval.scoring.rows.score_line_metrics`). The lines are written
+    to ``out`` in input order, a row's metrics in the order of ``metrics``
+    (the bytes of the Python reference). ``source`` is a binary file (read by
+    blocks) or an iterable of lines. With ``tally`` the kernel counts what
+    every result says and keeps the first ``keep`` rows of each kind (see
+    ``Kernel.score_streams``); with ``record`` it also gives every row's scores
+    and verdicts. ``progress(rows)`` is called after each block.
+
+    Returns ``(rows, tally or None)``, or None, having read nothing, when the
+    kernel takes none of the metrics (or is not built): then Python scores.
+
+    >>> import io
+    >>> from tooleval.metrics import bind
+    >>> from tooleval.scoring.rows import score_line_metrics
+    >>> metrics = [bind("tool_call_f1"), bind("tool_correctness")]
+    >>> out = io.BytesIO()
+    >>> line = b'{"id": "a", "tools_called": ["f"], "expected_tools": ["f"]}\\n'
+    >>> done = score_metrics_stream(metrics, io.BytesIO(line), out,
+    ...     lambda n, line, which: score_line_metrics(metrics, n, line, which))
+    >>> done is None or out.getvalue().count(b"\\n") == 2
+    True
+    """
+    module = _kernel_module()
+    if module is None:
+        return None
+    kernels = [_kernel_for(metric, module) for metric in metrics]
+    if all(kernel is None for kernel in kernels):
+        return None
+    read = getattr(source, "read", None)
+    if read is None:
+        read = _LineReader(source).read
+    fd = _descriptor(out)
+    if fd is not None:
+        out.flush()  # what Python buffered goes first
+    rows, counted = module.Kernel.score_streams(
+        kernels,
+        read,
+        None if fd is not None else out.write,
+        fallback,
+        fd=-1 if fd is None else fd,
+        threads=max(1, threads),
+        block=_BLOCK_BYTES,
+        tally=tally,
+        keep=keep,
+        progress=progress,
+        record=record,
+    )
+    return int(rows), counted
+
+
+class _LineReader:
+    """``read(n)`` over an iterable of lines (each ending with a newline or not)."""
+
+    def __init__(self, lines: Iterable[bytes]) -> None:
+        self._blocks = _blocks(lines)
+
+    def read(self, _size: int) -> bytes:
+        for _start, block in self._blocks:
+            return block
+        return b""
 
 
 def in_process_scorer(metric: BoundMetric) -> Callable[[Sample], Result | None] | None:

@@ -48,21 +48,25 @@ from tooleval.scoring.rows import (
     row_id,
     row_sample,
     score_line,
+    score_line_metrics,
     score_row,
     score_rows,
 )
 from tooleval.scoring.stream import (
     MAX_THREADS,
+    StreamTally,
     cpus,
     default_threads,
     read_samples,
     score_parsed,
     score_samples,
     score_stream,
+    score_stream_tallied,
 )
 
 __all__ = [
     "MAX_THREADS",
+    "StreamTally",
     "UNREADABLE",
     "apply_threshold",
     "ascore_sample",
@@ -77,12 +81,14 @@ __all__ = [
     "row_sample",
     "score_concurrently",
     "score_line",
+    "score_line_metrics",
     "score_parsed",
     "score_row",
     "score_rows",
     "score_sample",
     "score_samples",
     "score_stream",
+    "score_stream_tallied",
     "unreadable",
     "unscored",
 ]

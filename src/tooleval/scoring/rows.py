@@ -13,7 +13,7 @@ b'{"id":"a","metric":"tool_call_f1",'
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import InputError, ToolEvalError
@@ -26,6 +26,7 @@ __all__ = [
     "row_id",
     "row_sample",
     "score_line",
+    "score_line_metrics",
     "score_row",
     "score_rows",
 ]
@@ -160,6 +161,32 @@ def score_line(metric: Any, number: int, line: bytes) -> bytes:
         sample = row_sample(metric, found, row)
         return result_line(row_id(sample, found), score_sample(metric, sample))
     return b""
+
+
+def score_line_metrics(
+    metrics: Sequence[Any], number: int, line: bytes, indices: Iterable[int]
+) -> list[bytes]:
+    """The output lines of the metrics ``indices`` (in ``metrics``) for one raw JSONL line.
+
+    The Python reference for a row scored with several metrics: the row is read
+    once and checked for every metric (as :func:`score_parsed
+    <tooleval.scoring.stream.score_parsed>` reads it), so a bad row raises the
+    same error whichever metrics are asked for; the compiled kernel hands it
+    the metrics it leaves.
+
+    >>> from tooleval.metrics import bind
+    >>> line = b'{"id": "a", "tools_called": ["f"], "expected_tools": ["f"]}'
+    >>> [x[:16] for x in score_line_metrics([bind("tool_call_f1")], 1, line, [0])]
+    [b'{"id":"a","metri']
+    """
+    for found, row in read_rows([line], start=number):
+        sample = row_sample(metrics[0], found, row)
+        if sample.tools_called is None and not sample.messages:
+            for each in metrics[1:]:
+                check_calls_given(each, found, row)
+        name = row_id(sample, found)
+        return [result_line(name, score_sample(metrics[i], sample)) for i in indices]
+    return []
 
 
 def score_rows(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 from tooleval.errors import ToolEvalError
@@ -34,6 +35,7 @@ from tooleval.scoring.rows import (
     row_id,
     row_sample,
     score_line,
+    score_line_metrics,
 )
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "score_parsed",
     "score_samples",
     "score_stream",
+    "score_stream_tallied",
+    "StreamTally",
 ]
 
 MAX_THREADS = 8  # default threads of the compiled kernel: past this, writing is the limit
@@ -107,6 +111,79 @@ def score_stream(
             count += out.write(part) > 0  # parts, not rows: "none" matters
         return count
     return _score_in_processes(source, out, metric, workers)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamTally:
+    """What the results of a stream said, counted as they were written (no line read back).
+
+    ``metrics``: per metric, ``(rows, passed, failed, unscored, score_sum)``;
+    ``statuses``: rows per kind (``failing``: a metric failed, else
+    ``unscored``: one could not score, else ``passing``); ``kept``: the first
+    rows of each kind as ``(status, row number, input line, result lines)``;
+    with ``record``, ``scores`` (float64, NaN when unscored) and ``verdicts``
+    (0 failed, 1 passed, 2 none) of every row and metric, row after row.
+    """
+
+    metrics: dict[str, tuple[int, int, int, int, float]]
+    statuses: dict[str, int]
+    kept: list[tuple[str, int, bytes, bytes]]
+    scores: bytes | None = None
+    verdicts: bytes | None = None
+
+
+def score_stream_tallied(
+    metrics: Sequence[Any],
+    source: Iterable[bytes],
+    out: IO[bytes],
+    *,
+    threads: int | None = None,
+    keep: int = 0,
+    progress: Callable[[int], object] | None = None,
+    record: bool = False,
+) -> tuple[int, StreamTally] | None:
+    """Score JSONL lines with several metrics in one pass of the compiled kernel, counting the results.
+
+    Each row is read once and scored with every metric (one line per row and
+    metric, a row's metrics in the order given, the bytes of
+    :func:`score_parsed`); metrics and rows the kernel leaves are scored here
+    row by row (:func:`~tooleval.scoring.rows.score_line_metrics`). Returns
+    ``(rows, tally)``, or None, having read nothing, when the kernel takes none
+    of the metrics (then score with :func:`score_parsed`). Input errors raise
+    after every row before them is written.
+
+    >>> import io
+    >>> from tooleval.metrics import bind
+    >>> metrics = [bind("tool_call_f1"), bind("tool_correctness")]
+    >>> line = b'{"id": "a", "tools_called": ["f"], "expected_tools": ["g"]}\\n'
+    >>> done = score_stream_tallied(metrics, io.BytesIO(line), io.BytesIO(), keep=1)
+    >>> done is None or done[1].statuses["failing"] == 1
+    True
+    """
+    from tooleval.metrics.engine import score_metrics_stream
+
+    metrics = list(metrics)
+
+    def fallback(number: int, line: bytes, indices: tuple[int, ...]) -> list[bytes]:
+        return score_line_metrics(metrics, number, line, indices)
+
+    done = score_metrics_stream(
+        metrics,
+        source,
+        out,
+        fallback,
+        threads=threads or default_threads(),
+        tally=True,
+        keep=keep,
+        progress=progress,
+        record=record,
+    )
+    if done is None:
+        return None
+    rows, (counts, statuses, kept, scores, verdicts) = done
+    names = [metric.info.name for metric in metrics]
+    by_metric = {name: tuple(c) for name, c in zip(names, counts, strict=True)}
+    return rows, StreamTally(by_metric, dict(statuses), list(kept), scores, verdicts)
 
 
 def score_samples(

@@ -1,0 +1,165 @@
+"""``evaluate(path, ...)`` of a JSONL file through the compiled kernel's one-pass stream.
+
+The kernel reads the file by blocks, scores every metric it takes (Python the
+rest, in their places) and hands back, per row and metric, only the score and
+the verdict (a float64 and a byte): no Result, Sample or dict per row, so
+memory stays flat in the number of rows and the collector has nothing to walk.
+Everything else a row's result holds (id, reason, diagnosis, params) is
+decoded when first read, by scoring the file again (the metrics are pure and
+deterministic: the same bytes); the file is checked to be unchanged first.
+
+>>> import tempfile, tooleval
+>>> with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+...     _ = f.write(b'{"id": "a", "tools_called": ["f"], "expected_tools": ["f", "g"]}\\n')
+>>> result = tooleval.evaluate(f.name, ["tool_call_f1", "tool_correctness"])
+>>> result["tool_correctness"], result.rows[0].row_id
+([0.5], 'a')
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from array import array
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+from tooleval.errors import InputError
+from tooleval.evaluation.result import MetricSummary, RowResult
+
+__all__ = ["StreamedRows", "evaluate_jsonl"]
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    found = path.stat()
+    return found.st_size, found.st_mtime_ns, found.st_ino
+
+
+class StreamedRows(Sequence[RowResult]):
+    """Every row's result for every metric of a scored JSONL file, kept as scores and verdicts.
+
+    A sequence of :class:`RowResult` (row-major: a row's metrics in order)
+    whose objects are made on first access (the file scored again, once);
+    :meth:`scores`, :meth:`summary` and :meth:`jsonl` never make them.
+    """
+
+    def __init__(
+        self, path: Path, metrics: list[Any], rows: int, scores: bytes, verdicts: bytes
+    ) -> None:
+        self.path = path
+        self.metrics = metrics
+        self.row_count = rows
+        self._scores = array("d")
+        self._scores.frombytes(scores)
+        self._verdicts = verdicts
+        self._stamp = _stamp(path)
+        self._decoded: list[RowResult] | None = None
+
+    def __len__(self) -> int:
+        return self.row_count * len(self.metrics)
+
+    @overload
+    def __getitem__(self, index: int) -> RowResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RowResult]: ...
+
+    def __getitem__(self, index: int | slice) -> RowResult | Sequence[RowResult]:
+        return self._rows()[index]
+
+    def __iter__(self) -> Iterator[RowResult]:
+        return iter(self._rows())
+
+    def _column(self, metric: str) -> tuple[array[float], bytes]:
+        names = [m.name for m in self.metrics]
+        at, step = names.index(metric), len(names)
+        return self._scores[at::step], self._verdicts[at::step]
+
+    def scores(self, metric: str) -> list[float | None]:
+        """The scores of ``metric`` in row order, None where unscored."""
+        column, _ = self._column(metric)
+        return [None if score != score else score for score in column]
+
+    def summary(self, metric: str) -> MetricSummary:
+        """The counts :func:`~tooleval.evaluation.result.summarize` gives, from the columns."""
+        from tooleval.stats import wilson_interval
+
+        column, verdicts = self._column(metric)
+        scores = [score for score in column if score == score]
+        passed = verdicts.count(1)
+        interval = None
+        if scores:
+            found = wilson_interval(passed, len(scores))
+            interval = (found.low, found.high)
+        return MetricSummary(
+            metric=metric,
+            n=len(column),
+            passed=passed,
+            failed=len(scores) - passed,
+            unscored=len(column) - len(scores),
+            pass_rate=passed / len(scores) if scores else None,
+            interval=interval,
+            mean_score=sum(scores) / len(scores) if scores else None,
+        )
+
+    def jsonl(self) -> bytes:
+        """The lines ``tooleval score`` writes for the file (scored again in the kernel)."""
+        if _stamp(self.path) != self._stamp:
+            raise InputError(
+                "the dataset file changed after it was evaluated; its results are read from "
+                "it again when asked for (evaluate it again)",
+                file=str(self.path),
+            )
+        from tooleval.scoring import score_parsed
+
+        out = io.BytesIO()
+        with self.path.open("rb") as source:
+            if _stream(self.metrics, source, out, record=False) is None:
+                score_parsed(self.metrics, source, out)  # the kernel was turned off since
+        return out.getvalue()
+
+    def _rows(self) -> list[RowResult]:
+        if self._decoded is None:
+            import orjson
+
+            from tooleval.model import Result
+
+            decoded = []
+            for line in self.jsonl().splitlines():
+                found = orjson.loads(line)
+                decoded.append(RowResult(str(found.pop("id")), Result.from_dict(found)))
+            self._decoded = decoded
+        return self._decoded
+
+
+def _stream(metrics: list[Any], source: Any, out: Any, *, record: bool) -> Any:
+    from tooleval.scoring import score_stream_tallied
+
+    return score_stream_tallied(metrics, source, out, record=record)
+
+
+def evaluate_jsonl(path: Path, metrics: list[Any]) -> StreamedRows | None:
+    """Score a JSONL file with ``metrics`` in one pass of the kernel; None when it takes none.
+
+    Input errors raise as :func:`tooleval.evaluate` raises them (naming the
+    row, and the file). A metric that no row could be scored with is left to
+    the caller (None): the Python path then names the field no row holds.
+    """
+    with path.open("rb") as source, open(os.devnull, "wb") as nowhere:
+        try:
+            done = _stream(metrics, source, nowhere, record=True)
+        except InputError as exc:
+            if "file" in exc.context:
+                raise
+            raise exc.with_context(file=str(path)) from None
+    if done is None:
+        return None
+    rows, tally = done
+    if rows == 0:
+        raise InputError(
+            "no rows to evaluate: the file is empty or holds only blank lines", file=str(path)
+        )
+    if any(n == unscored for n, _, _, unscored, _ in tally.metrics.values()):
+        return None  # every row unscored: maybe a field no row holds (Python names it)
+    return StreamedRows(path, metrics, rows, tally.scores or b"", tally.verdicts or b"")
