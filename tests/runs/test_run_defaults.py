@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 
+import pytest
 import yaml
 from tests.runs.support import script_correct, write_dataset, write_plan
 
@@ -130,3 +132,33 @@ def test_error_rows_are_the_error_budgets_not_the_default_floors(tmp_path, agent
     assert done.returncode == 0, done.stdout + done.stderr
     assert "5 of 5 scored rows passed, all passed" in done.stdout
     assert "tooleval run: error in row s2" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv,needs",
+    [
+        (["--baseline", "r1"], "field --baseline: --baseline needs --summary-md"),
+        (["--on-uncertain", "pass"], "field --on-uncertain: --on-uncertain needs --confidence"),
+    ],
+)
+def test_an_option_that_needs_another_says_so_before_any_call(tmp_path, argv, needs):
+    write_dataset(tmp_path / "cases.jsonl")
+    plan = tmp_path / "plan.yaml"
+    connector = {"type": "http", "url": f"http://127.0.0.1:{_closed_port()}/agent"}
+    plan.write_text(
+        yaml.safe_dump(
+            {"dataset": "cases.jsonl", "connector": connector, "metrics": ["tool_correctness"]}
+        )
+    )
+    store = tmp_path / "r.db"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "tooleval", "run", str(plan), "--store", str(store), *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert needs in done.stderr
+    assert not store.exists()  # refused before the store was made, nothing called

@@ -210,6 +210,25 @@ def default_floor(gate: Any) -> Any:
     return dataclasses.replace(gate, require_all_pass=True)
 
 
+def _check_option_needs(args: argparse.Namespace, plan: Any) -> None:
+    """An option that does nothing without another one is refused, naming the one it needs."""
+    from tooleval.analysis.summary_md import step_summary_path
+    from tooleval.errors import ConfigError
+
+    if args.baseline and not args.summary_md and step_summary_path() is None:
+        raise ConfigError(
+            "--baseline needs --summary-md (or $GITHUB_STEP_SUMMARY): the summary is where "
+            "the regressions against the baseline are listed",
+            field="--baseline",
+        )
+    if args.on_uncertain is not None and args.confidence is None and plan.gate.confidence is None:
+        raise ConfigError(
+            "--on-uncertain needs --confidence (or gate: confidence in the plan): without an "
+            "interval no check is uncertain",
+            field="--on-uncertain",
+        )
+
+
 def _check_outputs(args: argparse.Namespace, plan: Any) -> None:
     """Refuse an output path that cannot be written before any agent call."""
     from tooleval.errors import ConfigError
@@ -257,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
 
     plan = load_plan(args.plan)
     apply_plan_defaults(args, plan)
+    _check_option_needs(args, plan)
     given = _gate_from_args(plan, args)
     gate = default_floor(given)
     args.default_floor = gate is not given
