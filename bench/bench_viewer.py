@@ -1,4 +1,4 @@
-"""Time the viewer's run page on a 100k-row SQLite run; append "## Viewer" to docs/measurements.md.
+"""Time the viewer's run page on a 100k-row SQLite run; append "## Viewer" to bench/measurements.md.
 
     .venv/bin/python bench/bench_viewer.py [--rows 100000] [--keep DB]
 
@@ -115,7 +115,7 @@ def main() -> int:
     text = "\n".join(lines)
     print(text)
     if not args.no_docs:
-        docs = ROOT / "docs" / "measurements.md"
+        docs = ROOT / "bench" / "measurements.md"
         existing = docs.read_text() if docs.exists() else "# Performance\n"
         docs.write_text(existing.rstrip("\n") + "\n" + text)
         print(f"appended to {docs}")

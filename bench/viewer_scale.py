@@ -13,7 +13,7 @@ store's bulk write API, then measures, each in a fresh app and store (cold):
 - ``tooleval report`` and ``report --compare`` builds;
 - the first comparison of A and B (computed from lean rows, then stored).
 
-Prints a Markdown table; paste it into docs/measurements.md ("Viewer at a
+Prints a Markdown table; paste it into bench/measurements.md ("Viewer at a
 million rows").
 """
 

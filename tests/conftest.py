@@ -75,6 +75,7 @@ SLOW_FILES: tuple[str, ...] = (
     "tests/llm/test_judge_deadline.py",  # judges that drip-feed until the deadline
     "tests/scoring/test_one_pipeline.py",  # hostile rows through every entry point
     "tests/store/test_disk_full.py",  # runs under ulimit -f in subprocesses
+    "tests/core/test_cli_init.py",  # scaffolds run by tooleval and pytest in subprocesses
 )
 # Single tests of seconds in files that are otherwise quick (file::name).
 SLOW_TESTS: frozenset[str] = frozenset(

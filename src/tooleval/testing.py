@@ -77,6 +77,7 @@ def assert_tool_calls(
     *,
     metric: str = "tool_correctness",
     threshold: float | None = 1.0,
+    preset: str | None = None,
     **options: Any,
 ) -> Result:
     """Fail with a readable message unless ``actual`` calls pass ``metric`` against ``expected``.
@@ -87,6 +88,8 @@ def assert_tool_calls(
     or an :class:`ExpectedTools`. ``threshold`` defaults to 1.0 (every
     expected call, nothing wrong); ``threshold=None`` keeps the metric's own.
     ``options`` are the metric's other parameters (``order="strict"``, ...).
+    ``preset`` (``"release"``: :mod:`tooleval.metrics.presets`) fills in the
+    options not given.
     ``expected=None`` (a row without a reference) skips the test. Returns the
     passing :class:`Result`; a pair that cannot be scored fails with the reason
     (see :mod:`tooleval.scoring`), never silently.
@@ -112,6 +115,10 @@ def assert_tool_calls(
     # Metrics without a threshold parameter keep their own pass rule.
     if threshold is not None and "threshold" in (getattr(get_metric(metric), "params", {}) or {}):
         options["threshold"] = threshold
+    if preset is not None:
+        from tooleval.metrics.presets import preset_options
+
+        options = preset_options(preset, metric, options)
     sample = Sample(tools_called=actual_calls, expected_tools=expected_tools)
     # The scoring pipeline's policy: a pair the metric cannot score (the ordering
     # search's budget) fails with the reason, it never raises from inside tooleval.

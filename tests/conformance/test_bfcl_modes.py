@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from tooleval._extras import install_hint
 from tooleval.benchmarks.bfcl import decode_tree as bfcl_decode_tree
 from tooleval.benchmarks.bfcl.decode_python import BfclDecodeError
 from tooleval.benchmarks.bfcl.metric import bfcl_ast
@@ -149,7 +150,7 @@ def test_missing_tree_sitter_is_one_clear_line(shared_data, tmp_path, capsys, mo
     finally:
         bfcl_decode_tree._parser.cache_clear()
     err = capsys.readouterr().err.strip()
-    assert "pip install 'tooleval[bfcl]'" in err and len(err.splitlines()) == 1
+    assert install_hint("bfcl") in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize(

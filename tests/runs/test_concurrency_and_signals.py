@@ -74,7 +74,9 @@ def _wait_for_rows(
 def test_two_runs_at_once_on_one_store_both_finish(tmp_path, agent_stub, backend, request):
     url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
     _dataset(tmp_path / "cases.jsonl", agent_stub, delay=0.02)
-    plan = write_plan(tmp_path, agent_stub, name=f"both-{backend}")
+    plan = write_plan(
+        tmp_path, agent_stub, name=f"both-{backend}", gate={"require_any_pass": False}
+    )
     procs = [_start(str(plan), "--store", url, "--quiet", cwd=tmp_path) for _ in range(2)]
     outputs = [p.communicate(timeout=120) for p in procs]
     for proc, (out, err) in zip(procs, outputs, strict=True):
@@ -99,7 +101,9 @@ def test_a_second_process_cannot_work_a_run_a_live_process_holds(
     # Slow enough rows that the second process starts (and reads the lease) while the first
     # still works, even on a loaded machine: 24 rows x 1 s / 2 workers leaves ~11 s.
     _dataset(tmp_path / "cases.jsonl", agent_stub, delay=1.0)
-    plan = write_plan(tmp_path, agent_stub, name=f"held-{backend}")
+    plan = write_plan(
+        tmp_path, agent_stub, name=f"held-{backend}", gate={"require_any_pass": False}
+    )
     first = _start(str(plan), "--store", url, "--quiet", cwd=tmp_path)
     try:
         run_id = _wait_for_rows(url, first, 2, name=f"held-{backend}")
@@ -126,7 +130,7 @@ def test_a_dead_holder_is_taken_over_by_resume_and_two_resumes_never_double_call
 ):
     db = str(tmp_path / "s.db")
     _dataset(tmp_path / "cases.jsonl", agent_stub, delay=0.1)
-    plan = write_plan(tmp_path, agent_stub)
+    plan = write_plan(tmp_path, agent_stub, gate={"require_any_pass": False})
     first = _start(str(plan), "--store", db, "--quiet", cwd=tmp_path)
     run_id = _wait_for_rows(db, first, 3)
     os.kill(first.pid, signal.SIGKILL)

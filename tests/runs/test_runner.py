@@ -25,6 +25,7 @@ def test_a_run_stores_every_row_with_results(tmp_path, agent_stub, capsys):
         tmp_path,
         agent_stub,
         metrics=["tool_correctness", {"name": "tool_call_f1", "threshold": 0.6}],
+        gate={"require_any_pass": False},  # a failing row on purpose; no floor
     )
     db = tmp_path / "runs.db"
     assert _run(str(plan), "--store", str(db)) == 0
@@ -80,6 +81,7 @@ def test_junit_and_json_outputs(tmp_path, agent_stub):
         tmp_path,
         agent_stub,
         metrics=[{"name": "tool_correctness", "threshold": 1.0}, "tool_call_f1"],
+        gate={"require_any_pass": False},  # a failing row on purpose; no floor
     )
     db, junit, report = tmp_path / "r.db", tmp_path / "j.xml", tmp_path / "r.json"
     assert _run(str(plan), "--store", str(db), "--junit", str(junit), "--json", str(report)) == 0

@@ -12,6 +12,9 @@ default check, "at least one row passed" (``require_any_pass``, default on),
 so a plan without a ``gate:`` never exits 0 on a run where every row failed.
 Any pass-rate or mean-score floor on a metric replaces that default for it;
 ``require_any_pass: false`` (or ``--min-pass-rate 0``) turns it off.
+``require_all_pass`` (what ``tooleval run`` sets when the plan has no floor)
+makes the default stricter: every scored row of the metric passes (error
+rows are the error budget's to judge).
 
 Every floor is noise-aware (docs/statistics.md). With ``confidence`` (e.g.
 0.95) each floor T is checked on its interval, the dataset row as the unit
@@ -102,13 +105,20 @@ class GateSpec:
     confidence: float | None = None
     on_uncertain: str = "fail"
     require_any_pass: bool = True
+    # the default check of a metric without a floor: every scored row passed (not just one)
+    require_all_pass: bool = False
     cluster_key: str | None = None
     # what the pass-rate floors of a repeated run read: attempts, pass^k or pass@k (--gate-on)
     gate_on: str = "attempts"
 
     @property
     def is_empty(self) -> bool:
-        return self.min_pass_rate is None and self.max_error_rate is None and not self.metrics
+        return (
+            self.min_pass_rate is None
+            and self.max_error_rate is None
+            and not self.metrics
+            and not self.require_all_pass
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +127,7 @@ class GateSpec:
             "confidence": self.confidence,
             "on_uncertain": self.on_uncertain,
             "require_any_pass": self.require_any_pass,
+            "require_all_pass": self.require_all_pass,
             "cluster_key": self.cluster_key,
             "gate_on": self.gate_on,
             "metrics": {
@@ -404,8 +415,9 @@ def evaluate_gate(
             )
             floored.add(metric)
     if gate.require_any_pass:
+        default = _all_pass if gate.require_all_pass else _any_pass
         checks.extend(
-            _any_pass(run, metric, figures.k) for metric in run.summaries if metric not in floored
+            default(run, metric, figures.k) for metric in run.summaries if metric not in floored
         )
     checks = _calibration_checks(checks, gate, calibrations)
     checks.append(_error_budget(run, gate, figures.level))
@@ -533,6 +545,35 @@ def _any_pass(run: RunInfo, metric: str, k: int) -> GateCheck:
     )
 
 
+def _all_pass(run: RunInfo, metric: str, k: int) -> GateCheck:
+    """The default check when no floor is set anywhere: every scored row of the metric passed."""
+    value = gate_pass_rate(run, metric)[0]
+    summary = run.summaries.get(metric)
+    scored, passed, failed = (
+        (summary.scored, summary.passed, summary.failed) if summary else (0, 0, 0)
+    )
+    if not passed:  # nothing passed: the stricter default says what the lenient one says
+        return _any_pass(run, metric, k)
+    ok = failed == 0
+    verdict = "all passed" if ok else f"{failed} failed"
+    message = (
+        f"{metric}: {passed} of {scored} scored rows passed, {verdict} (default check: "
+        "every scored row passes; set a gate floor to allow failures)"
+    )
+    return GateCheck(
+        metric,
+        value,
+        1.0,
+        ok,
+        message,
+        outcome="pass" if ok else "fail",
+        what="scored rows passed",
+        n=scored,
+        attempts=(k, k),
+        rule="count",
+    )
+
+
 def stored_gate_spec(run: RunInfo) -> GateSpec:
     """The gate the run's plan set (``config["gate"]``), read back leniently: what an older
     tooleval did not store takes its default; no stored gate is the empty ``GateSpec()``.
@@ -567,6 +608,7 @@ def stored_gate_spec(run: RunInfo) -> GateSpec:
         confidence=confidence if isinstance(confidence, float) else None,
         on_uncertain=policy if policy in ON_UNCERTAIN else "fail",
         require_any_pass=data.get("require_any_pass") is not False,
+        require_all_pass=data.get("require_all_pass") is True,
         cluster_key=cluster_key if isinstance(cluster_key, str) and cluster_key else None,
         gate_on=gate_on if gate_on in GATE_ON else "attempts",
     )

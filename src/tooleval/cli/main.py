@@ -15,6 +15,7 @@ docs/errors.md.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -36,6 +37,7 @@ DEBUG_FLAG = "--debug"
 
 # command -> module of tooleval.cli that registers it, in the order `tooleval --help` lists them.
 COMMANDS: dict[tuple[str, ...], str] = {
+    ("init",): "init",
     ("score",): "score",
     ("metrics",): "metrics",
     ("bfcl",): "bfcl",
@@ -85,6 +87,50 @@ def version_line() -> str:
     return f"tooleval {tooleval.__version__} (kernel: {kernel}; Python {platform.python_version()})"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with git's and ruff's habit: a mistyped choice gets "did you mean".
+
+    Every command's and verb's parser is made by its parent's ``add_parser``, so of this
+    class too: a mistyped command (``tooleval scroe``), verb or choice value gets the nearest
+    valid one named.
+    """
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices:
+            names = [str(c) for c in choices]
+            near = difflib.get_close_matches(str(value), names, n=1)
+            if near:
+                raise argparse.ArgumentError(
+                    action,
+                    f"invalid choice: {value!r} (did you mean {near[0]!r}?); "
+                    f"expected one of {', '.join(names)}",
+                )
+        super()._check_value(action, value)
+
+
+def unknown_options_message(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """``unrecognized arguments: ...`` with the nearest option of the command for each typo.
+
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("--metric")
+    >>> unknown_options_message(p, ["--metrc", "x"])
+    "unrecognized arguments: --metrc x (did you mean '--metric'?)"
+    """
+    known = [o for o in parser._option_string_actions if o.startswith("--")]
+    hints = []
+    for extra in extras:
+        if not extra.startswith("--"):
+            continue
+        near = difflib.get_close_matches(extra.partition("=")[0], known, n=1)
+        if near:
+            hints.append(f"{extra.partition('=')[0]}: did you mean {near[0]!r}?")
+    said = f"unrecognized arguments: {' '.join(extras)}"
+    if len(hints) == 1:
+        return f"{said} ({hints[0].partition(': ')[2]})"
+    return f"{said} ({'; '.join(hints)})" if hints else said
+
+
 def _register(subparsers: argparse._SubParsersAction, command: tuple[str, ...]) -> None:
     module, _, function = COMMANDS[command].partition(":")
     getattr(importlib.import_module(f"tooleval.cli.{module}"), function or "register")(subparsers)
@@ -104,7 +150,7 @@ def _refuse_repeats(parser: argparse.ArgumentParser) -> None:
 
 
 def _root() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tooleval",
         description="Evaluate what AI agents do: score their tool calls.",
     )
@@ -115,6 +161,7 @@ def _root() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
         "log file; may be given anywhere on the command line",
     )
     parser.add_argument(
+        "-V",
         "--version",
         action=_Version,
         nargs=0,
@@ -202,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser_for(argv)
     args, extras = parser.parse_known_args(argv)
     if extras:  # said by the command's own parser, so the usage line is the command's
-        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
+        chosen = _chosen_parser(parser, args)
+        chosen.error(unknown_options_message(chosen, extras))
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -1,7 +1,9 @@
 """``tooleval run PLAN``: run a plan against the live agent, store it, gate it.
 
 Exit codes: 0 the gate passed, 1 the gate failed (a pass rate under its
-floor, or more error rows than ``--max-error-rate`` allows: by default any),
+floor, or more error rows than ``--max-error-rate`` allows: by default any;
+a plan that sets no floor gets the default one, every scored row passes, as
+pytest fails on any failed test),
 2 a usage or input error (bad plan, failed preflight, unbound
 expected_tools, unreachable store, a run another live process works),
 130 interrupted by SIGINT, 143 stopped by SIGTERM (both leave the run
@@ -180,6 +182,53 @@ def _gate_from_args(plan: Any, args: argparse.Namespace) -> Any:
     return gate
 
 
+DEFAULT_FLOOR_LINE = (
+    "gate: no floor in the plan, so every scored row must pass (set gate: min_pass_rate "
+    "in the plan or --min-pass-rate to allow failures)"
+)
+
+
+def default_floor(gate: Any) -> Any:
+    """A gate without any floor gets the default one: every scored row of each metric passes.
+
+    ``require_any_pass: false`` keeps a gate without floors (any run passes but for its
+    errors, which the error budget judges).
+
+    >>> from tooleval.analysis.gate import GateSpec
+    >>> default_floor(GateSpec()).require_all_pass
+    True
+    >>> default_floor(GateSpec(min_pass_rate=0.8)).require_all_pass
+    False
+    """
+    import dataclasses
+
+    floors = [
+        g for g in gate.metrics.values() if (g.min_pass_rate, g.min_mean_score) != (None,) * 2
+    ]
+    if gate.min_pass_rate is not None or floors or not gate.require_any_pass:
+        return gate
+    return dataclasses.replace(gate, require_all_pass=True)
+
+
+def _check_option_needs(args: argparse.Namespace, plan: Any) -> None:
+    """An option that does nothing without another one is refused, naming the one it needs."""
+    from tooleval.analysis.summary_md import step_summary_path
+    from tooleval.errors import ConfigError
+
+    if args.baseline and not args.summary_md and step_summary_path() is None:
+        raise ConfigError(
+            "--baseline needs --summary-md (or $GITHUB_STEP_SUMMARY): the summary is where "
+            "the regressions against the baseline are listed",
+            field="--baseline",
+        )
+    if args.on_uncertain is not None and args.confidence is None and plan.gate.confidence is None:
+        raise ConfigError(
+            "--on-uncertain needs --confidence (or gate: confidence in the plan): without an "
+            "interval no check is uncertain",
+            field="--on-uncertain",
+        )
+
+
 def _check_outputs(args: argparse.Namespace, plan: Any) -> None:
     """Refuse an output path that cannot be written before any agent call."""
     from tooleval.errors import ConfigError
@@ -233,7 +282,10 @@ def run(args: argparse.Namespace) -> int:
 
     plan = load_plan(args.plan)
     apply_plan_defaults(args, plan)
-    gate = _gate_from_args(plan, args)
+    _check_option_needs(args, plan)
+    given = _gate_from_args(plan, args)
+    gate = default_floor(given)
+    args.default_floor = gate is not given
     if args.concurrency is not None and args.concurrency < 1:
         raise ConfigError(
             f"expected a whole number >= 1, got {args.concurrency}", field="--concurrency"
@@ -319,6 +371,31 @@ def _interrupted(
         print(f"tooleval run: {how}", file=sys.stderr)
 
 
+FIRST_ERRORS = 3
+
+
+def print_first_errors(store: StoreReader, run_id: str) -> None:
+    """The causes of the run's first error rows on stderr (an agent that is down, ...).
+
+    Each distinct cause once, with how many rows had it and the first row's id; at most
+    :data:`FIRST_ERRORS` causes (``tooleval runs show`` has every row).
+    """
+    from tooleval.cli.main import one_line
+    from tooleval.textsafe import visible
+
+    causes: dict[str, list[str]] = {}
+    for row in store.iter_rows(run_id, error=True):
+        cause = one_line(row.error or "", limit=300)
+        if cause in causes or len(causes) < FIRST_ERRORS:
+            causes.setdefault(cause, []).append(row.row_id)
+    for cause, rows in causes.items():
+        others = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
+        print(
+            f"tooleval run: error in row {visible(rows[0])}{others}: {visible(cause)}",
+            file=sys.stderr,
+        )
+
+
 def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: _Tracked) -> int:
     from tooleval.analysis.export import write_json, write_junit
     from tooleval.cli._ci_options import after_run, make_cache, run_kwargs, write_ci_outputs
@@ -339,9 +416,12 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
     )
     console = make_console(sys.stdout)
     print_summary(console, store, outcome.run)
+    print_first_errors(store, outcome.run_id)
     outcome = after_run(args, store, outcome, console)
     resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
     console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
+    if args.default_floor:
+        console.print(DEFAULT_FLOOR_LINE)
     print_gate(console, outcome.gate)
     failing = store.count_rows(outcome.run_id, passed=False) + outcome.run.error_count
     if failing:

@@ -93,6 +93,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "exact_match=true); with several --metric write METRIC.KEY=VALUE",
     )
     parser.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="named options that decide verdicts, under any --option: release (strict order, "
+        "threshold 1, the reference's argument keys compared; docs/metrics.md)",
+    )
+    parser.add_argument(
         "--bind",
         action="append",
         default=[],
@@ -270,6 +276,10 @@ def run(args: argparse.Namespace) -> int:
     )
     args.format, args.metric, first = chosen.format, chosen.metric, dict(chosen.options)
     options = {args.metric: first, **options}
+    if args.preset is not None:  # the preset's values under the options given
+        from tooleval.metrics.presets import apply_preset
+
+        options = apply_preset(args.preset, options, field="--preset")
     names = [args.metric, *rest]
     columns = bind_spec(args.bind, chosen)
     rules = parse_gate_rules(args.min_pass_rate, args.max_unscored_rate, names)

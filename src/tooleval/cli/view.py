@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tooleval._extras import install_hint
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from tooleval.cli.run import add_store_option
@@ -41,7 +43,7 @@ def view(args: argparse.Namespace) -> int:
         from tooleval.web.app import create_app
     except ImportError as exc:
         raise ConfigError(
-            f"the viewer needs the web extra ({exc.name} is missing): pip install 'tooleval[web]'"
+            f"the viewer needs the web extra ({exc.name} is missing): {install_hint('web')}"
         ) from None
     if not is_loopback(args.host):
         print(

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.errors import DatasetError
 from tooleval.formats.json_limits import MAX_DEPTH, NestingTooDeep, check_depth, loads_text
 
@@ -263,7 +264,7 @@ def _parquet(data: bytes, path: Path) -> tuple[list[str], list[RawRow]]:
         import pyarrow.parquet as pq
     except ImportError:
         raise DatasetError(
-            "reading Parquet needs pyarrow: pip install 'tooleval[parquet]'", file=str(path)
+            f"reading Parquet needs pyarrow: {install_hint('parquet')}", file=str(path)
         ) from None
     try:
         table = pq.read_table(pa.BufferReader(data))

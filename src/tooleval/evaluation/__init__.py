@@ -49,6 +49,7 @@ def evaluate(
     bind: Mapping[str, str] | None = None,
     concurrency: int = 4,
     format: str | None = None,
+    preset: str | None = None,
 ) -> EvaluationResult:
     """Score every row of ``dataset`` with every metric of ``metrics``.
 
@@ -61,7 +62,9 @@ def evaluate(
     "base_url": ...}``) or a judge object; ``$TOOLEVAL_JUDGE`` when not given,
     never a default model. ``bind``: Sample field -> column, as ``--bind``.
     ``concurrency``: rows judged at once. ``format``: the file's format when
-    its extension does not say.
+    its extension does not say. ``preset``: named option values (``"release"``:
+    strict order, threshold 1; :mod:`tooleval.metrics.presets`) for the metrics
+    given by name, under the options given with them.
 
     Raises ConfigError (unknown metric or option, no judge), InputError or
     DatasetError (an empty dataset, a row that is not an object, a field a
@@ -79,6 +82,13 @@ def evaluate(
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
     specs = metric_specs(metrics)
+    if preset is not None:
+        from tooleval.metrics.presets import preset_options
+
+        specs = [
+            (name, options if bound else preset_options(preset, name, options), bound)
+            for name, options, bound in specs
+        ]
     judged = [name for name, _, bound in specs if bound is None and get_metric(name).needs_judge]
     if judge is not None and not judged:  # never silently unused
         raise ConfigError(

@@ -28,12 +28,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tooleval._extras import install_hint
+
 try:
     from inspect_ai.scorer import Score, Target, mean, scorer, stderr
     from inspect_ai.solver import TaskState
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "tooleval.integrations.inspect_ai needs inspect_ai: pip install 'tooleval[inspect]'"
+        f"tooleval.integrations.inspect_ai needs inspect_ai: {install_hint('inspect')}"
     ) from exc
 
 from tooleval.formats import parse_expected_tools

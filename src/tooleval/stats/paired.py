@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from math import sqrt
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.stats import resample
 from tooleval.stats.intervals import Interval, clustered_se, t_interval
 from tooleval.stats.power import mde_from_se
@@ -175,7 +176,7 @@ def compare_paired(
             boot = bca_interval(d, confidence=confidence, resamples=resamples, seed=seed)
         else:
             notes.append(
-                f"bootstrap skipped: {n} rows without numpy (install tooleval[local] for it)"
+                f"bootstrap skipped: {n} rows without numpy (the local extra has it: {install_hint('local')})"
             )
     sigma_a = within_variance(a, sizes_a, sums_a, binary_a) if ka[1] > 1 else None
     sigma_b = within_variance(b, sizes_b, sums_b, binary_b) if kb[1] > 1 else None

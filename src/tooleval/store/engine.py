@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from tooleval._extras import install_hint
 from tooleval.errors import StoreError
 
 __all__ = ["DEFAULT_PATH", "WRITE_OPTION", "create_engine", "open_error", "resolve_url"]
@@ -106,7 +107,7 @@ def create_engine(url: sa.engine.URL) -> sa.Engine:
             missing = getattr(exc, "name", None) or "psycopg"
             raise StoreError(
                 f"a PostgreSQL store needs the {missing} driver ({missing} is not installed): "
-                "pip install 'tooleval[postgres]'",
+                f"{install_hint('postgres')}",
                 field="--store",
             ) from None
     raise StoreError(f"unsupported database {dialect!r}", field="--store")

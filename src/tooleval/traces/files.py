@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from tooleval._extras import install_hint
 from tooleval.errors import FormatError, InputError
 from tooleval.formats.json_limits import MAX_DEPTH, NestingTooDeep
 from tooleval.stdio import stdin_bytes
@@ -315,7 +316,7 @@ def _iter_protobuf(stream: io.BufferedReader, report: IngestReport) -> Iterator[
         )
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise FormatError(
-            "reading binary OTLP needs opentelemetry-proto: pip install 'tooleval[otel]'"
+            f"reading binary OTLP needs opentelemetry-proto: {install_hint('otel')}"
         ) from exc
     if stream.peek(1)[:1] == b"\x0a":
         messages: Iterator[bytes] = iter([stream.read()])
@@ -406,7 +407,7 @@ def _iter_document(stream: io.BufferedReader, report: IngestReport) -> Iterator[
         import ijson
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise FormatError(
-            "reading a single-document OTLP JSON file needs ijson: pip install 'tooleval[otel]' "
+            f"reading a single-document OTLP JSON file needs ijson: {install_hint('otel')} "
             "(or convert it to one request per line)"
         ) from exc
     report.lines += 1

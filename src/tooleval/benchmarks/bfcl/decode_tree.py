@@ -40,12 +40,11 @@ import importlib
 from functools import cache
 from typing import Any
 
+from tooleval._extras import install_hint
 from tooleval.benchmarks.bfcl.decode_python import POSITIONAL, BfclDecodeError, prompt_text
 from tooleval.errors import ConfigError
 
 __all__ = ["decode_java", "decode_javascript", "tree_sitter_available"]
-
-_INSTALL = "decoding BFCL Java/JavaScript prompt-style answers needs tree-sitter: pip install 'tooleval[bfcl]'"
 
 
 def tree_sitter_available() -> bool:
@@ -67,7 +66,10 @@ def _parser(language: str) -> Any:
             "tree_sitter_java" if language == "java" else "tree_sitter_javascript"
         )
     except ImportError:
-        raise ConfigError(_INSTALL) from None
+        raise ConfigError(
+            "decoding BFCL Java/JavaScript prompt-style answers needs tree-sitter: "
+            + install_hint("bfcl")
+        ) from None
     try:  # tree-sitter 0.21 (BFCL's pin)
         lang = tree_sitter.Language(grammar.language(), language)
         parser = tree_sitter.Parser()
