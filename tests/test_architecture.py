@@ -58,6 +58,8 @@ ALLOWED: dict[str, set[str]] = {
     # One folder per benchmark: readers, decoders, grading metrics, detection, the records.
     # (and replay on the benchmark's own environments: BFCL multi-turn, tau-bench).
     "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
+    # Environments served to the agent under test (the openai tool loop; tau-bench's domains).
+    "serving": {"model", "formats", "connectors", "environments", "benchmarks"},
     "analysis": {"model", "store", "metrics", "stats"},
     "runs": {
         "model",
@@ -73,6 +75,7 @@ ALLOWED: dict[str, set[str]] = {
         "stats",
         "scoring",
         "environments",
+        "serving",
     },
     "report": {"model", "store", "analysis", "stats"},
     "web": {"model", "store", "analysis", "report", "stats"},
