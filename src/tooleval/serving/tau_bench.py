@@ -36,7 +36,7 @@ class TauBenchEnvironment:
     def __init__(self, domain: TauDomain, *, limits: Limits | None = None) -> None:
         self.domain = domain
         self.limits = limits or Limits()
-        self._data: dict[str, Any] = domain.fresh_data()
+        self._data: dict[str, Any] | None = None  # loaded at the first reset or call
         self._calls = 0
 
     def tool_specs(self) -> list[dict[str, Any]]:
@@ -65,9 +65,10 @@ class TauBenchEnvironment:
         if self.limits.calls is not None and self._calls >= self.limits.calls:
             return CallOutcome.error(f"Error: more than {self.limits.calls} calls in one episode")
         self._calls += 1
+        data = self.state()
         try:
             with deadline(self.limits.call_seconds):
-                return CallOutcome(result=str(tool(data=self._data, **arguments)))
+                return CallOutcome(result=str(tool(data=data, **arguments)))
         except CallTimeout:
             return CallOutcome.error(
                 f"Error: {name} ran past {self.limits.call_seconds} s", executed=True
@@ -76,6 +77,8 @@ class TauBenchEnvironment:
             return CallOutcome.error(f"Error: {exc}", executed=True)
 
     def state(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = self.domain.fresh_data()
         return self._data
 
 
