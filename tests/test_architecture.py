@@ -47,6 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     # Intervals, paired tests, power and verdicts over numbers: no I/O, no store.
     "stats": {"model"},
     "judged": {"model", "llm"},
+    # Simulated users (a chat model playing the user) and their deterministic audit.
+    "simulators": {"model", "llm"},
     # Replaying calls on environments and comparing end states (state_match).
     "environments": {"model", "matching", "metrics"},
     # The one scoring pipeline (row -> sample -> result -> line) and its error policy.
@@ -59,7 +61,15 @@ ALLOWED: dict[str, set[str]] = {
     # (and replay on the benchmark's own environments: BFCL multi-turn, tau-bench).
     "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
     # Environments served to the agent under test (the openai tool loop; tau-bench's domains).
-    "serving": {"model", "formats", "connectors", "environments", "benchmarks"},
+    "serving": {
+        "model",
+        "formats",
+        "connectors",
+        "environments",
+        "benchmarks",
+        "llm",
+        "simulators",
+    },
     "analysis": {"model", "store", "metrics", "stats"},
     "runs": {
         "model",

@@ -192,7 +192,7 @@ def test_configuration_mistakes_are_refused_up_front(tmp_path):
         connector_from_config({**base, "environment": "serving_kv", "tool_executor": "json:dumps"})
     with pytest.raises(ConfigError, match="openai connector"):
         connector_from_config({"url": "http://127.0.0.1:9/a", "environment": "serving_kv"})
-    with pytest.raises(ConfigError, match="give environment too"):
+    with pytest.raises(ConfigError, match="give environment or user too"):
         connector_from_config({**base, "episode_timeout": 5})
     with pytest.raises(ConfigError, match="unknown environment"):
         connector_from_config({**base, "environment": "serving_nope"})

@@ -30,7 +30,8 @@ Schema (every key optional unless marked; unknown keys are errors)::
       params: {temperature: 0}
       tool_executor: my_tools:run # optional; loops up to max_turns
       environment: {name: orders} # or: tools served from an environment (docs/episodes.md)
-      episode_timeout: 300        # seconds one whole episode may take (with environment)
+      episode_timeout: 300        # seconds one whole episode may take (with environment or user)
+      user: {type: openai, model: m, base_url: ..., persona: ..., max_turns: 10}  # simulated user
       max_turns: 8
       timeout: 60
       retry: ...
@@ -84,6 +85,7 @@ _KEYS = {
         "tool_executor",
         "environment",
         "episode_timeout",
+        "user",
         "max_turns",
         "timeout",
         "retry",
@@ -180,13 +182,15 @@ def connector_from_config(
     base_dir: str | Path | None = None,
     prefix: str = "connector",
     tool_sessions: Any = None,
+    user: Any = None,
 ) -> Any:
     """Build an HttpConnector, CallableConnector or OpenAIChatConnector.
 
     Every validation error names the field (``connector.response.tools_called``).
     ``base_dir`` resolves relative file paths (a plan's directory).
     ``tool_sessions`` is the served environment an ``environment`` key names
-    (``tooleval.serving.connector_from_config`` builds it and calls this).
+    (``tooleval.serving.connector_from_config`` builds it and calls this), ``user``
+    the simulated user a ``user`` key describes (built there too).
     """
     if not isinstance(config, Mapping):
         raise ConfigError(f"expected a mapping, got {type(config).__name__}", field=prefix)
@@ -237,9 +241,16 @@ def connector_from_config(
             "tooleval.serving.connector_from_config (tooleval run does)",
             field=f"{prefix}.environment",
         )
-    if config.get("episode_timeout") is not None and tool_sessions is None:
+    if config.get("user") is not None and user is None:
         raise ConfigError(
-            "episode_timeout bounds an episode in a served environment; give environment too",
+            "a simulated user is built by tooleval.serving: build this connector with "
+            "tooleval.serving.connector_from_config (tooleval run does)",
+            field=f"{prefix}.user",
+        )
+    if config.get("episode_timeout") is not None and tool_sessions is None and user is None:
+        raise ConfigError(
+            "episode_timeout bounds an episode in a served environment or with a simulated "
+            "user; give environment or user too",
             field=f"{prefix}.episode_timeout",
         )
     executor = config.get("tool_executor")
@@ -263,6 +274,7 @@ def connector_from_config(
         timeout=_number(config, "timeout", prefix, 60.0),
         retry=RetryPolicy.from_config(config.get("retry"), field=f"{prefix}.retry"),
         tool_sessions=tool_sessions,
+        user=user,
         episode_timeout=None
         if config.get("episode_timeout") is None
         else _number(config, "episode_timeout", prefix, 0.0),

@@ -9,7 +9,11 @@ Give ``tool_sessions`` (an environment served by ``tooleval.serving``, what a
 plan's ``environment:`` makes) and the loop runs on a fresh environment per
 row and attempt: every call is executed and recorded by tooleval (the row's
 ``metadata.episode``), and the whole episode has a deadline
-(``episode_timeout``).
+(``episode_timeout``). Give ``user`` (a simulated user, ``tooleval.simulators``)
+and the user speaks first and answers each final reply of the agent until it
+says its stop signal; its messages are kept in the transcript, and an episode
+whose *user* broke (the audit of ``metadata.simulator``) is the row's error,
+never the agent's failure.
 
 Plain httpx (not the openai SDK) keeps the core light; any server speaking
 ``POST {base_url}/chat/completions`` works (OpenAI, vLLM, llama.cpp, Ollama).
@@ -38,7 +42,7 @@ from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
 from tooleval.connectors.template import env_references, resolve_env
-from tooleval.connectors.tool_session import ToolSession, ToolSessions
+from tooleval.connectors.tool_session import SimulatedUser, ToolSession, ToolSessions
 from tooleval.errors import ConfigError, ConnectorError, ToolEvalError
 from tooleval.model import (
     AssistantMessage,
@@ -99,6 +103,7 @@ class OpenAIChatConnector(HttpClients):
         async_client: Any = None,
         tool_sessions: ToolSessions | None = None,
         episode_timeout: float | None = None,
+        user: SimulatedUser | None = None,
     ) -> None:
         # ${VAR} (e.g. ${AGENT_URL}/v1) is read from the environment at call time.
         if not isinstance(base_url, str) or not (
@@ -131,6 +136,7 @@ class OpenAIChatConnector(HttpClients):
         self.model = model
         self.api_key_env = api_key_env
         self.tool_sessions = tool_sessions
+        self.user = user
         # Given tools win; else the served environment's own tools are offered.
         self.tools = normalise_tools(
             tools if tools or tool_sessions is None else tool_sessions.tool_specs()
@@ -150,11 +156,12 @@ class OpenAIChatConnector(HttpClients):
                 f"expected a number of seconds > 0 for one whole episode, got {episode_timeout!r}",
                 field="connector.episode_timeout",
             )
-        # Default: every turn may take its full timeout on every attempt.
+        # Default: every turn (the agent's and the user's) may take its full timeout on every attempt.
+        user_turns = 0 if user is None else user.max_turns
         self.episode_timeout = (
             float(episode_timeout)
             if episode_timeout is not None
-            else self.max_turns * self.timeout * self.retry.attempts
+            else (self.max_turns + user_turns) * self.timeout * self.retry.attempts
         )
         self._init_clients(client, async_client)
 
@@ -175,6 +182,9 @@ class OpenAIChatConnector(HttpClients):
         }
         if self.tool_sessions is not None:
             out["environment"] = self.tool_sessions.describe()
+        if self.user is not None:
+            out["user"] = self.user.describe()
+        if self.tool_sessions is not None or self.user is not None:
             out["episode_timeout"] = self.episode_timeout
         if self.system is not None:
             out["system"] = self.system
@@ -210,9 +220,10 @@ class OpenAIChatConnector(HttpClients):
         if self.system:
             wire.append({"role": "system", "content": self.system})
             model.append(SystemMessage(self.system))
-        text = sample.user_input()
-        wire.append({"role": "user", "content": text})
-        model.append(UserMessage(text))
+        if self.user is None:  # a simulated user speaks first, in its own words
+            text = sample.user_input()
+            wire.append({"role": "user", "content": text})
+            model.append(UserMessage(text))
         return wire, model
 
     def _body(self, wire: list[dict[str, Any]]) -> dict[str, Any]:
@@ -263,6 +274,8 @@ class OpenAIChatConnector(HttpClients):
     def call(self, sample: Sample | str) -> AgentResponse:
         """One row, synchronously (tool executor results are fed back when given)."""
         sample = as_sample(sample)
+        if self.user is not None:  # the simulated user is an async model client
+            return asyncio.run(self.acall(sample))
         client = self._sync_client()
         session = self._open(sample)
         turns = _Turns(self, sample, session)
@@ -289,7 +302,7 @@ class OpenAIChatConnector(HttpClients):
         session = await asyncio.to_thread(self._open, sample)
         turns = _Turns(self, sample, session)
         try:
-            if session is None:
+            if session is None and self.user is None:
                 return await self._aloop(turns, None)
             try:
                 async with asyncio.timeout(self.episode_timeout):
@@ -302,6 +315,8 @@ class OpenAIChatConnector(HttpClients):
 
     async def _aloop(self, turns: _Turns, session: ToolSession | None) -> AgentResponse:
         client = self._async_http_client()
+        if self.user is not None and not await turns.user_turn(self.user):
+            return turns.response()
         for turn in range(self.max_turns):
             while True:
                 response, tries = await asend(client, "POST", self._target(), **turns.request())
@@ -310,7 +325,9 @@ class OpenAIChatConnector(HttpClients):
                     break
                 await asyncio.sleep(pending)  # an unreadable body: ask again
             if not pending:
-                break
+                if self.user is None or not await turns.user_turn(self.user):
+                    break
+                continue
             ran = []
             for call in pending:
                 if session is not None:
@@ -354,6 +371,9 @@ class _Turns:
         self.sample = sample
         self.session = session
         self.runs_tools = session is not None or connector.tool_executor is not None
+        self.user_messages = 0
+        self.user_stopped = False
+        self.user_error: str | None = None
         self.wire, self.model = connector._start(sample)
         self.started = time.perf_counter()
         self.raws: list[Any] = []
@@ -416,6 +436,28 @@ class _Turns:
             )
             self.output = None
 
+    async def user_turn(self, user: SimulatedUser) -> bool:
+        """The simulated user's next message; False when the episode ends here."""
+        if self.user_messages >= user.max_turns:
+            self.warnings.append(f"the simulated user reached its max_turns={user.max_turns}")
+            return False
+        try:
+            async with asyncio.timeout(self.connector.timeout):
+                text = await user.anext(self.sample, self.wire)
+        except TimeoutError:
+            self.user_error = f"no reply within {self.connector.timeout:g} s"
+            return False
+        except Exception as exc:  # the simulator's failure is audited, never the agent's
+            self.user_error = f"{type(exc).__name__}: {exc}"
+            return False
+        self.user_messages += 1
+        self.model.append(UserMessage(text))
+        self.wire.append({"role": "user", "content": text})
+        if user.stopped(text):
+            self.user_stopped = True
+            return False
+        return True
+
     def check_deadline(self) -> None:
         """Raise when a served episode ran past ``episode_timeout`` (the sync loop's check)."""
         elapsed = time.perf_counter() - self.started
@@ -430,7 +472,28 @@ class _Turns:
             row=self.sample.id,
         )
 
+    def _user_record(self) -> dict[str, Any] | None:
+        """The simulated user's turns and audit (metadata.simulator); raises when the user broke."""
+        user = self.connector.user
+        if user is None:
+            return None
+        audit = user.audit(self.sample, self.wire, stopped=self.user_stopped, error=self.user_error)
+        record = {**user.describe(), "turns": self.user_messages, "audit": audit.to_dict()}
+        if not audit.passed:
+            raise ConnectorError(
+                "the simulated user broke the episode, so it is not the agent's to pass or "
+                f"fail (simulator audit): {'; '.join(audit.reasons)}",
+                row=self.sample.id,
+            )
+        return record
+
     def response(self) -> AgentResponse:
+        metadata: dict[str, Any] = {}
+        if self.session is not None:
+            metadata["episode"] = self.session.record()
+        simulator = self._user_record()
+        if simulator is not None:
+            metadata["simulator"] = simulator
         raw = self.raws[0] if len(self.raws) == 1 else {"turns": self.raws}
         return AgentResponse(
             self.output,
@@ -443,7 +506,7 @@ class _Turns:
             messages=self.model,
             warnings=tuple(self.warnings),
             retries=self.tally.counts(),
-            metadata=None if self.session is None else {"episode": self.session.record()},
+            metadata=metadata or None,
         )
 
 

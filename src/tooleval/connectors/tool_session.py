@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from tooleval.model import Sample, ToolCall
 
-__all__ = ["ToolSession", "ToolSessions"]
+__all__ = ["SimulatedUser", "ToolSession", "ToolSessions"]
 
 
 @runtime_checkable
@@ -48,6 +48,32 @@ class ToolSessions(Protocol):
 
     def open(self, sample: Sample) -> ToolSession:
         """A fresh session for ``sample`` (ConfigError/ConnectorError when it cannot start)."""
+        ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class SimulatedUser(Protocol):
+    """The user side of an episode (``tooleval.simulators.UserSimulator``)."""
+
+    max_turns: int
+
+    async def anext(self, sample: Sample, conversation: list[dict[str, Any]]) -> str:
+        """The user's next message, given the conversation so far (roles as the agent sees them)."""
+        ...
+
+    def stopped(self, text: str) -> bool: ...
+
+    def audit(
+        self,
+        sample: Sample,
+        conversation: list[dict[str, Any]],
+        *,
+        stopped: bool,
+        error: str | None = None,
+    ) -> Any:
+        """A verdict on the user's own behaviour (``passed``, ``reasons``, ``to_dict()``)."""
         ...
 
     def describe(self) -> dict[str, Any]: ...

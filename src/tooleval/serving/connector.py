@@ -26,6 +26,7 @@ from tooleval.connectors import config as connector_config
 from tooleval.environments.plan_key import plan_environment
 from tooleval.errors import ConfigError
 from tooleval.serving.sessions import EnvironmentTools
+from tooleval.serving.users import user_from_config
 
 __all__ = ["connector_from_config"]
 
@@ -49,19 +50,29 @@ def connector_from_config(
     served, where = config.get("environment"), f"{prefix}.environment"
     if served is None and environment is not None and _loops_without_executor(config):
         served, where = environment, "environment"
-    if served is None:
+    user = None
+    if config.get("user") is not None:
+        if not _is_openai(config):
+            raise ConfigError(
+                "a simulated user talks to an openai connector (type: openai)",
+                field=f"{prefix}.user",
+            )
+        user = user_from_config(config["user"], field=f"{prefix}.user")
+    if served is None and user is None:
         return connector_config.connector_from_config(config, base_dir=base, prefix=prefix)
-    if not _is_openai(config):
-        raise ConfigError(
-            "an environment is served to an openai connector's tool loop (type: openai)",
-            field=where,
-        )
-    checked = plan_environment(served, where=where, base_dir=base)
-    tools = connector_config.tool_list(config.get("tools"), prefix, base)
-    sessions = EnvironmentTools(checked, tools=tools or None)
-    rest = {k: v for k, v in config.items() if k != "environment"}
+    sessions = None
+    if served is not None:
+        if not _is_openai(config):
+            raise ConfigError(
+                "an environment is served to an openai connector's tool loop (type: openai)",
+                field=where,
+            )
+        checked = plan_environment(served, where=where, base_dir=base)
+        tools = connector_config.tool_list(config.get("tools"), prefix, base)
+        sessions = EnvironmentTools(checked, tools=tools or None)
+    rest = {k: v for k, v in config.items() if k not in ("environment", "user")}
     return connector_config.connector_from_config(
-        rest, base_dir=base, prefix=prefix, tool_sessions=sessions
+        rest, base_dir=base, prefix=prefix, tool_sessions=sessions, user=user
     )
 
 
