@@ -50,6 +50,8 @@ ALLOWED: dict[str, set[str]] = {
     "judged": {"model", "llm"},
     # Judges measured against a run's human labels; judged rates corrected for their error.
     "calibration": {"model", "llm", "judged", "stats", "store"},
+    # Simulated users (a chat model playing the user) and their deterministic audit.
+    "simulators": {"model", "llm"},
     # Replaying calls on environments and comparing end states (state_match).
     "environments": {"model", "matching", "metrics"},
     # The one scoring pipeline (row -> sample -> result -> line) and its error policy.
@@ -61,6 +63,16 @@ ALLOWED: dict[str, set[str]] = {
     # One folder per benchmark: readers, decoders, grading metrics, detection, the records.
     # (and replay on the benchmark's own environments: BFCL multi-turn, tau-bench).
     "benchmarks": {"model", "matching", "metrics", "formats", "environments"},
+    # Environments served to the agent under test (the openai tool loop; tau-bench's domains).
+    "serving": {
+        "model",
+        "formats",
+        "connectors",
+        "environments",
+        "benchmarks",
+        "llm",
+        "simulators",
+    },
     "analysis": {"model", "store", "metrics", "stats"},
     "runs": {
         "model",
@@ -77,6 +89,7 @@ ALLOWED: dict[str, set[str]] = {
         "scoring",
         "environments",
         "calibration",
+        "serving",
     },
     "report": {"model", "store", "analysis", "stats"},
     "web": {"model", "store", "analysis", "report", "stats"},

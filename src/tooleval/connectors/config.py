@@ -29,6 +29,9 @@ Schema (every key optional unless marked; unknown keys are errors)::
       system: "You are ..."
       params: {temperature: 0}
       tool_executor: my_tools:run # optional; loops up to max_turns
+      environment: {name: orders} # or: tools served from an environment (docs/episodes.md)
+      episode_timeout: 300        # seconds one whole episode may take (with environment or user)
+      user: {type: openai, model: m, base_url: ..., persona: ..., max_turns: 10}  # simulated user
       max_turns: 8
       timeout: 60
       retry: ...
@@ -55,7 +58,7 @@ from tooleval.connectors.python import CallableConnector
 from tooleval.connectors.retry import RetryPolicy
 from tooleval.errors import ConfigError
 
-__all__ = ["connector_from_config", "load_connector_file"]
+__all__ = ["connector_from_config", "connector_kind", "load_connector_file", "tool_list"]
 
 _KEYS = {
     "http": {
@@ -80,6 +83,9 @@ _KEYS = {
         "system",
         "params",
         "tool_executor",
+        "environment",
+        "episode_timeout",
+        "user",
         "max_turns",
         "timeout",
         "retry",
@@ -127,7 +133,8 @@ def _mapping(config: Mapping[str, Any], key: str, prefix: str) -> dict[str, Any]
     return dict(value)
 
 
-def _tools(value: Any, prefix: str, base_dir: Path | None) -> list[Any]:
+def tool_list(value: Any, prefix: str, base_dir: Path | None) -> list[Any]:
+    """The ``tools`` key: a list of specs, or a JSON/YAML file of them (read now)."""
     if value is None:
         return []
     if isinstance(value, str):
@@ -157,20 +164,37 @@ def _tools(value: Any, prefix: str, base_dir: Path | None) -> list[Any]:
     return value
 
 
+def connector_kind(config: Mapping[str, Any]) -> str:
+    """The connector type a section describes (``type``, else guessed from its keys).
+
+    >>> connector_kind({"base_url": "http://127.0.0.1:8080/v1"})
+    'openai'
+    """
+    kind = config.get("type")
+    if kind is None:
+        kind = "python" if "target" in config else "openai" if "base_url" in config else "http"
+    return _ALIASES.get(str(kind), str(kind))
+
+
 def connector_from_config(
-    config: Mapping[str, Any], *, base_dir: str | Path | None = None, prefix: str = "connector"
+    config: Mapping[str, Any],
+    *,
+    base_dir: str | Path | None = None,
+    prefix: str = "connector",
+    tool_sessions: Any = None,
+    user: Any = None,
 ) -> Any:
     """Build an HttpConnector, CallableConnector or OpenAIChatConnector.
 
     Every validation error names the field (``connector.response.tools_called``).
     ``base_dir`` resolves relative file paths (a plan's directory).
+    ``tool_sessions`` is the served environment an ``environment`` key names
+    (``tooleval.serving.connector_from_config`` builds it and calls this), ``user``
+    the simulated user a ``user`` key describes (built there too).
     """
     if not isinstance(config, Mapping):
         raise ConfigError(f"expected a mapping, got {type(config).__name__}", field=prefix)
-    kind = config.get("type")
-    if kind is None:
-        kind = "python" if "target" in config else "openai" if "base_url" in config else "http"
-    kind = _ALIASES.get(str(kind), str(kind))
+    kind = connector_kind(config)
     if kind not in _KEYS:
         raise ConfigError(
             f"unknown connector type {config.get('type')!r}; expected http, python or openai",
@@ -211,6 +235,24 @@ def connector_from_config(
             else ResponseMapping.from_config(response, field_prefix=f"{prefix}.response"),
             target=target,
         )
+    if config.get("environment") is not None and tool_sessions is None:
+        raise ConfigError(
+            "an environment is served by tooleval.serving: build this connector with "
+            "tooleval.serving.connector_from_config (tooleval run does)",
+            field=f"{prefix}.environment",
+        )
+    if config.get("user") is not None and user is None:
+        raise ConfigError(
+            "a simulated user is built by tooleval.serving: build this connector with "
+            "tooleval.serving.connector_from_config (tooleval run does)",
+            field=f"{prefix}.user",
+        )
+    if config.get("episode_timeout") is not None and tool_sessions is None and user is None:
+        raise ConfigError(
+            "episode_timeout bounds an episode in a served environment or with a simulated "
+            "user; give environment or user too",
+            field=f"{prefix}.episode_timeout",
+        )
     executor = config.get("tool_executor")
     max_turns = config.get("max_turns")
     if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int)):
@@ -222,7 +264,7 @@ def connector_from_config(
         base_url=_require(config, "base_url", prefix, "http://127.0.0.1:8080/v1"),
         model=_require(config, "model", prefix, "gpt-4o-mini"),
         api_key_env=config.get("api_key_env"),
-        tools=_tools(config.get("tools"), prefix, base),
+        tools=tool_list(config.get("tools"), prefix, base),
         system=config.get("system"),
         params=params,
         tool_executor=None
@@ -231,6 +273,11 @@ def connector_from_config(
         max_turns=max_turns,
         timeout=_number(config, "timeout", prefix, 60.0),
         retry=RetryPolicy.from_config(config.get("retry"), field=f"{prefix}.retry"),
+        tool_sessions=tool_sessions,
+        user=user,
+        episode_timeout=None
+        if config.get("episode_timeout") is None
+        else _number(config, "episode_timeout", prefix, 0.0),
     )
 
 

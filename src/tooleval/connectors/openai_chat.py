@@ -5,6 +5,15 @@ Each row's input is sent as a chat request with your ``tools``; the
 tooleval does not run your tools. Give a ``tool_executor`` (a function, sync
 or async, ``ToolCall -> result``) and the connector loops instead, feeding
 each result back as a ``tool`` message, up to ``max_turns`` model replies.
+Give ``tool_sessions`` (an environment served by ``tooleval.serving``, what a
+plan's ``environment:`` makes) and the loop runs on a fresh environment per
+row and attempt: every call is executed and recorded by tooleval (the row's
+``metadata.episode``), and the whole episode has a deadline
+(``episode_timeout``). Give ``user`` (a simulated user, ``tooleval.simulators``)
+and the user speaks first and answers each final reply of the agent until it
+says its stop signal; its messages are kept in the transcript, and an episode
+whose *user* broke (the audit of ``metadata.simulator``) is the row's error,
+never the agent's failure.
 
 Plain httpx (not the openai SDK) keeps the core light; any server speaking
 ``POST {base_url}/chat/completions`` works (OpenAI, vLLM, llama.cpp, Ollama).
@@ -33,7 +42,8 @@ from tooleval.connectors.paths import call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.connectors.retry import RetryPolicy, RetryTally, UnreadableBody, asend, send
 from tooleval.connectors.template import env_references, resolve_env
-from tooleval.errors import ConfigError, ConnectorError
+from tooleval.connectors.tool_session import SimulatedUser, ToolSession, ToolSessions
+from tooleval.errors import ConfigError, ConnectorError, ToolEvalError
 from tooleval.model import (
     AssistantMessage,
     Message,
@@ -91,6 +101,9 @@ class OpenAIChatConnector(HttpClients):
         retry: RetryPolicy | None = None,
         client: Any = None,
         async_client: Any = None,
+        tool_sessions: ToolSessions | None = None,
+        episode_timeout: float | None = None,
+        user: SimulatedUser | None = None,
     ) -> None:
         # ${VAR} (e.g. ${AGENT_URL}/v1) is read from the environment at call time.
         if not isinstance(base_url, str) or not (
@@ -102,7 +115,14 @@ class OpenAIChatConnector(HttpClients):
             )
         if not isinstance(model, str) or not model:
             raise ConfigError("expected the model name", field="connector.model")
-        turns = max_turns if max_turns is not None else (8 if tool_executor else 1)
+        if tool_executor is not None and tool_sessions is not None:
+            raise ConfigError(
+                "give a tool_executor or an environment, not both (the environment runs the "
+                "tools itself)",
+                field="connector.tool_executor",
+            )
+        loops = tool_executor is not None or tool_sessions is not None
+        turns = max_turns if max_turns is not None else (8 if loops else 1)
         if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
             raise ConfigError(
                 f"expected an integer >= 1, got {max_turns!r}", field="connector.max_turns"
@@ -115,13 +135,34 @@ class OpenAIChatConnector(HttpClients):
         self.url = self.base_url + "/chat/completions"
         self.model = model
         self.api_key_env = api_key_env
-        self.tools = normalise_tools(tools)
+        self.tool_sessions = tool_sessions
+        self.user = user
+        # Given tools win; else the served environment's own tools are offered.
+        self.tools = normalise_tools(
+            tools if tools or tool_sessions is None else tool_sessions.tool_specs()
+        )
         self.system = system
         self.params = dict(params or {})
         self.tool_executor = tool_executor
         self.max_turns = turns
         self.timeout = float(timeout)
         self.retry = retry or RetryPolicy()
+        if episode_timeout is not None and (
+            isinstance(episode_timeout, bool)
+            or not isinstance(episode_timeout, int | float)
+            or episode_timeout <= 0
+        ):
+            raise ConfigError(
+                f"expected a number of seconds > 0 for one whole episode, got {episode_timeout!r}",
+                field="connector.episode_timeout",
+            )
+        # Default: every turn (the agent's and the user's) may take its full timeout on every attempt.
+        user_turns = 0 if user is None else user.max_turns
+        self.episode_timeout = (
+            float(episode_timeout)
+            if episode_timeout is not None
+            else (self.max_turns + user_turns) * self.timeout * self.retry.attempts
+        )
         self._init_clients(client, async_client)
 
     def describe(self) -> dict[str, Any]:
@@ -139,6 +180,12 @@ class OpenAIChatConnector(HttpClients):
             "timeout": self.timeout,
             "retry": self.retry.to_dict(),
         }
+        if self.tool_sessions is not None:
+            out["environment"] = self.tool_sessions.describe()
+        if self.user is not None:
+            out["user"] = self.user.describe()
+        if self.tool_sessions is not None or self.user is not None:
+            out["episode_timeout"] = self.episode_timeout
         if self.system is not None:
             out["system"] = self.system
         if self.params:
@@ -173,9 +220,10 @@ class OpenAIChatConnector(HttpClients):
         if self.system:
             wire.append({"role": "system", "content": self.system})
             model.append(SystemMessage(self.system))
-        text = sample.user_input()
-        wire.append({"role": "user", "content": text})
-        model.append(UserMessage(text))
+        if self.user is None:  # a simulated user speaks first, in its own words
+            text = sample.user_input()
+            wire.append({"role": "user", "content": text})
+            model.append(UserMessage(text))
         return wire, model
 
     def _body(self, wire: list[dict[str, Any]]) -> dict[str, Any]:
@@ -226,27 +274,49 @@ class OpenAIChatConnector(HttpClients):
     def call(self, sample: Sample | str) -> AgentResponse:
         """One row, synchronously (tool executor results are fed back when given)."""
         sample = as_sample(sample)
+        if self.user is not None:  # the simulated user is an async model client
+            return asyncio.run(self.acall(sample))
         client = self._sync_client()
-        turns = _Turns(self, sample)
-        for turn in range(self.max_turns):
-            while True:
-                response, tries = send(client, "POST", self._target(), **turns.request())
-                pending = turns.reply(response, tries)
-                if not isinstance(pending, float):
+        session = self._open(sample)
+        turns = _Turns(self, sample, session)
+        try:
+            for turn in range(self.max_turns):
+                while True:
+                    turns.check_deadline()
+                    response, tries = send(client, "POST", self._target(), **turns.request())
+                    pending = turns.reply(response, tries)
+                    if not isinstance(pending, float):
+                        break
+                    time.sleep(pending)  # an unreadable body: ask again
+                if not pending:
                     break
-                time.sleep(pending)  # an unreadable body: ask again
-            if not pending:
-                break
-            executor = self.tool_executor
-            assert executor is not None  # reply() returns no calls without one
-            turns.ran(turn, [(c, *_run_sync(executor, c)) for c in pending])
-        return turns.response()
+                turns.ran(turn, [self._run_one_sync(session, c) for c in pending])
+            return turns.response()
+        finally:
+            if session is not None:
+                session.close()
 
     async def acall(self, sample: Sample | str) -> AgentResponse:
         """One row, asynchronously (same behaviour as :meth:`call`)."""
         sample = as_sample(sample)
+        session = await asyncio.to_thread(self._open, sample)
+        turns = _Turns(self, sample, session)
+        try:
+            if session is None and self.user is None:
+                return await self._aloop(turns, None)
+            try:
+                async with asyncio.timeout(self.episode_timeout):
+                    return await self._aloop(turns, session)
+            except TimeoutError:
+                raise turns.past_deadline() from None
+        finally:
+            if session is not None:
+                await asyncio.to_thread(session.close)
+
+    async def _aloop(self, turns: _Turns, session: ToolSession | None) -> AgentResponse:
         client = self._async_http_client()
-        turns = _Turns(self, sample)
+        if self.user is not None and not await turns.user_turn(self.user):
+            return turns.response()
         for turn in range(self.max_turns):
             while True:
                 response, tries = await asend(client, "POST", self._target(), **turns.request())
@@ -255,19 +325,55 @@ class OpenAIChatConnector(HttpClients):
                     break
                 await asyncio.sleep(pending)  # an unreadable body: ask again
             if not pending:
-                break
-            executor = self.tool_executor
-            assert executor is not None  # reply() returns no calls without one
-            turns.ran(turn, [(c, *await _run_async(executor, c)) for c in pending])
+                if self.user is None or not await turns.user_turn(self.user):
+                    break
+                continue
+            ran = []
+            for call in pending:
+                if session is not None:
+                    # In a worker thread: a slow tool never blocks the other rows' episodes.
+                    done = await asyncio.to_thread(session.call, call)
+                    ran.append((done, done.result, done.is_error))
+                else:
+                    assert self.tool_executor is not None  # reply() returns no calls without one
+                    ran.append((call, *await _run_async(self.tool_executor, call)))
+            turns.ran(turn, ran)
         return turns.response()
+
+    def _open(self, sample: Sample) -> ToolSession | None:
+        """A fresh tool session for this row and attempt (None: no environment served)."""
+        if self.tool_sessions is None:
+            return None
+        try:
+            return self.tool_sessions.open(sample)
+        except ToolEvalError as exc:
+            raise ConnectorError(
+                f"the environment could not start for this row: {exc.message}", row=sample.id
+            ) from None
+
+    def _run_one_sync(
+        self, session: ToolSession | None, call: ToolCall
+    ) -> tuple[ToolCall, Any, bool]:
+        if session is not None:
+            done = session.call(call)
+            return done, done.result, done.is_error
+        assert self.tool_executor is not None  # reply() returns no calls without one
+        return (call, *_run_sync(self.tool_executor, call))
 
 
 class _Turns:
     """One row's conversation so far; :meth:`OpenAIChatConnector.call` and ``acall`` do the I/O."""
 
-    def __init__(self, connector: OpenAIChatConnector, sample: Sample) -> None:
+    def __init__(
+        self, connector: OpenAIChatConnector, sample: Sample, session: ToolSession | None = None
+    ) -> None:
         self.connector = connector
         self.sample = sample
+        self.session = session
+        self.runs_tools = session is not None or connector.tool_executor is not None
+        self.user_messages = 0
+        self.user_stopped = False
+        self.user_error: str | None = None
         self.wire, self.model = connector._start(sample)
         self.started = time.perf_counter()
         self.raws: list[Any] = []
@@ -308,7 +414,7 @@ class _Turns:
         new_calls, message = _with_ids(new_calls, message, len(self.raws))
         self.raws.append(data)
         self.output = message.get("content")
-        if not new_calls or self.connector.tool_executor is None:
+        if not new_calls or not self.runs_tools:
             self.calls.extend(new_calls)
             self.model.append(AssistantMessage(self.output or "", tuple(new_calls)))
             return []
@@ -330,7 +436,64 @@ class _Turns:
             )
             self.output = None
 
+    async def user_turn(self, user: SimulatedUser) -> bool:
+        """The simulated user's next message; False when the episode ends here."""
+        if self.user_messages >= user.max_turns:
+            self.warnings.append(f"the simulated user reached its max_turns={user.max_turns}")
+            return False
+        try:
+            async with asyncio.timeout(self.connector.timeout):
+                text = await user.anext(self.sample, self.wire)
+        except TimeoutError:
+            self.user_error = f"no reply within {self.connector.timeout:g} s"
+            return False
+        except Exception as exc:  # the simulator's failure is audited, never the agent's
+            self.user_error = f"{type(exc).__name__}: {exc}"
+            return False
+        self.user_messages += 1
+        self.model.append(UserMessage(text))
+        self.wire.append({"role": "user", "content": text})
+        if user.stopped(text):
+            self.user_stopped = True
+            return False
+        return True
+
+    def check_deadline(self) -> None:
+        """Raise when a served episode ran past ``episode_timeout`` (the sync loop's check)."""
+        elapsed = time.perf_counter() - self.started
+        if self.session is not None and elapsed > self.connector.episode_timeout:
+            raise self.past_deadline()
+
+    def past_deadline(self) -> ConnectorError:
+        limit = self.connector.episode_timeout
+        return ConnectorError(
+            f"the episode did not end within its {limit:g} s deadline (episode_timeout) "
+            f"after {len(self.raws)} model replies and {len(self.calls)} tool calls",
+            row=self.sample.id,
+        )
+
+    def _user_record(self) -> dict[str, Any] | None:
+        """The simulated user's turns and audit (metadata.simulator); raises when the user broke."""
+        user = self.connector.user
+        if user is None:
+            return None
+        audit = user.audit(self.sample, self.wire, stopped=self.user_stopped, error=self.user_error)
+        record = {**user.describe(), "turns": self.user_messages, "audit": audit.to_dict()}
+        if not audit.passed:
+            raise ConnectorError(
+                "the simulated user broke the episode, so it is not the agent's to pass or "
+                f"fail (simulator audit): {'; '.join(audit.reasons)}",
+                row=self.sample.id,
+            )
+        return record
+
     def response(self) -> AgentResponse:
+        metadata: dict[str, Any] = {}
+        if self.session is not None:
+            metadata["episode"] = self.session.record()
+        simulator = self._user_record()
+        if simulator is not None:
+            metadata["simulator"] = simulator
         raw = self.raws[0] if len(self.raws) == 1 else {"turns": self.raws}
         return AgentResponse(
             self.output,
@@ -343,6 +506,7 @@ class _Turns:
             messages=self.model,
             warnings=tuple(self.warnings),
             retries=self.tally.counts(),
+            metadata=metadata or None,
         )
 
 

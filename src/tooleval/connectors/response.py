@@ -40,6 +40,9 @@ class AgentResponse:
     warnings: tuple[str, ...] = ()
     #: Retries by cause: ``{"http": n, "invalid_body": m}`` (only causes that happened).
     retries: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: What the connector itself observed, merged into the row's metadata (``episode``:
+    #: the calls tooleval executed and recorded in a served environment).
+    metadata: dict[str, Any] | None = None
 
     def apply_to(self, sample: Sample) -> Sample:
         """A copy of ``sample`` with what the agent did filled in."""
@@ -50,6 +53,8 @@ class AgentResponse:
             changes["tools_called"] = list(self.tools_called)
         if self.messages is not None:
             changes["messages"] = list(self.messages)
+        if self.metadata:
+            changes["metadata"] = {**sample.metadata, **self.metadata}
         return dataclasses.replace(sample, **changes)
 
     def to_dict(self) -> dict[str, Any]:

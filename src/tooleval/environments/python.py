@@ -172,6 +172,17 @@ class _Bounded:
     limits: Limits
     _calls: int
 
+    @property
+    def tool_signatures(self) -> dict[str, tuple[inspect.Signature, str | None]]:
+        """Each tool's parameters (the state or ``self`` left out) and docstring.
+
+        What ``tooleval.serving`` derives the tool specs an agent is offered from.
+        """
+        return {
+            name: (self._tools.signatures[name], inspect.getdoc(function))
+            for name, function in sorted(self._tools.functions.items())
+        }
+
     def _run(
         self, name: str, arguments: Any, bind: Callable[[str], Callable[..., Any]]
     ) -> CallOutcome:

@@ -106,12 +106,12 @@ def describe_dataset(plan: Plan, dataset: Any) -> dict[str, Any]:
 
 
 def make_connector(plan: Plan) -> Any:
-    from tooleval.connectors import connector_from_config
+    from tooleval.serving import connector_from_config
 
     try:
         # Relative tool files and module:function targets resolve from the plan's folder.
         base = plan.path.resolve().parent if plan.path else None
-        return connector_from_config(plan.connector, base_dir=base)
+        return connector_from_config(plan.connector, base_dir=base, environment=plan.environment)
     except ToolEvalError as exc:
         raise exc.with_context(field="connector") from None
 

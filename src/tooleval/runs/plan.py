@@ -22,7 +22,8 @@
     repeat: 3                      # run every row 3 times (pass^k / pass@k)
     max_rps: 20                    # at most 20 agent calls a second
     cache: true                    # or a file: responses.db (relative to the plan file)
-    environment: {name: orders, config: {}}  # where state_match replays (docs/environments.md)
+    environment: {name: orders, config: {}}  # where state_match replays (docs/environments.md);
+                                   # an openai connector's tool loop is served it (docs/episodes.md)
     judge: {type: local}           # only for judged metrics
     gate:
       min_pass_rate: 0.9           # every metric
@@ -114,6 +115,8 @@ class Plan:
     max_rps: float | None = None
     cache: bool = False
     cache_file: Path | None = None
+    #: The checked top-level ``environment`` ({name, config}); served to an openai connector.
+    environment: dict[str, Any] | None = None
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -198,8 +201,11 @@ def plan_from_dict(
     metrics = _metrics(data["metrics"], base_dir)
     if data.get("preset") is not None:
         metrics = _with_preset(metrics, data["preset"])
+    environment = None
     if data.get("environment") is not None:
-        metrics = _plan_environment(metrics, data["environment"], base_dir)
+        metrics, environment = _plan_environment(
+            metrics, data["environment"], base_dir, serves=_serves(connector)
+        )
     gate = _gate(data.get("gate"))
     for gated in gate.metrics:
         if gated not in {m.name for m in metrics}:
@@ -224,6 +230,7 @@ def plan_from_dict(
         max_rps=check_rps(data.get("max_rps"), "max_rps"),
         cache=cache,
         cache_file=cache_file,
+        environment=environment,
     )
 
 
@@ -273,14 +280,21 @@ def _takes_environment(name: str) -> bool:
         return False
 
 
+def _serves(connector: Mapping[str, Any]) -> bool:
+    """Whether the plan's environment is served to the connector's tool loop (docs/episodes.md)."""
+    from tooleval.connectors.config import connector_kind
+
+    return connector_kind(connector) == "openai" and connector.get("tool_executor") is None
+
+
 def _plan_environment(
-    metrics: tuple[MetricSpec, ...], value: Any, base_dir: Path | None
-) -> tuple[MetricSpec, ...]:
+    metrics: tuple[MetricSpec, ...], value: Any, base_dir: Path | None, *, serves: bool = False
+) -> tuple[tuple[MetricSpec, ...], dict[str, Any]]:
     """The plan-level ``environment`` given to every metric that replays and names none."""
     from tooleval.environments.plan_key import plan_environment
 
     takers = [m for m in metrics if _takes_environment(m.name)]
-    if not takers:
+    if not takers and not serves:
         raise ConfigError(
             "no metric of the plan replays calls in an environment (state_match does)",
             field="environment",
@@ -291,7 +305,7 @@ def _plan_environment(
         if m in takers and "environment" not in m.params
         else m
         for m in metrics
-    )
+    ), environment
 
 
 def _metric_environment(

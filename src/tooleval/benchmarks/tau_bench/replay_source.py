@@ -88,6 +88,8 @@ class TauDomain:
     source: Path
     _data: bytes
     shared: SharedTables | None = None
+    #: Each tool's ``get_info()`` (an OpenAI tool spec), in ALL_TOOLS order: what an agent is offered.
+    tool_specs: tuple[dict[str, Any], ...] = ()
 
     def fresh_data(self) -> dict[str, Any]:
         """A new copy of the domain's data, as ``load_data()`` returns it."""
@@ -114,7 +116,7 @@ def load_domain(domain: str, source: str | Path | None = None) -> TauDomain:
 def _load(root: Path, domain: str) -> TauDomain:
     folder = root / "tau_bench" / "envs" / domain
     tool_base = _module(root / "tau_bench" / "envs" / "tool.py", "tool", {})
-    tools = _tools(folder / "tools", tool_base)
+    tools, specs = _tools(folder / "tools", tool_base)
     data_module = _module(folder / "data" / "__init__.py", f"{domain}.data", {})
     data = data_module.load_data()
     try:
@@ -126,7 +128,14 @@ def _load(root: Path, domain: str) -> TauDomain:
     except ValueError:
         shared = None
     return TauDomain(
-        domain, tools, _terminate_tools(folder / "env.py"), _version(folder), root, raw, shared
+        domain,
+        tools,
+        _terminate_tools(folder / "env.py"),
+        _version(folder),
+        root,
+        raw,
+        shared,
+        tool_specs=specs,
     )
 
 
@@ -152,8 +161,10 @@ def _module(path: Path, name: str, provided: dict[str, Any]) -> types.ModuleType
     return module
 
 
-def _tools(folder: Path, tool_base: types.ModuleType) -> dict[str, Callable[..., Any]]:
-    """ALL_TOOLS of the folder's ``__init__.py``, each loaded from its own file."""
+def _tools(
+    folder: Path, tool_base: types.ModuleType
+) -> tuple[dict[str, Callable[..., Any]], tuple[dict[str, Any], ...]]:
+    """ALL_TOOLS of the folder's ``__init__.py``, each loaded from its own file, and their specs."""
     tree = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
     module_of: dict[str, str] = {}
     listed: list[str] = []
@@ -169,15 +180,18 @@ def _tools(folder: Path, tool_base: types.ModuleType) -> dict[str, Callable[...,
             listed = [e.id for e in node.value.elts if isinstance(e, ast.Name)]
     provided = {"tau_bench.envs.tool": tool_base}
     tools: dict[str, Callable[..., Any]] = {}
+    specs: list[dict[str, Any]] = []
     for class_name in listed:
         module = _module(folder / f"{module_of[class_name]}.py", module_of[class_name], provided)
         cls = getattr(module, class_name)
-        tools[cls.get_info()["function"]["name"]] = cls.invoke
+        info = cls.get_info()
+        tools[info["function"]["name"]] = cls.invoke
+        specs.append(info)
     if not tools:
         raise ConfigError(
             f"no ALL_TOOLS found in {folder / '__init__.py'}", field="tau_bench_source"
         )
-    return tools
+    return tools, tuple(specs)
 
 
 def _terminate_tools(env_file: Path) -> frozenset[str]:

@@ -1,0 +1,19 @@
+"""Serving environments to the agent under test: tools tooleval executes and records itself.
+
+=================  ===========================================================
+module             holds
+=================  ===========================================================
+``sessions``       :class:`EnvironmentTools` (one fresh environment per row and attempt), :class:`EnvironmentSession` (calls executed and recorded)
+``specs``          :func:`tool_specs`: an environment's tools as OpenAI tool specs
+``connector``      :func:`connector_from_config`: a plan's connector, its environment served to the ``openai`` tool loop
+``tau_bench``      tau-bench's airline and retail domains as environments (``tau_bench_airline``, ``tau_bench_retail``)
+=================  ===========================================================
+
+See docs/episodes.md.
+"""
+
+from tooleval.serving.connector import connector_from_config
+from tooleval.serving.sessions import EnvironmentSession, EnvironmentTools
+from tooleval.serving.specs import tool_specs
+
+__all__ = ["EnvironmentSession", "EnvironmentTools", "connector_from_config", "tool_specs"]
