@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooleval.environments.deadline import CallTimeout, deadline
+from tooleval.user_deadline import CallTimeout, deadline
 from tooleval.environments.named import environment_factory
 from tooleval.environments.protocol import CallOutcome, Environment
 from tooleval.environments.registration import row_environment
