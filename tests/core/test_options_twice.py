@@ -93,9 +93,9 @@ def test_score_options_by_metric_and_repeated_keys(tmp_path, capsys):
     assert main([*one, "--option", "order=strict", "--option", "order=any"]) == 2
     err = capsys.readouterr().err
     assert "--option order given twice ('strict', then 'any'); give it once" in err
-    # the same metric twice is one metric (the two combine)
-    assert main([*one, "--metric", "tool_correctness", "-o", str(out)]) == 0
-    assert len(out.read_text().splitlines()) == 1
+    # the same metric twice is refused, never collapsed silently
+    assert main([*one, "--metric", "tool_correctness", "-o", str(out)]) == 2
+    assert "--metric tool_correctness given twice" in capsys.readouterr().err
 
 
 def test_rescore_repeated_keys_and_thresholds_are_refused():

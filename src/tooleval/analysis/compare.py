@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooleval.analysis.figures import RunFigures, SliceFigures
+from tooleval.analysis.figures import RunFigures, SliceFigures, run_figures
 from tooleval.store import RunRowsReader
 from tooleval.store.records import RowRecord, RunInfo
 
@@ -246,14 +246,21 @@ class _Tally:
 
 
 def compare_runs(
-    store: RunRowsReader, run_a: str, run_b: str, *, figures: tuple[RunFigures, RunFigures]
+    store: RunRowsReader,
+    run_a: str,
+    run_b: str,
+    *,
+    figures: tuple[RunFigures, RunFigures] | None = None,
 ) -> Comparison:
     """Per-row deltas of run B against run A, per metric and per category.
 
     ``figures``: both runs' read models (:func:`tooleval.analysis.figures.run_figures`),
-    whose pass rates and mean scores the counts carry (errors count as not passed).
+    whose pass rates and mean scores the counts carry (errors count as not passed); read
+    from ``store`` when not given.
     """
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
+    if figures is None:
+        figures = (run_figures(store, info_a), run_figures(store, info_b))  # type: ignore[arg-type]
     rows_a = _keyed(list(store.iter_rows(info_a.id)))
     rows_b = _keyed(list(store.iter_rows(info_b.id)))
     metric_names = list(

@@ -84,6 +84,7 @@ class InputTap:
         self._tokens: dict[str, bytes] = {}
         self.seen: set[str] = set()
         self.heads: list[dict[str, Any]] = []
+        self.broken = False
         self._rest = b""
         self._tail = b""
         self._first = True
@@ -133,6 +134,7 @@ class InputTap:
         try:
             row = orjson.loads(line)
         except orjson.JSONDecodeError:
+            self.broken = True  # a broken row is named by the scoring, as the broken row
             return
         if isinstance(row, dict):
             self.heads.append(row)
@@ -164,6 +166,8 @@ class InputTap:
                 )
         for metric, fields in needed.items():
             for field_name in fields:
+                if self.broken:  # the scoring stops at the unreadable row and names it
+                    break
                 if not ({field_name, *_ALIASES.get(field_name, ())} & self.seen) and (
                     field_name not in columns
                 ):

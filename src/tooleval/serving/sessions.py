@@ -27,13 +27,13 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooleval.user_deadline import CallTimeout, deadline
 from tooleval.environments.named import environment_factory
 from tooleval.environments.protocol import CallOutcome, Environment
 from tooleval.environments.registration import row_environment
 from tooleval.errors import ConfigError
 from tooleval.model import Sample, ToolCall
 from tooleval.serving.specs import tool_specs
+from tooleval.user_deadline import CallTimeout, deadline
 
 __all__ = ["CALL_SECONDS", "EnvironmentSession", "EnvironmentTools"]
 

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooleval.benchmarks.tau_bench.replay_source import TauDomain, load_domain
-from tooleval.user_deadline import CallTimeout, deadline
 from tooleval.environments.protocol import CallOutcome, Limits
 from tooleval.environments.python import json_value_error
 from tooleval.errors import ConfigError
+from tooleval.user_deadline import CallTimeout, deadline
 
 __all__ = ["TauBenchEnvironment", "airline", "retail"]
 
