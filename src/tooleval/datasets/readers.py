@@ -267,7 +267,9 @@ def _parquet(data: bytes, path: Path) -> tuple[list[str], list[RawRow]]:
             f"reading Parquet needs pyarrow: {install_hint('parquet')}", file=str(path)
         ) from None
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        # on the calling thread: no Arrow pool threads left running at exit (a native pool
+        # torn down at interpreter exit can abort the process: 'terminate called ...')
+        table = pq.read_table(pa.BufferReader(data), use_threads=False, pre_buffer=False)
     except (pa.ArrowException, OSError) as exc:
         raise DatasetError(f"not a readable Parquet file: {exc}", file=str(path)) from None
     columns = list(table.column_names)
