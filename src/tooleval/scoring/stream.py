@@ -304,23 +304,36 @@ def _score_in_processes(source: Iterable[bytes], out: IO[bytes], metric: Any, wo
             if error is not None:
                 raise error
         return count
-    count = 0
-    with multiprocessing.get_context().Pool(
+    # A bad row closes and joins the pool, never terminates it: terminating a
+    # worker that holds the result queue's lock leaves the pool's task thread
+    # waiting on it for ever (a hang seen under load). The bad row stops new
+    # chunks; the few in flight (at most ``2 * workers``) finish, unread.
+    pool = multiprocessing.get_context().Pool(
         min(workers, len(ahead)), initializer=_init_worker, initargs=(metric,)
-    ) as pool:
-        pending: collections.deque[Any] = collections.deque()
-
-        def drain_one() -> int:
-            data, error, rows = pending.popleft().get()
-            out.write(data)
-            if error is not None:
-                raise error
-            return rows
-
+    )
+    pending: collections.deque[Any] = collections.deque()
+    count = 0
+    failure: ToolEvalError | None = None
+    try:
         for chunk in itertools.chain(ahead, chunks):
             pending.append(pool.apply_async(_score_chunk, (chunk,)))
-            if len(pending) >= 2 * workers:
-                count += drain_one()
-        while pending:
-            count += drain_one()
+            while len(pending) >= 2 * workers or (pending and pending[0].ready()):
+                data, failure, rows = pending.popleft().get()
+                out.write(data)
+                count += rows
+                if failure is not None:
+                    break
+            if failure is not None:
+                break
+        while pending and failure is None:
+            data, failure, rows = pending.popleft().get()
+            out.write(data)
+            count += rows
+    except BaseException:  # Ctrl-C, a closed pipe: results still owed would never come
+        pool.terminate()
+        raise
+    pool.close()
+    pool.join()
+    if failure is not None:
+        raise failure
     return count
