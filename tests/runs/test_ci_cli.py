@@ -82,6 +82,13 @@ def test_the_stored_gate_is_the_one_the_command_line_gated_on(tmp_path, agent_st
         (["--summary-md", "TMP/cases.jsonl/s.md"], "--summary-md"),
         # an option that only matters with another is refused alone, never ignored
         (["--baseline", "abc123"], "--baseline needs --summary-md"),
+        # no file tooleval writes may be the store, the plan or the dataset
+        (["--cache", "--cache-file", "TMP/r.db"], "is the run store's file"),
+        (["--cache", "--cache-file", "TMP/cases.jsonl"], "is also an input file"),
+        (["--junit", "TMP/r.db"], "--junit"),
+        (["--json", "TMP/PLAN"], "--json"),
+        (["--summary-md", "TMP/cases.jsonl"], "--summary-md"),
+        (["--junit", "TMP/o.xml", "--json", "TMP/o.xml"], "name the same file"),
     ],
 )
 def test_bad_ci_options_are_one_line_exit_2_before_any_call(
@@ -89,11 +96,15 @@ def test_bad_ci_options_are_one_line_exit_2_before_any_call(
 ):
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     plan = _setup(tmp_path, agent_stub)
-    argv = [a.replace("TMP", str(tmp_path)) for a in argv]
+    argv = [a.replace("TMP", str(tmp_path)).replace("PLAN", plan.name) for a in argv]
+    with open_store(tmp_path / "r.db"):
+        pass  # an existing store, which a bad option must leave alone
+    before = sorted(p.name for p in tmp_path.iterdir())
     assert main(["run", str(plan), "--store", str(tmp_path / "r.db"), "--quiet", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
     assert agent_stub.requests == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing made or replaced
 
 
 def test_cache_then_summary_and_step_summary(tmp_path, agent_stub, capsys, monkeypatch):

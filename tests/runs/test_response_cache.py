@@ -134,3 +134,27 @@ def test_cache_with_a_rate_limit_and_a_conversation(tmp_path, agent_stub):
         row = store.get_row(second.run_id, 0)
     assert len(agent_stub.requests) == 2 and cache.hits == 1
     assert [c.name for c in row.sample.actual_calls()] == ["lookup_order", "cancel_order"]
+
+
+def test_a_run_store_or_other_database_is_never_opened_as_the_cache(tmp_path):
+    db = tmp_path / "runs.db"
+    with open_store(db) as store:
+        store.list_runs()
+    size = db.stat().st_size
+    with pytest.raises(ConfigError, match="is not a response cache.*run store") as info:
+        ResponseCache(db)
+    assert info.value.field == "--cache-file"
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    for path in (db, other):
+        with pytest.raises(ConfigError, match="not a response cache"):
+            ResponseCache(path)
+    with sqlite3.connect(db) as conn:  # the store is untouched: no cache table was added
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    assert "responses" not in tables and db.stat().st_size == size
+    text = tmp_path / "cases.jsonl"
+    text.write_text('{"input": "hi"}\n')
+    with pytest.raises(ConfigError, match="cannot open the response cache"):
+        ResponseCache(text)
+    assert text.read_text() == '{"input": "hi"}\n'

@@ -100,9 +100,32 @@ def check_ci_options(args: argparse.Namespace, inputs: list[Any]) -> None:
     check_rps(args.max_rps)
     if args.cache_file and not (args.cache or args.refresh_cache):
         raise ConfigError("--cache-file needs --cache or --refresh-cache", field="--cache-file")
+    if args.cache_file:
+        _check_cache_file(args, inputs)
     if args.summary_md:
         check_output_path(args.summary_md, option="--summary-md", inputs=inputs, kind="md")
     refuse_baseline_alone(args.baseline, args.summary_md)
+
+
+def _check_cache_file(args: argparse.Namespace, inputs: list[Any]) -> None:
+    """The response cache never shares a file with the run store or an input."""
+    from tooleval.errors import ConfigError
+    from tooleval.io_atomic import same_file, store_file
+
+    cache = str(args.cache_file)
+    store = store_file(args.store or os.environ.get("TOOLEVAL_STORE") or None)
+    if store is not None and same_file(cache, store):
+        raise ConfigError(
+            f"--cache-file {cache} is the run store's file; the cache needs its own file "
+            "(the default is responses.db beside the store)",
+            field="--cache-file",
+        )
+    for given in inputs:
+        if given is not None and os.fspath(given) not in ("", "-") and same_file(cache, given):
+            raise ConfigError(
+                f"--cache-file {cache} is also an input file; give the cache its own file",
+                field="--cache-file",
+            )
 
 
 def refuse_baseline_alone(baseline: str | None, summary_md: str | None) -> None:

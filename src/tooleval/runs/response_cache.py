@@ -95,6 +95,7 @@ class ResponseCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            _refuse_other_database(self._conn, self.path)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
@@ -105,6 +106,9 @@ class ResponseCache:
             raise ConfigError(
                 f"cannot open the response cache {str(self.path)!r}: {exc}", field="--cache"
             ) from None
+        except ConfigError:
+            self._conn.close()
+            raise
 
     def get(self, key: str) -> dict[str, Any] | None:
         if self.refresh:
@@ -159,6 +163,23 @@ class ResponseCache:
         return (
             f"response cache {self.path}: {self.hits} hits, {self.misses} calls, "
             f"{self.writes} stored{damaged}"
+        )
+
+
+def _refuse_other_database(conn: sqlite3.Connection, path: Path) -> None:
+    """A SQLite file holding tables other than the cache's is someone else's (a run store)."""
+    tables = sorted(
+        name
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not name.startswith("sqlite_")
+    )
+    if tables and "responses" not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        raise ConfigError(
+            f"{str(path)!r} is not a response cache: it is a SQLite database holding other "
+            f"tables ({shown}), such as a run store; give the cache its own file with "
+            "--cache-file (or cache: FILE in the plan)",
+            field="--cache-file",
         )
 
 
