@@ -21,10 +21,14 @@ Two tools, one for each kind of wait:
 45
 >>> bounded(lambda: 42, 1.0, what="reset()")
 42
+
+:func:`abounded` is :func:`bounded` for a coroutine: the event loop waits for
+the daemon thread without blocking, so other rows go on meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import heapq
 import itertools
@@ -46,6 +50,7 @@ __all__ = [
     "USER_CODE_SECONDS",
     "CallTimeout",
     "DeadlinePassed",
+    "abounded",
     "bounded",
     "deadline",
     "user_code_seconds",
@@ -220,3 +225,50 @@ def bounded(function: Callable[[], T], seconds: float | None, *, what: str) -> T
         raise value
     result: T = value
     return result
+
+
+async def abounded(function: Callable[[], T], seconds: float | None, *, what: str) -> T:
+    """Await ``function()`` run in a daemon thread; :class:`DeadlinePassed` past ``seconds``.
+
+    What :func:`bounded` is for a synchronous caller, for an event loop: the
+    loop stays free while the call runs, and a call past its deadline is asked
+    to stop and left behind in its daemon thread (``asyncio.to_thread`` would
+    leave it in an executor thread that the interpreter waits for at exit).
+
+    >>> import asyncio
+    >>> asyncio.run(abounded(lambda: 42, 1.0, what="the scripted user"))
+    42
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if future.done():
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def run() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, function())
+        except BaseException as exc:  # handed to the awaiting coroutine, whatever it is
+            outcome = (False, exc)
+        # RuntimeError: the loop closed while the call ran, so nobody waits any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    thread = threading.Thread(target=run, name="tooleval-user-code", daemon=True)
+    thread.start()
+    if seconds is None:
+        return await future
+    try:
+        async with asyncio.timeout(seconds):
+            return await asyncio.shield(future)
+    except TimeoutError:
+        if thread.ident is not None and thread.is_alive():
+            _set_async_exc(thread.ident, id(CallTimeout))
+        raise DeadlinePassed(what, seconds) from None

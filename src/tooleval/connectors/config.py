@@ -21,6 +21,7 @@ Schema (every key optional unless marked; unknown keys are errors)::
       target: my_agent.module:run              # required
       argument: input             # input | sample | row
       response: {...}             # optional, applied when the function returns a dict
+      timeout: 300                # seconds per call (null: none); past it the row is an error
       # --- openai
       base_url: http://127.0.0.1:8080/v1       # required
       model: my-model                          # required
@@ -54,7 +55,7 @@ from tooleval.connectors.http import HttpConnector
 from tooleval.connectors.imports import load_from
 from tooleval.connectors.openai_chat import OpenAIChatConnector
 from tooleval.connectors.paths import ResponseMapping
-from tooleval.connectors.python import CallableConnector
+from tooleval.connectors.python import DEFAULT_TIMEOUT, CallableConnector
 from tooleval.connectors.retry import RetryPolicy
 from tooleval.errors import ConfigError
 
@@ -73,7 +74,7 @@ _KEYS = {
         "response",
         "conversation",
     },
-    "python": {"type", "target", "argument", "response"},
+    "python": {"type", "target", "argument", "response", "timeout"},
     "openai": {
         "type",
         "base_url",
@@ -234,6 +235,9 @@ def connector_from_config(
             if response is None
             else ResponseMapping.from_config(response, field_prefix=f"{prefix}.response"),
             target=target,
+            timeout=None
+            if "timeout" in config and config["timeout"] is None
+            else _number(config, "timeout", prefix, DEFAULT_TIMEOUT),
         )
     if config.get("environment") is not None and tool_sessions is None:
         raise ConfigError(

@@ -41,6 +41,9 @@ the last reply. A failing turn fails the row, naming the turn.
 A scripted user is called as ``fn(conversation, sample)`` with the
 conversation so far (a list of ``{"role", "content"}`` dicts, tool calls
 under ``tool_calls``) and returns the next user text, or ``None`` to end.
+A plain function runs in a daemon thread under the user-code deadline
+(``$TOOLEVAL_USER_CODE_DEADLINE``, 60 s); a coroutine function runs inside
+the conversation's deadline.
 
 >>> spec = ConversationSpec.from_config({"carry": "history", "max_turns": 3})
 >>> spec.carry, spec.max_turns, spec.turns_column
@@ -52,6 +55,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import math
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -62,6 +66,7 @@ from typing import Any
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.errors import ConfigError, ConnectorError, ToolEvalError
 from tooleval.model import AssistantMessage, Message, Sample, ToolCall, UserMessage
+from tooleval.user_deadline import DEADLINE_ENV, DeadlinePassed, abounded, user_code_seconds
 
 __all__ = ["ConversationConnector", "ConversationSpec", "user_turns"]
 
@@ -115,7 +120,10 @@ class ConversationSpec:
             )
         timeout = config.get("timeout")
         if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
         ):
             raise ConfigError(
                 f"expected a number of seconds > 0 for the whole conversation, got {timeout!r}",
@@ -180,6 +188,8 @@ class ConversationConnector:
     def __init__(self, http: Any, spec: ConversationSpec) -> None:
         self.http = http
         self.spec = spec
+        # read now, so a bad $TOOLEVAL_USER_CODE_DEADLINE is refused before any row
+        self.user_seconds = user_code_seconds() if spec.user is not None else None
 
     # Preflight and `connector test` read the rest from the HTTP connector.
     def __getattr__(self, name: str) -> Any:
@@ -219,11 +229,28 @@ class ConversationConnector:
             return str(found[0])
         return current
 
-    def _next_user(self, sample: Sample, conversation: _Conversation, scripted: list[str]) -> Any:
+    async def _next_user(
+        self, sample: Sample, conversation: _Conversation, scripted: list[str]
+    ) -> Any:
         if self.spec.user is None:
             index = conversation.turn
             return scripted[index] if index < len(scripted) else None
-        return self.spec.user(conversation.as_dicts(), sample)
+        user, history = self.spec.user, conversation.as_dicts()
+        if inspect.iscoroutinefunction(user):
+            return await user(history, sample)  # inside the conversation's own deadline
+        # A plain function runs off the event loop, so one that blocks (a sleep, a lock)
+        # cannot stall every other row: past the user-code deadline the row is an error.
+        try:
+            text = await abounded(
+                lambda: user(history, sample),
+                self.user_seconds,
+                what=f"the scripted user {self.spec.user_name}",
+            )
+        except DeadlinePassed as exc:
+            raise ConnectorError(
+                f"turn {conversation.turn + 1}: {exc} (${DEADLINE_ENV})", row=sample.id
+            ) from None
+        return await text if inspect.isawaitable(text) else text
 
     def total_timeout(self) -> float:
         """Seconds the whole conversation may take (see the module docstring)."""
@@ -258,9 +285,7 @@ class ConversationConnector:
             )
         conversation = _Conversation(f"{sample.id or 'row'}-{secrets.token_hex(4)}")
         while conversation.turn < self.spec.max_turns:
-            text = self._next_user(sample, conversation, scripted)
-            if inspect.isawaitable(text):
-                text = await text
+            text = await self._next_user(sample, conversation, scripted)
             if text is None:
                 break
             if not isinstance(text, str):

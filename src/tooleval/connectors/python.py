@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import math
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
@@ -32,10 +33,13 @@ from tooleval.connectors.paths import ResponseMapping, call_from_object
 from tooleval.connectors.response import AgentResponse, as_sample
 from tooleval.errors import ConfigError, ConnectorError, ToolEvalError
 from tooleval.model import Sample
+from tooleval.user_deadline import DeadlinePassed, abounded, bounded
 
 __all__ = ["CallableConnector", "load_target", "response_from_value"]
 
 Argument = Literal["input", "sample", "row"]
+#: Seconds one call of an in-process agent may take unless ``timeout`` says otherwise.
+DEFAULT_TIMEOUT = 300.0
 
 
 def load_target(target: str, *, field: str = "connector.target") -> Callable[..., Any]:
@@ -137,7 +141,10 @@ class CallableConnector:
     ``argument`` picks what the function receives: ``"input"`` (the text,
     default), ``"sample"`` (the :class:`Sample`) or ``"row"`` (its dict).
     A sync function called through :meth:`acall` runs in a worker thread so
-    rows still run concurrently.
+    rows still run concurrently. ``timeout`` (seconds, default 300; ``None``
+    for none) bounds each call: a function still running then makes the row
+    an error naming the deadline, and is asked to stop and left behind in a
+    daemon thread, so the run (and the process) always ends.
     """
 
     def __init__(
@@ -147,7 +154,18 @@ class CallableConnector:
         argument: Argument = "input",
         response: ResponseMapping | Mapping[str, Any] | None = None,
         target: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
+        if timeout is not None and (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ConfigError(
+                f"expected a number of seconds > 0 (or null for no deadline), got {timeout!r}",
+                field="connector.timeout",
+            )
         if not callable(fn):
             raise ConfigError(
                 f"expected a callable, got {type(fn).__name__}", field="connector.target"
@@ -158,6 +176,7 @@ class CallableConnector:
             )
         self.fn = fn
         self.argument = argument
+        self.timeout = None if timeout is None else float(timeout)
         self.mapping = (
             response
             if isinstance(response, ResponseMapping) or response is None
@@ -169,6 +188,8 @@ class CallableConnector:
 
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "python", "target": self.target, "argument": self.argument}
+        if self.timeout != DEFAULT_TIMEOUT:
+            out["timeout"] = self.timeout
         if self.mapping is not None and self.mapping.configured:
             out["response"] = self.mapping.describe()
         return out
@@ -189,42 +210,64 @@ class CallableConnector:
         """Run the function for one row (an async function gets its own event loop)."""
         sample = as_sample(sample)
         started = time.perf_counter()
-        try:
-            if _is_async(self.fn):
-                try:
-                    asyncio.get_running_loop()
-                except RuntimeError:
-                    value = asyncio.run(self.fn(self._argument(sample)))
-                else:
-                    raise ConnectorError(
-                        "call() cannot run an async agent inside a running event loop; "
-                        "use 'await connector.acall(sample)'",
-                        row=sample.id,
-                    )
+        argument = self._argument(sample)
+        if _is_async(self.fn):
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
             else:
-                value = self.fn(self._argument(sample))
-                if inspect.isawaitable(value):
-                    value = asyncio.run(_await(value))
+                raise ConnectorError(
+                    "call() cannot run an async agent inside a running event loop; "
+                    "use 'await connector.acall(sample)'",
+                    row=sample.id,
+                )
+
+        def run() -> Any:
+            value = self.fn(argument)
+            return asyncio.run(_await(value)) if inspect.isawaitable(value) else value
+
+        try:
+            value = bounded(run, self.timeout, what=self._what)
         except ConnectorError:
             raise
+        except DeadlinePassed as exc:
+            raise self._late(exc, sample) from None
         except Exception as exc:
             raise self._wrap_error(exc, sample) from exc
         return self._finish(value, started, sample)
 
     async def acall(self, sample: Sample | str) -> AgentResponse:
-        """Run the function for one row (async; sync functions run in a thread)."""
+        """Run the function for one row (async; sync functions run in a daemon thread)."""
         sample = as_sample(sample)
         started = time.perf_counter()
+        argument = self._argument(sample)
         try:
             if _is_async(self.fn):
-                value = await self.fn(self._argument(sample))
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        value = await self.fn(argument)
+                except TimeoutError:
+                    raise DeadlinePassed(self._what, self.timeout or 0.0) from None
             else:
-                value = await asyncio.to_thread(self.fn, self._argument(sample))
+                value = await abounded(lambda: self.fn(argument), self.timeout, what=self._what)
                 if inspect.isawaitable(value):
                     value = await value
+        except DeadlinePassed as exc:
+            raise self._late(exc, sample) from None
         except Exception as exc:
             raise self._wrap_error(exc, sample) from exc
         return self._finish(value, started, sample)
+
+    @property
+    def _what(self) -> str:
+        return f"the agent function {self.target}"
+
+    def _late(self, exc: DeadlinePassed, sample: Sample) -> ConnectorError:
+        return ConnectorError(
+            f"{exc} (connector.timeout); it was asked to stop and the row is an error",
+            row=sample.id,
+        )
 
     def _finish(self, value: Any, started: float, sample: Sample) -> AgentResponse:
         latency = (time.perf_counter() - started) * 1000.0
