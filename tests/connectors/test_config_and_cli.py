@@ -138,7 +138,7 @@ def test_load_connector_file_both_shapes(agent_stub: AgentStub, tmp_path: Path) 
         ({"type": "grpc"}, "connector.type", "unknown connector type 'grpc'"),
         ({"url": "http://x", "header": {}}, "connector.header", "did you mean 'headers'"),
         ({}, "connector.url", "missing required key 'url'"),
-        ({"url": "http://x", "timeout": "soon"}, "connector.timeout", "expected a number"),
+        ({"url": "http://x", "timeout": "soon"}, "connector.timeout", "expected a finite number"),
         ({"url": "http://x", "headers": ["a"]}, "connector.headers", "expected a mapping"),
         ({"url": "http://x", "retry": {"retires": 2}}, "connector.retry.retires", "unknown key"),
         ({"url": "http://x", "retry": {"retries": -1}}, "connector.retry.retries", ">= 0"),

@@ -184,3 +184,18 @@ def test_a_run_whose_agent_never_returns_ends_with_error_rows(tmp_path):
     assert all("connector.timeout" in results[k].error for k in ("b", "c"))
     summary = run.summaries["tool_correctness"]
     assert (summary.passed, summary.failed) == (2, 0)  # the stuck rows are errors, not fails
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"type": "http", "url": "http://127.0.0.1:9/a"},
+        {"type": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+        {"type": "python", "target": "json:dumps"},
+    ],
+)
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1, 0, "30", False])
+def test_every_connector_refuses_a_timeout_that_is_not_a_positive_finite_number(config, value):
+    with pytest.raises(ConfigError) as info:
+        connector_from_config({**config, "timeout": value})
+    assert info.value.context["field"] == "connector.timeout"

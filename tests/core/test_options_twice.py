@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from tooleval.cli._options import finite_float
 from tooleval.cli.main import build_parser, main
 
 ROW = {"id": "r1", "tools_called": ["lookup", "cancel"], "expected_tools": ["lookup", "cancel"]}
@@ -34,7 +35,7 @@ def _single_value_options(command: str) -> list[tuple[str, str, str]]:
             continue  # positionals and flags (a flag twice says the same thing)
         if isinstance(action, argparse._AppendAction):
             continue  # repeatable: checked below
-        if action.type in (int, float):
+        if action.type in (int, float, finite_float):
             values = ("1", "2")
         elif action.choices:
             values = tuple(str(c) for c in list(action.choices)[:2] * 2)[:2]
@@ -191,3 +192,25 @@ def test_every_commands_single_value_option_given_twice_is_refused(capsys, path,
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"{option} given twice" in err and len(err.strip().splitlines()) == 1, err
+
+
+def _float_options(parser: argparse.ArgumentParser, prefix: list[str]):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, verb in action.choices.items():
+                yield from _float_options(verb, [*prefix, name])
+        elif action.option_strings and action.type is finite_float:
+            yield prefix, action.option_strings[-1]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
+def test_no_number_option_of_any_command_takes_a_non_finite_value(value, capsys):
+    found = sorted({(tuple(p), o) for p, o in _float_options(build_parser(), [])})
+    # every float option is covered (gates, rates, timeouts, thresholds of the receiver)
+    assert {"--min-pass-rate", "--max-error-rate", "--max-rps"} <= {o for _, o in found}
+    for prefix, option in found:
+        with pytest.raises(SystemExit) as stopped:
+            main([*prefix, f"{option}={value}"])
+        assert stopped.value.code == 2, (prefix, option)
+        err = capsys.readouterr().err
+        assert f"expected a finite number, got {value!r}" in err, (prefix, option, err)

@@ -23,6 +23,7 @@ inside them means (the same ``--option`` key twice is refused).
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,8 +53,32 @@ class _StoreOnce(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+def finite_float(text: str) -> float:
+    """A number option's value: ``nan`` and ``inf`` are refused, not compared with.
+
+    >>> finite_float("0.8")
+    0.8
+    >>> finite_float("nan")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: expected a finite number, got 'nan'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
 def refuse_repeats(parser: argparse.ArgumentParser) -> None:
-    """Make each single-value option of ``parser`` (added so far) refuse a second value."""
+    """Make each single-value option of ``parser`` (added so far) refuse a second value.
+
+    Every ``type=float`` option also refuses ``nan`` and ``inf`` (:func:`finite_float`):
+    a floor of ``nan`` would pass every gate, a limit of ``inf`` none.
+    """
     for action in parser._actions:
         if type(action) is argparse._StoreAction and action.option_strings:
             action.__class__ = _StoreOnce
+        if action.type is float:
+            action.type = finite_float

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -118,8 +119,8 @@ def _require(config: Mapping[str, Any], key: str, prefix: str, example: str) -> 
 
 def _number(config: Mapping[str, Any], key: str, prefix: str, default: float) -> float:
     value = config.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"expected a number, got {value!r}", field=f"{prefix}.{key}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"expected a finite number, got {value!r}", field=f"{prefix}.{key}")
     return float(value)
 
 
