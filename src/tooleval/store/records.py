@@ -95,8 +95,17 @@ class RunInfo:
     config: dict[str, Any] = field(default_factory=dict)
 
     def pass_rate(self, metric: str) -> float | None:
+        """``passed / (passed + failed + errors)``: the rate every surface shows.
+
+        An error row (the agent could not be called, the row not read) counts
+        as not passed; a row unscored for another reason is left out (the rule
+        in docs/runs.md). ``None`` when the metric was not run or nothing counts.
+        """
         summary = self.summaries.get(metric)
-        return summary.pass_rate if summary else None
+        if summary is None:
+            return None
+        counted = summary.scored + self.error_count
+        return summary.passed / counted if counted else None
 
 
 @dataclass(frozen=True, slots=True)
