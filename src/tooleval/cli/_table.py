@@ -9,11 +9,14 @@ table, not of the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooleval.model import Result, Sample
+
+if TYPE_CHECKING:
+    from tooleval.stats.tally import Tally
 
 TABLE_ROWS = 30  # rows --table shows by default (failures first)
 
@@ -192,8 +195,9 @@ def print_rows_table(
         console.print(_plain(note))
 
 
-def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
-    """A line per metric: rows, passed, failed, unscored, pass rate with its interval, mean."""
+def print_metric_summary(console: Any, tallies: Mapping[str, Tally]) -> None:
+    """A line per metric of its :class:`~tooleval.stats.tally.Tally`: rows, passed, failed,
+    unscored, the pass rate with its interval, n, the mean score."""
     from rich.table import Table
 
     summary = Table(title="summary per metric (pass rate over scored rows; unscored rows apart)")
@@ -201,7 +205,7 @@ def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
     for column in (*columns, "n", "mean score"):
         summary.add_column(column)
     for name, tally in tallies.items():
-        rate, mean = tally.pass_rate, tally.mean_score
+        rate, mean, figure = tally.rate, tally.mean, tally.rate_estimate()
         summary.add_row(
             _plain(name),
             f"{tally.rows:,}",
@@ -209,8 +213,8 @@ def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
             f"{tally.failed:,}",
             f"{tally.unscored:,}",
             "-" if rate is None else f"{rate:.1%}",
-            tally.interval_text(),
-            f"{tally.scored:,}",
+            "-" if figure is None else figure.bounds,
+            f"{tally.counted:,}",
             "-" if mean is None else f"{mean:.3f}",
         )
     console.print(summary)

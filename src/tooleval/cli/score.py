@@ -320,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
 
         verdict = check_gate(tally.tallies, rules)
         print_gate(verdict)
-        return verdict.exit_code
+        return 0 if verdict.passed else 1
     return 0
 
 
