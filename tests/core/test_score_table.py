@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tooleval.cli._table import ScoreTableRows
+from tooleval.evaluation.file_tally import ScoreTableRows
 from tooleval.cli.main import main
 
 EXE = str(Path(sys.executable).with_name("tooleval"))

@@ -1,4 +1,4 @@
-"""The gate options of ``tooleval score`` and the tallies of its results.
+"""The gate options of ``tooleval score``, checked on the tallies of its results.
 
 ``--min-pass-rate [METRIC=]RATE`` and ``--max-unscored-rate [METRIC=]RATE``
 (repeatable; without ``METRIC=`` for every metric, a ``METRIC=`` rule
@@ -11,6 +11,7 @@ As in ``tooleval run``, a metric no pass-rate floor names still has the default
 check "at least one row passed" once any gate option is given, and the exit
 code is 0 passed, 1 failed (2 stays usage or input errors).
 
+>>> from tooleval.stats.tally import Tally
 >>> rules = parse_gate_rules(["0.5"], ["f1=0.2"], ["f1"])
 >>> [c.passed for c in check_gate({"f1": Tally(passed=3, failed=3, unscored=2)}, rules).checks]
 [True, False]
@@ -21,18 +22,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from tooleval.errors import ConfigError, did_you_mean
-from tooleval.stats.tally import Tally
 
 if TYPE_CHECKING:
     from tooleval.analysis.floors import GateResult
+    from tooleval.stats.tally import Tally
 
 __all__ = [
     "GateRules",
-    "ResultTally",
-    "StreamedTally",
     "check_gate",
     "parse_gate_rules",
     "print_gate",
@@ -126,107 +125,3 @@ def print_gate(gate: GateResult, stream: IO[str] | None = None) -> None:
     for check in gate.checks:
         print(f"gate {'pass' if check.passed else 'FAIL'}  {visible(check.message)}", file=stream)
     print(f"gate {'passed' if gate.passed else 'failed'}", file=stream)
-
-
-class ResultTally:
-    """The results stream of ``tooleval score``: writes through to ``out``, reads every line back.
-
-    Each result line written is counted in :attr:`tallies` (per metric), and
-    every ``len(metrics)`` lines (one row) go to ``table`` (a
-    :class:`tooleval.cli._table.ScoreTableRows`) with the row's Sample:
-    the one ``on_result`` saw last (the Python paths call it before each
-    write) or, on the compiled kernel's path, the input line ``lines.pop()``
-    hands back (a :class:`tooleval.cli._score_input.InputTap`). Memory: the
-    counters, the table's rows and the results of ``keep`` metrics (the
-    benchmarks' corpus-level numbers need every result).
-    """
-
-    def __init__(
-        self,
-        out: IO[bytes],
-        metrics: list[str],
-        *,
-        table: Any = None,
-        progress: Any = None,
-        keep: set[str] | frozenset[str] = frozenset(),
-        lines: Any = None,
-    ) -> None:
-        self.out = out
-        self.metrics = list(metrics)
-        self.tallies: dict[str, Tally] = {name: Tally() for name in metrics}
-        self.kept: dict[str, list[Any]] = {name: [] for name in keep}
-        self.rows = 0
-        self.table = table
-        self._progress = progress
-        self._lines = lines
-        self._sample: Any = None
-        self._cells: list[tuple[float | None, bool | None, str]] = []
-        self._rest = b""
-
-    def on_result(self, _row_id: str, sample: Any, _result: Any) -> None:
-        self._sample = sample
-
-    def write(self, data: bytes) -> int:
-        import orjson
-
-        written = self.out.write(data)
-        lines = (self._rest + data if self._rest else data).split(b"\n")
-        self._rest = lines.pop()
-        for line in lines:
-            if line:
-                self._take(orjson.loads(line))
-        return written
-
-    def flush(self) -> None:
-        self.out.flush()
-
-    def _take(self, found: dict[str, Any]) -> None:
-        metric, score, passed = found.get("metric"), found.get("score"), found.get("passed")
-        self.tallies.setdefault(str(metric), Tally()).add(score, passed)
-        if metric in self.kept:
-            from tooleval.model import Result
-
-            self.kept[metric].append(Result.from_dict(found))
-        self._cells.append((score, passed, str(found.get("reason") or "")))
-        if len(self._cells) < len(self.metrics):
-            return
-        sample: Any = self._sample
-        if self._lines is not None:
-            line = self._lines.pop()
-            sample = lambda: self._lines.sample_of(line)  # noqa: E731  (parsed only if shown)
-        if self.table is not None:
-            self.table.add(str(found.get("id")), sample, self._cells)
-        self._cells = []
-        self.rows += 1
-        if self._progress is not None and self.rows % 128 == 0:
-            self._progress.update(self.rows)
-
-
-class StreamedTally:
-    """What the compiled kernel's stream counted, in the shape of :class:`ResultTally`'s figures.
-
-    The kernel counts every result as it writes it (per metric: rows, passed,
-    failed, unscored, the score sum in row order: the same sums as
-    :class:`~tooleval.stats.tally.Tally` makes; no sum of squares) and keeps the first rows of each kind for the
-    table, so no result line is read back.
-    """
-
-    def __init__(self, tallies: dict[str, Tally], rows: int, table: Any) -> None:
-        self.tallies = tallies
-        self.rows = rows
-        self.table = table
-        self.kept: dict[str, list[Any]] = {}  # corpus metrics never take this path
-
-    @classmethod
-    def of(cls, counted: Any, rows: int, *, limit: int | None, sample_of: Any) -> StreamedTally:
-        """From a :class:`tooleval.scoring.StreamTally`; the table's rows when ``limit`` is given."""
-        tallies = {
-            name: Tally(passed, failed, 0, unscored, passed + failed, total, square_sum=None)
-            for name, (_n, passed, failed, unscored, total) in counted.metrics.items()
-        }
-        table = None
-        if limit is not None:
-            from tooleval.cli._table import stream_table_rows
-
-            table = stream_table_rows(counted.statuses, counted.kept, limit, sample_of)
-        return cls(tallies, rows, table)
