@@ -3,17 +3,16 @@
 Contract (other tools rely on it): one JSON object per input row and metric,
 in input order (a row's metrics in the order of ``--metric``), with ``id``,
 ``metric``, ``score`` (null when unscored), ``passed``, ``reason``,
-``diagnosis``, ``params`` and ``threshold``. Scoring goes through
-:mod:`tooleval.scoring` (its error policy decides what is an unscored row and
-what stops the command); this module parses arguments and prints. An option
+``diagnosis``, ``params`` and ``threshold``. The file is scored by
+:func:`tooleval.evaluation.files.score_file` (through :mod:`tooleval.scoring`
+and its error policy); this module parses arguments and prints. An option
 given twice is refused (:mod:`tooleval.cli._options`). Exit 0 on success (and
 a gate that passed), 1 when a gate (``--min-pass-rate``,
-``--max-unscored-rate``; :mod:`tooleval.cli._score_gate`) failed, 2 with a
-one-line message naming the row and field on unreadable input, a bad option,
-or a file where no row holds a field a metric needs (``--bind`` suggested).
-``--table``, the gate and the progress bar (:mod:`tooleval.cli._progress`)
-read the result lines as they are written (``ResultTally``), so the compiled
-kernel's path is kept with them.
+``--max-unscored-rate``, checked by :mod:`tooleval.analysis.gate_checks`)
+failed, 2 with a one-line message naming the row and field on unreadable
+input, a bad option, or a file where no row holds a field a metric needs
+(``--bind`` suggested). ``--table``, the gate and the progress bar
+(:mod:`tooleval.cli._progress`) read the tally ``score_file`` returns.
 
 Rows are read from JSONL, or from CSV/TSV/Parquet/JSON-array files (by
 extension, or by content when the extension says nothing). ``--output`` is

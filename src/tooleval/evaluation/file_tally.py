@@ -2,8 +2,8 @@
 
 :func:`tooleval.evaluation.files.score_file` counts each result once, in a
 :class:`~tooleval.stats.tally.Tally` per metric (the one tally the read model,
-``evaluate()`` and the gate share): :class:`ResultTally` reads the result lines
-back as they are written (the Python paths), :class:`StreamedTally` takes the
+``evaluate()`` and the gate share): :class:`ResultLines` reads the result lines
+back as they are written (the Python paths), :class:`KernelCounts` takes the
 compiled kernel's own counters. :class:`ScoreTableRows` keeps only what a
 table shows (at most ``limit`` rows of each kind: failing, unscored, passing)
 and counts the rest, so a file of a million rows costs the memory of the
@@ -22,10 +22,10 @@ from tooleval.stats.tally import Tally
 __all__ = [
     "TABLE_ROWS",
     "Cell",
-    "ResultTally",
+    "ResultLines",
     "ScoreTableRows",
     "ShownRow",
-    "StreamedTally",
+    "KernelCounts",
     "corpus_metrics",
     "row_status",
     "stream_table_rows",
@@ -124,7 +124,7 @@ def stream_table_rows(
     return rows
 
 
-class ResultTally:
+class ResultLines:
     """The results stream of ``tooleval score``: writes through to ``out``, reads every line back.
 
     Each result line written is counted in :attr:`tallies` (per metric), and
@@ -198,8 +198,8 @@ class ResultTally:
             self._progress.update(self.rows)
 
 
-class StreamedTally:
-    """What the compiled kernel's stream counted, in the shape of :class:`ResultTally`'s figures.
+class KernelCounts:
+    """What the compiled kernel's stream counted, in the shape of :class:`ResultLines`'s figures.
 
     The kernel counts every result as it writes it (per metric: rows, passed,
     failed, unscored, the score sum in row order: the same sums as
@@ -214,7 +214,7 @@ class StreamedTally:
         self.kept: dict[str, list[Any]] = {}  # corpus metrics never take this path
 
     @classmethod
-    def of(cls, counted: Any, rows: int, *, limit: int | None, sample_of: Any) -> StreamedTally:
+    def of(cls, counted: Any, rows: int, *, limit: int | None, sample_of: Any) -> KernelCounts:
         """From a :class:`tooleval.scoring.StreamTally`; the table's rows when ``limit`` is given."""
         tallies = {
             name: Tally(passed, failed, 0, unscored, passed + failed, total, square_sum=None)

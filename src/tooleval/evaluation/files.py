@@ -11,7 +11,7 @@ metric to ``out``, in input order, by the fastest path that takes the job:
   row (or in worker processes), CSV/TSV/Parquet/JSON and benchmark files read
   into Samples, judged metrics scored ``concurrency`` rows at a time; the
   result lines are read back as they are written when a tally is asked for
-  (:class:`~tooleval.evaluation.file_tally.ResultTally`).
+  (:class:`~tooleval.evaluation.file_tally.ResultLines`).
 
 The input is watched as it is read (:class:`~tooleval.evaluation.file_input.InputTap`):
 a bound column or a field a metric needs that no row holds is refused, with
@@ -37,9 +37,9 @@ from tooleval.evaluation.file_input import (
 )
 from tooleval.evaluation.file_tally import (
     TABLE_ROWS,
-    ResultTally,
+    KernelCounts,
+    ResultLines,
     ScoreTableRows,
-    StreamedTally,
     corpus_metrics,
 )
 from tooleval.stdio import stdin_bytes
@@ -128,7 +128,7 @@ def score_file(
     tally: bool = False,
     table_rows: int | None = None,
     progress: Any = None,
-) -> ResultTally | StreamedTally | None:
+) -> ResultLines | KernelCounts | None:
     """Score ``job`` into ``out``; its tally when ``tally`` (or a table) is asked for.
 
     ``table_rows``: keep that many rows of each kind for a table (the tally's
@@ -137,7 +137,7 @@ def score_file(
     called as rows are scored.
     """
     table = table_rows is not None
-    found: ResultTally | StreamedTally | None = _score_streamed(
+    found: ResultLines | KernelCounts | None = _score_streamed(
         job, out, table_rows=table_rows, progress=progress
     )
     if found is None:
@@ -176,7 +176,7 @@ class _Counted:
 
 def _score_streamed(
     job: FileJob, out: IO[bytes], *, table_rows: int | None, progress: Any
-) -> StreamedTally | None:
+) -> KernelCounts | None:
     """One pass of the compiled kernel over a JSONL file; None (nothing read) when it takes none."""
     from tooleval.scoring import score_stream_tallied
 
@@ -202,7 +202,7 @@ def _score_streamed(
         return None
     rows, counted = done
     tap = job.tap
-    return StreamedTally.of(
+    return KernelCounts.of(
         counted,
         rows,
         limit=limit if table else None,
@@ -212,13 +212,13 @@ def _score_streamed(
 
 def _result_tally(
     job: FileJob, out: IO[bytes], *, table_rows: int | None, progress: Any
-) -> ResultTally:
+) -> ResultLines:
     table = table_rows is not None
     rows = ScoreTableRows(limit=table_rows or TABLE_ROWS) if table else None
     keep = corpus_metrics(job.names) if table else set()
     if job.fast and table:
         job.tap = InputTap(None, job.columns, keep_lines=True)  # the source comes in _score
-    return ResultTally(out, job.names, table=rows, progress=progress, keep=keep, lines=job.tap)
+    return ResultLines(out, job.names, table=rows, progress=progress, keep=keep, lines=job.tap)
 
 
 def _samples(job: FileJob) -> Iterable[tuple[int, Any]]:
@@ -232,7 +232,7 @@ def _samples(job: FileJob) -> Iterable[tuple[int, Any]]:
     )
 
 
-def _score(job: FileJob, out: Any, tally: ResultTally | None) -> int:
+def _score(job: FileJob, out: Any, tally: ResultLines | None) -> int:
     """Score the rows of ``job`` into ``out``; the number of rows."""
     from tooleval.scoring import score_parsed, score_samples, score_stream
 
