@@ -30,7 +30,12 @@ from math import sqrt
 from typing import Any
 
 from tooleval.stats.intervals import Interval, t_interval
-from tooleval.stats.summary import RateSummary, few_rows_note, summarize
+from tooleval.stats.summary import (
+    RateSummary,
+    counted_mean_var,
+    few_rows_note,
+    verdict_interval,
+)
 
 __all__ = ["Estimate", "Tally", "estimate_text"]
 
@@ -102,13 +107,13 @@ def estimate_text(e: Estimate) -> str:
 
 
 def binary_estimate(passed: int, counted: int, confidence: float = 0.95) -> Estimate | None:
-    """A rate of one 0/1 verdict per row, from its counts (what :func:`summarize` gives)."""
+    """A rate of one 0/1 verdict per row from its counts: what :func:`summarize` gives the
+    rows themselves (the same mean, interval and notes), without making them."""
     if counted <= 0:
         return None
-    ones, zeros = [1.0], [0.0]
-    return Estimate.of(
-        summarize([ones] * passed + [zeros] * (counted - passed), confidence=confidence)
-    )
+    mean = counted_mean_var({1.0: passed, 0.0: counted - passed})[0]
+    interval, _, notes = verdict_interval(passed, counted, confidence)
+    return Estimate(mean, interval, counted, (1, 1), None, (*notes, *few_rows_note(counted)))
 
 
 @dataclass(slots=True)
