@@ -14,11 +14,13 @@ from tooleval.evaluation.files import FileJob, check_fields_first, score_file
 from tooleval.metrics.registry import bind
 
 NAMES = ["tool_correctness", "tool_call_f1"]
+N = 300
+UNSCORED = sum(1 for i in range(N) if i % 7 == 3)
 
 
 def _rows(path: Path) -> Path:
     items = []
-    for i in range(40):
+    for i in range(N):
         row = {"id": f"r{i}", "tools_called": ["a", "b"] if i % 3 else ["a"], "gold": ["a", "b"]}
         if i % 7 == 3:
             row["gold"] = None  # unscored: no reference in this row
@@ -51,21 +53,22 @@ def test_both_paths_write_the_same_bytes_and_count_the_same(tmp_path, monkeypatc
     found = score_file(job, out, tally=True, table_rows=5, progress=progress)
     assert isinstance(found, KernelCounts if kernel else ResultLines)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert len(lines) == 40 * len(NAMES)
+    assert len(lines) == N * len(NAMES)
     for name in NAMES:
         mine = [x for x in lines if x["metric"] == name]
         tally = found.tallies[name]
         assert tally.passed == sum(1 for x in mine if x["score"] is not None and x["passed"])
-        assert tally.unscored == sum(1 for x in mine if x["score"] is None) == 6
-        assert tally.rows == 40
+        assert tally.unscored == sum(1 for x in mine if x["score"] is None) == UNSCORED
+        assert tally.rows == N
     assert found.table is not None and len(found.table.shown()) == 5
-    assert found.rows == 40
+    assert found.rows == N
+    assert progress.seen and progress.seen[-1] <= N and progress.seen == sorted(progress.seen)
 
 
 def test_no_tally_is_made_when_none_is_asked_for(tmp_path):
     out = io.BytesIO()
     assert score_file(_job(_rows(tmp_path / "d.jsonl")), out) is None
-    assert len(out.getvalue().splitlines()) == 80
+    assert len(out.getvalue().splitlines()) == N * len(NAMES)
 
 
 def test_an_empty_file_is_an_input_error_and_a_missing_field_is_refused_first(tmp_path):
