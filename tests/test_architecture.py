@@ -100,7 +100,16 @@ ALLOWED: dict[str, set[str]] = {
     # Adapters for other evaluation tools (inspect_ai, promptfoo): the public layers.
     "integrations": {"model", "formats", "metrics", "errors"},
     # tooleval.evaluate: datasets and metrics in, through the scoring pipeline, results out.
-    "evaluation": {"model", "formats", "metrics", "llm", "datasets", "scoring", "stats"},
+    "evaluation": {
+        "benchmarks",
+        "datasets",
+        "formats",
+        "llm",
+        "metrics",
+        "model",
+        "scoring",
+        "stats",
+    },
 }
 TOP = {"cli", "__init__", "__main__"}  # the command line (and `python -m tooleval`) and the
 # curated public surface see everything

@@ -315,3 +315,84 @@ def test_viewer_pages_render_the_read_model(runs) -> None:
                     e = runs["figures"][run_id].get(metric).pass_rate
                     assert line[1 + i].startswith(f"{e.value:.1%} {e.bounds} ")
                     assert f"({e.interval.method})" in line[1 + i]
+
+
+# ------------------------------------------- a scored file: score --table, EvaluationResult
+
+
+def _scored_file(path: Path) -> Path:
+    """Rows scored from a file (no error rows there): failures, partial scores, unscored."""
+    rng = random.Random(7)
+    tools = ["lookup", "refund", "cancel", "notify"]
+    lines = []
+    for i in range(90):
+        expected = rng.sample(tools, rng.randint(1, 3))
+        called = expected if rng.random() < 0.55 else rng.sample(tools, rng.randint(1, 3))
+        row = {"id": f"f{i}", "category": CATEGORIES[i % 3], "tools_called": called}
+        row["expected_tools"] = None if i % 11 == 4 else expected
+        lines.append(json.dumps(row) + "\n")
+    path.write_text("".join(lines))
+    return path
+
+
+def _file_figures(tmp_path: Path, path: Path) -> tuple[RunFigures, object, object]:
+    """The file evaluated both ways (the kernel's stream and the Python rows) and its results
+    stored as a run: the run's read model and both EvaluationResults."""
+    import tooleval
+
+    streamed = tooleval.evaluate(str(path), list(METRICS))
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    in_memory = tooleval.evaluate(rows, list(METRICS))
+    with open_store(tmp_path / "file.db") as store:
+        writer = RunWriter.start(
+            store,
+            "file",
+            dataset={"path": str(path)},
+            connector={},
+            metrics=[MetricSpec(m) for m in METRICS],
+            config={},
+            batch_size=100,
+        )
+        by_row: dict[str, list[Result]] = {}
+        for row in in_memory:
+            by_row.setdefault(row.row_id, []).append(row.result)
+        for index, (row_id, results) in enumerate(by_row.items()):
+            sample = Sample(id=row_id, category=rows[index]["category"])
+            writer.add(RowRecord(writer.run_id, index, row_id, sample, tuple(results)))
+        writer.finish()
+        figures = run_figures(store, store.get_run(writer.run_id))
+    return figures, streamed, in_memory
+
+
+def test_score_table_and_evaluation_result_render_the_read_model(tmp_path, capsys) -> None:
+    from tooleval.cli.main import main
+
+    path = _scored_file(tmp_path / "cases.jsonl")
+    figures, streamed, in_memory = _file_figures(tmp_path, path)
+    for result in (streamed, in_memory):
+        for metric in METRICS:
+            f, s = figures.get(metric), result.summaries[metric]  # type: ignore[attr-defined]
+            assert f is not None and f.pass_rate is not None and f.mean_score is not None
+            assert (s.passed, s.failed, s.unscored) == (f.passed, f.failed, f.unscored)
+            assert s.pass_rate == pytest.approx(f.rate)
+            assert s.interval == pytest.approx(
+                (f.pass_rate.interval.low, f.pass_rate.interval.high)
+            )
+            assert s.mean_score == pytest.approx(f.mean_score.value)
+    args = ["score", str(path), "--table", "--no-progress"]
+    for metric in METRICS:
+        args += ["--metric", metric]
+    assert main(args) == 0
+    shown = {}
+    for line in capsys.readouterr().out.splitlines():
+        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
+        if cells and cells[0] in METRICS and len(cells) == 9:
+            shown[cells[0]] = cells
+    assert set(shown) == set(METRICS)
+    for metric, cells in shown.items():
+        f = figures.get(metric)
+        assert f is not None and f.pass_rate is not None and f.mean_score is not None
+        counts = [int(c.replace(",", "")) for c in cells[1:5]]
+        assert counts == [f.passed + f.failed + f.unscored, f.passed, f.failed, f.unscored]
+        assert cells[5] == _pct(f.rate) and cells[6] == f.pass_rate.bounds
+        assert int(cells[7]) == f.pass_rate.n and cells[8] == f"{f.mean_score.value:.3f}"

@@ -259,3 +259,26 @@ def test_gate_on_the_kernel_path_matches_python(tmp_path):
         x for x in slow.stderr.splitlines() if x.startswith("gate")
     ]
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+_NO_STORE_EXTRA = (
+    "import sys; sys.modules['sqlalchemy'] = None; sys.modules['alembic'] = None; "
+    "from tooleval.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_the_gate_of_score_is_the_run_gate_and_needs_no_store_extra(tmp_path):
+    data = scored_file(tmp_path)
+    args = ["score", str(data), "--metric", "tool_correctness", "--min-pass-rate", "0.7"]
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_STORE_EXTRA, *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    assert "pass rate 66.7% [35.4, 87.9]" in done.stderr and "< 70.0%" in done.stderr
+    from tooleval.analysis.floors import GateCheck, GateResult
+    from tooleval.cli._score_gate import GateRules, check_gate
+    from tooleval.stats.tally import Tally
+
+    verdict = check_gate({"m": Tally(passed=6, failed=3, unscored=1)}, GateRules({None: 0.7}))
+    assert isinstance(verdict, GateResult) and isinstance(verdict.checks[0], GateCheck)
+    assert verdict.checks[0].rule == "point" and verdict.checks[0].n == 9

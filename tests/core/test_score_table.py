@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tooleval.cli._table import ScoreTableRows
 from tooleval.cli.main import main
+from tooleval.evaluation.file_tally import ScoreTableRows
 
 EXE = str(Path(sys.executable).with_name("tooleval"))
 

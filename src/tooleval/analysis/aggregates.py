@@ -170,7 +170,6 @@ class RunCounts:
                     "passed": c.passed,
                     "failed": c.failed,
                     "errors": c.errors,
-                    "pass_rates": c.pass_rates,
                     "metric_counts": c.metric_counts,
                 }
                 for c in self.categories
@@ -206,14 +205,9 @@ def _count(store: StoreReader, run: RunInfo, *, bins: int = 10) -> RunCounts:
     per_metric = store.aggregates.category_metric_counts(run.id)
     categories = []
     for category, counts in store.aggregates.category_counts(run.id).items():
-        rates: dict[str, float | None] = {}
-        for metric in run.summaries:
-            ok, bad = per_metric.get(category, {}).get(metric, [0, 0])
-            rates[metric] = ok / (ok + bad) if ok + bad else None
         categories.append(
             CategoryStats(
                 category=category,
-                pass_rates=rates,
                 metric_counts={m: list(v) for m, v in per_metric.get(category, {}).items()},
                 **counts,
             )

@@ -32,14 +32,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from math import sqrt
 from typing import Any
 
 from tooleval.analysis.aggregates import FINISHED, stamp
 from tooleval.analysis.noise import VERDICT, read_attempts, run_intervals
 from tooleval.analysis.repeats import repeat_of
-from tooleval.stats import Interval, RateSummary, summarize, t_interval
-from tooleval.stats.summary import few_rows_note
+from tooleval.stats.tally import Estimate, Tally, estimate_text
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
@@ -55,72 +53,6 @@ __all__ = [
 
 ALL = "(all)"
 _DOCUMENT = "figures/1"
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """One figure with its interval: the value, the interval (with its method), n and K."""
-
-    value: float
-    interval: Interval
-    n: int  # the units the interval rests on: dataset rows
-    attempts: tuple[int, int] = (1, 1)  # (fewest, most) attempts per row
-    clusters: int | None = None
-    notes: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, summary: RateSummary) -> Estimate:
-        return cls(
-            summary.mean,
-            summary.interval,
-            summary.n,
-            summary.attempts,
-            summary.clusters,
-            summary.notes,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "interval": self.interval.to_dict(),
-            "n": self.n,
-            "attempts": list(self.attempts),
-            "clusters": self.clusters,
-            "notes": list(self.notes),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Estimate:
-        i = d["interval"]
-        return cls(
-            float(d["value"]),
-            Interval(float(i["low"]), float(i["high"]), float(i["confidence"]), str(i["method"])),
-            int(d["n"]),
-            (int(d["attempts"][0]), int(d["attempts"][1])),
-            None if d["clusters"] is None else int(d["clusters"]),
-            tuple(d["notes"]),
-        )
-
-    @property
-    def bounds(self) -> str:
-        """``[76.1, 87.0]``: the interval in percent."""
-        return f"[{100 * self.interval.low:.1f}, {100 * self.interval.high:.1f}]"
-
-
-def estimate_text(e: Estimate) -> str:
-    """``82.0% [76.1, 87.0] (95% wilson, n=200, K=1)``, with the clusters when there are.
-
-    >>> from tooleval.stats import wilson_interval
-    >>> estimate_text(Estimate(0.85, wilson_interval(17, 20), 20))
-    '85.0% [64.0, 94.8] (95% wilson, n=20, K=1)'
-    """
-    k = e.attempts
-    attempts = f"K={k[0]}" if k[0] == k[1] else f"K={k[0]}-{k[1]}"
-    clusters = f", {e.clusters} clusters" if e.clusters is not None else ""
-    return (
-        f"{e.value:.1%} {e.bounds} "
-        f"({e.interval.confidence:.0%} {e.interval.method}, n={e.n}, {attempts}{clusters})"
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,26 +183,6 @@ class RunFigures:
         )
 
 
-def _binary(passed: int, counted: int, confidence: float) -> Estimate | None:
-    """A rate of one 0/1 verdict per row, from its counts (what :func:`summarize` gives)."""
-    if counted <= 0:
-        return None
-    ones, zeros = [1.0], [0.0]
-    return Estimate.of(
-        summarize([ones] * passed + [zeros] * (counted - passed), confidence=confidence)
-    )
-
-
-def _moments(n: int, total: float, squares: float, confidence: float) -> Estimate | None:
-    """A mean score over n rows from its sum and sum of squares: a t interval."""
-    if n <= 0:
-        return None
-    mean = total / n
-    var = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-    interval = t_interval(mean, sqrt(var / n), n - 1, confidence)
-    return Estimate(mean, interval, n, (1, 1), None, few_rows_note(n))
-
-
 def _counted(store: StoreReader, run: RunInfo, confidence: float) -> RunFigures:
     """A run made once, unclustered: every figure from the database's counts."""
     totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0] * 8)
@@ -289,14 +201,11 @@ def _counted(store: StoreReader, run: RunInfo, confidence: float) -> RunFigures:
             found = totals.get((metric, where))
             if found is None:
                 continue
-            passed, failed, _, unscored, scores = (int(v) for v in found[:5])
             # An error row counts for every metric, whether or not it stored a result.
             errors = int(totals[(VERDICT, where)][2])
+            passed, failed, _, unscored, scores = (int(v) for v in found[:5])
             total, squares, nonbinary = found[5], found[6], int(found[7])
-            if scores and not nonbinary:
-                mean_score = _binary(round(total), scores, confidence)
-            else:
-                mean_score = _moments(scores, total, squares, confidence)
+            tally = Tally(passed, failed, errors, unscored, scores, total, squares, nonbinary)
             slices[(metric, where)] = SliceFigures(
                 metric,
                 where,
@@ -305,8 +214,8 @@ def _counted(store: StoreReader, run: RunInfo, confidence: float) -> RunFigures:
                 errors,
                 unscored,
                 "rows",
-                pass_rate=_binary(passed, passed + failed + errors, confidence),
-                mean_score=None if metric == VERDICT else mean_score,
+                pass_rate=tally.rate_estimate(confidence),
+                mean_score=None if metric == VERDICT else tally.mean_estimate(confidence),
             )
     errors = sum(int(c[2]) for (m, s), c in totals.items() if m == VERDICT and s == ALL)
     return RunFigures(

@@ -55,6 +55,7 @@ __all__ = [
     "RULES",
     "Figure",
     "GateCheck",
+    "GateResult",
     "check_fraction",
     "counts_figure",
     "decide",
@@ -112,6 +113,25 @@ class GateCheck:
             "rule": self.rule,
             "on_uncertain": self.on_uncertain,
             "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """Every check of the gate; ``passed`` when all of them passed (or there were none)."""
+
+    checks: tuple[GateCheck, ...] = ()
+    configured: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "configured": self.configured,
+            "checks": [c.to_dict() for c in self.checks],
         }
 
 

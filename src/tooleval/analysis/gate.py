@@ -56,11 +56,20 @@ from tooleval.analysis.floors import (
     DISPLAY_CONFIDENCE,
     Figure,
     GateCheck,
+    GateResult,
     check_fraction,
     decide,
     decide_floor,
     rows_figure,
 )
+from tooleval.analysis.gate_checks import (
+    any_pass,
+    calibration_checks,
+    error_budget,
+    every_pass,
+    run_tally,
+)
+from tooleval.analysis.noise import count_interval
 from tooleval.analysis.repeats import GATE_ON, repeat_of
 from tooleval.errors import ConfigError
 from tooleval.stats import ON_UNCERTAIN, t_interval
@@ -79,7 +88,6 @@ __all__ = [
     "check_gate_spec",
     "decide_floor",
     "evaluate_gate",
-    "gate_pass_rate",
     "stored_gate",
     "stored_gate_spec",
 ]
@@ -141,29 +149,6 @@ class GateSpec:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class GateResult:
-    """Every check of the gate; ``passed`` when all of them passed (or there were none)."""
-
-    checks: tuple[GateCheck, ...] = ()
-    configured: bool = False
-
-    @property
-    def passed(self) -> bool:
-        return all(c.passed for c in self.checks)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "configured": self.configured,
-            "checks": [c.to_dict() for c in self.checks],
-        }
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
 def check_gate_spec(gate: GateSpec, gate_on: str = "attempts") -> None:
     """Refuse a gate no run could be checked against, naming the plan key (a ConfigError).
 
@@ -200,15 +185,6 @@ def check_gate_spec(gate: GateSpec, gate_on: str = "attempts") -> None:
         )
 
 
-def gate_pass_rate(run: RunInfo, metric: str) -> tuple[float | None, int, int]:
-    """``(rate, passed, counted)`` for one metric, error rows counted as not passed."""
-    summary = run.summaries.get(metric)
-    scored = summary.scored if summary else 0
-    passed = summary.passed if summary else 0
-    counted = scored + run.error_count
-    return (passed / counted if counted else None), passed, counted
-
-
 def _counts_note(run: RunInfo, gate: GateSpec) -> tuple[str, ...]:
     notes = []
     if repeat_of(run) is not None:
@@ -219,7 +195,7 @@ def _counts_note(run: RunInfo, gate: GateSpec) -> tuple[str, ...]:
 
 
 def _figure(e: Any) -> Figure | None:
-    """A read-model estimate (:class:`tooleval.analysis.figures.Estimate`) as a floor's figure."""
+    """A read-model estimate (:class:`tooleval.stats.tally.Estimate`) as a floor's figure."""
     if e is None:
         return None
     return Figure(e.value, e.interval, e.n, e.attempts, e.clusters, e.notes)
@@ -247,8 +223,6 @@ class _Figures:
         return [r.cluster for r in rows] if rows and rows[0].cluster is not None else None
 
     def pass_rate(self, metric: str) -> Figure | None:
-        from tooleval.analysis.noise import count_interval
-
         if self.model is not None:
             found = self.model.get(metric)
             return None if found is None else _figure(found.pass_rate)
@@ -256,8 +230,9 @@ class _Figures:
             rows = self.table.select(metric)
             values = [r.values[metric] for r in rows]
             return rows_figure(values, confidence=self.level, clusters=self._clusters(rows))
-        value, passed, counted = gate_pass_rate(self.run, metric)
-        interval = count_interval(self.run, passed, counted, self.level)
+        tally = run_tally(self.run, metric)
+        value, counted = tally.rate, tally.counted
+        interval = count_interval(self.run, tally.passed, counted, self.level)
         if value is None or interval is None:
             return None
         n = max(1, round(counted / self.k))
@@ -365,12 +340,11 @@ def evaluate_gate(
     checks: list[GateCheck] = []
 
     def errors_said(metric: str) -> str:
-        value, passed, counted = gate_pass_rate(run, metric)
-        if not run.error_count or value is None:
+        tally = run_tally(run, metric)
+        if not tally.errors or tally.rate is None:
             return ""
-        errors = run.error_count
-        noun = "error counts" if errors == 1 else "errors count"
-        return f" ({passed} of {counted} rows; {errors} {noun} as not passed)"
+        noun = "error counts" if tally.errors == 1 else "errors count"
+        return f" ({tally.passed} of {tally.counted} rows; {tally.errors} {noun} as not passed)"
 
     def rate_floor(metric: str, required: float) -> None:
         if gate_on == "attempts":
@@ -415,163 +389,15 @@ def evaluate_gate(
             )
             floored.add(metric)
     if gate.require_any_pass:
-        default = _all_pass if gate.require_all_pass else _any_pass
+        default = every_pass if gate.require_all_pass else any_pass
         checks.extend(
-            default(run, metric, figures.k) for metric in run.summaries if metric not in floored
+            default(metric, run_tally(run, metric), figures.k)
+            for metric in run.summaries
+            if metric not in floored
         )
-    checks = _calibration_checks(checks, gate, calibrations)
-    checks.append(_error_budget(run, gate, figures.level))
+    checks = calibration_checks(checks, gate, calibrations)
+    checks.append(error_budget(run, gate, figures.level))
     return GateResult(tuple(checks), configured=not gate.is_empty)
-
-
-def _calibration_checks(
-    checks: list[GateCheck], gate: GateSpec, calibrations: Mapping[str, str | None] | None
-) -> list[GateCheck]:
-    """Warn on floors over uncalibrated judges; add the ``require_calibration`` checks."""
-    from dataclasses import replace
-
-    known = calibrations or {}
-    warning = "judge not calibrated against labels: its errors are not in this rate "
-    warning += "(tooleval judge calibrate; require_calibration to fail on it)"
-    out = [
-        replace(c, notes=(*c.notes, known[c.name] or warning))
-        if c.name in known and c.what != "calibration"
-        else c
-        for c in checks
-    ]
-    for metric, floor in gate.metrics.items():
-        if not floor.require_calibration:
-            continue
-        found = known.get(metric)
-        if calibrations is None:
-            message = (
-                f"{metric}: require_calibration cannot be checked here (no calibration lookup)"
-            )
-        elif metric not in known:
-            message = f"{metric}: require_calibration is for judged metrics the run scored"
-        elif found is None:
-            message = f"{metric}: judge not calibrated against labels (required)"
-        else:
-            message = f"{metric}: judge calibrated ({found})"
-        ok = found is not None
-        outcome = "pass" if ok else "fail"
-        out.append(GateCheck(metric, None, 0.0, ok, message, outcome=outcome, what="calibration"))
-    return out
-
-
-def _error_budget(run: RunInfo, gate: GateSpec, level: float) -> GateCheck:
-    """The error ceiling: at most ``max_error_rate`` of the rows (default 0) may be errors.
-
-    A ceiling of 0 is decided on the count (one error fails it). Above 0,
-    with a ``confidence``, on the interval: it passes when the upper bound is
-    <= the ceiling, fails when the lower bound is above it, uncertain between.
-    """
-    from tooleval.analysis.noise import count_interval
-
-    allowed = 0.0 if gate.max_error_rate is None else gate.max_error_rate
-    errors, total = run.error_count, run.row_count
-    error_rate = errors / total if total else 0.0
-    default = " (--max-error-rate, default 0)" if gate.max_error_rate is None else ""
-    said = f"errors: {errors}/{total} rows ({_pct(error_rate)})"
-    interval = count_interval(run, errors, total, level) if total else None
-    spec = repeat_of(run)
-    k = spec[0] if spec else 1
-    n = max(1, round(total / k)) if total else 0
-    extra: dict[str, Any] = {"interval": interval, "what": "error rate", "n": n, "attempts": (k, k)}
-    if allowed == 0.0 or interval is None or gate.confidence is None:
-        ok = error_rate <= allowed
-        rule = "count" if allowed == 0.0 or interval is None else "point"
-        message = f"{said} {'<=' if ok else '>'} {_pct(allowed)} allowed{default}"
-        if rule == "point" and interval is not None:
-            message += f" (point estimate; {level:.0%} {interval.method} "
-            message += f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}], n={n}, K={k})"
-        outcome = "pass" if ok else "fail"
-        return GateCheck(
-            "errors", error_rate, allowed, ok, message, outcome=outcome, rule=rule, **extra
-        )
-    if interval.high <= allowed:
-        outcome, ok = "pass", True
-    elif interval.low > allowed:
-        outcome, ok = "fail", False
-    else:
-        outcome = "uncertain"
-        ok = gate.on_uncertain == "pass" or (gate.on_uncertain == "point" and error_rate <= allowed)
-    bounds = f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
-    context = f"({level:.0%} {interval.method}, n={n}, K={k})"
-    if outcome == "uncertain":
-        verdict = (
-            f"uncertain at {level:.0%} (on_uncertain: {gate.on_uncertain}, so "
-            f"{'passed' if ok else 'failed'})"
-        )
-    else:
-        verdict = f"{'<=' if ok else '>'} {_pct(allowed)} allowed at {level:.0%}"
-    message = f"{said} {bounds} {context} vs {_pct(allowed)} allowed: {verdict}"
-    return GateCheck(
-        "errors",
-        error_rate,
-        allowed,
-        ok,
-        message,
-        outcome=outcome,
-        rule="interval",
-        on_uncertain=gate.on_uncertain,
-        **extra,
-    )
-
-
-def _any_pass(run: RunInfo, metric: str, k: int) -> GateCheck:
-    """The default check of a metric no floor names: nothing passed, the gate fails."""
-    value, passed, counted = gate_pass_rate(run, metric)
-    ok = passed > 0
-    if ok:
-        message = f"{metric}: {passed} of {counted} rows passed (default check: at least one)"
-    else:
-        what = f"0 of {counted} rows passed" if counted else "no row was scored"
-        message = (
-            f"{metric}: {what}; a run where nothing passed fails by default "
-            "(set a gate floor, or gate: {require_any_pass: false} to accept it)"
-        )
-    return GateCheck(
-        metric,
-        value,
-        0.0,
-        ok,
-        message,
-        outcome="pass" if ok else "fail",
-        what="rows passed",
-        n=counted,
-        attempts=(k, k),
-        rule="count",
-    )
-
-
-def _all_pass(run: RunInfo, metric: str, k: int) -> GateCheck:
-    """The default check when no floor is set anywhere: every scored row of the metric passed."""
-    value = gate_pass_rate(run, metric)[0]
-    summary = run.summaries.get(metric)
-    scored, passed, failed = (
-        (summary.scored, summary.passed, summary.failed) if summary else (0, 0, 0)
-    )
-    if not passed:  # nothing passed: the stricter default says what the lenient one says
-        return _any_pass(run, metric, k)
-    ok = failed == 0
-    verdict = "all passed" if ok else f"{failed} failed"
-    message = (
-        f"{metric}: {passed} of {scored} scored rows passed, {verdict} (default check: "
-        "every scored row passes; set a gate floor to allow failures)"
-    )
-    return GateCheck(
-        metric,
-        value,
-        1.0,
-        ok,
-        message,
-        outcome="pass" if ok else "fail",
-        what="scored rows passed",
-        n=scored,
-        attempts=(k, k),
-        rule="count",
-    )
 
 
 def stored_gate_spec(run: RunInfo) -> GateSpec:

@@ -1,24 +1,21 @@
 """Readable per-row tables for the terminal (rich), shared by CLI commands.
 
 ``tooleval score --table`` prints ONE table, a column per metric, failing rows
-first, and a summary per metric. :class:`ScoreTableRows` keeps only what the
-table shows (at most ``limit`` rows of each kind: failing, unscored, passing)
-and counts the rest, so a file of a million rows costs the memory of the
-table, not of the file.
+first (the rows :class:`tooleval.evaluation.file_tally.ScoreTableRows` kept),
+and a line per metric of its :class:`~tooleval.stats.tally.Tally`: this module
+renders, it counts nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from tooleval.model import Result, Sample
+from tooleval.evaluation.file_tally import Cell, ScoreTableRows
+from tooleval.model import Result
 
-TABLE_ROWS = 30  # rows --table shows by default (failures first)
-
-#: A row's cell for one metric: (score or None, passed or None, reason).
-Cell = tuple[float | None, bool | None, str]
+if TYPE_CHECKING:
+    from tooleval.stats.tally import Tally
 
 
 def wide_console(*, stderr: bool = False):
@@ -49,93 +46,6 @@ def _plain(value: Any) -> Any:
     from tooleval.textsafe import visible
 
     return Text(visible(str(value)))
-
-
-def row_status(cells: Sequence[Cell]) -> str:
-    """``failing`` when a metric failed, else ``unscored`` when one could not score, else ``passing``.
-
-    >>> row_status([(1.0, True, ""), (None, None, "no ref")]), row_status([(0.0, False, "")])
-    ('unscored', 'failing')
-    """
-    if any(score is not None and not passed for score, passed, _ in cells):
-        return "failing"
-    if any(score is None for score, _, _ in cells):
-        return "unscored"
-    return "passing"
-
-
-_ORDER = ("failing", "unscored", "passing")
-
-
-@dataclass(slots=True)
-class ShownRow:
-    row_id: str
-    sample: Sample | None
-    cells: list[Cell]
-
-
-@dataclass
-class ScoreTableRows:
-    """The rows ``--table`` shows: at most ``limit``, failing first, then unscored, then passing.
-
-    >>> rows = ScoreTableRows(limit=1)
-    >>> for i in range(3):
-    ...     rows.add(f"r{i}", None, [(0.0 if i else 1.0, not i, "")])
-    >>> [r.row_id for r in rows.shown()], rows.left_out()
-    (['r1'], {'failing': 1, 'unscored': 0, 'passing': 1})
-    """
-
-    limit: int = TABLE_ROWS
-    kept: dict[str, list[ShownRow]] = field(default_factory=lambda: {k: [] for k in _ORDER})
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_ORDER, 0))
-
-    def add(
-        self, row_id: str, sample: Sample | Callable[[], Sample | None] | None, cells: list[Cell]
-    ) -> None:
-        """Count a row; keep it when its kind still has room (``sample`` may be a thunk)."""
-        status = row_status(cells)
-        self.counts[status] += 1
-        bucket = self.kept[status]
-        if len(bucket) < self.limit:
-            found = sample() if callable(sample) else sample
-            bucket.append(ShownRow(row_id, found, cells))
-
-    def shown(self) -> list[ShownRow]:
-        out: list[ShownRow] = []
-        for status in _ORDER:
-            out.extend(self.kept[status][: self.limit - len(out)])
-        return out
-
-    def left_out(self) -> dict[str, int]:
-        shown = self.shown()
-        return {
-            s: self.counts[s] - sum(1 for r in shown if row_status(r.cells) == s) for s in _ORDER
-        }
-
-
-def stream_table_rows(
-    statuses: dict[str, int],
-    kept: Sequence[tuple[str, int, bytes, bytes]],
-    limit: int,
-    sample_of: Callable[[bytes], Sample | None] | None,
-) -> ScoreTableRows:
-    """The table's rows from what the compiled kernel's stream counted and kept.
-
-    ``kept``: ``(status, row number, input line, the row's result lines)`` of
-    the first ``limit`` rows of each kind; only these lines are parsed.
-    """
-    import orjson
-
-    rows = ScoreTableRows(limit=limit)
-    rows.counts.update(statuses)
-    for status, _number, line, results in kept:
-        found = [orjson.loads(part) for part in results.split(b"\n") if part]
-        cells: list[Cell] = [
-            (item.get("score"), item.get("passed"), str(item.get("reason") or "")) for item in found
-        ]
-        sample = sample_of(line.removeprefix(b"\xef\xbb\xbf")) if sample_of else None
-        rows.kept[status].append(ShownRow(str(found[0].get("id")), sample, cells))
-    return rows
 
 
 def _cell_text(cell: Cell) -> str:
@@ -192,8 +102,9 @@ def print_rows_table(
         console.print(_plain(note))
 
 
-def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
-    """A line per metric: rows, passed, failed, unscored, pass rate with its interval, mean."""
+def print_metric_summary(console: Any, tallies: Mapping[str, Tally]) -> None:
+    """A line per metric of its :class:`~tooleval.stats.tally.Tally`: rows, passed, failed,
+    unscored, the pass rate with its interval, n, the mean score."""
     from rich.table import Table
 
     summary = Table(title="summary per metric (pass rate over scored rows; unscored rows apart)")
@@ -201,7 +112,7 @@ def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
     for column in (*columns, "n", "mean score"):
         summary.add_column(column)
     for name, tally in tallies.items():
-        rate, mean = tally.pass_rate, tally.mean_score
+        rate, mean, figure = tally.rate, tally.mean, tally.rate_estimate()
         summary.add_row(
             _plain(name),
             f"{tally.rows:,}",
@@ -209,8 +120,8 @@ def print_metric_summary(console: Any, tallies: dict[str, Any]) -> None:
             f"{tally.failed:,}",
             f"{tally.unscored:,}",
             "-" if rate is None else f"{rate:.1%}",
-            tally.interval_text(),
-            f"{tally.scored:,}",
+            "-" if figure is None else figure.bounds,
+            f"{tally.counted:,}",
             "-" if mean is None else f"{mean:.3f}",
         )
     console.print(summary)
@@ -232,11 +143,3 @@ def print_corpus(console: Any, metric: str, results: list[Result]) -> None:
         shown = "-" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
         table.add_row(key, shown)
     console.print(table)
-
-
-def corpus_metrics(names: Sequence[str]) -> set[str]:
-    """The metrics whose benchmark reports corpus-level numbers (their results are kept)."""
-    from tooleval.benchmarks.registry import list_benchmarks
-
-    declared = {name for record in list_benchmarks() for name in record.summaries}
-    return {name for name in names if name in declared}

@@ -3,17 +3,16 @@
 Contract (other tools rely on it): one JSON object per input row and metric,
 in input order (a row's metrics in the order of ``--metric``), with ``id``,
 ``metric``, ``score`` (null when unscored), ``passed``, ``reason``,
-``diagnosis``, ``params`` and ``threshold``. Scoring goes through
-:mod:`tooleval.scoring` (its error policy decides what is an unscored row and
-what stops the command); this module parses arguments and prints. An option
+``diagnosis``, ``params`` and ``threshold``. The file is scored by
+:func:`tooleval.evaluation.files.score_file` (through :mod:`tooleval.scoring`
+and its error policy); this module parses arguments and prints. An option
 given twice is refused (:mod:`tooleval.cli._options`). Exit 0 on success (and
 a gate that passed), 1 when a gate (``--min-pass-rate``,
-``--max-unscored-rate``; :mod:`tooleval.cli._score_gate`) failed, 2 with a
-one-line message naming the row and field on unreadable input, a bad option,
-or a file where no row holds a field a metric needs (``--bind`` suggested).
-``--table``, the gate and the progress bar (:mod:`tooleval.cli._progress`)
-read the result lines as they are written (``ResultTally``), so the compiled
-kernel's path is kept with them.
+``--max-unscored-rate``, checked by :mod:`tooleval.analysis.gate_checks`)
+failed, 2 with a one-line message naming the row and field on unreadable
+input, a bad option, or a file where no row holds a field a metric needs
+(``--bind`` suggested). ``--table``, the gate and the progress bar
+(:mod:`tooleval.cli._progress`) read the tally ``score_file`` returns.
 
 Rows are read from JSONL, or from CSV/TSV/Parquet/JSON-array files (by
 extension, or by content when the extension says nothing). ``--output`` is
@@ -29,22 +28,13 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from tooleval.cli._options import refuse_repeats
-from tooleval.cli._score_input import (
-    InputTap,
-    bind_spec,
-    existing_file,
-    open_dataset,
-    renamed_lines,
-    sniff_dataset,
-    tabular_samples,
-)
-from tooleval.errors import ConfigError, InputError, ToolEvalError
-from tooleval.stdio import stdin_bytes, stdout_bytes
+from tooleval.errors import ConfigError, ToolEvalError
+from tooleval.stdio import stdout_bytes
 
 _MAX_THREADS = 8  # tooleval.scoring.MAX_THREADS, for the help text (no import at start-up)
 TABLE_ROWS = 30  # tooleval.cli._table.TABLE_ROWS, for the help text
@@ -264,6 +254,8 @@ def _metric_names(given: list[str]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from tooleval.benchmarks.score_format import resolve_score_format
     from tooleval.cli._score_gate import parse_gate_rules
+    from tooleval.evaluation.file_input import bind_spec, existing_file, sniff_dataset
+    from tooleval.evaluation.files import FileJob, check_fields_first
     from tooleval.metrics.registry import bind, get_metric
 
     names = _metric_names(args.metric)
@@ -303,12 +295,31 @@ def run(args: argparse.Namespace) -> int:
     kind = args.format or (
         "jsonl" if args.dataset == "-" else sniff_dataset(existing_file(args.dataset))
     )
-    job = _Job(args, kind, chosen.benchmark, metrics, names, columns, judged=bool(judged))
+    workers = args.workers
+    if workers and workers > 1 and kind == "jsonl" and not judged:  # threads or processes
+        workers = cap_workers(workers)
+    job = FileJob(
+        args.dataset,
+        kind,
+        chosen.benchmark,
+        metrics,
+        names,
+        columns,
+        data=args.data,
+        workers=workers,
+        concurrency=args.concurrency or 4,
+    )
     with _naming_input(args.dataset):
-        _check_fields_first(job)  # a missing field refused before any row is written
+        check_fields_first(job)  # a missing field refused before any row is written
     discard = args.table and not args.output  # the table is what was asked for
     with _output(args.output, discard=discard) as out, _naming_input(args.dataset):
-        tally = _score_watched(job, out, table=args.table, gate=not rules.is_empty)
+        tally = _score_watched(
+            job,
+            out,
+            table_rows=(args.table_rows or TABLE_ROWS) if args.table else None,
+            gate=not rules.is_empty,
+            quiet=args.no_progress,
+        )
     if judge is not None:
         _print_usage(judge)
     if chosen.notice:  # the benchmark's grader says which one it chose, on what
@@ -320,7 +331,7 @@ def run(args: argparse.Namespace) -> int:
 
         verdict = check_gate(tally.tallies, rules)
         print_gate(verdict)
-        return verdict.exit_code
+        return 0 if verdict.passed else 1
     return 0
 
 
@@ -346,80 +357,13 @@ def _refuse_unneeded(args: argparse.Namespace, judged: list[str], names: list[st
         )
 
 
-def _check_fields_first(job: _Job) -> None:
-    """Refuse, before any row is scored, a bound column or a needed field no row of the file has.
+def _score_watched(
+    job: Any, out: IO[bytes], *, table_rows: int | None, gate: bool, quiet: bool
+) -> Any:
+    """Score ``job`` into ``out`` (:func:`tooleval.evaluation.files.score_file`), with progress.
 
-    A regular JSONL file is searched once for the keys (a byte search, as the
-    scorer's own watch does); standard input, read once, is checked after it
-    is scored (with ``--output`` nothing is written then).
-    """
-    if job.kind != "jsonl" or job.args.dataset == "-":
-        return
-    needed = job.needed()
-    if not job.columns and not any(needed.values()):
-        return
-    tap = InputTap(None, job.columns, keep_lines=False)
-    with open_dataset(job.args.dataset) as source:
-        tap.over(source).watched(needed, job.columns)
-        while tap.read(1 << 20):
-            pass
-    tap.check(needed, job.columns)
-    job.checked = True
-
-
-class _Job:
-    """What to score: the parsed command line, the file's kind and the bound metrics."""
-
-    def __init__(
-        self,
-        args: argparse.Namespace,
-        kind: str,
-        benchmark: bool,
-        metrics: list[Any],
-        names: list[str],
-        columns: dict[str, str],
-        *,
-        judged: bool,
-    ) -> None:
-        self.args, self.kind, self.benchmark = args, kind, benchmark
-        self.metrics, self.names, self.columns = metrics, names, columns
-        self.judged = judged
-        self.tap: InputTap | None = None
-        self.checked = False  # the file's fields checked before scoring
-
-    @property
-    def fast(self) -> bool:
-        """Single-metric JSONL without a judge: the compiled kernel's path (score_stream)."""
-        return self.kind == "jsonl" and len(self.metrics) == 1 and not self.judged
-
-    @property
-    def streamed(self) -> bool:
-        """JSONL without a judge: every metric in one pass of the compiled kernel, when it takes one."""
-        return self.kind == "jsonl" and not self.judged
-
-    def _infos(self) -> list[Any]:
-        from tooleval.metrics.registry import get_metric
-
-        return [get_metric(name) for name in self.names]
-
-    def needed(self) -> dict[str, tuple[str, ...]]:
-        """Per metric, the fields a row must hold besides the agent's calls."""
-        return {
-            info.name: tuple(f for f in info.requires if f not in _CALL_FIELDS)
-            for info in self._infos()
-        }
-
-
-_CALL_FIELDS = ("tools_called", "messages")  # a row without either is already an input error
-
-
-def _score_watched(job: _Job, out: IO[bytes], *, table: bool, gate: bool) -> Any:
-    """Score ``job`` into ``out``, counted by the kernel's stream or by a ResultTally.
-
-    The compiled kernel scores every metric it takes in one pass and counts
-    the results itself (the table's rows, the gate's counters, progress);
-    otherwise a ResultTally reads the lines back when a table, gate or bar
-    needs one. Off a terminal, progress is a line on stderr now and then.
+    Progress is a bar on a terminal, else a line on stderr now and then; the
+    tally comes back when the table or the gate needs it.
     """
     from tooleval.cli._progress import (
         LineProgress,
@@ -428,140 +372,26 @@ def _score_watched(job: _Job, out: IO[bytes], *, table: bool, gate: bool) -> Any
         progress_wanted,
         stderr_console,
     )
+    from tooleval.evaluation.files import score_file
 
-    args = job.args
-    bar = progress_wanted() and not args.no_progress
-    lines = not bar and not args.no_progress
+    bar = progress_wanted() and not quiet
+    lines = not bar and not quiet
     total = None
-    if (bar or lines) and job.kind == "jsonl" and args.dataset != "-":
-        total = count_lines(Path(args.dataset))
+    if (bar or lines) and job.kind == "jsonl" and job.dataset != "-":
+        total = count_lines(Path(job.dataset))
     watch: Any = (
         LineProgress(total=total)
         if lines
         else RowProgress(stderr_console() if bar else None, total=total)
     )
     with watch as progress:
-        tally = _score_streamed(job, out, table=table, progress=progress if bar or lines else None)
-        if tally is None:
-            if table or gate:
-                tally = _tally(job, out, table=table, progress=progress if bar or lines else None)
-            sink: Any = out
-            if tally is None and (bar or lines):  # counting lines is enough: nothing reads them
-                sink = _Counted(out, len(job.metrics), progress.update)
-            count = _score(job, tally if tally is not None else sink, tally)
-        else:
-            count = tally.rows
-    if count == 0:
-        raise InputError(
-            "no rows to score: the input is empty or holds only blank lines", field="DATASET"
-        )
-    if job.tap is not None and not job.checked:
-        job.tap.check(job.needed(), job.columns)
-    return tally
-
-
-class _Counted:
-    """The results stream, counting rows (``metrics`` lines each) for progress as they go by."""
-
-    def __init__(self, out: IO[bytes], metrics: int, update: Any) -> None:
-        self._out, self._metrics, self._update = out, metrics, update
-        self._lines = 0
-
-    def write(self, data: bytes) -> int:
-        self._lines += data.count(b"\n")
-        self._update(self._lines // self._metrics)
-        return self._out.write(data)
-
-    def flush(self) -> None:
-        self._out.flush()
-
-
-def _score_streamed(job: _Job, out: IO[bytes], *, table: bool, progress: Any) -> Any:
-    """Score a JSONL file in one pass of the compiled kernel; None (nothing read) when it takes no metric."""
-    from tooleval.cli._score_gate import StreamedTally
-    from tooleval.cli._table import corpus_metrics
-    from tooleval.scoring import score_stream_tallied
-
-    args = job.args
-    if not job.streamed or (table and corpus_metrics(job.names)):
-        return None  # a benchmark's corpus numbers need every Result
-    limit = args.table_rows or TABLE_ROWS
-    source = stdin_bytes("the dataset") if args.dataset == "-" else open_dataset(args.dataset)
-    try:
-        lines = _tapped(job, source)
-        workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
-        done = score_stream_tallied(
-            job.metrics,
-            lines,
+        return score_file(
+            job,
             out,
-            threads=workers if args.workers else None,
-            keep=limit if table else 0,
-            progress=progress.update if progress is not None else None,
+            tally=gate,
+            table_rows=table_rows,
+            progress=progress if bar or lines else None,
         )
-    finally:
-        if args.dataset != "-":
-            source.close()
-    if done is None:
-        job.tap = None  # nothing was read: the Python path taps the file afresh
-        return None
-    rows, counted = done
-    tap = job.tap
-    return StreamedTally.of(
-        counted,
-        rows,
-        limit=limit if table else None,
-        sample_of=tap.sample_of if tap is not None else None,
-    )
-
-
-def _tally(job: _Job, out: IO[bytes], *, table: bool, progress: Any) -> Any:
-    from tooleval.cli._score_gate import ResultTally
-    from tooleval.cli._table import ScoreTableRows, corpus_metrics
-
-    rows = ScoreTableRows(limit=job.args.table_rows or TABLE_ROWS) if table else None
-    keep = corpus_metrics(job.names) if table else set()
-    if job.fast and table:
-        job.tap = InputTap(None, job.columns, keep_lines=True)  # the source comes in _score
-    return ResultTally(out, job.names, table=rows, progress=progress, keep=keep, lines=job.tap)
-
-
-def _score(job: _Job, out: IO[bytes], tally: Any) -> int:
-    """Score the rows of ``job`` into ``out``; the number of rows."""
-    from tooleval.benchmarks.score_format import benchmark_samples
-    from tooleval.scoring import score_parsed, score_samples, score_stream
-
-    args = job.args
-    on_result = tally.on_result if tally is not None else None
-    metric = job.metrics[0] if len(job.metrics) == 1 else job.metrics
-    if job.judged:
-        return _score_judged(job, out, on_result)
-    if job.kind != "jsonl":
-        samples = (
-            benchmark_samples(Path(args.dataset), job.kind, data=args.data)
-            if job.benchmark
-            else tabular_samples(
-                Path(args.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
-            )
-        )
-        return score_samples(metric, samples, out, on_result=on_result)
-    source = stdin_bytes("the dataset") if args.dataset == "-" else open_dataset(args.dataset)
-    try:
-        lines = _tapped(job, source)
-        if not job.fast:
-            return score_parsed(metric, lines, out, on_result=on_result)
-        workers = cap_workers(args.workers) if args.workers and args.workers > 1 else 1
-        threads = workers if args.workers else None
-        return score_stream(metric, lines, out, workers=workers, threads=threads)
-    finally:
-        if args.dataset != "-":
-            source.close()
-
-
-def _tapped(job: _Job, source: IO[bytes]) -> Iterable[bytes]:
-    """The JSONL lines as the scorer reads them: watched by an InputTap, keys renamed by --bind."""
-    tap = job.tap or InputTap(None, job.columns, keep_lines=False)
-    job.tap = tap.over(source).watched(job.needed(), job.columns)
-    return renamed_lines(job.tap, job.columns) if job.columns else job.tap
 
 
 def _print_table(tally: Any, names: list[str], *, output: str | None) -> None:
@@ -609,32 +439,6 @@ def make_judge(args: argparse.Namespace, judged: list[str]) -> Any:
             f"--concurrency must be 1 or more, got {args.concurrency}", field="--concurrency"
         )
     return judge_from_config(config, field=field)
-
-
-def _score_judged(job: _Job, out: IO[bytes], on_result: Any) -> int:
-    """Rows with a judged metric: read every row first, then judge them concurrently."""
-    from tooleval.benchmarks.score_format import benchmark_samples
-    from tooleval.scoring import read_samples, score_concurrently
-
-    args = job.args
-    if job.benchmark:
-        samples: Iterable[tuple[int, Any]] = benchmark_samples(
-            Path(args.dataset), job.kind, data=args.data
-        )
-    elif job.kind != "jsonl":
-        samples = tabular_samples(
-            Path(args.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
-        )
-    else:
-        source = stdin_bytes("the dataset") if args.dataset == "-" else open_dataset(args.dataset)
-        try:
-            samples = list(read_samples(job.metrics, _tapped(job, source)))
-        finally:
-            if args.dataset != "-":
-                source.close()
-    return score_concurrently(
-        job.metrics, samples, out, concurrency=args.concurrency or 4, on_result=on_result
-    )
 
 
 def _print_usage(judge: Any) -> None:

@@ -1,9 +1,10 @@
 """What :func:`tooleval.evaluate` returns: per-row results, per-metric summaries, exports.
 
 Rows keep the pipeline's :class:`~tooleval.model.Result` as it is; the
-summaries count them as ``tooleval score --table`` does (an unscored row is
-neither passed nor failed, and the pass rate is over scored rows), with a
-Wilson interval; :meth:`EvaluationResult.to_dicts` and
+summaries count them with the one tally (:class:`~tooleval.stats.tally.Tally`,
+as ``tooleval score --table`` and a stored run's read model do: an unscored
+row is neither passed nor failed, and the pass rate is over scored rows), with
+a Wilson interval; :meth:`EvaluationResult.to_dicts` and
 :meth:`EvaluationResult.write_jsonl` give the lines ``tooleval score`` writes.
 
 >>> from tooleval.model import Result
@@ -19,9 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooleval.model import Diagnosis, Result
+
+if TYPE_CHECKING:
+    from tooleval.stats.tally import Tally
 
 __all__ = ["EvaluationResult", "MetricSummary", "RowResult", "summarize"]
 
@@ -76,6 +80,21 @@ class MetricSummary:
     interval: tuple[float, float] | None  # 95% Wilson interval of the pass rate
     mean_score: float | None
 
+    @classmethod
+    def of(cls, metric: str, tally: Tally) -> MetricSummary:
+        """The summary of one metric's :class:`~tooleval.stats.tally.Tally` (the one count)."""
+        figure = tally.rate_estimate()
+        return cls(
+            metric=metric,
+            n=tally.rows,
+            passed=tally.passed,
+            failed=tally.failed,
+            unscored=tally.unscored,
+            pass_rate=tally.rate,
+            interval=None if figure is None else (figure.interval.low, figure.interval.high),
+            mean_score=tally.mean,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
@@ -103,25 +122,13 @@ class MetricSummary:
 
 def summarize(metric: str, rows: Sequence[RowResult]) -> MetricSummary:
     """The :class:`MetricSummary` of ``metric`` over ``rows`` (its rows only)."""
-    from tooleval.stats import wilson_interval
+    from tooleval.stats.tally import Tally
 
-    mine = [row.result for row in rows if row.result.metric == metric]
-    scores = [r.score for r in mine if r.score is not None]
-    passed = sum(1 for r in mine if r.score is not None and r.passed)
-    interval = None
-    if scores:
-        found = wilson_interval(passed, len(scores))
-        interval = (found.low, found.high)
-    return MetricSummary(
-        metric=metric,
-        n=len(mine),
-        passed=passed,
-        failed=len(scores) - passed,
-        unscored=len(mine) - len(scores),
-        pass_rate=passed / len(scores) if scores else None,
-        interval=interval,
-        mean_score=sum(scores) / len(scores) if scores else None,
-    )
+    tally = Tally()
+    for row in rows:
+        if row.result.metric == metric:
+            tally.add(row.result.score, row.result.passed)
+    return MetricSummary.of(metric, tally)
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,26 +82,23 @@ class StreamedRows(Sequence[RowResult]):
         return [None if score != score else score for score in column]
 
     def summary(self, metric: str) -> MetricSummary:
-        """The counts :func:`~tooleval.evaluation.result.summarize` gives, from the columns."""
-        from tooleval.stats import wilson_interval
+        """The one tally of ``metric`` (:class:`~tooleval.stats.tally.Tally`), from the columns."""
+        from tooleval.stats.tally import Tally
 
         column, verdicts = self._column(metric)
         scores = [score for score in column if score == score]
         passed = verdicts.count(1)
-        interval = None
-        if scores:
-            found = wilson_interval(passed, len(scores))
-            interval = (found.low, found.high)
-        return MetricSummary(
-            metric=metric,
-            n=len(column),
-            passed=passed,
-            failed=len(scores) - passed,
-            unscored=len(column) - len(scores),
-            pass_rate=passed / len(scores) if scores else None,
-            interval=interval,
-            mean_score=sum(scores) / len(scores) if scores else None,
+        tally = Tally(
+            passed,
+            len(scores) - passed,
+            0,
+            len(column) - len(scores),
+            len(scores),
+            sum(scores),
+            sum(score * score for score in scores),
+            sum(1 for score in scores if score not in (0.0, 1.0)),
         )
+        return MetricSummary.of(metric, tally)
 
     def jsonl(self) -> bytes:
         """The lines ``tooleval score`` writes for the file (scored again in the kernel)."""

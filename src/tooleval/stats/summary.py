@@ -214,6 +214,22 @@ def _k_estimates(
     return out
 
 
+def verdict_interval(
+    passed: int, n: int, confidence: float = 0.95
+) -> tuple[Interval, Interval | None, tuple[str, ...]]:
+    """One 0/1 verdict per row: Wilson, and the exact (Clopper-Pearson) bound with its note
+    when every row passed or every row failed. What :func:`summarize` gives such rows, from
+    their counts alone (:class:`tooleval.stats.tally.Tally` reads it so).
+    """
+    interval = wilson_interval(passed, n, confidence)
+    if passed not in (0, n):
+        return interval, None, ()
+    exact = clopper_pearson_interval(passed, n, confidence)
+    word = "failed" if passed == 0 else "passed"
+    note = f"every row {word}: the exact (Clopper-Pearson) bound is [{exact.low:.1%}, {exact.high:.1%}]"
+    return interval, exact, (note,)
+
+
 def summarize(
     attempts: Sequence[Sequence[float]],
     *,
@@ -250,15 +266,8 @@ def summarize(
         df = n_clusters - 1
     exact = None
     if binary and kmax == 1 and clusters is None:
-        passed = int(sum(rates))
-        interval = wilson_interval(passed, n, confidence)
-        if passed in (0, n):
-            exact = clopper_pearson_interval(passed, n, confidence)
-            word = "failed" if passed == 0 else "passed"
-            notes.append(
-                f"every row {word}: the exact (Clopper-Pearson) bound is "
-                f"[{exact.low:.1%}, {exact.high:.1%}]"
-            )
+        interval, exact, said = verdict_interval(int(sum(rates)), n, confidence)
+        notes.extend(said)
     elif binary and clusters is None and mean in (0.0, 1.0):
         # Every attempt of every row passed (or failed): the t interval would be [1, 1];
         # the exact bound counts each row once, as if its attempts always agree.

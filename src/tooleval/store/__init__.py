@@ -21,9 +21,6 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from tooleval._extras import require
-
-require("runs", "sqlalchemy", "alembic")
-
 from tooleval.store.label_files import (
     LabelLine,
     labels_text,
@@ -87,6 +84,7 @@ def open_store(url: str | os.PathLike[str] | None = None, *, create: bool = True
     ...
     tooleval.errors.StoreError: field --store: no run store at /no/such/folder/runs.db: ...
     """
+    require("runs", "sqlalchemy", "alembic")  # the records and protocols import without it
     from tooleval.store.engine import resolve_url
     from tooleval.store.sql import Store
 
@@ -102,6 +100,7 @@ def resolve_store_url(url: str | os.PathLike[str] | None) -> str:
     >>> resolve_store_url("sqlite:///ci/runs.db")
     'sqlite:///ci/runs.db'
     """
+    require("runs", "sqlalchemy", "alembic")
     from tooleval.store.engine import resolve_url
 
     return resolve_url(url)
@@ -130,6 +129,7 @@ def _require_existing_file(url: str) -> None:
 def __getattr__(name: str) -> Any:
     # SQLAlchemy loads only when a store is actually used.
     if name == "Store":
+        require("runs", "sqlalchemy", "alembic")
         from tooleval.store.sql import Store
 
         return Store
