@@ -87,7 +87,7 @@ def decode_otlp_body(
     report = IngestReport()
     kind = content_type.split(";")[0].strip().lower()
     if kind in ("application/x-protobuf", "application/protobuf"):
-        records = list(_protobuf_records(body, signal, report))
+        records = _protobuf_records(body, signal, report)
     elif kind == "application/json":
         try:
             data = loads(body)
@@ -128,19 +128,36 @@ def _protobuf_records(body: bytes, signal: str, report: IngestReport) -> Any:
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
     from tooleval.traces.files import decode_protobuf
+    from tooleval.traces.protobuf import spans_from_message
 
     try:
-        yield from decode_protobuf(
-            body,
-            report=report,
-            line=None,
-            traces=ExportTraceServiceRequest,
-            logs=ExportLogsServiceRequest,
-            to_dict=MessageToDict,
-            kind=signal,
+        if signal == "traces":
+            # walked as parsed (no MessageToDict): the spans' attributes read from upb
+            request = ExportTraceServiceRequest.FromString(body)
+            if body and not request.resource_spans:
+                raise BodyError(
+                    400,
+                    f"body of {len(body)} bytes holds no resourceSpans: not an OTLP traces "
+                    "protobuf message (JSON needs Content-Type: application/json)",
+                )
+            return list(spans_from_message(request, report=report))
+        return list(
+            decode_protobuf(
+                body,
+                report=report,
+                line=None,
+                traces=ExportTraceServiceRequest,
+                logs=ExportLogsServiceRequest,
+                to_dict=MessageToDict,
+                kind=signal,
+            )
         )
     except DecodeError as exc:
-        raise BodyError(400, f"body is not a valid OTLP {signal} protobuf message: {exc}") from exc
+        raise BodyError(
+            400,
+            f"body of {len(body)} bytes is not a valid OTLP {signal} protobuf message "
+            f"(cut short, or not protobuf?): {exc}",
+        ) from exc
 
 
 _SIGNALS = {"/v1/traces": "traces", "/v1/logs": "logs"}
