@@ -39,7 +39,7 @@ from tooleval.formats._fields import (
 )
 from tooleval.model import AssistantMessage, Message, ToolCall, ToolMessage
 
-__all__ = ["from_mcp", "to_mcp"]
+__all__ = ["McpLog", "from_mcp", "is_jsonrpc_message", "to_mcp"]
 
 
 def _id(value: Any, path: str, row: int | None) -> str:
@@ -203,3 +203,76 @@ def to_mcp(messages: Sequence[Message]) -> list[dict[str, Any]]:
             result["isError"] = msg.is_error
             out.append({"jsonrpc": "2.0", "id": _wire_id(call_id), "result": result})
     return out
+
+
+def is_jsonrpc_message(data: Any) -> bool:
+    """True for one JSON-RPC 2.0 message (a line of an MCP traffic log)."""
+    return (
+        isinstance(data, Mapping)
+        and data.get("jsonrpc") == "2.0"
+        and ("method" in data or "result" in data or "error" in data)
+    )
+
+
+class McpLog:
+    """An MCP traffic log, one JSON-RPC message per line, read as sessions.
+
+    A session is one connection's traffic: it ends where the next one starts,
+    told by an ``initialize`` request or by a request id the session already
+    used (a client that reconnected and numbers its requests again). A line
+    that cannot be read (a ``tools/call`` without a tool name, a response to
+    no request of its session, ...) is reported by :meth:`add` with the
+    reason and left out; the rest of its session is kept.
+
+    >>> log = McpLog()
+    >>> log.add({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+    ...          "params": {"name": "pay", "arguments": {"usd": 3}}}, line=1)
+    >>> log.add({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "down"}}, line=2)
+    >>> [(first, [type(m).__name__ for m in msgs]) for first, msgs in log.finish()]
+    [(1, ['AssistantMessage', 'ToolMessage'])]
+    """
+
+    def __init__(self) -> None:
+        self._messages: list[Mapping[str, Any]] = []
+        self._first: int | None = None
+        self._used: set[str] = set()  # request ids of this session
+        self._open: dict[str, Mapping[str, Any]] = {}  # id -> request not answered yet
+        self._done: list[tuple[int, list[Message]]] = []
+
+    def add(self, message: Mapping[str, Any], *, line: int) -> None:
+        """Add one message; raises FormatError (naming the field) for a line left out."""
+        if "method" in message and "id" in message:
+            call_id = _id(message["id"], "id", None)
+            if message["method"] == "initialize" or call_id in self._used:
+                self._close()
+            from_mcp([message])  # refuses a bad request before it joins
+            self._used.add(call_id)
+            self._open[call_id] = message
+        elif "method" not in message:
+            call_id = _id(message.get("id"), "id", None)
+            request = self._open.get(call_id)
+            if request is None:
+                raise FormatError(
+                    f"response id {message.get('id')!r} answers no open request of its session",
+                    field="id",
+                )
+            from_mcp([request, message])  # refuses a bad response before it joins
+            del self._open[call_id]
+        if self._first is None:
+            self._first = line
+        self._messages.append(message)
+
+    def _close(self) -> None:
+        if self._messages and self._first is not None:
+            self._done.append((self._first, from_mcp(self._messages)))
+        self._messages, self._first, self._used, self._open = [], None, set(), {}
+
+    def take(self) -> list[tuple[int, list[Message]]]:
+        """Sessions that ended so far: ``(first line, messages)``."""
+        done, self._done = self._done, []
+        return done
+
+    def finish(self) -> list[tuple[int, list[Message]]]:
+        """Every session left, the last one included (at the end of the log)."""
+        self._close()
+        return self.take()

@@ -110,13 +110,24 @@ def _finding(
     )
 
 
+# The keys of the last session asked for: several detectors read them in turn.
+_last_keys: tuple[Any, ...] = (None, None, ())
+
+
 def _keys(session: Session) -> list[tuple[str, str]]:
     # A call whose arguments were not recorded equals no other call: comparing
     # unknown arguments would turn any two calls of one tool into "identical" ones.
-    return [
+    global _last_keys
+    calls = session.calls
+    last_calls, last_items, keys = _last_keys
+    if last_calls is calls and last_items == tuple(map(id, calls)):
+        return list(keys)
+    keys = [
         (c.name, f"unknown:{i}" if c.arguments_missing else canonical_arguments(c.call))
-        for i, c in enumerate(session.calls)
+        for i, c in enumerate(calls)
     ]
+    _last_keys = (calls, tuple(map(id, calls)), tuple(keys))
+    return keys
 
 
 # ---------------------------------------------------------------- redundancy

@@ -4,7 +4,10 @@
 
 * OTLP JSON (one ``ExportTraceServiceRequest`` per line, or one document), or
 * JSONL conversation logs, one conversation per line in any format
-  :func:`tooleval.formats.import_conversation` reads.
+  :func:`tooleval.formats.import_conversation` reads, or
+* MCP traffic logs, one JSON-RPC message per line (``tools/call`` requests
+  and their responses; a failure is ``isError`` or a JSON-RPC error), one
+  session per connection (:class:`tooleval.formats.mcp.McpLog`).
 
 Spans are grouped into sessions by ``gen_ai.conversation.id`` /
 ``session.id`` (a span without one inherits the id seen on another span of
@@ -313,10 +316,20 @@ def _read_sessions(
     return TraceSessions(grouper, None, report, layout=layout, spooled=spooled)
 
 
+def _mcp_sessions(done: list[tuple[int, list[Any]]]) -> Iterator[Session]:
+    from tooleval.model import Sample
+
+    for first, messages in done:
+        sample = Sample(input="", messages=messages)
+        yield Session.from_sample(sample, id=f"line-{first}", source="mcp")
+
+
 def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session]:
     from tooleval.formats import detect, import_conversation
+    from tooleval.formats.mcp import McpLog, is_jsonrpc_message
     from tooleval.formats.outcome import carries_status
 
+    mcp = McpLog()  # lines that are single JSON-RPC messages: MCP traffic, one session a connection
     with open_traces(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
@@ -329,6 +342,13 @@ def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session
                 continue
             except ToolEvalError as exc:  # valid JSON past the nesting limit
                 report.problem(f"conversation unreadable: {exc}", line=number)
+                continue
+            if is_jsonrpc_message(data):
+                try:
+                    mcp.add(data, line=number)
+                except ToolEvalError as exc:
+                    report.problem(f"MCP message left out: {exc}", line=number)
+                yield from _mcp_sessions(mcp.take())
                 continue
             try:
                 name = detect(data)
@@ -360,3 +380,4 @@ def _iter_conversation_log(path: Path, report: IngestReport) -> Iterator[Session
             ):
                 report.without_status[name] = report.without_status.get(name, 0) + 1
             yield session
+    yield from _mcp_sessions(mcp.finish())

@@ -296,7 +296,7 @@ def _split_calls(ordered: Sequence[tuple[int, SpanFacts]]) -> tuple[list[_Entry]
     requested: list[_Entry] = []
     for seq, fact in ordered:
         for original in fact.calls:
-            call = replace(original)  # folding below edits calls; keep the input untouched
+            call = original.copy()  # folding below edits calls; keep the input untouched
             (executed if call.executed else requested).append((seq, fact, call))
     return executed, requested
 
@@ -328,9 +328,7 @@ def _unanswered_requests(kept: list[_Entry], requested: list[_Entry]) -> list[_E
     arguments), so each request looks only at its own candidates.
     """
     ids = {c.call_id for _, _, c in kept if c.call_id}
-    candidates: dict[tuple[str, str], list[int]] = {}
-    for i, (_, _, call) in enumerate(kept):
-        candidates.setdefault((call.name, canonical_arguments(_to_tool_call(call))), []).append(i)
+    candidates: dict[tuple[str, str], list[int]] | None = None  # built when first needed
     seen_request_ids: set[str] = set()
     requests: list[_Entry] = []
     for seq, fact, call in requested:
@@ -338,6 +336,11 @@ def _unanswered_requests(kept: list[_Entry], requested: list[_Entry]) -> list[_E
             continue
         if call.call_id is None and call.from_input:
             continue
+        if candidates is None:
+            candidates = {}
+            for i, (_, _, ran) in enumerate(kept):
+                key = (ran.name, canonical_arguments(_to_tool_call(ran)))
+                candidates.setdefault(key, []).append(i)
         pool = candidates.get((call.name, canonical_arguments(_to_tool_call(call))), [])
         start = _time(fact.start_ns)
         match = next(

@@ -5,7 +5,10 @@ turned into :class:`~tooleval.traces.genai.SpanFacts`, what it says about tool c
 
 * :mod:`~tooleval.traces.otlp`: OTLP JSON requests, span by span (``IngestReport``, ``loads``);
 * :mod:`~tooleval.traces.files`: every file layout (JSONL, one document, protobuf, gzip, ``-``);
-* :mod:`~tooleval.traces.genai`: what a span says, by semantic convention;
-* :mod:`~tooleval.traces.logs`: GenAI log events;
-* :mod:`~tooleval.traces.langchain`: LangChain / LangGraph values as OpenInference records them.
+* :mod:`~tooleval.traces.genai`: what a span says, every convention walked from one list;
+* :mod:`~tooleval.traces.facts`: ``SpanFacts`` and the ``Convention`` interface;
+* one module per convention: :mod:`~tooleval.traces.otel_genai`, :mod:`~tooleval.traces.mcp`,
+  :mod:`~tooleval.traces.openinference`, :mod:`~tooleval.traces.traceloop`, and
+  :mod:`~tooleval.traces.langchain` (LangChain / LangGraph values as OpenInference records them);
+* :mod:`~tooleval.traces.logs`: GenAI log events.
 """

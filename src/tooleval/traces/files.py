@@ -60,6 +60,7 @@ from tooleval.traces.otlp import (
     loads,
     spans_from_request,
 )
+from tooleval.traces.protobuf import spans_from_message
 
 __all__ = [
     "FIRST_LINE_LIMIT",
@@ -347,13 +348,18 @@ def decode_protobuf(
     to_dict: Any,
     kind: str | None = None,
 ) -> Iterator[Any]:
-    """The records of one binary OTLP request; ``kind`` ``traces``/``logs`` or told from content."""
+    """The records of one binary OTLP request; ``kind`` ``traces``/``logs`` or told from content.
+
+    Trace requests are walked as parsed (:mod:`tooleval.traces.protobuf`); log requests
+    go through ``to_dict`` and the OTLP/JSON reader.
+    """
     if kind != "logs":
         request = traces()
         request.ParseFromString(payload)
         has_spans = any(s.spans for r in request.resource_spans for s in r.scope_spans)
         if kind == "traces" or has_spans:
-            yield from spans_from_request(to_dict(request), report=report, line=line)
+            # walked as parsed: MessageToDict cost more than all the rest per span
+            yield from spans_from_message(request, report=report, line=line)
             return
     request = logs()
     request.ParseFromString(payload)

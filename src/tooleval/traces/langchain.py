@@ -13,6 +13,8 @@ openinference-instrumentation-langchain writes LangChain objects as JSON into
   ``{"__type": "tool_call_with_context", "tool_call": {"name", "args", "id"}}``
   (:func:`tool_call_with_context`), which names the call even when the tool
   raised and wrote no output;
+* LangGraph's ``tools`` node is a CHAIN span: :class:`LangChain` reads the
+  call it names and the tool messages it returns (responses joined by id);
 * graph spans carry the whole state (``{"messages": [...]}``);
   :func:`conversation_text` picks the first user text and the last assistant
   answer out of it, whatever serialisation the messages use
@@ -32,9 +34,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.traces.otlp import loads
+from tooleval.traces.facts import Convention, SpanFacts, maybe_json, result_is_error
+from tooleval.traces.otlp import OtlpSpan, loads
 
 __all__ = [
+    "LangChain",
     "conversation_text",
     "message_role_text",
     "tool_call_with_context",
@@ -141,3 +145,29 @@ def tool_call_with_context(value: Any) -> dict[str, Any] | None:
         "name": str(call["name"]),
         "arguments": call.get("args"),
     }
+
+
+class LangChain(Convention):
+    """LangGraph's ``tools`` node (an OpenInference CHAIN span): call hints and tool messages."""
+
+    name = "langchain"
+
+    def read(self, span: OtlpSpan, facts: SpanFacts) -> None:
+        a = span.attributes
+        if str(a.get("openinference.span.kind", "")).upper() != "CHAIN":
+            return
+        hint = tool_call_with_context(a.get("input.value"))
+        if hint is not None:
+            facts.call_hints.append(hint)
+        output = maybe_json(a.get("output.value"))
+        messages = output.get("messages") if isinstance(output, Mapping) else None
+        for message in messages if isinstance(messages, list) else ():
+            content, call_id, is_error = unwrap_tool_message(message)
+            if call_id:
+                facts.responses.append(
+                    {
+                        "call_id": call_id,
+                        "result": content,
+                        "is_error": is_error or result_is_error(content),
+                    }
+                )

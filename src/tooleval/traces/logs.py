@@ -36,14 +36,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tooleval.errors import FormatError
-from tooleval.traces.genai import (
-    SESSION_KEYS,
-    SpanCall,
-    SpanFacts,
-    _genai_messages,
-    _maybe_json,
-    result_is_error,
-)
+from tooleval.traces.facts import SpanCall, SpanFacts, maybe_json, result_is_error
+from tooleval.traces.genai import SESSION_KEYS
+from tooleval.traces.otel_genai import read_messages
 from tooleval.traces.otlp import (
     IngestReport,
     _get,
@@ -118,7 +113,7 @@ def facts_from_log_record(
     )
     body_raw = record.get("body")
     body = decode_any_value(body_raw) if isinstance(body_raw, Mapping) and body_raw else None
-    body = _maybe_json(body)
+    body = maybe_json(body)
     facts = SpanFacts(
         trace_id=trace_id or f"log-{next(_COUNTER)}",
         span_id=span_id or f"log-{next(_COUNTER)}",
@@ -137,7 +132,7 @@ def facts_from_log_record(
     elif name == "gen_ai.assistant.message":
         _calls(facts, body.get("tool_calls"), from_input=True)
     elif name == "gen_ai.tool.message":
-        content = _maybe_json(body.get("content"))
+        content = maybe_json(body.get("content"))
         facts.responses.append(
             {
                 "call_id": body.get("id") or None,
@@ -155,9 +150,9 @@ def facts_from_log_record(
             facts.output_text, facts.output_priority = text, 1
     else:
         if "gen_ai.input.messages" in attributes:
-            _genai_messages(facts, attributes["gen_ai.input.messages"], output=False)
+            read_messages(facts, attributes["gen_ai.input.messages"], output=False)
         if "gen_ai.output.messages" in attributes:
-            _genai_messages(facts, attributes["gen_ai.output.messages"], output=True)
+            read_messages(facts, attributes["gen_ai.output.messages"], output=True)
     for problem in facts.problems:
         report.problem(problem, line=line, trace_id=trace_id, span_id=span_id)
     facts.problems = []

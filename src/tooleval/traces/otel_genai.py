@@ -1,0 +1,181 @@
+"""The OTel GenAI semantic conventions: ``execute_tool`` spans and model messages.
+
+* ``execute_tool`` spans: ``gen_ai.operation.name``, ``gen_ai.tool.name`` (or
+  the span name's suffix), ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments``
+  and ``gen_ai.tool.call.result`` as objects or JSON text;
+* model spans (``chat``, ``text_completion``, ``generate_content``,
+  ``responses``): ``gen_ai.input.messages`` / ``gen_ai.output.messages`` with
+  ``tool_call`` and ``tool_call_response`` parts, usage and finish reasons;
+* ``invoke_agent`` spans: their answer is the agent's own;
+* ``gen_ai.conversation.id``.
+
+>>> from tooleval.traces.otlp import OtlpSpan
+>>> span = OtlpSpan("ab" * 16, "cd" * 8, name="execute_tool get_weather",
+...     attributes={"gen_ai.operation.name": "execute_tool"})
+>>> OtelGenAI().tool_call(span).name
+'get_weather'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from tooleval.traces.facts import (
+    Convention,
+    SpanCall,
+    SpanFacts,
+    maybe_json,
+    result_is_error,
+    suffix_name,
+    tool_call,
+)
+from tooleval.traces.otlp import OtlpSpan
+
+__all__ = [
+    "CONTENT_SETTINGS",
+    "MODEL_OPERATIONS",
+    "OtelGenAI",
+    "read_messages",
+    "salvage_json_list",
+]
+
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "responses"})
+CONTENT_SETTINGS = (
+    "message content is not recorded: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+    "true (with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental it takes SPAN_ONLY, "
+    "EVENT_ONLY or SPAN_AND_EVENT; EVENT_ONLY content arrives as OTLP logs, read those too)"
+)
+
+
+class OtelGenAI(Convention):
+    name = "otel_genai"
+    session_keys = ("gen_ai.conversation.id",)
+    model_keys = ("gen_ai.response.model", "gen_ai.request.model")
+    input_token_keys = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+    output_token_keys = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+    finish_keys = ("gen_ai.response.finish_reasons",)
+
+    def tool_call(self, span: OtlpSpan) -> SpanCall | None:
+        a = span.attributes
+        if a.get("gen_ai.operation.name") != "execute_tool":
+            return None
+        name = a.get("gen_ai.tool.name") or suffix_name(span.name, "execute_tool")
+        if not name:
+            return None
+        return tool_call(
+            span,
+            name,
+            a.get("gen_ai.tool.call.arguments"),
+            a.get("gen_ai.tool.call.result"),
+            a.get("gen_ai.tool.call.id"),
+            "execute_tool",
+        )
+
+    def read(self, span: OtlpSpan, facts: SpanFacts) -> None:
+        a = span.attributes
+        if "gen_ai.input.messages" in a:
+            read_messages(facts, a["gen_ai.input.messages"], output=False)
+        if "gen_ai.output.messages" in a:
+            read_messages(facts, a["gen_ai.output.messages"], output=True)
+
+    def model_call(self, span: OtlpSpan) -> str | None:
+        if span.attributes.get("gen_ai.operation.name") in MODEL_OPERATIONS:
+            return f"gen_ai.output.messages: {CONTENT_SETTINGS}"
+        return None
+
+    def answer_priority(self, span: OtlpSpan) -> int:
+        return 2 if span.attributes.get("gen_ai.operation.name") == "invoke_agent" else 0
+
+
+def parts_text(parts: Any) -> str:
+    """The text parts of a GenAI message, joined by lines."""
+    texts = []
+    for part in parts or []:
+        if isinstance(part, Mapping) and part.get("type") == "text":
+            content = part.get("content")
+            if content is None:
+                content = part.get("text")
+            if content:
+                texts.append(str(content))
+    return "\n".join(texts)
+
+
+def salvage_json_list(text: str) -> list[Any]:
+    """The complete items at the start of a JSON list that was cut short.
+
+    >>> salvage_json_list('[{"a": 1}, {"b": 2}, {"c": [1, 2')
+    [{'a': 1}, {'b': 2}]
+    """
+    decoder = json.JSONDecoder()
+    start = text.find("[")
+    if start < 0:
+        return []
+    items: list[Any] = []
+    position = start + 1
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        try:
+            item, position = decoder.raw_decode(text, position)
+        except ValueError:
+            return items
+        items.append(item)
+
+
+def read_messages(facts: SpanFacts, value: Any, *, output: bool) -> None:
+    key = "gen_ai.output.messages" if output else "gen_ai.input.messages"
+    messages = maybe_json(value)
+    if isinstance(messages, str):
+        messages = salvage_json_list(value)
+        facts.problems.append(
+            f"{key} is not valid JSON ({len(value)} characters, cut short: an attribute "
+            f"length limit such as OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT?); kept the "
+            f"{len(messages)} complete message(s) before the cut"
+        )
+    if not isinstance(messages, list):
+        return
+    texts = []
+    for message in messages:
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        parts = message.get("parts")
+        if parts is None and "content" in message:
+            parts = [{"type": "text", "content": message.get("content")}]
+        for part in parts or []:
+            if not isinstance(part, Mapping):
+                continue
+            kind = part.get("type")
+            if kind == "tool_call" and part.get("name"):
+                facts.calls.append(
+                    SpanCall(
+                        name=str(part["name"]),
+                        arguments=part.get("arguments"),
+                        call_id=part.get("id") or None,
+                        source="message",
+                        executed=False,
+                        from_input=not output,
+                    )
+                )
+            elif kind == "tool_call_response":
+                response = part.get("response", part.get("result"))
+                facts.responses.append(
+                    {
+                        "call_id": part.get("id") or None,
+                        "result": response,
+                        "is_error": result_is_error(response),
+                    }
+                )
+        if not output and role == "user" and facts.user_input is None:
+            text = parts_text(parts)
+            if text:
+                facts.user_input = text
+        if output and role in (None, "assistant"):
+            text = parts_text(parts)
+            if text:
+                texts.append(text)
+    if output and texts:
+        facts.output_text = "\n".join(texts)
+        facts.output_priority = max(facts.output_priority, 1)
