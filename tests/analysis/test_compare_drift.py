@@ -117,3 +117,19 @@ def test_viewer_and_static_report_render_the_same_comparison(pair) -> None:
     report = build_report(store, pair["b"], compare_with=pair["a"])
     _check_paired(report, c)
     assert report.count('class="delta-bar"') == len(c.statistics)
+
+
+def test_the_matrix_has_one_line_per_dataset_row_and_a_repeated_runs_cell_counts_attempts(pair):
+    from tooleval.report.compare import run_matrix
+
+    store = pair["store"]
+    runs = [store.get_run(pair["a"]), store.get_run(pair["b"])]
+    rows = run_matrix(store, runs)
+    assert sorted(r.row_id for r in rows) == sorted(f"q{i}" for i in range(60))
+    by_id = {d.row_id: d for d in pair["comparison"].rows if d.metric == METRICS[0]}
+    for row in rows:
+        once, thrice = row.cells
+        assert once[3][1] == 1 and thrice[3][1] == 3  # attempts: 1 in A, 3 in B
+        # errors count as not passed; a cell passes only when every attempt passed
+        assert thrice[0] is (thrice[3][0] == 3)
+        assert row.indexes[1] == by_id[row.row_id].index_b

@@ -70,6 +70,8 @@ class RowAttempts:
     scores: dict[str, list[float]] = field(default_factory=dict)
     unscored: dict[str, int] = field(default_factory=dict)  # attempts left out, per metric
     first_index: int | None = None  # the store index of the row's first attempt
+    attempts: int = 0  # attempts stored
+    errors: int = 0  # attempts that are error rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +149,8 @@ def read_attempts(
             entry = RowAttempts(key, row.category, _cluster_of(row, cluster_key))
             entry.first_index = row.index
             grouped[key if spec is None else group] = entry
+        entry.attempts += 1
+        entry.errors += row.error is not None
         for metric in metrics:
             if metric == VERDICT:
                 passed = False if row.error is not None else row.passed

@@ -529,12 +529,14 @@ def delta_rows_table(
 
 @dataclasses.dataclass(frozen=True)
 class MatrixRow:
-    """One dataset row across runs: per run ``(verdict, scores by metric)`` or None (absent)."""
+    """One dataset row across runs: per run its cell, or None (absent from that run)."""
 
     row_id: str
     category: str | None
-    #: per run ``(verdict, scores by metric, is an error row)`` or None (absent)
-    cells: tuple[tuple[bool | None, dict[str, float | None], bool] | None, ...]
+    #: per run ``(verdict, mean score by metric, every attempt an error, (passed, attempts))``
+    #: or None (absent); the verdict is True when every attempt passed (errors count as not
+    #: passed), None when nothing was scored
+    cells: tuple[tuple[bool | None, dict[str, float | None], bool, tuple[int, int]] | None, ...]
     change: str  # regressed | fixed | flaky | failing | passing | partial
     indexes: tuple[int | None, ...] = ()
 
@@ -558,30 +560,45 @@ def _row_change(verdicts: Sequence[bool | None]) -> str:
     return "flaky"
 
 
-def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
-    """Every row id of ``runs`` (oldest to newest as given) with each run's verdict and scores.
+def _cell(entry: Any, metrics: Sequence[str]) -> tuple[Any, ...]:
+    from tooleval.analysis.noise import VERDICT
 
-    Read through :func:`lean_rows` (no sample or diagnosis decoded). Rows are
-    ordered regressed (passed before, fails in the last run), flaky, fixed,
-    partial (absent from some run), failing everywhere, passing everywhere;
+    verdicts = entry.values.get(VERDICT) or []
+    passed = int(sum(verdicts))
+    verdict = None if not verdicts else passed == len(verdicts)
+    scores = {
+        m: sum(entry.scores[m]) / len(entry.scores[m]) for m in metrics if entry.scores.get(m)
+    }
+    return (verdict, scores, entry.errors == entry.attempts, (passed, len(verdicts)))
+
+
+def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
+    """Every dataset row of ``runs`` (oldest to newest as given) with each run's verdict and
+    scores.
+
+    Read through :func:`lean_rows` (no sample or diagnosis decoded) and grouped into
+    dataset rows as ``compare`` groups them (:func:`tooleval.analysis.noise.read_attempts`):
+    a repeated run's attempts are one cell, passed when every attempt passed, with its
+    passed attempts. Rows are ordered regressed (passed before, fails in the last run),
+    flaky, fixed, partial (absent from some run), failing everywhere, passing everywhere;
     then by row id.
 
     >>> _row_change([True, False]), _row_change([False, True]), _row_change([True, False, True])
     ('regressed', 'fixed', 'flaky')
     """
+    from tooleval.analysis.noise import read_attempts
+
     table: dict[str, list[Any]] = {}
     categories: dict[str, str | None] = {}
     indexes: dict[str, list[int | None]] = {}
     for place, run in enumerate(runs):
-        for row in lean_rows(store, run):
-            cells = table.setdefault(row.row_id, [None] * len(runs))
-            at = indexes.setdefault(row.row_id, [None] * len(runs))
-            if cells[place] is not None:
-                continue  # a repeated run: the first attempt stands for the row
-            categories.setdefault(row.row_id, row.category)
-            scores = {r.metric: r.score for r in row.results}
-            cells[place] = (row.passed, scores, row.error is not None)
-            at[place] = row.index
+        metrics = [m.name for m in run.metrics] or list(run.summaries)
+        for entry in read_attempts(run, lean_rows(store, run), verdict=True).rows:
+            cells = table.setdefault(entry.key, [None] * len(runs))
+            at = indexes.setdefault(entry.key, [None] * len(runs))
+            categories.setdefault(entry.key, entry.category)
+            cells[place] = _cell(entry, metrics)
+            at[place] = entry.first_index
     out = [
         MatrixRow(
             row_id,

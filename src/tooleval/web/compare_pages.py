@@ -327,7 +327,7 @@ def trend_label(row: Any) -> str:
     last run".
 
     >>> from tooleval.report.compare import MatrixRow
-    >>> cells = [(True, {}, False), (False, {}, False), (False, {}, False)]
+    >>> cells = [(True, {}, False, (1, 1)), (False, {}, False, (0, 1)), (False, {}, False, (0, 1))]
     >>> trend_label(MatrixRow("q1", None, tuple(cells), "regressed"))
     'regressed in run 2 of 3, fails in every run since'
     >>> trend_label(MatrixRow("q1", None, tuple(cells[:2]), "regressed"))
@@ -351,8 +351,10 @@ def _matrix_cell(cell: Any, index: int | None, run: RunInfo, metrics: Sequence[s
 
     if cell is None:
         return el("td", "not in this run", class_="muted small")
-    verdict, scores, error = cell
+    verdict, scores, error, (passed, attempts) = cell
     shown = " · ".join(score_text(scores.get(m)) for m in metrics if m in scores)
+    if attempts > 1:
+        shown = f"{passed}/{attempts} attempts passed" + (f" · {shown}" if shown else "")
     badge = verdict_badge(verdict, error=error)
     link = href("/runs", run.id, "rows", index) if index is not None else None
     return el(
@@ -423,8 +425,10 @@ def matrix_page(
     )
     legend = el(
         "p",
-        "Runs oldest to newest, left to right; each cell is the row's verdict (every metric) and "
-        f"its scores ({', '.join(metrics)}); rows that passed and then failed come first.",
+        "Runs oldest to newest, left to right; one line per dataset row; each cell is the row's "
+        f"verdict (every metric) and its scores ({', '.join(metrics)}); a repeated run's cell "
+        "passes when every attempt passed and says how many did; rows that passed and then "
+        "failed come first.",
         class_="muted small",
     )
     return page(
