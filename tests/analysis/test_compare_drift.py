@@ -133,3 +133,16 @@ def test_the_matrix_has_one_line_per_dataset_row_and_a_repeated_runs_cell_counts
         # errors count as not passed; a cell passes only when every attempt passed
         assert thrice[0] is (thrice[3][0] == 3)
         assert row.indexes[1] == by_id[row.row_id].index_b
+
+
+def test_the_markdown_summary_carries_the_same_comparison(pair) -> None:
+    from tooleval.analysis.summary_md import md_text, run_summary_markdown
+
+    store, c = pair["store"], pair["comparison"]
+    text = run_summary_markdown(store, pair["b"], baseline=pair["a"])
+    assert f"({c.unit})" in text
+    for s in c.statistics:
+        if s.slice == "(all)":
+            assert f"- **{md_text(s.metric)}**: {md_text(compare_line(s))}" in text
+    for t in c.too_small:
+        assert md_text(t.text, 300) in text
