@@ -143,6 +143,6 @@ def test_the_markdown_summary_carries_the_same_comparison(pair) -> None:
     assert f"({c.unit})" in text
     for s in c.statistics:
         if s.slice == "(all)":
-            assert f"- **{md_text(s.metric)}**: {md_text(compare_line(s))}" in text
+            assert f"- **{md_text(s.metric)}**: {compare_line(s)}" in text
     for t in c.too_small:
         assert md_text(t.text, 300) in text
