@@ -91,8 +91,11 @@ def test_one_row_has_the_same_numbers_on_every_surface(numbered):
     assert f"#{ODD} " not in page
     assert "First diverging call: call 2" in page and "first diverging call: call 2:" in page
     assert "sequence differs at #2 " in page
-    # the compare row page shows the same reasons
+    # the compare row page shows the same reasons, and B's state diff with the same call
     assert "first diverging call: call 2:" in compared and "sequence differs at #2 " in compared
+    assert "State diff in A (baseline)" in compared and "The end states agree" in compared
+    assert "State diff in B (new)" in compared
+    assert "First diverging call: call 2" in compared and "orders.W2.status" in compared
     # the static report's card of the row
     report = build_report(store, bad, compare_with=good)
     card = report[report.index(f'id="row-{ODD}"') :]

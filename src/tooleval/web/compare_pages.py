@@ -13,7 +13,7 @@ from typing import Any
 
 from tooleval.analysis.compare import CHANGES
 from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
-from tooleval.report.html import Href, Safe, el, href, void
+from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend
 from tooleval.report.side_by_side import delta_calls, side_by_side
 from tooleval.store.records import RowRecord, RunInfo
@@ -307,7 +307,25 @@ def compare_row_page(
             class_="table-scroll",
             tabindex="0",
         ),
+        _state_diffs(row_a, row_b),
     )
+
+
+def _state_diffs(row_a: RowRecord | None, row_b: RowRecord | None) -> Safe | None:
+    """Each side's state diff (``state_match`` and replay metrics), A then B, where one exists."""
+    from tooleval.web.state_diff import state_diff_section, state_diffs
+
+    parts = [
+        el(
+            "section",
+            el("h2", f"State diff in {label} ({'baseline' if label == 'A' else 'new'})"),
+            *(state_diff_section(r, level=3) for r in state_diffs(row.results)),
+            class_="state-diff-side",
+        )
+        for label, row in (("A", row_a), ("B", row_b))
+        if row is not None and state_diffs(row.results)
+    ]
+    return frag(*parts) if parts else None
 
 
 _MATRIX_LABELS = {
