@@ -274,7 +274,7 @@ def test_state_match_reports_paths_and_first_divergence():
         "orders.W2.tags",
     }
     assert details["first_divergence"]["index"] == 1
-    assert "first diverging call #1" in result.reason
+    assert "first diverging call: call 2" in result.reason
 
 
 def test_state_match_outputs_are_read_from_call_results():

@@ -28,7 +28,7 @@ def _check_refund_row(result) -> None:
         "differences"
     ]
     assert details["first_divergence"]["index"] == 0
-    assert "first diverging call #0" in result.reason
+    assert "first diverging call: call 1" in result.reason
 
 
 def test_the_dataset_scores_three_of_four_by_end_state(tmp_path, capsys):

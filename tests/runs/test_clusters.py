@@ -128,3 +128,42 @@ def test_not_plumbing_when_a_row_passes_or_rows_differ_or_the_run_is_tiny():
     # Only the failed rows of a bigger run: never plumbing.
     assert cluster_failures(same, total_rows=50)[0].failure_class == "missing_tool"
     assert cluster_failures([]) == []
+
+
+def test_one_extra_call_reported_by_two_metrics_is_one_call_and_clusters_count_rows():
+    import tooleval
+
+    rows = []
+    for index in range(3):
+        sample = Sample(
+            expected_tools=[ToolCall("lookup_order", {"id": index})],
+            tools_called=[
+                ToolCall("lookup_order", {"id": index}),
+                ToolCall("search_faq", {"q": "refund policy"}),
+            ],
+        )
+        results = (
+            tooleval.score_sample("tool_correctness", sample, threshold=1.0),
+            tooleval.score_sample("tool_call_f1", sample),
+        )
+        assert [r.passed for r in results] == [False, False]
+        assert all(len(r.diagnosis.extra) == 1 for r in results)  # both report the call
+        rows.append(RowRecord("run", index, f"row-{index}", sample, results))
+    assert failure_detail(rows[0]) == "extra search_faq"
+    rows.append(_row(3, passed=True))  # not every row fails alike: no plumbing
+    [cluster] = [c for c in cluster_failures(rows) if c.failure_class == "extra_tool"]
+    assert cluster.detail == "extra search_faq" and cluster.count == 3
+    assert cluster.row_ids == ("row-0", "row-1", "row-2")
+    # two extra calls made are still two, whichever metrics report them
+    twice = Diagnosis(extra=[_call("search_faq"), {**_call("search_faq"), "index": 1}])
+    both = RowRecord(
+        "run",
+        9,
+        "row-9",
+        Sample(tools_called=[ToolCall("search_faq")] * 2),
+        tuple(
+            Result.scored(m, 0.0, reason="", diagnosis=twice)
+            for m in ("tool_correctness", "tool_call_f1")
+        ),
+    )
+    assert failure_detail(both) == "extra search_faq x2"

@@ -246,6 +246,6 @@ def test_a_finished_runs_aggregates_are_stored_on_first_view(client, seeded):
     client.get("/compare", params={"a": seeded["a"], "b": seeded["b"]})
     rows_b = store.get_run(seeded["b"]).row_count
     assert (
-        store.aggregates.load_aggregate(seeded["b"], f"compare/2/{run}", row_count=rows_b)
+        store.aggregates.load_aggregate(seeded["b"], f"compare/3/{run}", row_count=rows_b)
         is not None
     )

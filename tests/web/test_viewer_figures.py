@@ -233,7 +233,8 @@ def test_compare_shows_each_runs_interval_and_the_paired_delta_from_the_library(
     assert f"[{100 * w.low:.1f}, {100 * w.high:.1f}]" in text
     assert table.count('class="delta-bar"') >= 2 and 'aria-label="Δ' in table
     # Kept for two stopped runs: a second view reads it back.
-    assert store.aggregates.load_aggregate(b, f"viewer-paired/1/{a}", row_count=None)
+    stored = store.aggregates.load_aggregate(b, f"compare/3/{a}", row_count=None)
+    assert stored and stored["statistics"]
 
 
 def test_the_matrix_shows_each_runs_rates_with_intervals(client, seeded):
@@ -322,7 +323,7 @@ def test_runs_too_big_to_read_on_a_view_say_what_is_not_computed(tmp_path, monke
     from fastapi.testclient import TestClient
     from tests.web.seed import seed_support_runs
 
-    import tooleval.web.intervals as intervals
+    import tooleval.report.compare as intervals
     import tooleval.web.usage as usage
     from tooleval.store import open_store
     from tooleval.web import create_app

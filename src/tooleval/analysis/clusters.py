@@ -107,12 +107,35 @@ def _failing(row: RowRecord) -> list[Result]:
     return [r for r in row.results if r.passed is False]
 
 
+def _call_key(call: dict[str, Any]) -> tuple[str, str]:
+    """One call as two metrics report it: its name and where it sits (or its arguments)."""
+    where = call.get("index")
+    shown = repr(where) if where is not None else repr(sorted((call.get("args") or {}).items()))
+    return str(call.get("name")), shown
+
+
+def _union(reports: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The calls of several metrics' reports, each call once: a call that two metrics both
+    report missing (or extra) is one call, not two; one metric's own repeats are kept."""
+    most: Counter[tuple[str, str]] = Counter()
+    first: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for calls in reports:
+        counts = Counter(_call_key(c) for c in calls)
+        for key, n in counts.items():
+            most[key] = max(most[key], n)
+        for call in calls:
+            first.setdefault(_call_key(call), []).append(call)
+    return [call for key, n in most.items() for call in first[key][:n]]
+
+
 def _merged(results: Iterable[Result]) -> Diagnosis:
+    """The failing metrics' diagnoses as one: each call counted once (clusters count rows
+    and the calls of a row, never the same call once per metric that reports it)."""
     merged = Diagnosis()
-    for result in results:
-        d = result.diagnosis
-        merged.missing.extend(d.missing)
-        merged.extra.extend(d.extra)
+    diagnoses = [result.diagnosis for result in results]
+    merged.missing.extend(_union([d.missing for d in diagnoses]))
+    merged.extra.extend(_union([d.extra for d in diagnoses]))
+    for d in diagnoses:
         merged.order_violations.extend(d.order_violations)
         merged.arguments.extend(d.arguments)
     return merged

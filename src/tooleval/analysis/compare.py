@@ -1,13 +1,24 @@
 """Compare two runs row by row: what a change fixed, what it broke, what else moved.
 
-Rows are matched by ``row_id`` (the dataset's ``id`` column). Each (row,
-metric) pair is ``fixed`` (failed in A, passes in B), ``regressed``,
-``score_down`` / ``score_up`` (same verdict, but the score moved: a row that
-drops from 1.0 to 0.5 and still passes is not "unchanged"), ``unchanged``
-(same verdict and same score), ``new`` (only in B), ``missing`` (only in A)
-or ``unscored`` (not scored on one side). Configuration differences
-(dataset, connector, metric parameters, judge) come first: a comparison is
-only meaningful when one thing changed.
+The unit is the dataset row, whatever the repeat counts: rows are matched by
+``row_id`` (the dataset's ``id`` column), and the attempts of a repeated run
+(``--repeat N``) are grouped back into their dataset row, as the paired
+statistics group them (:func:`tooleval.analysis.noise.read_attempts`). A row's
+figure for one metric is its **pass rate over its attempts** (passed attempts /
+attempts; an error attempt counts as not passed, as in every pass rate; 1 or 0
+for a run made once), and its score the mean of its scored attempts.
+
+Each (row, metric) pair is ``fixed`` (the row's pass rate is higher in B),
+``regressed`` (lower in B), ``score_down`` / ``score_up`` (same pass rate,
+but the score moved: a row that drops from 1.0 to 0.5 and still passes is
+not "unchanged"), ``unchanged`` (same pass rate and same score), ``new``
+(only in B), ``missing`` (only in A) or ``unscored`` (not scored on one
+side). With one attempt a side that is the verdict flipping; a flaky row is
+never "regressed" from one attempt: 2 of 3 attempts passing in A against 2
+of 3 in B is unchanged. The rows counted fixed, regressed, score down, score
+up and unchanged are exactly the rows the paired statistics pair (their n).
+Configuration differences (dataset, connector, metric parameters, judge)
+come first: a comparison is only meaningful when one thing changed.
 
 >>> flatten({"connector": {"url": "u", "headers": ["X-Key"], "params": {}}})
 {'connector.url': 'u', 'connector.headers': ['X-Key']}
@@ -21,8 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.analysis.figures import RunFigures, SliceFigures, run_figures
+from tooleval.analysis.noise import RowAttempts, read_attempts
+from tooleval.analysis.repeats import repeat_of
 from tooleval.store import RunRowsReader
-from tooleval.store.records import RowRecord, RunInfo
+from tooleval.store.records import RunInfo
 
 __all__ = [
     "CHANGES",
@@ -34,6 +47,7 @@ __all__ = [
     "compare_runs",
     "config_differences",
     "flatten",
+    "unit_text",
 ]
 
 CHANGES = (
@@ -72,8 +86,22 @@ class RowDelta:
     index_b: int | None = None
     score_a: float | None = None
     score_b: float | None = None
-    passed_a: bool | None = None
+    passed_a: bool | None = None  # every attempt passed (None: not scored on that side)
     passed_b: bool | None = None
+    attempts_a: int = 0  # attempts counted in the row's pass rate (errors as not passed)
+    passes_a: int = 0
+    attempts_b: int = 0
+    passes_b: int = 0
+
+    @property
+    def rate_a(self) -> float | None:
+        """The row's pass rate over its attempts in A (None: not counted there)."""
+        return self.passes_a / self.attempts_a if self.attempts_a else None
+
+    @property
+    def rate_b(self) -> float | None:
+        """The row's pass rate over its attempts in B (None: not counted there)."""
+        return self.passes_b / self.attempts_b if self.attempts_b else None
 
     @property
     def score_delta(self) -> float | None:
@@ -84,7 +112,11 @@ class RowDelta:
 
 @dataclass(frozen=True, slots=True)
 class DeltaCounts:
-    """How many row × metric pairs changed which way, and the pass rates on each side."""
+    """How many dataset rows changed which way for one metric, and the pass rates on each side.
+
+    ``paired`` (fixed + regressed + score down + score up + unchanged) is the n of the
+    paired statistics of the same metric and slice.
+    """
 
     fixed: int = 0
     regressed: int = 0
@@ -99,8 +131,13 @@ class DeltaCounts:
     mean_score_a: float | None = None
     mean_score_b: float | None = None
 
+    @property
+    def paired(self) -> int:
+        """Rows counted on both sides: the n of the paired statistics."""
+        return self.fixed + self.regressed + self.score_down + self.score_up + self.unchanged
+
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.__slots__} | {"paired": self.paired}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +150,18 @@ class Comparison:
     metrics: dict[str, DeltaCounts]
     categories: dict[str, dict[str, DeltaCounts]]
     rows: tuple[RowDelta, ...] = field(default=())
+    attempts: tuple[int, int] = (1, 1)  # attempts per dataset row in A and in B
+    #: The paired statistics of B against A (:func:`tooleval.analysis.noise.compare_stats`)
+    #: when asked for: what every surface prints of Δ, its interval and verdict.
+    statistics: tuple[Any, ...] = ()
+    #: The metrics whose paired verdict is inconclusive, sized
+    #: (:class:`tooleval.analysis.power_advice.TooSmall`): how many rows would tell.
+    too_small: tuple[Any, ...] = ()
+
+    @property
+    def unit(self) -> str:
+        """What a count and a row's figure are, said on every surface (:func:`unit_text`)."""
+        return unit_text(*self.attempts)
 
     def changed(self, change: str, metric: str | None = None) -> list[RowDelta]:
         """The row deltas of one kind (``fixed``, ``regressed``, ...), optionally one metric."""
@@ -124,6 +173,8 @@ class Comparison:
         return {
             "run_a": self.run_a.id,
             "run_b": self.run_b.id,
+            "unit": self.unit,
+            "attempts": {"a": self.attempts[0], "b": self.attempts[1]},
             "differences": [{"path": d.path, "a": d.a, "b": d.b} for d in self.differences],
             "metrics": {m: c.to_dict() for m, c in self.metrics.items()},
             "categories": {
@@ -138,10 +189,32 @@ class Comparison:
                     "category": d.category,
                     "score_a": d.score_a,
                     "score_b": d.score_b,
+                    "attempts_a": d.attempts_a,
+                    "passes_a": d.passes_a,
+                    "attempts_b": d.attempts_b,
+                    "passes_b": d.passes_b,
                 }
                 for d in self.rows
             ],
+            "statistics": [c.to_dict() for c in self.statistics],
+            "too_small": [t.to_dict() for t in self.too_small],
         }
+
+
+def unit_text(k_a: int, k_b: int) -> str:
+    """The unit of a comparison, as every surface states it.
+
+    >>> unit_text(1, 1)
+    'dataset rows (one attempt a side)'
+    >>> unit_text(1, 3)
+    "dataset rows; a row's figure is its pass rate over its attempts (A 1, B 3 per row)"
+    """
+    if k_a == k_b == 1:
+        return "dataset rows (one attempt a side)"
+    return (
+        "dataset rows; a row's figure is its pass rate over its attempts "
+        f"(A {k_a}, B {k_b} per row)"
+    )
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -178,17 +251,6 @@ def config_differences(run_a: RunInfo, run_b: RunInfo) -> list[ConfigDifference]
         for path in sorted(set(a) | set(b))
         if a.get(path) != b.get(path)
     ]
-
-
-def _keyed(rows: list[RowRecord]) -> dict[str, RowRecord]:
-    # A row id repeated in a dataset is told apart by its occurrence number.
-    seen: Counter[str] = Counter()
-    keyed: dict[str, RowRecord] = {}
-    for row in rows:
-        key = row.row_id if not seen[row.row_id] else f"{row.row_id}#{seen[row.row_id]}"
-        seen[row.row_id] += 1
-        keyed[key] = row
-    return keyed
 
 
 def change_of(
@@ -245,64 +307,98 @@ class _Tally:
         )
 
 
+def _side(entry: RowAttempts | None, metric: str) -> tuple[int, int, float | None, bool]:
+    """``(attempts counted, passes, mean score, seen)`` of one row and metric on one side."""
+    if entry is None:
+        return 0, 0, None, False
+    values = entry.values.get(metric) or []
+    scores = entry.scores.get(metric) or []
+    seen = bool(values) or entry.unscored.get(metric, 0) > 0
+    mean = sum(scores) / len(scores) if scores else None
+    return len(values), int(sum(values)), mean, seen
+
+
+def _delta(a: RowAttempts | None, b: RowAttempts | None, metric: str) -> RowDelta | None:
+    n_a, c_a, score_a, seen_a = _side(a, metric)
+    n_b, c_b, score_b, seen_b = _side(b, metric)
+    if not (seen_a or seen_b):
+        return None
+    if a is None or b is None:
+        change = "new" if a is None else "missing"
+    elif not (n_a and n_b):
+        change = "unscored"
+    elif c_a * n_b != c_b * n_a:  # the pass rates c/n differ (compared exactly)
+        change = "fixed" if c_b * n_a > c_a * n_b else "regressed"
+    else:
+        change = change_of(True, True, score_a=score_a, score_b=score_b)
+    either = b or a
+    assert either is not None  # one side at least holds the row
+    return RowDelta(
+        row_id=either.key,
+        metric=metric,
+        change=change,
+        category=either.category,
+        index_a=a.first_index if a else None,
+        index_b=b.first_index if b else None,
+        score_a=score_a,
+        score_b=score_b,
+        passed_a=(c_a == n_a) if n_a else None,
+        passed_b=(c_b == n_b) if n_b else None,
+        attempts_a=n_a,
+        passes_a=c_a,
+        attempts_b=n_b,
+        passes_b=c_b,
+    )
+
+
 def compare_runs(
     store: RunRowsReader,
     run_a: str,
     run_b: str,
     *,
     figures: tuple[RunFigures, RunFigures] | None = None,
+    statistics: Mapping[str, Any] | None = None,
 ) -> Comparison:
-    """Per-row deltas of run B against run A, per metric and per category.
+    """Per-row deltas of run B against run A, per metric and per category, on dataset rows.
 
     ``figures``: both runs' read models (:func:`tooleval.analysis.figures.run_figures`),
     whose pass rates and mean scores the counts carry (errors count as not passed); read
-    from ``store`` when not given.
+    from ``store`` when not given. ``statistics``: the keyword options of
+    :func:`tooleval.analysis.noise.compare_stats` (``{}`` for its defaults) to carry the
+    paired statistics in the same result; None leaves them out.
     """
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
     if figures is None:
         figures = (run_figures(store, info_a), run_figures(store, info_b))  # type: ignore[arg-type]
-    rows_a = _keyed(list(store.iter_rows(info_a.id)))
-    rows_b = _keyed(list(store.iter_rows(info_b.id)))
+    options = dict(statistics or {})
+    cluster_key = options.pop("cluster_key", None)
+    table_a = read_attempts(info_a, store.iter_rows(info_a.id), cluster_key=cluster_key)
+    table_b = read_attempts(info_b, store.iter_rows(info_b.id), cluster_key=cluster_key)
+    rows_a = {r.key: r for r in table_a.rows}
+    rows_b = {r.key: r for r in table_b.rows}
     metric_names = list(
         dict.fromkeys([m.name for m in info_a.metrics] + [m.name for m in info_b.metrics])
     )
     deltas: list[RowDelta] = []
     for key in list(rows_a) + [k for k in rows_b if k not in rows_a]:
-        a, b = rows_a.get(key), rows_b.get(key)
-        first, last = a or b, b or a
-        assert first is not None and last is not None  # key comes from rows_a or rows_b
         for metric in metric_names:
-            result_a = a.result(metric) if a else None
-            result_b = b.result(metric) if b else None
-            if result_a is None and result_b is None:
-                continue
-            deltas.append(
-                RowDelta(
-                    row_id=first.row_id,
-                    metric=metric,
-                    change=change_of(
-                        result_a.passed if result_a else None,
-                        result_b.passed if result_b else None,
-                        result_a is not None,
-                        result_b is not None,
-                        result_a.score if result_a else None,
-                        result_b.score if result_b else None,
-                    ),
-                    category=last.category,
-                    index_a=a.index if a else None,
-                    index_b=b.index if b else None,
-                    score_a=result_a.score if result_a else None,
-                    score_b=result_b.score if result_b else None,
-                    passed_a=result_a.passed if result_a else None,
-                    passed_b=result_b.passed if result_b else None,
-                )
-            )
+            delta = _delta(rows_a.get(key), rows_b.get(key), metric)
+            if delta is not None:
+                deltas.append(delta)
     per_metric: dict[str, _Tally] = {m: _Tally() for m in metric_names}
     per_category: dict[str, dict[str, _Tally]] = {}
     for delta in deltas:
         per_metric[delta.metric].add(delta)
         category = delta.category or "(none)"
         per_category.setdefault(category, {}).setdefault(delta.metric, _Tally()).add(delta)
+    stats: tuple[Any, ...] = ()
+    small: tuple[Any, ...] = ()
+    if statistics is not None:
+        from tooleval.analysis.noise import paired_statistics
+        from tooleval.analysis.power_advice import too_small
+
+        stats = tuple(paired_statistics(table_a, table_b, **options))
+        small = tuple(too_small(table_a, table_b, stats))
     return Comparison(
         run_a=info_a,
         run_b=info_b,
@@ -313,4 +409,12 @@ def compare_runs(
             for cat, per in sorted(per_category.items())
         },
         rows=tuple(deltas),
+        attempts=(_attempts(info_a), _attempts(info_b)),
+        statistics=stats,
+        too_small=small,
     )
+
+
+def _attempts(run: RunInfo) -> int:
+    spec = repeat_of(run)
+    return spec[0] if spec else 1

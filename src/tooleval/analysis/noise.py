@@ -49,6 +49,7 @@ __all__ = [
     "MetricComparison",
     "RowAttempts",
     "compare_stats",
+    "paired_statistics",
     "paired_verdict",
     "read_attempts",
     "run_intervals",
@@ -67,6 +68,10 @@ class RowAttempts:
     cluster: Hashable | None
     values: dict[str, list[float]] = field(default_factory=dict)
     scores: dict[str, list[float]] = field(default_factory=dict)
+    unscored: dict[str, int] = field(default_factory=dict)  # attempts left out, per metric
+    first_index: int | None = None  # the store index of the row's first attempt
+    attempts: int = 0  # attempts stored
+    errors: int = 0  # attempts that are error rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,22 +135,28 @@ def read_attempts(
     seen: Counter[str] = Counter()
     unscored: Counter[str] = Counter()
     for row in rows:
-        if spec is not None:
-            group: Any = row.index % spec[1]
-            key = str(row.sample.metadata.get("dataset_row_id") or row.row_id.split("#")[0])
-        else:
-            # A row id repeated in a dataset is told apart by its occurrence (as compare does).
-            key = row.row_id if not seen[row.row_id] else f"{row.row_id}#{seen[row.row_id]}"
-            seen[row.row_id] += 1
-            group = key
-        entry = grouped.get(group)
+        group: Any = row.index % spec[1] if spec is not None else None
+        entry = grouped.get(group) if spec is not None else None
         if entry is None:
-            entry = grouped[group] = RowAttempts(key, row.category, _cluster_of(row, cluster_key))
+            # A row id repeated in a dataset is told apart by its occurrence (``id#1``, ...).
+            base = (
+                str(row.sample.metadata.get("dataset_row_id") or row.row_id.split("#")[0])
+                if spec is not None
+                else row.row_id
+            )
+            key = base if not seen[base] else f"{base}#{seen[base]}"
+            seen[base] += 1
+            entry = RowAttempts(key, row.category, _cluster_of(row, cluster_key))
+            entry.first_index = row.index
+            grouped[key if spec is None else group] = entry
+        entry.attempts += 1
+        entry.errors += row.error is not None
         for metric in metrics:
             if metric == VERDICT:
                 passed = False if row.error is not None else row.passed
                 if passed is None:
                     unscored[metric] += 1
+                    entry.unscored[metric] = entry.unscored.get(metric, 0) + 1
                 else:
                     entry.values.setdefault(metric, []).append(1.0 if passed else 0.0)
                 continue
@@ -154,6 +165,7 @@ def read_attempts(
                 entry.values.setdefault(metric, []).append(0.0)
             elif result is None or result.passed is None:
                 unscored[metric] += 1
+                entry.unscored[metric] = entry.unscored.get(metric, 0) + 1
             else:
                 entry.values.setdefault(metric, []).append(1.0 if result.passed else 0.0)
             if row.error is None and result is not None and result.score is not None:
@@ -279,6 +291,22 @@ def compare_stats(
     info_a, info_b = store.get_run(run_a), store.get_run(run_b)
     a = read_attempts(info_a, store.iter_rows(info_a.id), cluster_key=cluster_key)
     b = read_attempts(info_b, store.iter_rows(info_b.id), cluster_key=cluster_key)
+    return paired_statistics(
+        a, b, confidence=confidence, power=power, margin=margin, resamples=resamples, seed=seed
+    )
+
+
+def paired_statistics(
+    a: AttemptTable,
+    b: AttemptTable,
+    *,
+    confidence: float = 0.95,
+    power: float = 0.8,
+    margin: float = 0.0,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> list[MetricComparison]:
+    """:func:`compare_stats` over two runs already read into dataset rows."""
     metrics = [m for m in a.metrics if m in b.metrics]
     categories = sorted(set(a.categories) | set(b.categories))
     found: list[tuple[str, str, PairedComparison, int]] = []

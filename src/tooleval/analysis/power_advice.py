@@ -22,7 +22,7 @@ from typing import Any
 from tooleval.analysis.noise import ALL, AttemptTable
 from tooleval.stats import compare_paired, mde, repeats_needed, rows_needed, summarize
 
-__all__ = ["PowerAdvice", "power_advice"]
+__all__ = ["PowerAdvice", "TooSmall", "power_advice", "too_small"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,3 +127,66 @@ def power_advice(
         )
     # One attempt a side: Var(d) is all there is; it stands for ω² + σ_A² + σ_B² together.
     return PowerAdvice(metric, len(keys), 1, 1, var_d / 2, var_d / 2, 0.0, True, alpha, power)
+
+
+@dataclass(frozen=True, slots=True)
+class TooSmall:
+    """An inconclusive comparison of one metric, sized: what these rows can tell, and how many
+    rows would tell the change that was seen (``rows_needed`` None: no change was seen, or
+    too few rows to measure the variances)."""
+
+    metric: str
+    n: int
+    mde: float
+    delta: float
+    rows_needed: int | None
+    power: float
+
+    @property
+    def text(self) -> str:
+        """``tool_correctness: too small to tell: n=7 rows detect −45.1 pts or more ...``.
+
+        >>> TooSmall("m", 7, 0.451, -0.286, 19, 0.8).text
+        'm: too small to tell: 7 rows detect a change of 45.1 pts or more (MDE at 80% power); the change seen, −28.6 pts, needs about 19 rows'
+        """
+        said = (
+            f"{self.metric}: too small to tell: {self.n} rows detect a change of "
+            f"{100 * self.mde:.1f} pts or more (MDE at {self.power:.0%} power)"
+        )
+        seen = f"{100 * self.delta:.1f}".replace("-", "−")
+        if self.rows_needed is None:
+            return f"{said}; the change seen, {seen} pts, is too small to size"
+        return f"{said}; the change seen, {seen} pts, needs about {self.rows_needed} rows"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "n": self.n,
+            "mde": self.mde,
+            "delta": self.delta,
+            "rows_needed": self.rows_needed,
+            "power": self.power,
+            "text": self.text,
+        }
+
+
+def too_small(a: AttemptTable, b: AttemptTable, comparisons: Any) -> list[TooSmall]:
+    """Each metric whose overall verdict is inconclusive, sized by :func:`power_advice` from
+    the two runs' own variances (a slice where no row differs has nothing to size: left out).
+    """
+    out = []
+    for c in comparisons:
+        s = c.stats
+        if c.slice != ALL or c.verdict.kind != "inconclusive" or s.mde == 0.0:
+            continue
+        needed: int | None = None
+        if abs(s.delta) > 1e-12:
+            try:
+                advice = power_advice(
+                    a, c.metric, against=b, alpha=1.0 - s.confidence, power=s.power
+                )
+                needed = max(s.n, advice.rows_for(abs(s.delta)))
+            except ValueError:
+                needed = None  # fewer than 2 shared rows: no variance to size on
+        out.append(TooSmall(c.metric, s.n, s.mde, s.delta, needed, s.power))
+    return out

@@ -75,21 +75,21 @@ def _gate_lines(gate: Any) -> list[str]:
 def _regression_lines(store: StoreReader, run: RunInfo, baseline: str, limit: int) -> list[str]:
     from tooleval.analysis.compare import compare_runs
     from tooleval.analysis.figures import run_figures
-    from tooleval.analysis.noise import compare_stats
     from tooleval.analysis.stat_lines import compare_line
 
     sides = (run_figures(store, store.get_run(baseline)), run_figures(store, run))
-    comparison = compare_runs(store, baseline, run.id, figures=sides)
+    comparison = compare_runs(store, baseline, run.id, figures=sides, statistics={})
     regressed = comparison.changed("regressed")
     fixed = comparison.changed("fixed")
     lines = [
         f"### Against baseline `{md_text(baseline)}`",
         "",
-        f"{len(regressed)} row × metric regressed, {len(fixed)} fixed.",
+        f"{len(regressed)} row × metric regressed, {len(fixed)} fixed ({comparison.unit}).",
         "",
     ]
-    stats = [c for c in compare_stats(store, baseline, run.id) if c.slice == "(all)"]
+    stats = [c for c in comparison.statistics if c.slice == "(all)"]
     lines += [f"- **{md_text(c.metric)}**: {compare_line(c)}" for c in stats]
+    lines += [f"- {md_text(t.text, 300)}" for t in comparison.too_small]
     lines += [""] if stats else []
     if comparison.differences:
         changed = ", ".join(f"`{md_text(d.path)}`" for d in comparison.differences[:8])

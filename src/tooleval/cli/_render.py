@@ -401,6 +401,7 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
             )
     else:
         console.print("same dataset, connector and metric parameters")
+    console.print(f"unit: {_text(comparison.unit)}")
     headers = (
         "pass rate A → B",
         "fixed",
@@ -412,7 +413,7 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
         "missing",
         "unscored",
     )
-    table = Table(title="per metric")
+    table = Table(title="per metric (dataset rows)")
     table.add_column("metric")
     for column in headers:
         table.add_column(column, justify="right")
@@ -420,7 +421,7 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
         table.add_row(_text(metric), *_counts_cells(counts))
     console.print(table)
     if comparison.categories:
-        table = Table(title="per category")
+        table = Table(title="per category (dataset rows)")
         table.add_column("category")
         table.add_column("metric")
         for column in headers:
@@ -440,15 +441,22 @@ def print_comparison(console: Any, comparison: Comparison, *, limit: int = 20) -
         if not deltas:
             continue
         table = Table(title=f"{title} ({len(deltas)})")
-        for column in ("row", "category", "metric", "score A → B"):
+        repeated = comparison.attempts != (1, 1)
+        columns = ("row", "category", "metric", "score A → B")
+        for column in columns + (("passed attempts A → B",) if repeated else ()):
             table.add_column(column)
         for delta in deltas[:limit]:
-            table.add_row(
+            cells = [
                 _text(delta.row_id),
                 _text(delta.category or "-"),
                 _text(delta.metric),
                 f"{_num(delta.score_a)} → {_num(delta.score_b)}",
-            )
+            ]
+            if repeated:
+                cells.append(
+                    f"{delta.passes_a}/{delta.attempts_a} → {delta.passes_b}/{delta.attempts_b}"
+                )
+            table.add_row(*cells)
         console.print(table)
 
 

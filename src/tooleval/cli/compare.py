@@ -6,11 +6,17 @@ then the regressed and fixed rows, then the statistics: per metric (and per
 category) the paired difference Δ with its interval, McNemar or the paired t
 test, the MDE and a verdict (docs/statistics.md).
 
+The unit is the dataset row on every line (a repeated run's attempts are grouped
+back into their row; a row's figure is its pass rate over its attempts), stated
+at the top and in the JSON.
+
 ``--fail-on-regression`` exits 1 when a metric's verdict is a regression: its
 whole interval lies below 0 (below −``--margin``), Holm-corrected across the
-metrics and slices. ``--fail-on-any-regressed-row`` keeps the strict rule
-(exit 1 when any single row regressed); ``--fail-on-score-drop`` also when a
-row's score dropped although it still passes.
+metrics and slices; when a metric is inconclusive it says the runs are too small
+to tell and about how many rows would tell the change seen.
+``--fail-on-inconclusive`` also exits 1 then. ``--fail-on-any-regressed-row``
+keeps the strict rule (exit 1 when any single row regressed);
+``--fail-on-score-drop`` also when a row's score dropped although it still passes.
 """
 
 from __future__ import annotations
@@ -91,6 +97,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="exit 1 when a metric's verdict is a regression (its interval below -margin)",
     )
     parser.add_argument(
+        "--fail-on-inconclusive",
+        action="store_true",
+        help="exit 1 also when a metric's verdict is inconclusive (the runs too small to tell)",
+    )
+    parser.add_argument(
         "--fail-on-any-regressed-row",
         action="store_true",
         help="exit 1 when any single row regressed, noise or not",
@@ -127,7 +138,6 @@ def compare(args: argparse.Namespace) -> int:
 
     from tooleval.analysis.compare import compare_runs
     from tooleval.analysis.figures import run_figures
-    from tooleval.analysis.noise import compare_stats
     from tooleval.cli._render import make_console, print_comparison
     from tooleval.cli.run import open_cli_store
 
@@ -141,30 +151,50 @@ def compare(args: argparse.Namespace) -> int:
             run_figures(store, store.get_run(run_a)),
             run_figures(store, store.get_run(run_b)),
         )
-        comparison = compare_runs(store, run_a, run_b, figures=sides)
-        stats = compare_stats(
+        comparison = compare_runs(
             store,
             run_a,
             run_b,
-            confidence=args.confidence,
-            power=args.power,
-            margin=args.margin,
-            cluster_key=args.cluster_key,
-            seed=args.seed,
+            figures=sides,
+            statistics={
+                "confidence": args.confidence,
+                "power": args.power,
+                "margin": args.margin,
+                "cluster_key": args.cluster_key,
+                "seed": args.seed,
+            },
         )
     print_comparison(make_console(sys.stdout), comparison, limit=max(args.rows, 0))
     sys.stdout.flush()
+    stats = list(comparison.statistics)
     print_stats(stats, sys.stdout)
+    for small in comparison.too_small:
+        print(f"  {small.text}", file=sys.stdout)
     if args.json:
         from tooleval.io_atomic import atomic_write
 
-        document = comparison.to_dict()
-        document["statistics"] = [c.to_dict() for c in stats]
         with atomic_write(Path(args.json)) as handle:
-            handle.write(orjson.dumps(document, default=str, option=orjson.OPT_INDENT_2))
-    regressions = [c for c in stats if c.slice == "(all)" and c.verdict.kind == "regression"]
+            handle.write(
+                orjson.dumps(comparison.to_dict(), default=str, option=orjson.OPT_INDENT_2)
+            )
+    overall = [c for c in stats if c.slice == "(all)"]
+    regressions = [c for c in overall if c.verdict.kind == "regression"]
     if args.fail_on_regression and regressions:
         return 1
+    if (args.fail_on_regression or args.fail_on_inconclusive) and comparison.too_small:
+        fails = args.fail_on_inconclusive
+        print(
+            "compare: no regression shown, but the runs are too small to tell for "
+            f"{', '.join(t.metric for t in comparison.too_small)}"
+            + (
+                " (--fail-on-inconclusive: exit 1)"
+                if fails
+                else "; add rows (see above), or --fail-on-inconclusive to fail on this"
+            ),
+            file=sys.stderr,
+        )
+        if fails:
+            return 1
     if args.fail_on_any_regressed_row and comparison.changed("regressed"):
         return 1
     if args.fail_on_score_drop and (

@@ -182,34 +182,6 @@ def _gate_from_args(plan: Any, args: argparse.Namespace) -> Any:
     return gate
 
 
-DEFAULT_FLOOR_LINE = (
-    "gate: no floor in the plan, so every scored row must pass (set gate: min_pass_rate "
-    "in the plan or --min-pass-rate to allow failures)"
-)
-
-
-def default_floor(gate: Any) -> Any:
-    """A gate without any floor gets the default one: every scored row of each metric passes.
-
-    ``require_any_pass: false`` keeps a gate without floors (any run passes but for its
-    errors, which the error budget judges).
-
-    >>> from tooleval.analysis.gate import GateSpec
-    >>> default_floor(GateSpec()).require_all_pass
-    True
-    >>> default_floor(GateSpec(min_pass_rate=0.8)).require_all_pass
-    False
-    """
-    import dataclasses
-
-    floors = [
-        g for g in gate.metrics.values() if (g.min_pass_rate, g.min_mean_score) != (None,) * 2
-    ]
-    if gate.min_pass_rate is not None or floors or not gate.require_any_pass:
-        return gate
-    return dataclasses.replace(gate, require_all_pass=True)
-
-
 def _check_option_needs(args: argparse.Namespace, plan: Any) -> None:
     """An option that does nothing without another one is refused, naming the one it needs."""
     from tooleval.analysis.summary_md import step_summary_path
@@ -278,7 +250,7 @@ def _dry_run(plan: Any, args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from tooleval.cli._ci_options import apply_plan_defaults
     from tooleval.errors import ConfigError
-    from tooleval.runs.plan import load_plan
+    from tooleval.runs.plan import default_floor, load_plan
 
     plan = load_plan(args.plan)
     apply_plan_defaults(args, plan)
@@ -421,6 +393,8 @@ def _run(plan: Any, gate: Any, args: argparse.Namespace, store: Store, tracked: 
     resumed = f", {outcome.rows_skipped} were already stored" if outcome.rows_skipped else ""
     console.print(f"run {outcome.run_id}: {outcome.rows_run} rows run{resumed}")
     if args.default_floor:
+        from tooleval.runs.plan import DEFAULT_FLOOR_LINE
+
         console.print(DEFAULT_FLOOR_LINE)
     print_gate(console, outcome.gate)
     failing = store.count_rows(outcome.run_id, passed=False) + outcome.run.error_count

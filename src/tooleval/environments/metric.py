@@ -144,8 +144,9 @@ def _reason(
         parts.append(f"end states differ at {paths}{more}")
         if divergence is not None:
             parts.append(
-                f"first diverging call #{divergence['index']}: expected {divergence['expected']}, "
-                f"actual {divergence['actual']}"
+                # 1-based, as the state-diff panel and every other call number shown
+                f"first diverging call: call {divergence['index'] + 1}: expected "
+                f"{divergence['expected']}, actual {divergence['actual']}"
             )
     if missing_outputs:
         parts.append(f"not in any call result: {', '.join(missing_outputs)}")

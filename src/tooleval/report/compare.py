@@ -7,10 +7,13 @@ decoding any sample or diagnosis JSON), which is what makes two big runs
 comparable in seconds.
 
 When both runs have stopped, the comparison is saved on run B: one document
-with the counts per metric and category and the size of each (change,
-metric) group, and the row deltas of each group in chunks of ``CHUNK``
-(``unchanged`` ones are counted, not listed). A page of deltas then reads the
-counts and one or two chunks, however many rows changed.
+with the counts per metric and category, the unit, the paired statistics (Δ,
+interval, verdict per metric and category, :attr:`Comparison.statistics`, for runs
+up to ``PAIRED_VIEW_LIMIT`` rows) and the size of each (change, metric) group, and
+the row deltas of each group in chunks of ``CHUNK`` (``unchanged`` ones are
+counted, not listed). A page of deltas then reads the counts and one or two
+chunks, however many rows changed; the viewer's compare page and the static
+report render the same document.
 
 The blocks (run A = baseline, run B = new) are the same in the static report
 and the viewer: the overview, and one delta table (the viewer adds each
@@ -48,6 +51,7 @@ __all__ = [
     "MATRIX_ORDER",
     "ComparisonPage",
     "MatrixRow",
+    "PAIRED_VIEW_LIMIT",
     "category_deltas",
     "change_cell",
     "comparison_overview",
@@ -58,11 +62,15 @@ __all__ = [
 ]
 
 CHUNK = 1000
+#: The paired statistics are computed with a comparison for runs up to this many rows each
+#: (every row of both runs is read: about 24 s for two 20,000-row runs on a loaded 2-core
+#: machine); bigger runs say so and point to ``tooleval compare``.
+PAIRED_VIEW_LIMIT = 100_000
 # Listed changes, the ones anyone compares for first: every kind but ``unchanged``.
 LISTED = ("regressed", "fixed") + tuple(
     c for c in CHANGES if c not in ("regressed", "fixed", "unchanged")
 )
-_NAME = "compare/2/"
+_NAME = "compare/3/"
 
 
 def lean_rows(store: StoreReader, run: RunInfo) -> Iterator[RowRecord]:
@@ -106,11 +114,18 @@ class _LeanStore:
 
 @dataclasses.dataclass(frozen=True)
 class ComparisonPage:
-    """A comparison's counts (``comparison.rows`` empty) and one page of its row deltas."""
+    """A comparison's counts (``comparison.rows`` empty) and one page of its row deltas.
+
+    ``statistics``: the comparison's paired statistics as
+    :func:`tooleval.report.paired.statistics_entries` (None: the runs are too big to
+    read on a view); ``too_small``: its sized inconclusive verdicts, as text.
+    """
 
     comparison: Any
     deltas: list[Any]
     total: int
+    statistics: list[dict[str, Any]] | None = None
+    too_small: list[str] = dataclasses.field(default_factory=list)
 
 
 def _plain(value: Any) -> dict[str, Any]:
@@ -125,14 +140,31 @@ def _groups(comparison: Any) -> dict[tuple[str, str], list[Any]]:
     return groups
 
 
+def _statistics(comparison: Any, paired: bool) -> tuple[list[dict[str, Any]] | None, list[str]]:
+    from tooleval.report.paired import statistics_entries
+
+    if not paired:
+        return None, []
+    return statistics_entries(comparison.statistics), [t.text for t in comparison.too_small]
+
+
 def _save(
-    store: StoreReader, info_a: RunInfo, info_b: RunInfo, comparison: Any, stamps: list[str]
+    store: StoreReader,
+    info_a: RunInfo,
+    info_b: RunInfo,
+    comparison: Any,
+    stamps: list[str],
+    paired: bool,
 ) -> None:
     metrics = list(comparison.metrics)
     groups = _groups(comparison)
+    statistics, too_small = _statistics(comparison, paired)
     head = {
         "rows_a": info_a.row_count,
         "stamps": stamps,
+        "attempts": list(comparison.attempts),
+        "statistics": statistics,
+        "too_small": too_small,
         "metrics": {m: _plain(c) for m, c in comparison.metrics.items()},
         "categories": {
             cat: {m: _plain(c) for m, c in per.items()}
@@ -162,6 +194,7 @@ def _counts(payload: dict[str, Any], info_a: RunInfo, info_b: RunInfo) -> Any:
             cat: {m: DeltaCounts(**c) for m, c in per.items()}
             for cat, per in payload["categories"].items()
         },
+        attempts=(int(payload["attempts"][0]), int(payload["attempts"][1])),
     )
 
 
@@ -213,7 +246,8 @@ def _stored_page(
             deltas.extend(RowDelta(**d) for d in taken)
             start += len(taken)
         start = 0
-    return ComparisonPage(comparison, deltas, total)
+    statistics = payload["statistics"]
+    return ComparisonPage(comparison, deltas, total, statistics, list(payload["too_small"]))
 
 
 def comparison_page(
@@ -254,9 +288,12 @@ def comparison_page(
                 pass  # written by another version: compare again
     lean = _LeanStore(store, {info_a.id: info_a, info_b.id: info_b})
     sides = (run_figures(store, info_a), run_figures(store, info_b))
-    comparison = compare_runs(lean, info_a.id, info_b.id, figures=sides)
+    paired = max(info_a.row_count, info_b.row_count) <= PAIRED_VIEW_LIMIT
+    comparison = compare_runs(
+        lean, info_a.id, info_b.id, figures=sides, statistics={} if paired else None
+    )
     if stopped:
-        _save(store, info_a, info_b, comparison, stamps)
+        _save(store, info_a, info_b, comparison, stamps, paired)
     order = [change] if change else list(LISTED)
     groups = _groups(comparison) if change != "unchanged" else {}
     if change == "unchanged" and not stopped:
@@ -272,7 +309,10 @@ def comparison_page(
     if metric is not None:
         chosen = [d for d in chosen if d.metric == metric]
     counts = dataclasses.replace(comparison, rows=())
-    return ComparisonPage(counts, chosen[offset : offset + limit], len(chosen))
+    statistics, too_small = _statistics(comparison, paired)
+    return ComparisonPage(
+        counts, chosen[offset : offset + limit], len(chosen), statistics, too_small
+    )
 
 
 # ---------------------------------------------------------------- blocks
@@ -406,7 +446,11 @@ def comparison_overview(
         el(
             "div",
             delta_chart_svg(chart_items, title="fixed vs regressed per category"),
-            el("div", "row × metric pairs whose verdict changed from A to B", class_="caption"),
+            el(
+                "div",
+                "dataset rows whose pass rate changed from A to B, summed over metrics",
+                class_="caption",
+            ),
             class_="chart-box",
         )
         if chart_items
@@ -416,6 +460,7 @@ def comparison_overview(
         el("ul", side("A (baseline)", a), side("B (new)", b), class_="runs-compared"),
         _differences(comparison, level),
         el(f"h{level}", "Per metric"),
+        el("p", f"Counts in {comparison.unit}.", class_="muted small unit"),
         _metric_table(comparison),
         el("div", chart, class_="charts") if chart else None,
     )
@@ -444,6 +489,9 @@ def delta_rows_table(
         ("score B", "num"),
         ("delta", "num"),
     ]
+    repeated = any(d.attempts_a > 1 or d.attempts_b > 1 for d in deltas)
+    if repeated:
+        columns.append(("passed attempts A → B", "num"))
     if calls is not None:
         columns += [("calls in A", None), ("calls in B", None)]
     head = el("tr", *(el("th", h, class_=c) for h, c in columns))
@@ -460,6 +508,10 @@ def delta_rows_table(
             el("td", score_text(d.score_b), class_="num"),
             el("td", "–" if delta is None else f"{delta:+.2f}", class_="num"),
         ]
+        if repeated:
+            cells.append(
+                el("td", f"{d.passes_a}/{d.attempts_a} → {d.passes_b}/{d.attempts_b}", class_="num")
+            )
         if calls is not None:
             cell_a, cell_b = calls(d)
             cells += [el("td", cell_a), el("td", cell_b)]
@@ -477,12 +529,14 @@ def delta_rows_table(
 
 @dataclasses.dataclass(frozen=True)
 class MatrixRow:
-    """One dataset row across runs: per run ``(verdict, scores by metric)`` or None (absent)."""
+    """One dataset row across runs: per run its cell, or None (absent from that run)."""
 
     row_id: str
     category: str | None
-    #: per run ``(verdict, scores by metric, is an error row)`` or None (absent)
-    cells: tuple[tuple[bool | None, dict[str, float | None], bool] | None, ...]
+    #: per run ``(verdict, mean score by metric, every attempt an error, (passed, attempts))``
+    #: or None (absent); the verdict is True when every attempt passed (errors count as not
+    #: passed), None when nothing was scored
+    cells: tuple[tuple[bool | None, dict[str, float | None], bool, tuple[int, int]] | None, ...]
     change: str  # regressed | fixed | flaky | failing | passing | partial
     indexes: tuple[int | None, ...] = ()
 
@@ -506,30 +560,45 @@ def _row_change(verdicts: Sequence[bool | None]) -> str:
     return "flaky"
 
 
-def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
-    """Every row id of ``runs`` (oldest to newest as given) with each run's verdict and scores.
+def _cell(entry: Any, metrics: Sequence[str]) -> tuple[Any, ...]:
+    from tooleval.analysis.noise import VERDICT
 
-    Read through :func:`lean_rows` (no sample or diagnosis decoded). Rows are
-    ordered regressed (passed before, fails in the last run), flaky, fixed,
-    partial (absent from some run), failing everywhere, passing everywhere;
+    verdicts = entry.values.get(VERDICT) or []
+    passed = int(sum(verdicts))
+    verdict = None if not verdicts else passed == len(verdicts)
+    scores = {
+        m: sum(entry.scores[m]) / len(entry.scores[m]) for m in metrics if entry.scores.get(m)
+    }
+    return (verdict, scores, entry.errors == entry.attempts, (passed, len(verdicts)))
+
+
+def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
+    """Every dataset row of ``runs`` (oldest to newest as given) with each run's verdict and
+    scores.
+
+    Read through :func:`lean_rows` (no sample or diagnosis decoded) and grouped into
+    dataset rows as ``compare`` groups them (:func:`tooleval.analysis.noise.read_attempts`):
+    a repeated run's attempts are one cell, passed when every attempt passed, with its
+    passed attempts. Rows are ordered regressed (passed before, fails in the last run),
+    flaky, fixed, partial (absent from some run), failing everywhere, passing everywhere;
     then by row id.
 
     >>> _row_change([True, False]), _row_change([False, True]), _row_change([True, False, True])
     ('regressed', 'fixed', 'flaky')
     """
+    from tooleval.analysis.noise import read_attempts
+
     table: dict[str, list[Any]] = {}
     categories: dict[str, str | None] = {}
     indexes: dict[str, list[int | None]] = {}
     for place, run in enumerate(runs):
-        for row in lean_rows(store, run):
-            cells = table.setdefault(row.row_id, [None] * len(runs))
-            at = indexes.setdefault(row.row_id, [None] * len(runs))
-            if cells[place] is not None:
-                continue  # a repeated run: the first attempt stands for the row
-            categories.setdefault(row.row_id, row.category)
-            scores = {r.metric: r.score for r in row.results}
-            cells[place] = (row.passed, scores, row.error is not None)
-            at[place] = row.index
+        metrics = [m.name for m in run.metrics] or list(run.summaries)
+        for entry in read_attempts(run, lean_rows(store, run), verdict=True).rows:
+            cells = table.setdefault(entry.key, [None] * len(runs))
+            at = indexes.setdefault(entry.key, [None] * len(runs))
+            categories.setdefault(entry.key, entry.category)
+            cells[place] = _cell(entry, metrics)
+            at[place] = entry.first_index
     out = [
         MatrixRow(
             row_id,

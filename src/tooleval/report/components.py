@@ -366,7 +366,8 @@ def row_card(
     sub = level + 1
     sample = row.sample
     meta = [
-        el("span", f"#{row.index}", class_="muted"),
+        # the row's number in its run, from 1 ("row 11 of 120" on the row page is "#11")
+        el("span", f"#{row.index + 1}", class_="muted", title="row number in the run"),
         el("span", sample.category, class_="tag") if sample.category else None,
         el("span", row.failure_class.replace("_", " "), class_="tag tag-class")
         if row.failure_class

@@ -188,6 +188,7 @@ class _Baseline:
     comparison: Any
     pages: dict[str, Any]
     changes: dict[str, list[str]]
+    paired: Safe | None = None  # the viewer's pass rates, paired Δ, intervals and verdicts
 
 
 def _baseline(store: StoreReader, run: RunInfo, compare_with: str) -> _Baseline:
@@ -205,7 +206,10 @@ def _baseline(store: StoreReader, run: RunInfo, compare_with: str) -> _Baseline:
     for found in pages.values():
         for d in found.deltas:
             changes.setdefault(d.row_id, []).append(f"{d.metric} {CHANGE_LABELS[d.change]}")
-    return _Baseline(pages["regressed"].comparison, pages, changes)
+    from tooleval.report.paired import paired_section
+
+    paired = paired_section(store, pages["regressed"], level=3)
+    return _Baseline(pages["regressed"].comparison, pages, changes, paired)
 
 
 def _comparison_sections(found: _Baseline, cards: _Cards) -> list[Safe | None]:
@@ -217,6 +221,7 @@ def _comparison_sections(found: _Baseline, cards: _Cards) -> list[Safe | None]:
     sections: list[Safe | None] = [
         el("h2", "Comparison with the baseline"),
         comparison_overview(found.comparison, run_link=lambda _id: None, level=3),
+        found.paired,
     ]
     for change, title in titles.items():
         listed = found.pages[change]

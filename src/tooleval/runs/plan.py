@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,17 @@ from tooleval.runs.rate_limit import check_rps
 from tooleval.runs.repeats import check_repeat
 from tooleval.store.records import MetricSpec
 
-__all__ = ["DatasetSpec", "GateSpec", "MetricGate", "Plan", "load_plan", "plan_from_dict"]
+__all__ = [
+    "DEFAULT_FLOOR_LINE",
+    "DatasetSpec",
+    "GateSpec",
+    "MetricGate",
+    "Plan",
+    "default_floor",
+    "has_floor",
+    "load_plan",
+    "plan_from_dict",
+]
 
 DEFAULT_CONCURRENCY = 8
 _TOP_KEYS = (
@@ -528,3 +538,37 @@ def _gate(value: Any) -> GateSpec:
         metrics=gates,
         **_gate_stats(value),
     )
+
+
+DEFAULT_FLOOR_LINE = (
+    "gate: no floor in the plan, so every scored row must pass (set gate: min_pass_rate "
+    "in the plan or --min-pass-rate to allow failures)"
+)
+
+
+def default_floor(gate: GateSpec) -> GateSpec:
+    """A gate without any floor gets the default one: every scored row of each metric passes.
+
+    ``tooleval run`` and :func:`tooleval.runs.run_plan` both apply it (as pytest fails on any
+    failed test); :data:`DEFAULT_FLOOR_LINE` is what their summaries say then.
+
+    ``require_any_pass: false`` keeps a gate without floors (any run passes but for its
+    errors, which the error budget judges).
+
+    >>> from tooleval.analysis.gate import GateSpec
+    >>> default_floor(GateSpec()).require_all_pass
+    True
+    >>> default_floor(GateSpec(min_pass_rate=0.8)).require_all_pass
+    False
+    """
+    if has_floor(gate) or not gate.require_any_pass:
+        return gate
+    return replace(gate, require_all_pass=True)
+
+
+def has_floor(gate: GateSpec) -> bool:
+    """Whether the gate sets a pass-rate or mean-score floor (overall or for a metric)."""
+    floors = [
+        g for g in gate.metrics.values() if (g.min_pass_rate, g.min_mean_score) != (None,) * 2
+    ]
+    return gate.min_pass_rate is not None or bool(floors)

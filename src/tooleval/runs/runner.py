@@ -48,7 +48,7 @@ from tooleval.runs.parts import (
     make_judge,
     resolve_metrics,
 )
-from tooleval.runs.plan import GateSpec, Plan
+from tooleval.runs.plan import DEFAULT_FLOOR_LINE, GateSpec, Plan, default_floor, has_floor
 from tooleval.runs.preflight import PreflightReport, preflight, single_turn_note
 from tooleval.runs.progress import Progress
 from tooleval.store import RunWriter
@@ -73,6 +73,22 @@ class RunOutcome:
     gate: GateResult
     rows_run: int
     rows_skipped: int
+    #: The plan set no floor, so the default gate applied: every scored row must pass.
+    default_floor: bool = False
+
+    @property
+    def summary(self) -> str:
+        """One line: the rows run, the gate's verdict, and when the default gate decided it.
+
+        >>> from tooleval.analysis.gate import GateResult
+        >>> info = RunInfo(id="r1", name="n", created_at="t", status="finished")
+        >>> print(RunOutcome("r1", info, GateResult(()), 3, 0, default_floor=True).summary)
+        run r1: 3 rows run; gate passed; gate: no floor in the plan, so every scored row must pass (set gate: min_pass_rate in the plan or --min-pass-rate to allow failures)
+        """
+        resumed = f", {self.rows_skipped} were already stored" if self.rows_skipped else ""
+        verdict = "passed" if self.gate.passed else "failed"
+        line = f"run {self.run_id}: {self.rows_run} rows run{resumed}; gate {verdict}"
+        return f"{line}; {DEFAULT_FLOOR_LINE}" if self.default_floor else line
 
 
 def run_plan(
@@ -149,7 +165,9 @@ async def arun_plan(
     concurrency = plan.concurrency if concurrency is None else concurrency
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
-    spec = plan.gate if gate is None else gate
+    given = plan.gate if gate is None else gate
+    # No floor in the plan: every scored row must pass, as `tooleval run` decides.
+    spec = default_floor(given)
     ready = await _prepare(plan, connector, concurrency, max_rps, cache, repeat, spec)
     opened: _Opened | None = None
     try:
@@ -170,6 +188,7 @@ async def arun_plan(
         gate=evaluate_gate(info, spec, rows=rows, calibrations=gate_calibrations(store, info)),
         rows_run=len(todo),
         rows_skipped=len(opened.attempts) - len(todo),
+        default_floor=spec.require_all_pass and not has_floor(spec),
     )
 
 

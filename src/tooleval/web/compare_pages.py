@@ -13,7 +13,7 @@ from typing import Any
 
 from tooleval.analysis.compare import CHANGES
 from tooleval.report.compare import CHANGE_LABELS, comparison_overview, delta_rows_table
-from tooleval.report.html import Href, Safe, el, href, void
+from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend
 from tooleval.report.side_by_side import delta_calls, side_by_side
 from tooleval.store.records import RowRecord, RunInfo
@@ -307,7 +307,25 @@ def compare_row_page(
             class_="table-scroll",
             tabindex="0",
         ),
+        _state_diffs(row_a, row_b),
     )
+
+
+def _state_diffs(row_a: RowRecord | None, row_b: RowRecord | None) -> Safe | None:
+    """Each side's state diff (``state_match`` and replay metrics), A then B, where one exists."""
+    from tooleval.web.state_diff import state_diff_section, state_diffs
+
+    parts = [
+        el(
+            "section",
+            el("h2", f"State diff in {label} ({'baseline' if label == 'A' else 'new'})"),
+            *(state_diff_section(r, level=3) for r in state_diffs(row.results)),
+            class_="state-diff-side",
+        )
+        for label, row in (("A", row_a), ("B", row_b))
+        if row is not None and state_diffs(row.results)
+    ]
+    return frag(*parts) if parts else None
 
 
 _MATRIX_LABELS = {
@@ -327,7 +345,7 @@ def trend_label(row: Any) -> str:
     last run".
 
     >>> from tooleval.report.compare import MatrixRow
-    >>> cells = [(True, {}, False), (False, {}, False), (False, {}, False)]
+    >>> cells = [(True, {}, False, (1, 1)), (False, {}, False, (0, 1)), (False, {}, False, (0, 1))]
     >>> trend_label(MatrixRow("q1", None, tuple(cells), "regressed"))
     'regressed in run 2 of 3, fails in every run since'
     >>> trend_label(MatrixRow("q1", None, tuple(cells[:2]), "regressed"))
@@ -351,8 +369,10 @@ def _matrix_cell(cell: Any, index: int | None, run: RunInfo, metrics: Sequence[s
 
     if cell is None:
         return el("td", "not in this run", class_="muted small")
-    verdict, scores, error = cell
+    verdict, scores, error, (passed, attempts) = cell
     shown = " · ".join(score_text(scores.get(m)) for m in metrics if m in scores)
+    if attempts > 1:
+        shown = f"{passed}/{attempts} attempts passed" + (f" · {shown}" if shown else "")
     badge = verdict_badge(verdict, error=error)
     link = href("/runs", run.id, "rows", index) if index is not None else None
     return el(
@@ -423,8 +443,10 @@ def matrix_page(
     )
     legend = el(
         "p",
-        "Runs oldest to newest, left to right; each cell is the row's verdict (every metric) and "
-        f"its scores ({', '.join(metrics)}); rows that passed and then failed come first.",
+        "Runs oldest to newest, left to right; one line per dataset row; each cell is the row's "
+        f"verdict (every metric) and its scores ({', '.join(metrics)}); a repeated run's cell "
+        "passes when every attempt passed and says how many did; rows that passed and then "
+        "failed come first.",
         class_="muted small",
     )
     return page(

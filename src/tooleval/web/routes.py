@@ -415,11 +415,9 @@ def render_compare(
         for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
             if index is not None and (side, index) not in rows:
                 rows[(side, index)] = store.get_row(run_id, index)
-    from tooleval.web.intervals import noise_section, paired_stats, run_rates
+    from tooleval.report.paired import paired_section
 
-    intervals = noise_section(
-        run_rates(store, info_a), run_rates(store, info_b), paired_stats(store, info_a, info_b)
-    )
+    intervals = paired_section(store, found)
     return compare_page(
         every,
         a=info_a.id,
