@@ -27,6 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1; anything else exposes run data)",
     )
+    parser.add_argument(
+        "--allow-labels",
+        action="store_true",
+        help="let row pages store human labels (keys p / f, a note); read-only without it",
+    )
     parser.set_defaults(handler=view)
 
 
@@ -52,7 +57,7 @@ def view(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with open_cli_store(args) as store:
-        app = create_app(store, host=args.host)
+        app = create_app(store, host=args.host, allow_labels=args.allow_labels)
         # The port is taken before the address is printed: a busy one is one line, exit 2.
         sock = listen(args.host, args.port)
         shown = f"[{args.host}]" if ":" in args.host else args.host

@@ -83,22 +83,27 @@ def _static_text(name: str) -> str:
     return resources.files("tooleval.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def create_app(store: StoreReader, *, host: str | None = None) -> Any:
+def create_app(store: StoreReader, *, host: str | None = None, allow_labels: bool = False) -> Any:
     """The viewer as a FastAPI app reading ``store`` (tests drive it with TestClient).
 
     ``host`` is the address the viewer listens on; requests must name it (or
-    127.0.0.1, localhost, [::1]) in their ``Host`` header.
+    127.0.0.1, localhost, [::1]) in their ``Host`` header. ``allow_labels``
+    lets row pages store human labels (:mod:`tooleval.web.labels`).
     """
     from fastapi import FastAPI
 
+    from tooleval.web.labels import LabelWriting, register_label_routes
+
     app = FastAPI(title="tooleval viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
+    app.state.labels = LabelWriting.start() if allow_labels else None
     _guard(app, _host_names(host))
     _error_pages(app)
     _static_routes(app)
     _run_routes(app, store)
     _row_routes(app, store)
     _compare_routes(app, store)
+    register_label_routes(app, store, app.state.labels)
     return app
 
 
@@ -307,6 +312,7 @@ def _row_routes(app: Any, store: StoreReader) -> None:
 
     from tooleval.report.html import el, href
     from tooleval.web import routes
+    from tooleval.web.labels import label_section
     from tooleval.web.row_query import RowQuery
 
     @app.get("/runs/{run_id}/rows/{index}", response_class=HTMLResponse)
@@ -335,7 +341,8 @@ def _row_routes(app: Any, store: StoreReader) -> None:
                 hint=el("p", el("a", "back to the run", href=href("/runs", info.id))),
             )
         filters, _ = rows.filters(info, per_page=per_page)
-        return HTMLResponse(routes.render_row(store, info, record, filters, pos))
+        labels = label_section(store, info, record, request.app.state.labels)
+        return HTMLResponse(routes.render_row(store, info, record, filters, pos, labels=labels))
 
 
 def _compare_routes(app: Any, store: StoreReader) -> None:

@@ -481,6 +481,7 @@ def row_page(
     following: tuple[int, int] | None,
     total: int | None = None,
     attempts: tuple[int, list[int]] | None = None,
+    labels: Safe | None = None,
 ) -> str:
     """One row in full: the shared row card, with its neighbours in the same view.
 
@@ -542,6 +543,7 @@ def row_page(
         chip_legend(),
         row_card(row, level=2),
         frag(*(state_diff_section(r, level=2) for r in state_diffs(row.results))),
+        labels,  # human labels (tooleval.web.labels)
     )
 
 

@@ -331,7 +331,13 @@ def attempts_of(info: RunInfo, index: int) -> tuple[int, list[int]] | None:
 
 
 def render_row(
-    store: StoreReader, info: RunInfo, record: RowRecord, filters: RunFilters, pos: int | None
+    store: StoreReader,
+    info: RunInfo,
+    record: RowRecord,
+    filters: RunFilters,
+    pos: int | None,
+    *,
+    labels: Any = None,
 ) -> str:
     """A row page whose previous / next rows are those of the view it was opened from."""
     from tooleval.web import pages
@@ -351,6 +357,7 @@ def render_row(
             previous=previous,
             following=following,
             attempts=attempts_of(info, record.index),
+            labels=labels,
         )
     start = max(pos - 1, 0)
     window = list(
@@ -359,7 +366,7 @@ def render_row(
     at = pos - start
     if at >= len(window) or window[at].index != record.index:
         # The view changed since the link was made: fall back to the row's own neighbours.
-        return render_row(store, info, record, RunFilters(sort="index"), None)
+        return render_row(store, info, record, RunFilters(sort="index"), None, labels=labels)
     previous = (window[at - 1].index, pos - 1) if at > 0 else None
     following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
     total = count_view(store, info, filters.where)
@@ -372,6 +379,7 @@ def render_row(
         following=following,
         total=total,
         attempts=attempts_of(info, record.index),
+        labels=labels,
     )
 
 
