@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def view(args: argparse.Namespace) -> int:
+    from tooleval.calibration import gate_calibrations
     from tooleval.cli._ports import bound_port, check_port, listen
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
@@ -57,7 +58,9 @@ def view(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with open_cli_store(args) as store:
-        app = create_app(store, host=args.host, allow_labels=args.allow_labels)
+        app = create_app(
+            store, host=args.host, allow_labels=args.allow_labels, calibrations=gate_calibrations
+        )
         # The port is taken before the address is printed: a busy one is one line, exit 2.
         sock = listen(args.host, args.port)
         shown = f"[{args.host}]" if ":" in args.host else args.host

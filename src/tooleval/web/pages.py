@@ -346,6 +346,7 @@ def run_page(
     latency: dict[str, float] | None = None,
     exact_clusters: bool = True,
     usage: Safe | None = None,
+    judged: Safe | None = None,
 ) -> str:
     """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows.
 
@@ -378,6 +379,7 @@ def run_page(
         gate_block(gate),
         el("h2", "Metrics"),
         metric_summary_table(run, figures),
+        judged,  # judged rates beside their correction (tooleval.report.judged_rates)
         charts,
         repeats,
         el("h2", "Per category"),

@@ -6,6 +6,7 @@ and one page of rows; nothing here reads every row of a run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tooleval.analysis.aggregates import cached_run, cached_runs
@@ -103,6 +104,7 @@ def run_view(
     note: str | None,
     *,
     what: str | None = None,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> str | int:
     """The run page, or the number of matching rows when the page asked for is past the end."""
     total = count_view(store, info, filters.where)
@@ -119,7 +121,7 @@ def run_view(
             order_by=filters.sort,
         )
     )
-    return render_run(store, info, filters, rows, total, note, what=what)
+    return render_run(store, info, filters, rows, total, note, what=what, calibrations=calibrations)
 
 
 def resolve_ref(store: StoreReader, ref: str) -> str:
@@ -252,6 +254,7 @@ def render_run(
     note: str | None,
     *,
     what: str | None = None,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
     from tooleval.analysis.aggregates import run_clusters, run_counts, run_repeats
@@ -259,6 +262,7 @@ def render_run(
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.report.html import href
+    from tooleval.report.judged_rates import judged_rates_block
     from tooleval.report.overview import latency_percentiles
     from tooleval.report.repeats import repeat_section
     from tooleval.web import pages
@@ -291,7 +295,8 @@ def render_run(
         repeats=repeats,
         clusters=(clusters, failures),
         what=what,
-        gate=stored_gate(info, store=store),
+        gate=stored_gate(info, store=store, calibrations=calibrations),
+        judged=judged_rates_block(calibrations),
         latency=latency_percentiles(store, info),
         exact_clusters=exact,
         usage=usage_block(run_usage(store, info), running=info.status == "running"),
