@@ -129,3 +129,11 @@ def test_a_viewer_without_the_flag_cannot_write(browser, labelled_store):
         assert "--allow-labels" in refused.text()
     context.close()
     assert store.labels.get_labels(run_id) == []
+
+
+def test_allow_labels_is_refused_off_loopback(labelled_store, capsys):
+    _, _, db = labelled_store
+    code = main(["view", "--allow-labels", "--host", "0.0.0.0", "--port", "0", "--store", db])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--allow-labels" in err and "loopback" in err and "viewer on" not in err

@@ -51,6 +51,12 @@ def view(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"the viewer needs the web extra ({exc.name} is missing): {install_hint('web')}"
         ) from None
+    if args.allow_labels and not is_loopback(args.host):
+        raise ConfigError(
+            f"--allow-labels writes to the store: the viewer must listen on a loopback address "
+            f"(127.0.0.1, ::1), not {args.host}",
+            field="--allow-labels",
+        )
     if not is_loopback(args.host):
         print(
             f"tooleval view: warning: listening on {args.host}: run data (agent inputs, outputs "
