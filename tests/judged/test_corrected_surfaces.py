@@ -84,6 +84,8 @@ def test_the_viewer_shows_the_same_line(calibrated):
     app = create_app(store, calibrations=gate_calibrations)
     with TestClient(app, base_url="http://127.0.0.1:8765") as client:
         page = client.get(f"/runs/{run_id}").text
+        listed = client.get("/").text
+    assert "cannot be checked here" not in listed
     assert html.escape(f"task_success: {line}", quote=True) in page
     assert "cannot be checked here" not in page
 

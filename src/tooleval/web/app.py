@@ -250,8 +250,9 @@ def _run_routes(app: Any, store: StoreReader) -> None:
     from tooleval.web.row_query import ExportQuery, RowQuery
 
     @app.get("/", response_class=HTMLResponse)
-    def runs(q: str | None = None, tag: str | None = None) -> HTMLResponse:
-        return HTMLResponse(routes.render_runs(store, q, tag))
+    def runs(request: Request, q: str | None = None, tag: str | None = None) -> HTMLResponse:
+        lookup = request.app.state.calibrations
+        return HTMLResponse(routes.render_runs(store, q, tag, calibrations=lookup))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def run(

@@ -56,8 +56,13 @@ def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
     return found
 
 
-def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
-    """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
+def render_runs(
+    store: StoreReader, q: str | None, tag: str | None, *, calibrations: Any = None
+) -> str:
+    """The runs list: gate verdicts, "compare with previous", checkboxes to compare many.
+
+    ``calibrations(store, run)``: each judged metric's calibration, for the gates.
+    """
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.web.runs_list import runs_page
@@ -67,7 +72,10 @@ def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
     tags = sorted({t for r in every for t in r.tags})
     shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
     statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
-    gates = {r.id: stored_gate(r, store=store) for r in shown}
+    gates = {
+        r.id: stored_gate(r, store=store, calibrations=calibrations and calibrations(store, r))
+        for r in shown
+    }
     return runs_page(
         shown,
         q=q,
