@@ -49,7 +49,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": {"model"},
     "judged": {"model", "llm"},
     # Judges measured against a run's human labels; judged rates corrected for their error.
-    "calibration": {"model", "llm", "judged", "stats", "store"},
+    "calibration": {"model", "formats", "llm", "judged", "stats", "store"},
     # Simulated users (a chat model playing the user) and their deterministic audit.
     "simulators": {"model", "llm"},
     # Replaying calls on environments and comparing end states (state_match).

@@ -17,6 +17,7 @@ from tests.llm.tiny_gguf import write_tiny_llama
 from tooleval.cli.judge import PROBE_SCHEMA
 from tooleval.errors import JudgeError
 from tooleval.judged import prompts
+from tooleval.judged.tools_error import check_call_reviews, review_schema
 from tooleval.llm.constrained import SchemaDecoder, TokenClasses, minimal_json
 from tooleval.llm.local import LocalJudge, load_local_model
 
@@ -28,6 +29,7 @@ SCHEMAS = {
     "goal_extract": prompts.GOAL_EXTRACT_SCHEMA,
     "goal_compare": prompts.GOAL_COMPARE_SCHEMA,
     "tools_error": prompts.TOOLS_ERROR_SCHEMA,
+    "tools_error_3_calls": review_schema(3),  # one review per call, numbered by the decoder
     "task_success": prompts.TASK_SUCCESS_SCHEMA,
 }
 
@@ -46,7 +48,11 @@ def test_every_reply_parses_and_validates_whatever_the_model(tiny, name, cap):
         reply = judge.complete([{"role": "user", "content": content}], schema=schema)
         assert reply.parse_error is None, reply.text
         jsonschema.validate(json.loads(reply.text), schema)
-        assert reply.tokens_out <= cap
+        # a cap below the shortest reply is raised to it (three reviews take more than 64)
+        shortest = SchemaDecoder.shortest(schema, load_local_model(tiny).tokenizer.encode)
+        assert reply.tokens_out <= max(cap, shortest)
+        if name == "tools_error_3_calls":  # the flow's check cannot refuse it
+            assert check_call_reviews(json.loads(reply.text), 3) is None
 
 
 def test_a_cap_below_the_shortest_reply_is_raised_to_it(tiny):

@@ -82,15 +82,17 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def served_viewer(store) -> Iterator[str]:
-    """The viewer over ``store``, served by a real uvicorn on a free 127.0.0.1 port."""
+def served_viewer(store, **options) -> Iterator[str]:
+    """The viewer over ``store`` (``options`` to ``create_app``), by a real uvicorn on 127.0.0.1."""
     import uvicorn
 
     from tooleval.web import create_app
 
     port = _free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            create_app(store, **options), host="127.0.0.1", port=port, log_level="warning"
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -107,6 +107,7 @@ def calibrate(
     confidence: float = 0.95,
     save: bool = True,
     on_row: Callable[[int, int], None] | None = None,
+    source: str | None = None,
 ) -> CalibrationReport:
     """Compare ``metric``'s verdicts on the labelled rows of a run with their labels.
 
@@ -115,7 +116,8 @@ def calibrate(
     its judge); with one, each labelled row's stored sample is judged again now.
     A row the judge could not judge (unscored, transport error) is listed in
     ``unscored`` and left out of the figures, never counted as a pass or a fail.
-    ``on_row(done, total)`` is called after each row.
+    ``on_row(done, total)`` is called after each row. ``source`` says where the
+    labels came from (default: the run, and whether its rows were judged now).
     """
     run = store.get_run(store.resolve_run_id(run_id))
     options, threshold = _options(run, metric)
@@ -161,7 +163,7 @@ def calibrate(
     matrix = confusion(truth, verdicts)
     report = CalibrationReport(
         identity=identity,
-        source=f"run {run.id}" + ("" if judge is None else " (judged now)"),
+        source=source or f"run {run.id}" + ("" if judge is None else " (judged now)"),
         confusion=matrix,
         figures=calibration_figures(matrix, confidence),
         wrong=wrong,

@@ -3,6 +3,7 @@
 tooleval judge labels import RUN FILE [--metric M] [--labeller NAME]
 tooleval judge labels export RUN [--metric M] [--format csv|jsonl] [--output FILE]
 tooleval judge calibrate RUN --metric M [--local | --base-url URL --model NAME] [--json]
+tooleval judge calibrate --set NAME [--rows N] [--data DIR] (--local | --base-url URL --model NAME)
 """
 
 from __future__ import annotations
@@ -82,8 +83,27 @@ def add_label_verbs(verbs: Any) -> None:
         help="measure a judged metric against a run's labels (agreement, kappa, TPR/TNR); "
         "the result is stored under the judge's identity",
     )
-    calibrate.add_argument("run", metavar="RUN", help="run id, unique prefix, latest or -N")
-    calibrate.add_argument("--metric", required=True, help="the judged metric to calibrate")
+    calibrate.add_argument(
+        "run", metavar="RUN", nargs="?", help="run id, unique prefix, latest or -N (or --set)"
+    )
+    calibrate.add_argument("--metric", help="the judged metric to calibrate (a set names its own)")
+    calibrate.add_argument(
+        "--set",
+        dest="calibration_set",
+        metavar="NAME",
+        help="a shipped calibration set instead of a run: tau-airline, tau2-airline, "
+        "bfcl-tools-error (public data and labels; needs a judge)",
+    )
+    calibrate.add_argument(
+        "--rows", type=int, default=40, help="with --set: label-balanced sample size (0: all)"
+    )
+    calibrate.add_argument("--seed", type=int, default=7, help="with --set: sampling seed")
+    calibrate.add_argument(
+        "--data",
+        metavar="DIR",
+        help="with --set: the folder holding the public data (default $TOOLEVAL_SHARED_DATA, "
+        "else ../shared/data)",
+    )
     add_judge_options(calibrate, required=False)
     calibrate.add_argument(
         "--confidence", type=float, default=0.95, help="interval confidence (default 0.95)"
@@ -145,14 +165,23 @@ def _calibrate(args: argparse.Namespace) -> int:
             f"expected a number between 0 and 1, got {args.confidence}", field="--confidence"
         )
     config = judge_config(args)
+    chosen = _calibration_set(args, config)
     judge = judge_from_config(config, field="--judge") if config is not None else None
 
     def progress(done: int, total: int) -> None:
         if judge is not None and sys.stderr.isatty():
             print(f"\rjudged {done}/{total} labelled rows", end="", file=sys.stderr)
 
-    with open_cli_store(args, create=False) as store:
-        run_id = store.resolve_run_id(args.run)
+    with open_cli_store(args, create=chosen is not None) as store:
+        source = None
+        if chosen is not None:
+            from tooleval.calibration.sets import store_set
+
+            run_id = store_set(store, chosen, data=args.data, rows=args.rows, seed=args.seed)
+            source = f"calibration set {chosen} ({args.rows or 'all'} rows, seed {args.seed})"
+            print(f"calibration set {chosen}: stored as run {run_id}", file=sys.stderr)
+        else:
+            run_id = store.resolve_run_id(args.run)
         report = calibrate(
             store,
             run_id,
@@ -161,6 +190,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             confidence=args.confidence,
             save=not args.no_save,
             on_row=progress,
+            source=source,
         )
         run = store.get_run(run_id)
     if judge is not None and sys.stderr.isatty():
@@ -182,6 +212,39 @@ def _calibrate(args: argparse.Namespace) -> int:
         if corrected is not None:
             print(f"run {run_id} {args.metric}: {corrected_line(corrected)}")
     return 0
+
+
+def _calibration_set(args: argparse.Namespace, config: dict[str, Any] | None) -> str | None:
+    """The set ``--set`` names (its metric then fills ``--metric``), or None for a run."""
+    from tooleval.calibration.sets import CALIBRATION_SETS
+
+    name = args.calibration_set
+    if name is None:
+        if args.run is None:
+            raise ConfigError("give a RUN to calibrate against, or --set NAME", field="RUN")
+        if args.metric is None:
+            raise ConfigError("--metric is required with a RUN", field="--metric")
+        return None
+    if args.run is not None:
+        raise ConfigError("give a RUN or --set NAME, not both", field="--set")
+    found = CALIBRATION_SETS.get(name)
+    if found is None:
+        raise ConfigError(
+            f"unknown calibration set {name!r}; expected one of {', '.join(CALIBRATION_SETS)}",
+            field="--set",
+        )
+    if args.metric not in (None, found.metric):
+        raise ConfigError(
+            f"set {name} calibrates {found.metric}, not {args.metric}", field="--metric"
+        )
+    if config is None:
+        raise ConfigError(
+            "a calibration set holds labels, not verdicts: name the judge to measure "
+            "(--local, or --base-url and --model)",
+            field="--judge",
+        )
+    args.metric = found.metric
+    return name
 
 
 def _rate(figure: Any) -> str:

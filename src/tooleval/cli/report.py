@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def report(args: argparse.Namespace) -> int:
+    from tooleval.calibration import gate_calibrations
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
     from tooleval.report.static import write_report
@@ -55,7 +56,12 @@ def report(args: argparse.Namespace) -> int:
         run_id = store.resolve_run_id(args.run_id)
         baseline = store.resolve_run_id(args.compare) if args.compare else None
         path = write_report(
-            store, run_id, args.output, compare_with=baseline, max_rows=args.max_rows
+            store,
+            run_id,
+            args.output,
+            compare_with=baseline,
+            max_rows=args.max_rows,
+            calibrations=gate_calibrations(store, store.get_run(run_id)),
         )
     print(f"report written to {path}", file=sys.stdout)
     return 0

@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def rescore(args: argparse.Namespace) -> int:
     from tooleval.cli._render import make_console, print_summary
     from tooleval.cli.run import open_cli_store
+    from tooleval.runs.progress import make_progress
     from tooleval.runs.rescore import parse_metric_specs, rescore_run
 
     specs = parse_metric_specs(args.metric, args.option, args.threshold)
@@ -67,7 +68,13 @@ def rescore(args: argparse.Namespace) -> int:
     with open_cli_store(args) as store:
         source = store.resolve_run_id(args.run_id)
         new_id = rescore_run(
-            store, source, specs, name=args.name, judge=judge, concurrency=args.concurrency or 4
+            store,
+            source,
+            specs,
+            name=args.name,
+            judge=judge,
+            concurrency=args.concurrency or 4,
+            progress=make_progress(sys.stderr) if judge is not None else None,
         )
         console = make_console(sys.stdout)
         print_summary(console, store, store.get_run(new_id))

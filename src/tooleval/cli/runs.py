@@ -93,6 +93,8 @@ def _interval_lines(store: Any, run_id: str, args: argparse.Namespace) -> list[s
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.analysis.stat_lines import gate_lines, interval_lines
+    from tooleval.calibration import gate_calibrations
+    from tooleval.report.judged_rates import judged_rate_lines
 
     run = store.get_run(run_id)
     figures = run_figures(store, run, confidence=args.confidence, cluster_key=args.cluster_key)
@@ -108,5 +110,7 @@ def _interval_lines(store: Any, run_id: str, args: argparse.Namespace) -> list[s
             for metric, per in run_intervals(table, **options).items()
             if ALL in per
         }
-    gate = gate_lines(stored_gate(run, store=store))
-    return [*interval_lines(figures, category=args.category, bootstrap=bootstrap), *gate]
+    calibrations = gate_calibrations(store, run)
+    gate = gate_lines(stored_gate(run, store=store, calibrations=calibrations))
+    lines = interval_lines(figures, category=args.category, bootstrap=bootstrap)
+    return [*lines, *judged_rate_lines(calibrations), *gate]

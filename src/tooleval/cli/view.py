@@ -27,10 +27,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1; anything else exposes run data)",
     )
+    parser.add_argument(
+        "--allow-labels",
+        action="store_true",
+        help="let row pages store human labels (keys p / f, a note); read-only without it",
+    )
     parser.set_defaults(handler=view)
 
 
 def view(args: argparse.Namespace) -> int:
+    from tooleval.calibration import gate_calibrations
     from tooleval.cli._ports import bound_port, check_port, listen
     from tooleval.cli.run import open_cli_store
     from tooleval.errors import ConfigError
@@ -45,6 +51,12 @@ def view(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"the viewer needs the web extra ({exc.name} is missing): {install_hint('web')}"
         ) from None
+    if args.allow_labels and not is_loopback(args.host):
+        raise ConfigError(
+            f"--allow-labels writes to the store: the viewer must listen on a loopback address "
+            f"(127.0.0.1, ::1), not {args.host}",
+            field="--allow-labels",
+        )
     if not is_loopback(args.host):
         print(
             f"tooleval view: warning: listening on {args.host}: run data (agent inputs, outputs "
@@ -52,7 +64,9 @@ def view(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     with open_cli_store(args) as store:
-        app = create_app(store, host=args.host)
+        app = create_app(
+            store, host=args.host, allow_labels=args.allow_labels, calibrations=gate_calibrations
+        )
         # The port is taken before the address is printed: a busy one is one line, exit 2.
         sock = listen(args.host, args.port)
         shown = f"[{args.host}]" if ":" in args.host else args.host

@@ -33,6 +33,7 @@ from tooleval.model.metric import MAX_CHARS_HELP, THRESHOLD_HELP, metric, with_a
 __all__ = [
     "atools_error",
     "check_call_reviews",
+    "review_schema",
     "tools_error",
     "tools_error_messages",
     "tools_error_score",
@@ -63,6 +64,30 @@ def check_call_reviews(parsed: Mapping[str, Any], count: int) -> str | None:
     return None
 
 
+def review_schema(count: int) -> dict[str, Any]:
+    """:data:`TOOLS_ERROR_SCHEMA` for ``count`` calls: one review per call, numbered 1..count.
+
+    ``prefixItems`` with a ``const`` call number lets the local judge's
+    constrained decoder write exactly one review per call, in order (the model
+    chooses only the errors); an endpoint gets the shared schema
+    (``OpenAIJudge`` leaves these two keywords out).
+
+    >>> [item["properties"]["call"] for item in
+    ...  review_schema(2)["properties"]["calls"]["prefixItems"]]
+    [{'type': 'integer', 'const': 1}, {'type': 'integer', 'const': 2}]
+    """
+    calls = dict(TOOLS_ERROR_SCHEMA["properties"]["calls"])
+    item = calls["items"]
+    calls["prefixItems"] = [
+        {**item, "properties": {**item["properties"], "call": {"type": "integer", "const": n}}}
+        for n in range(1, count + 1)
+    ]
+    return {
+        **TOOLS_ERROR_SCHEMA,
+        "properties": {**TOOLS_ERROR_SCHEMA["properties"], "calls": calls},
+    }
+
+
 def tools_error_score(reviews: Sequence[Mapping[str, Any]]) -> float:
     """Share of reviewed calls with no error."""
     clean = sum(1 for review in reviews if not review["errors"])
@@ -75,7 +100,7 @@ def _tools_error_flow(sample: Sample, params, threshold, max_chars: int) -> Flow
     parsed = yield Ask(
         "review_calls",
         tools_error_messages(conversation, calls),
-        TOOLS_ERROR_SCHEMA,
+        review_schema(len(calls)),
         check=lambda value: check_call_reviews(value, len(calls)),
     )
     reviews = sorted(parsed["calls"], key=lambda review: review["call"])

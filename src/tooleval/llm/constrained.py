@@ -11,7 +11,9 @@ chooses only the values, each from the tokens its type allows:
   token would close the string, or the string's token cap;
 - ``integer``: digit tokens, at least one;
 - ``array``: items while the model ranks continuing above ``]`` (and the budget allows);
-- ``object``: every property, in order.
+  with ``prefixItems``, exactly those items, in order;
+- ``object``: every property, in order;
+- any schema with ``const``: that value, written for the model.
 
 A budget reserve is kept at every step for the shortest way to close what is
 open, so the reply always ends as a complete object within ``max_new_tokens``:
@@ -25,6 +27,7 @@ model read, so the key/value cache stays consistent with the reply.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -44,6 +47,8 @@ _SUPPORTED = ("object", "array", "string", "boolean", "integer", "number")
 
 
 def _kind(schema: Mapping[str, Any]) -> str:
+    if "const" in schema:
+        return "const"
     if "enum" in schema:
         return "enum"
     kind = schema.get("type", "string")
@@ -66,11 +71,13 @@ def _properties(schema: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]
 def minimal_json(schema: Mapping[str, Any]) -> str:
     """The shortest reply text valid for ``schema``, as the decoder writes it."""
     kind = _kind(schema)
+    if kind == "const":
+        return json.dumps(schema["const"])
     if kind == "object":
         parts = [f'"{name}": {minimal_json(sub)}' for name, sub in _properties(schema)]
         return "{" + ", ".join(parts) + "}"
     if kind == "array":
-        return "[]"
+        return "[" + ", ".join(minimal_json(item) for item in schema.get("prefixItems", ())) + "]"
     if kind == "boolean":
         return "false"
     if kind == "integer":
@@ -122,6 +129,8 @@ class _Costs:
     def min_cost(self, schema: Mapping[str, Any]) -> int:
         """Tokens the shortest value of ``schema`` takes when written piece by piece."""
         kind = _kind(schema)
+        if kind == "const":
+            return self._cost(json.dumps(schema["const"]))
         if kind == "object":
             props = _properties(schema)
             total = self._cost("{") + self._cost("}")
@@ -129,7 +138,9 @@ class _Costs:
                 total += self._cost(self._key(name, index)) + self.min_cost(sub)
             return total
         if kind == "array":
-            return self._cost("[") + self._cost("]")
+            fixed = schema.get("prefixItems", ())
+            between = self._cost(", ") * max(0, len(fixed) - 1)
+            return self._cost("[") + self._cost("]") + between + sum(map(self.min_cost, fixed))
         if kind == "boolean":
             return max(self._cost("true"), self._cost("false"))
         if kind == "integer":
@@ -206,7 +217,9 @@ class SchemaDecoder(_Costs):
     def write(self, schema: Mapping[str, Any], reserve: int = 0) -> None:
         """Write one value of ``schema``, leaving ``reserve`` tokens for what follows."""
         kind = _kind(schema)
-        if kind == "object":
+        if kind == "const":
+            self._force(json.dumps(schema["const"]))
+        elif kind == "object":
             self._object(schema, reserve)
         elif kind == "array":
             self._array(schema, reserve)
@@ -237,6 +250,9 @@ class SchemaDecoder(_Costs):
         self._force("}")
 
     def _array(self, schema: Mapping[str, Any], reserve: int) -> None:
+        if "prefixItems" in schema:
+            self._fixed_items(list(schema["prefixItems"]), reserve)
+            return
         item = schema.get("items") or {}
         limit = int(schema.get("maxItems", ARRAY_ITEMS))
         close = self._cost("]")
@@ -256,6 +272,18 @@ class SchemaDecoder(_Costs):
                 self._force(separator)
             self.write(item, reserve + close)
             count += 1
+        self._force("]")
+
+    def _fixed_items(self, items: list[Mapping[str, Any]], reserve: int) -> None:
+        """Exactly ``items``, in order (``prefixItems``): the count is not the model's choice."""
+        costs = [
+            self.min_cost(item) + (self._cost(", ") if i else 0) for i, item in enumerate(items)
+        ]
+        self._force("[")
+        for index, item in enumerate(items):
+            if index:
+                self._force(", ")
+            self.write(item, sum(costs[index + 1 :]) + self._cost("]") + reserve)
         self._force("]")
 
     def _integer(self, reserve: int) -> None:

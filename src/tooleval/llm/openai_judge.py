@@ -245,7 +245,7 @@ class OpenAIJudge(BaseJudge):
                 "type": "json_schema",
                 "json_schema": {
                     "name": str(schema.get("title", "verdict")),
-                    "schema": dict(schema),
+                    "schema": _portable(schema),
                     "strict": False,
                 },
             }
@@ -382,3 +382,21 @@ def _import_openai() -> Any:
             f"the OpenAI-compatible judge needs the judge extra: {install_hint('judge')}"
         ) from exc
     return openai
+
+
+# Keywords only the local judge's constrained decoder reads (one review per call, in order):
+# endpoints get the shared schema, as before them.
+_LOCAL_KEYWORDS = frozenset({"prefixItems", "const"})
+
+
+def _portable(schema: Any) -> Any:
+    """``schema`` without the local-only keywords, at every depth.
+
+    >>> _portable({"type": "array", "prefixItems": [{"const": 1}], "items": {"type": "integer"}})
+    {'type': 'array', 'items': {'type': 'integer'}}
+    """
+    if isinstance(schema, Mapping):
+        return {k: _portable(v) for k, v in schema.items() if k not in _LOCAL_KEYWORDS}
+    if isinstance(schema, list):
+        return [_portable(v) for v in schema]
+    return schema

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,8 +285,12 @@ def build_report(
     *,
     compare_with: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> str:
     """The report as HTML text; ``compare_with`` is the baseline run (A) for a comparison.
+
+    ``calibrations`` (:func:`tooleval.calibration.gate_calibrations`) shows each judged
+    metric's rate corrected for its judge's measured error, and lets the gate check it.
 
     Histograms, per-category numbers and failure clusters come from the run's
     stored aggregates (:mod:`tooleval.analysis.aggregates`, computed and stored on
@@ -294,6 +299,7 @@ def build_report(
     """
     from tooleval.analysis.aggregates import cached_run, run_clusters, run_counts, run_repeats
     from tooleval.analysis.gate import stored_gate
+    from tooleval.report.judged_rates import judged_rates_block
     from tooleval.report.overview import gate_block, latency_percentiles
     from tooleval.report.repeats import repeat_section
 
@@ -308,12 +314,13 @@ def build_report(
     cards = _cards(store, run, max_rows)
     digest = run_repeats(store, run)
     found = _baseline(store, run, compare_with) if compare_with is not None else None
-    gate = stored_gate(run, store=store)
+    gate = stored_gate(run, store=store, calibrations=calibrations)
     sections: list[Safe | None] = [
         run_header(run, run_status(store, run), latency=latency_percentiles(store, run), gate=gate),
         gate_block(gate),
         el("h2", "Metrics"),
         metric_summary_table(run, figures),
+        judged_rates_block(calibrations),
         charts_section(counts.bins),
         None
         if digest is None
@@ -344,9 +351,12 @@ def write_report(
     *,
     compare_with: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> Path:
     """Write :func:`build_report` to ``path`` (UTF-8) and return the path."""
-    text = build_report(store, run_id, compare_with=compare_with, max_rows=max_rows)
+    text = build_report(
+        store, run_id, compare_with=compare_with, max_rows=max_rows, calibrations=calibrations
+    )
     target = Path(path)
     try:
         target.write_text(text, encoding="utf-8")

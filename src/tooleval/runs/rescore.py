@@ -31,6 +31,7 @@ from tooleval.model import Result, Sample
 from tooleval.store.records import MetricSpec, RowRecord
 
 if TYPE_CHECKING:
+    from tooleval.runs.progress import Progress
     from tooleval.store import Store
 
 __all__ = ["arescore_row", "parse_metric_specs", "rescore_row", "rescore_run"]
@@ -260,8 +261,15 @@ def rescore_run(
     tags: Iterable[str] | None = None,
     judge: Any = None,
     concurrency: int = 4,
+    progress: Progress | None = None,
 ) -> str:
     """Store a new run scoring ``run_id``'s stored answers with ``specs``; return its id.
+
+    The new run is a live run while it is scored: it holds the run's lease (a
+    heartbeat thread renews it, as ``tooleval run`` does), so ``runs list`` and
+    the viewer show it running; judged rows are stored one by one as their
+    judge answers, and ``progress`` (:func:`tooleval.runs.progress.make_progress`)
+    counts them.
 
     Nothing is called but the judge: the connector description, dataset and
     rows are the source run's, the config records ``rescored_from``; a
@@ -276,6 +284,7 @@ def rescore_run(
             specs = parse_metric_specs(["tool_call_f1"], ["tool_call_f1.args=ignore"])
             new_id = rescore_run(store, "20261129-1841", specs)  # an id or its prefix
     """
+    from tooleval.runs.heartbeat import Heartbeat
     from tooleval.runs.runner import _mark_plumbing
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
@@ -303,13 +312,19 @@ def rescore_run(
         tags=list(source.tags if tags is None else tags),
         config=config,
     )
+    lease = store.acquire_lease(new_id)
+    heartbeat = Heartbeat(store, lease)
+    heartbeat.start()
+    live = _Live(heartbeat, progress)
+    if progress is not None:
+        progress.start(total=source.row_count, done=0, run_id=new_id)
     try:
         if judged:
             import asyncio  # here: asyncio pulls in ssl, too slow for every command
 
             run_off_the_loop(  # also from a notebook or an async caller
                 lambda: asyncio.run(
-                    _judge_rows(store, source.id, new_id, metrics, judge, concurrency)
+                    _judge_rows(store, source.id, new_id, metrics, judge, concurrency, live)
                 ),
                 name="tooleval-rescore",
             )
@@ -318,18 +333,43 @@ def rescore_run(
             for row in store.iter_rows(source.id):
                 batch.append(rescore_row(row, metrics, new_id))
                 if len(batch) >= _BATCH:
-                    store.add_rows(new_id, batch)
+                    live.stored(store, new_id, batch)
                     batch = []
-            store.add_rows(new_id, batch)
+            live.stored(store, new_id, batch)
         _mark_plumbing(store, new_id)
     except BaseException:
-        store.finish_run(new_id, "failed")
+        live.close()
+        if not heartbeat.lost:  # a run taken over belongs to its new holder
+            store.finish_run(new_id, "failed")
+            store.release_lease(lease)
         raise
+    live.close()
     store.finish_run(new_id, "finished" if source.status == "finished" else source.status)
+    store.release_lease(lease)
     problem = store_aggregates(store, new_id)
     if problem is not None:  # the results are stored; views count them on first use instead
         warnings.warn(f"run {new_id}: aggregates not stored ({problem})", stacklevel=2)
     return new_id
+
+
+class _Live:
+    """A rescore's lease heartbeat and progress: every stored row is counted, a lost lease stops."""
+
+    def __init__(self, heartbeat: Any, progress: Progress | None) -> None:
+        self.heartbeat = heartbeat
+        self.progress = progress
+
+    def stored(self, store: Store, run_id: str, rows: list[RowRecord]) -> None:
+        self.heartbeat.check()  # another process took the run over: store nothing more
+        store.add_rows(run_id, rows)
+        if self.progress is not None:
+            for row in rows:
+                self.progress.advance(error=row.error is not None)
+
+    def close(self) -> None:
+        self.heartbeat.stop()
+        if self.progress is not None:
+            self.progress.close()
 
 
 async def _judge_rows(
@@ -339,18 +379,19 @@ async def _judge_rows(
     metrics: Sequence[Any],
     judge: Any,
     concurrency: int,
+    live: _Live,
 ) -> None:
-    """Rescore with judged metrics, ``concurrency`` rows at a time, stored in batches in order."""
+    """Rescore with judged metrics, ``concurrency`` rows at a time, each stored as it is judged."""
     import asyncio
 
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(row: RowRecord) -> RowRecord:
+    async def one(row: RowRecord) -> None:
         async with gate:
-            return await arescore_row(row, metrics, new_id, judge=judge)
+            live.stored(store, new_id, [await arescore_row(row, metrics, new_id, judge=judge)])
 
     async def store_batch(rows: list[RowRecord]) -> None:
-        store.add_rows(new_id, list(await asyncio.gather(*(one(row) for row in rows))))
+        await asyncio.gather(*(one(row) for row in rows))
 
     try:
         batch: list[RowRecord] = []

@@ -29,12 +29,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def create_app(store: StoreReader, *, host: str | None = None) -> Any:
+def create_app(
+    store: StoreReader,
+    *,
+    host: str | None = None,
+    allow_labels: bool = False,
+    calibrations: Any = None,
+) -> Any:
     """The viewer as a FastAPI app over ``store`` (see :mod:`tooleval.web.app`).
 
     ``host`` is the address it listens on: requests must name it, or
-    127.0.0.1, localhost or [::1], in their ``Host`` header.
+    127.0.0.1, localhost or [::1], in their ``Host`` header. ``allow_labels``:
+    row pages may store human labels (read-only without it). ``calibrations(store, run)``
+    (``tooleval.calibration.gate_calibrations``): judged rates beside their correction.
     """
     from tooleval.web.app import create_app as build
 
-    return build(store, host=host)
+    return build(store, host=host, allow_labels=allow_labels, calibrations=calibrations)

@@ -19,6 +19,7 @@ one row, ``/runs/{id}/export.csv|jsonl`` the filtered rows,
 ``/compare?a=&b=`` two runs, ``/compare/row?a=&b=&ia=&ib=`` one row of both.
 """
 
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -83,22 +84,36 @@ def _static_text(name: str) -> str:
     return resources.files("tooleval.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def create_app(store: StoreReader, *, host: str | None = None) -> Any:
+def create_app(
+    store: StoreReader,
+    *,
+    host: str | None = None,
+    allow_labels: bool = False,
+    calibrations: Callable[[Any, Any], Mapping[str, str | None]] | None = None,
+) -> Any:
     """The viewer as a FastAPI app reading ``store`` (tests drive it with TestClient).
 
     ``host`` is the address the viewer listens on; requests must name it (or
-    127.0.0.1, localhost, [::1]) in their ``Host`` header.
+    127.0.0.1, localhost, [::1]) in their ``Host`` header. ``allow_labels``
+    lets row pages store human labels (:mod:`tooleval.web.labels`).
+    ``calibrations(store, run)`` (``tooleval.calibration.gate_calibrations``, passed by
+    ``tooleval view``) gives a run page its judged rates corrected for the judge's error.
     """
     from fastapi import FastAPI
 
+    from tooleval.web.labels import LabelWriting, register_label_routes
+
     app = FastAPI(title="tooleval viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
+    app.state.labels = LabelWriting.start() if allow_labels else None
+    app.state.calibrations = calibrations
     _guard(app, _host_names(host))
     _error_pages(app)
     _static_routes(app)
     _run_routes(app, store)
     _row_routes(app, store)
     _compare_routes(app, store)
+    register_label_routes(app, store, app.state.labels)
     return app
 
 
@@ -235,8 +250,9 @@ def _run_routes(app: Any, store: StoreReader) -> None:
     from tooleval.web.row_query import ExportQuery, RowQuery
 
     @app.get("/", response_class=HTMLResponse)
-    def runs(q: str | None = None, tag: str | None = None) -> HTMLResponse:
-        return HTMLResponse(routes.render_runs(store, q, tag))
+    def runs(request: Request, q: str | None = None, tag: str | None = None) -> HTMLResponse:
+        lookup = request.app.state.calibrations
+        return HTMLResponse(routes.render_runs(store, q, tag, calibrations=lookup))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def run(
@@ -251,7 +267,9 @@ def _run_routes(app: Any, store: StoreReader) -> None:
         if moved is not None:
             return moved
         filters, note = rows.filters(info, page=page, per_page=per_page)
-        found = routes.run_view(store, info, filters, note, what=what)
+        lookup = request.app.state.calibrations
+        judged = lookup(store, info) if lookup is not None else None
+        found = routes.run_view(store, info, filters, note, what=what, calibrations=judged)
         if isinstance(found, int):
             return _past_the_end(info.id, filters, page, found)
         return HTMLResponse(found)
@@ -307,6 +325,7 @@ def _row_routes(app: Any, store: StoreReader) -> None:
 
     from tooleval.report.html import el, href
     from tooleval.web import routes
+    from tooleval.web.labels import label_section
     from tooleval.web.row_query import RowQuery
 
     @app.get("/runs/{run_id}/rows/{index}", response_class=HTMLResponse)
@@ -335,7 +354,8 @@ def _row_routes(app: Any, store: StoreReader) -> None:
                 hint=el("p", el("a", "back to the run", href=href("/runs", info.id))),
             )
         filters, _ = rows.filters(info, per_page=per_page)
-        return HTMLResponse(routes.render_row(store, info, record, filters, pos))
+        labels = label_section(store, info, record, request.app.state.labels)
+        return HTMLResponse(routes.render_row(store, info, record, filters, pos, labels=labels))
 
 
 def _compare_routes(app: Any, store: StoreReader) -> None:

@@ -346,6 +346,7 @@ def run_page(
     latency: dict[str, float] | None = None,
     exact_clusters: bool = True,
     usage: Safe | None = None,
+    judged: Safe | None = None,
 ) -> str:
     """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows.
 
@@ -378,6 +379,7 @@ def run_page(
         gate_block(gate),
         el("h2", "Metrics"),
         metric_summary_table(run, figures),
+        judged,  # judged rates beside their correction (tooleval.report.judged_rates)
         charts,
         repeats,
         el("h2", "Per category"),
@@ -481,6 +483,7 @@ def row_page(
     following: tuple[int, int] | None,
     total: int | None = None,
     attempts: tuple[int, list[int]] | None = None,
+    labels: Safe | None = None,
 ) -> str:
     """One row in full: the shared row card, with its neighbours in the same view.
 
@@ -542,6 +545,7 @@ def row_page(
         chip_legend(),
         row_card(row, level=2),
         frag(*(state_diff_section(r, level=2) for r in state_diffs(row.results))),
+        labels,  # human labels (tooleval.web.labels)
     )
 
 

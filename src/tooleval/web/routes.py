@@ -6,6 +6,7 @@ and one page of rows; nothing here reads every row of a run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tooleval.analysis.aggregates import cached_run, cached_runs
@@ -55,8 +56,13 @@ def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
     return found
 
 
-def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
-    """The runs list: gate verdicts, "compare with previous", checkboxes to compare many."""
+def render_runs(
+    store: StoreReader, q: str | None, tag: str | None, *, calibrations: Any = None
+) -> str:
+    """The runs list: gate verdicts, "compare with previous", checkboxes to compare many.
+
+    ``calibrations(store, run)``: each judged metric's calibration, for the gates.
+    """
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.web.runs_list import runs_page
@@ -66,7 +72,10 @@ def render_runs(store: StoreReader, q: str | None, tag: str | None) -> str:
     tags = sorted({t for r in every for t in r.tags})
     shown = cached_runs(store, search=q or None, tag=tag or None) if (q or tag) else every
     statuses = {r.id: run_status(store, r) for r in shown if r.status == "running"}
-    gates = {r.id: stored_gate(r, store=store) for r in shown}
+    gates = {
+        r.id: stored_gate(r, store=store, calibrations=calibrations and calibrations(store, r))
+        for r in shown
+    }
     return runs_page(
         shown,
         q=q,
@@ -103,6 +112,7 @@ def run_view(
     note: str | None,
     *,
     what: str | None = None,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> str | int:
     """The run page, or the number of matching rows when the page asked for is past the end."""
     total = count_view(store, info, filters.where)
@@ -119,7 +129,7 @@ def run_view(
             order_by=filters.sort,
         )
     )
-    return render_run(store, info, filters, rows, total, note, what=what)
+    return render_run(store, info, filters, rows, total, note, what=what, calibrations=calibrations)
 
 
 def resolve_ref(store: StoreReader, ref: str) -> str:
@@ -252,6 +262,7 @@ def render_run(
     note: str | None,
     *,
     what: str | None = None,
+    calibrations: Mapping[str, str | None] | None = None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
     from tooleval.analysis.aggregates import run_clusters, run_counts, run_repeats
@@ -259,6 +270,7 @@ def render_run(
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
     from tooleval.report.html import href
+    from tooleval.report.judged_rates import judged_rates_block
     from tooleval.report.overview import latency_percentiles
     from tooleval.report.repeats import repeat_section
     from tooleval.web import pages
@@ -291,7 +303,8 @@ def render_run(
         repeats=repeats,
         clusters=(clusters, failures),
         what=what,
-        gate=stored_gate(info, store=store),
+        gate=stored_gate(info, store=store, calibrations=calibrations),
+        judged=judged_rates_block(calibrations),
         latency=latency_percentiles(store, info),
         exact_clusters=exact,
         usage=usage_block(run_usage(store, info), running=info.status == "running"),
@@ -331,7 +344,13 @@ def attempts_of(info: RunInfo, index: int) -> tuple[int, list[int]] | None:
 
 
 def render_row(
-    store: StoreReader, info: RunInfo, record: RowRecord, filters: RunFilters, pos: int | None
+    store: StoreReader,
+    info: RunInfo,
+    record: RowRecord,
+    filters: RunFilters,
+    pos: int | None,
+    *,
+    labels: Any = None,
 ) -> str:
     """A row page whose previous / next rows are those of the view it was opened from."""
     from tooleval.web import pages
@@ -351,6 +370,7 @@ def render_row(
             previous=previous,
             following=following,
             attempts=attempts_of(info, record.index),
+            labels=labels,
         )
     start = max(pos - 1, 0)
     window = list(
@@ -359,7 +379,7 @@ def render_row(
     at = pos - start
     if at >= len(window) or window[at].index != record.index:
         # The view changed since the link was made: fall back to the row's own neighbours.
-        return render_row(store, info, record, RunFilters(sort="index"), None)
+        return render_row(store, info, record, RunFilters(sort="index"), None, labels=labels)
     previous = (window[at - 1].index, pos - 1) if at > 0 else None
     following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
     total = count_view(store, info, filters.where)
@@ -372,6 +392,7 @@ def render_row(
         following=following,
         total=total,
         attempts=attempts_of(info, record.index),
+        labels=labels,
     )
 
 

@@ -4,7 +4,8 @@
 //    page opens at the rows, not at the top);
 //  - keys on a run page: j / k move through the rows, Enter (or o) opens the current one,
 //    / goes to the search field, Esc leaves a field or clears the current row;
-//  - keys on a row page: j / k next / previous row of the same view, u back to the rows.
+//  - keys on a row page: j / k next / previous row of the same view, u back to the rows,
+//    p / f label the row pass / fail (only when the viewer allows labels: the form is there).
 "use strict";
 (function () {
   function typing(target) {
@@ -66,6 +67,9 @@
         if (link && event.key === "o") { link.click(); }
       } else if (event.key === "u" && onRow) {
         go("row-up");
+      } else if ((event.key === "p" || event.key === "f") && onRow) {
+        var button = document.getElementById(event.key === "p" ? "label-pass" : "label-fail");
+        if (button) { event.preventDefault(); button.click(); }
       } else if (event.key === "Escape" && current >= 0) {
         rows[current].classList.remove("current");
         current = -1;
