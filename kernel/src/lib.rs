@@ -8,6 +8,7 @@
 
 mod alignment;
 mod assignment;
+mod fields;
 mod json;
 mod matching;
 mod metrics;
@@ -424,8 +425,10 @@ impl Kernel {
     /// rows of each status (failing, unscored, passing), and with `record` every
     /// row's scores (f64, NaN when unscored) and verdicts (u8: 0 failed, 1 passed,
     /// 2 none) as bytes, row after row, a row's metrics in order; else None.
+    /// With `fields`, each result line is written cut to those fields (`--fields`,
+    /// `kernel/src/fields.rs`); the tally still reads the whole results.
     #[staticmethod]
-    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false))]
+    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false, fields=None))]
     #[allow(clippy::too_many_arguments)]
     fn score_streams<'py>(
         py: Python<'py>,
@@ -440,12 +443,16 @@ impl Kernel {
         keep: usize,
         progress: Option<Bound<'py, PyAny>>,
         record: bool,
+        fields: Option<Vec<String>>,
     ) -> PyResult<(u64, Option<Bound<'py, PyTuple>>)> {
-        let out = match write {
+        let mut out = match write {
             Some(write) => stream::Output::Write(write),
             None if fd >= 0 => stream::Output::fd(fd),
             None => return Err(PyValueError::new_err("score_streams needs write or fd")),
         };
+        if let Some(fields) = fields {
+            out = stream::Output::Cut(Box::new(out), fields);
+        }
         let job = stream::Job {
             cfgs: kernels
                 .iter()

@@ -29,6 +29,7 @@ ROWS = [
     },
     {"id": "late", "tools_called": ["g", "f"], "expected_tools": ["f", "g"]},
     {"id": "none", "tools_called": [], "expected_tools": []},
+    {"id": "unbound", "tools_called": ["f"], "expected_tools": None},
 ]
 METRICS = ["--metric", "tool_correctness", "--metric", "trajectory_match"]
 
@@ -58,28 +59,36 @@ def test_compact_lines_are_the_full_lines_cut_whichever_engine_scores(
     assert default == full  # the default is the full line, byte for byte
     _, compact = _score(tmp_path, "--fields", "compact", name="compact.jsonl")
     lines = [json.loads(line) for line in compact.splitlines()]
-    assert [list(line) for line in lines] == [["id", "metric", "score", "verdict", "code"]] * 8
+    assert [list(line) for line in lines] == [["id", "metric", "score", "verdict", "code"]] * 10
     verdicts = {(x["id"], x["metric"]): (x["verdict"], x["code"]) for x in lines}
     assert verdicts[("ok", "tool_correctness")] == ("pass", "ok")
     assert verdicts[("bad", "tool_correctness")] == ("fail", "missing+extra+arguments")
     assert verdicts[("late", "trajectory_match")] == ("fail", "order")
     assert verdicts[("none", "tool_correctness")] == ("pass", "ok")
+    assert verdicts[("unbound", "trajectory_match")] == ("unscored", "unscored")
     assert compact == b"".join(
         project(line + b"\n", parse_fields("compact")) for line in full.splitlines()
     )
     assert len(compact) * 4 < len(full)
 
 
-def test_both_engines_write_the_same_compact_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "fields", ["id,score,passed,reason", "diagnosis,code,verdict,params,threshold,metric"]
+)
+def test_both_engines_write_the_same_cut_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fields: str
 ) -> None:
     monkeypatch.delenv(ENV_DISABLE, raising=False)
-    _, kernel = _score(tmp_path, "--fields", "id,score,passed,reason", name="k.jsonl")
+    _, kernel = _score(tmp_path, "--fields", fields, name="k.jsonl")
+    _, threads = _score(tmp_path, "--fields", fields, "--workers", "2", name="t.jsonl")
     monkeypatch.setenv(ENV_DISABLE, "1")
-    _, python = _score(tmp_path, "--fields", "id,score,passed,reason", name="p.jsonl")
-    assert kernel == python
+    _, python = _score(tmp_path, "--fields", fields, name="p.jsonl")
+    _, full = _score(tmp_path, name="full.jsonl")
+    assert kernel == threads == python
+    cut = parse_fields(fields)
+    assert python == b"".join(project(line + b"\n", cut) for line in full.splitlines())
     first = json.loads(kernel.splitlines()[0])
-    assert list(first) == ["id", "score", "passed", "reason"]
+    assert list(first) == list(cut)
 
 
 def test_table_and_gate_read_the_whole_results_under_compact_lines(
@@ -89,7 +98,7 @@ def test_table_and_gate_read_the_whole_results_under_compact_lines(
     assert code == 1  # the gate still sees every verdict
     table = capsys.readouterr().out
     assert "tool_correctness" in table and "bad" in table
-    assert compact.count(b"\n") == 8
+    assert compact.count(b"\n") == 10
 
 
 def test_a_bad_field_is_refused_before_any_row(tmp_path: Path) -> None:

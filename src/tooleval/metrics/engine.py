@@ -427,6 +427,7 @@ def score_metrics_stream(
     keep: int = 0,
     progress: Callable[[int], object] | None = None,
     record: bool = False,
+    fields: Sequence[str] = (),
 ) -> tuple[int, Any] | None:
     """Score a JSONL stream with several metrics in one pass of the kernel, each row parsed once.
 
@@ -439,7 +440,9 @@ def score_metrics_stream(
     blocks) or an iterable of lines. With ``tally`` the kernel counts what
     every result says and keeps the first ``keep`` rows of each kind (see
     ``Kernel.score_streams``); with ``record`` it also gives every row's scores
-    and verdicts. ``progress(rows)`` is called after each block.
+    and verdicts. ``progress(rows)`` is called after each block. With ``fields``
+    the kernel writes each result line cut to those fields (``--fields``: the
+    bytes of :func:`tooleval.scoring.fields.project`); the tally reads the whole results.
 
     Returns ``(rows, tally or None)``, or None, having read nothing, when the
     kernel takes none of the metrics (or is not built): then Python scores.
@@ -479,6 +482,7 @@ def score_metrics_stream(
         keep=keep,
         progress=progress,
         record=record,
+        fields=list(fields) or None,
     )
     return int(rows), counted
 

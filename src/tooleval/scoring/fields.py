@@ -4,8 +4,9 @@ The full result line (every parameter, the reason and the whole diagnosis,
 about 2 KB for a two-call row) stays the default, where a person reads it.
 A pipeline that only routes on the verdict asks for a preset or a list of
 fields; :class:`FieldsWriter` writes each result line with just those keys,
-in the order given, whichever engine scored it (the compiled kernel's stream
-writes through it too).
+in the order given, whichever engine scored it: the compiled kernel's stream
+cuts the lines itself (``kernel/src/fields.rs``, the same bytes as
+:func:`project`), everything else writes through the writer.
 
 The fields are the result line's own keys (``id``, ``metric``, ``params``,
 ``score``, ``threshold``, ``passed``, ``reason``, ``diagnosis``) and two
@@ -127,6 +128,15 @@ class FieldsWriter:
     def __init__(self, out: IO[bytes], fields: tuple[str, ...]) -> None:
         self._out, self._fields = out, fields
         self._rest = b""
+
+    @property
+    def target(self) -> IO[bytes]:
+        """The stream the cut lines go to (the kernel's stream writes to it directly)."""
+        return self._out
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return self._fields
 
     def write(self, given: bytes) -> int:
         data = self._rest + bytes(given) if self._rest else bytes(given)
