@@ -176,11 +176,29 @@ def paths(sources: list[Path], n_rows: int, repeats: int) -> list[dict]:
     tau = SHARED / "tau_bench" / "trajectories" / "gpt-4o-airline.json"
     one = [tool, "score", str(rows_file), "--metric", "tool_call_accuracy", "-o", out]
     two = [*one[:-2], "--metric", "tool_call_f1", "-o", out]
+    three = [*two[:-2], "--metric", "tool_correctness", "-o", out]
+    compact = ["--fields", "compact"]
     plan: list[tuple[str, list[str], int, bool, str | None]] = [
         # (label, command, rows, runs tooleval's sources, why skipped)
         (f"score {n_rows:,} rows, 1 metric", one, n_rows, True, None),
         (f"score {n_rows:,} rows, 2 metrics", two, n_rows, True, None),
         (f"score {n_rows:,} rows, 2 metrics + --table", [*two, "--table"], n_rows, True, None),
+        # the output sized to its use: the full line (default) against compact lines
+        (
+            f"score {n_rows:,} rows, 1 metric, --fields compact",
+            [*one, *compact],
+            n_rows,
+            True,
+            None,
+        ),
+        (f"score {n_rows:,} rows, 3 metrics", three, n_rows, True, None),
+        (
+            f"score {n_rows:,} rows, 3 metrics, --fields compact",
+            [*three, *compact],
+            n_rows,
+            True,
+            None,
+        ),
         (
             f"evaluate(path) {n_rows:,} rows",
             [python, "-c", _EVALUATE, str(rows_file), str(n_rows)],

@@ -8,6 +8,7 @@
 
 mod alignment;
 mod assignment;
+mod fields;
 mod json;
 mod matching;
 mod metrics;
@@ -39,66 +40,104 @@ fn bad(what: &str) -> PyErr {
     PyValueError::new_err(format!("kernel config: {what}"))
 }
 
-/// A matcher from its list form (`tooleval.metrics.engine._matcher_config` writes it).
+/// A matcher from its spec, the form `Matcher.spec()` gives in tooleval.matching and
+/// results record: a name, or a one-key object naming it with its options (an option
+/// missing takes the Python default; one the kernel does not report is refused).
 fn matcher(v: &Value<'_>) -> PyResult<Matcher> {
-    let Value::Arr(parts) = v else {
-        return Err(bad("a matcher is a list"));
+    let (name, options, named): (&str, &[(Cow<'_, str>, Value<'_>)], bool) = match v {
+        Value::Str(name) => (name.as_ref(), &[], true),
+        Value::Obj(items) if items.len() == 1 => match &items[0] {
+            (name, Value::Obj(options)) => (name.as_ref(), options.as_slice(), false),
+            _ => return Err(bad("matcher options")),
+        },
+        _ => return Err(bad("a matcher spec")),
     };
-    let float = |k: usize| match parts.get(k) {
+    let known = protocol::matcher_options(name).ok_or_else(|| bad("unknown matcher"))?;
+    if options.iter().any(|(k, _)| !known.contains(&k.as_ref())) {
+        return Err(bad("matcher option"));
+    }
+    let flag = |key: &str, default: bool| match get(options, key) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        _ => Err(bad(key)),
+    };
+    let float = |key: &str, default: f64| match get(options, key) {
+        None => Ok(default),
         Some(Value::Float(f)) => Ok(*f),
         Some(Value::Int(i)) => Ok(*i as f64),
-        _ => Err(bad("numeric tolerance")),
+        _ => Err(bad(key)),
     };
-    let flag = |k: usize| match parts.get(k) {
-        Some(Value::Bool(b)) => Ok(*b),
-        _ => Err(bad("matcher flag")),
+    let inner = || -> PyResult<Box<Matcher>> {
+        Ok(Box::new(match get(options, "matcher") {
+            None => Matcher::Exact,
+            Some(m) => matcher(m)?,
+        }))
     };
-    let inner = |k: usize| -> PyResult<Box<Matcher>> {
-        Ok(Box::new(matcher(
-            parts.get(k).ok_or_else(|| bad("inner matcher"))?,
-        )?))
-    };
-    let Some(Value::Str(name)) = parts.first() else {
-        return Err(bad("unknown matcher"));
-    };
-    match name.as_ref() {
+    match name {
         "exact" => Ok(Matcher::Exact),
         "ignore" => Ok(Matcher::Ignore),
         "normalized" => Ok(Matcher::Normalized {
-            fold: flag(1)?,
-            numeric_text: parts.len() > 2 && flag(2)?,
+            fold: !flag("case_sensitive", false)?,
+            numeric_text: flag("numeric_text", false)?,
         }),
         "numeric" => Ok(Matcher::Numeric {
-            abs_tol: float(1)?,
-            rel_tol: float(2)?,
-            int_float_equal: flag(3)?,
+            abs_tol: float("abs_tol", 0.0)?,
+            rel_tol: float("rel_tol", 1e-9)?,
+            int_float_equal: flag("int_float_equal", true)?,
         }),
         "similarity" => Ok(Matcher::Similarity {
-            jaro_winkler: match parts.get(1) {
+            jaro_winkler: match get(options, "method") {
+                None => false,
                 Some(Value::Str(m)) if m == "levenshtein" => false,
                 Some(Value::Str(m)) if m == "jaro_winkler" => true,
                 _ => return Err(bad("similarity method")),
             },
-            min_score: match parts.get(2) {
-                Some(Value::Null) => None,
-                _ => Some(float(2)?),
+            min_score: match get(options, "min_score") {
+                None | Some(Value::Null) => None,
+                _ => Some(float("min_score", 1.0)?),
             },
-            fold: !flag(3)?,
+            fold: !flag("case_sensitive", true)?,
         }),
-        "any_of_expected" => Ok(Matcher::AnyOfExpected),
-        "any_of" => match parts.get(1) {
+        // by name: the expected value lists the acceptable ones
+        "any_of" if named => Ok(Matcher::AnyOfExpected),
+        "any_of" => match get(options, "values") {
             Some(Value::Arr(values)) => Ok(Matcher::AnyOf {
                 values: values.iter().map(|v| v.clone().into_owned()).collect(),
-                optional: flag(2)?,
+                optional: flag("optional", false)?,
             }),
             _ => Err(bad("any_of values")),
         },
         "unordered" => Ok(Matcher::Unordered {
-            inner: inner(1)?,
-            recursive: flag(2)?,
+            inner: inner()?,
+            recursive: flag("recursive", false)?,
         }),
-        "numeric_text" => Ok(Matcher::NumericText { inner: inner(1)? }),
+        "numeric_text" => Ok(Matcher::NumericText { inner: inner()? }),
         _ => Err(bad("unknown matcher")),
+    }
+}
+
+/// The comparator from `ArgumentComparator.spec()`: one matcher's spec, or
+/// `{"default", "keys", "tools"}` with a spec for each matcher.
+fn comparator(v: &Value<'_>) -> PyResult<Comparator> {
+    match v {
+        Value::Obj(args) if get(args, "default").is_some() => {
+            if args
+                .iter()
+                .any(|(k, _)| !matches!(k.as_ref(), "default" | "keys" | "tools"))
+            {
+                return Err(bad("args"));
+            }
+            Ok(Comparator {
+                default: matcher(get(args, "default").ok_or_else(|| bad("args.default"))?)?,
+                keys: pairs_of(get(args, "keys"), matcher)?,
+                tools: pairs_of(get(args, "tools"), |per| pairs_of(Some(per), matcher))?,
+            })
+        }
+        spec => Ok(Comparator {
+            default: matcher(spec)?,
+            keys: Vec::new(),
+            tools: Vec::new(),
+        }),
     }
 }
 
@@ -175,14 +214,7 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
     let Some(Value::Obj(cfg)) = json::parse(config) else {
         return Err(bad("not a JSON object"));
     };
-    let Some(Value::Obj(args)) = get(&cfg, "args") else {
-        return Err(bad("args"));
-    };
-    let cmp = Comparator {
-        default: matcher(get(args, "default").ok_or_else(|| bad("args.default"))?)?,
-        keys: pairs_of(get(args, "keys"), matcher)?,
-        tools: pairs_of(get(args, "tools"), |per| pairs_of(Some(per), matcher))?,
-    };
+    let cmp = comparator(get(&cfg, "args").ok_or_else(|| bad("args"))?)?;
     let name = text(&cfg, "metric")?.to_string();
     check_options(&cfg, &name)?;
     let strict = |cfg: &[(Cow<'_, str>, Value<'_>)]| match text(cfg, "order")? {
@@ -393,8 +425,10 @@ impl Kernel {
     /// rows of each status (failing, unscored, passing), and with `record` every
     /// row's scores (f64, NaN when unscored) and verdicts (u8: 0 failed, 1 passed,
     /// 2 none) as bytes, row after row, a row's metrics in order; else None.
+    /// With `fields`, each result line is written cut to those fields (`--fields`,
+    /// `kernel/src/fields.rs`); the tally still reads the whole results.
     #[staticmethod]
-    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false))]
+    #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false, fields=None))]
     #[allow(clippy::too_many_arguments)]
     fn score_streams<'py>(
         py: Python<'py>,
@@ -409,12 +443,16 @@ impl Kernel {
         keep: usize,
         progress: Option<Bound<'py, PyAny>>,
         record: bool,
+        fields: Option<Vec<String>>,
     ) -> PyResult<(u64, Option<Bound<'py, PyTuple>>)> {
-        let out = match write {
+        let mut out = match write {
             Some(write) => stream::Output::Write(write),
             None if fd >= 0 => stream::Output::fd(fd),
             None => return Err(PyValueError::new_err("score_streams needs write or fd")),
         };
+        if let Some(fields) = fields {
+            out = stream::Output::Cut(Box::new(out), fields);
+        }
         let job = stream::Job {
             cfgs: kernels
                 .iter()

@@ -7,7 +7,7 @@
 
 /// The version of the config `Kernel` takes and of what `accepts()` describes;
 /// the engine leaves scoring to Python for a kernel of another version.
-pub const PROTOCOL: u32 = 4;
+pub const PROTOCOL: u32 = 5;
 
 const ORDER: &[&str] = &["strict", "flexible"];
 const EMPTY: &[&str] = &["perfect", "zero", "unscored"];
@@ -74,34 +74,26 @@ pub const METRICS: &[(&str, &[Option_])] = &[
     ),
 ];
 
-/// Every built-in matcher the kernel implements: its list form's name and the
-/// fields of the Python matcher it is made from (exactly these, no more).
+/// Every built-in matcher the kernel implements: the name its spec gives
+/// (`Matcher.spec()` in tooleval.matching) and the options that spec may hold.
 pub const MATCHERS: &[(&str, &[&str])] = &[
-    ("exact", &["name", "pass_score"]),
-    ("ignore", &["name", "pass_score"]),
-    ("any_of_expected", &["name", "pass_score"]),
-    (
-        "normalized",
-        &["name", "pass_score", "case_sensitive", "numeric_text"],
-    ),
-    (
-        "numeric",
-        &[
-            "name",
-            "pass_score",
-            "abs_tol",
-            "rel_tol",
-            "int_float_equal",
-        ],
-    ),
-    (
-        "similarity",
-        &["name", "method", "min_score", "case_sensitive"],
-    ),
-    ("any_of", &["values", "optional", "normalise", "name"]),
-    ("unordered", &["matcher", "recursive", "name", "_resolved"]),
-    ("numeric_text", &["matcher", "name", "_resolved"]),
+    ("exact", &[]),
+    ("ignore", &[]),
+    ("normalized", &["case_sensitive", "numeric_text"]),
+    ("numeric", &["abs_tol", "rel_tol", "int_float_equal"]),
+    ("similarity", &["method", "min_score", "case_sensitive"]),
+    ("any_of", &["values", "optional"]),
+    ("unordered", &["matcher", "recursive"]),
+    ("numeric_text", &["matcher"]),
 ];
+
+/// The options a matcher's spec may hold, or None when the kernel lacks the matcher.
+pub fn matcher_options(name: &str) -> Option<&'static [&'static str]> {
+    MATCHERS
+        .iter()
+        .find(|(kind, _)| *kind == name)
+        .map(|(_, options)| *options)
+}
 
 /// The similarity methods the kernel computes.
 pub const SIMILARITY_METHODS: &[&str] = &["levenshtein", "jaro_winkler"];
@@ -128,7 +120,7 @@ fn strings(out: &mut String, items: &[&str]) {
 }
 
 /// `{"protocol": N, "metrics": {name: {option: [values] | null}}, "matchers":
-/// {name: [fields]}, "similarity_methods": [...]}` as JSON text.
+/// {name: [spec options]}, "similarity_methods": [...]}` as JSON text.
 pub fn accepts_json() -> String {
     let mut out = format!("{{\"protocol\":{PROTOCOL},\"metrics\":{{");
     for (k, (name, options)) in METRICS.iter().enumerate() {

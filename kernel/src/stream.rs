@@ -140,6 +140,8 @@ fn score_whole_block(cfgs: &[Option<&Config>], block: Vec<u8>, start: u64, out: 
 pub enum Output<'py> {
     Fd(ManuallyDrop<std::fs::File>),
     Write(Bound<'py, PyAny>),
+    /// Each line cut to these fields (`--fields`), then written to the output inside.
+    Cut(Box<Output<'py>>, Vec<String>),
 }
 
 impl Output<'_> {
@@ -159,6 +161,16 @@ impl Output<'_> {
             Output::Write(write) => {
                 write.call1((PyBytes::new(py, data),))?;
                 Ok(())
+            }
+            Output::Cut(inner, fields) => {
+                let cut = py
+                    .allow_threads(|| crate::fields::project_lines(data, fields))
+                    .ok_or_else(|| {
+                        pyo3::exceptions::PyValueError::new_err(
+                            "--fields: a result line is not a JSON object",
+                        )
+                    })?;
+                inner.write(py, &cut)
             }
         }
     }

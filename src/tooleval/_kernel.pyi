@@ -62,6 +62,7 @@ class Kernel:
         keep: int = 0,
         progress: Callable[[int], object] | None = None,
         record: bool = False,
+        fields: list[str] | None = None,
     ) -> tuple[
         int,
         tuple[

@@ -5,19 +5,21 @@ of the metrics, options and matchers it scores; the engine reads it instead
 of restating it. These tests fail when a declaration and the kernel disagree:
 an option one side has and the other lacks, a value the kernel takes that no
 declaration allows, a value the kernel claims to take but scores differently
-from the Python reference, or a matcher whose fields differ.
+from the Python reference, or a matcher whose spec's options differ.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import orjson
 import pytest
 from tests.kernel.test_identity import python_line
 
+from tooleval.matching import CallableMatcher, Unordered, resolve_matcher
+from tooleval.matching.specs import spec_is_whole
 from tooleval.metrics import bind, engine, get_metric
+from tooleval.model import AnyOf
 
 compiled_kernel = pytest.importorskip("tooleval._kernel", reason="the compiled kernel is not built")
 pytestmark = pytest.mark.skipif(
@@ -118,19 +120,57 @@ def test_declared_values_the_kernel_does_not_take_stay_in_python() -> None:
     assert left >= 1  # output_contains' messages="agent" reads every agent message
 
 
-def test_the_kernels_matchers_are_the_engines_converters_with_the_same_fields() -> None:
+# One instance of every built-in matcher with each option of its spec set.
+_EVERY_OPTION = {
+    "exact": "exact",
+    "ignore": "ignore",
+    "normalized": {"normalized": {"case_sensitive": True, "numeric_text": True}},
+    "numeric": {"numeric": {"abs_tol": 0.5, "rel_tol": 0.0, "int_float_equal": False}},
+    "similarity": {
+        "similarity": {"method": "jaro_winkler", "min_score": 0.5, "case_sensitive": False}
+    },
+    "any_of": {"any_of": {"values": [1, "a"], "optional": True}},
+    "unordered": {"unordered": {"matcher": "normalized", "recursive": True}},
+    "numeric_text": {"numeric_text": {"matcher": "normalized"}},
+}
+
+
+def test_the_kernels_matchers_take_exactly_the_options_of_each_matchers_spec() -> None:
     kinds = _reported()["matchers"]
-    converters = engine._matcher_kinds()
-    assert {kind for kind, _ in converters.values()} == set(kinds)
-    for cls, (kind, _) in converters.items():
-        fields = {f.name for f in dataclasses.fields(cls)}
-        assert fields == set(kinds[kind]), f"{cls.__name__} fields vs the kernel's {kind}"
+    assert set(kinds) == set(_EVERY_OPTION)
+    for kind, spec in _EVERY_OPTION.items():
+        matcher = resolve_matcher(spec)
+        assert spec_is_whole(matcher)
+        described = engine._comparator_spec(matcher)
+        assert described == spec, f"the engine hands the kernel {kind}'s own spec"
+        options = set() if isinstance(spec, str) else set(spec[kind])
+        assert options == set(kinds[kind]), f"{kind}: its spec's options vs the kernel's"
+        metric = bind("tool_call_accuracy", args=spec)
+        assert engine.fastest_engine(metric).compiled, f"the kernel takes {kind}"
     methods = set(_reported()["similarity_methods"])
     assert methods == {"levenshtein", "jaro_winkler"}
 
 
+def test_matchers_their_spec_does_not_describe_stay_in_python() -> None:
+    def same(expected: Any, actual: Any) -> bool:
+        return bool(expected == actual)
+
+    named_exact = CallableMatcher(same, name="exact")  # its spec says "exact"
+    wrapped = Unordered(matcher=named_exact)
+    normalised = AnyOf(["a"], normalise=str.lower)
+    for matcher in (named_exact, wrapped, normalised, AnyOf([AnyOf(["a"])])):
+        assert not spec_is_whole(matcher)
+        assert engine._comparator_spec(matcher) is None
+        assert not engine.fastest_engine(bind("tool_call_accuracy", args=matcher)).compiled
+    spec = {"unordered": {"matcher": "exact", "recursive": False, "surprise": 1}}
+    config = {"metric": "tool_call_accuracy", "threshold": None, "args": spec}
+    config.update({"order": "strict", "empty": "perfect"})
+    with pytest.raises(ValueError, match="kernel config: matcher option"):
+        compiled_kernel.Kernel(orjson.dumps(config), b"{}", b"null")
+
+
 def test_the_kernel_refuses_a_config_with_an_option_it_does_not_report() -> None:
-    config = {"metric": "tool_call_f1", "threshold": None, "args": {"default": ["exact"]}}
+    config = {"metric": "tool_call_f1", "threshold": None, "args": "exact"}
     config.update({"empty": "perfect", "extra_keys": "ignore"})
     compiled_kernel.Kernel(orjson.dumps(config), b"{}", b"null")  # what it reports: taken
     for extra in ({"surprise": 1}, {"extra_keys": "sometimes"}):

@@ -205,3 +205,29 @@ def test_a_direct_call_of_a_metric_checks_its_options_the_same_way() -> None:
     ):
         with pytest.raises(ConfigError, match="metric '"):
             call()
+
+
+def test_a_direct_call_gets_its_inputs_made_canonical_by_the_declaration() -> None:
+    from tooleval.matching import ArgumentComparator
+    from tooleval.metrics import score_sample
+    from tooleval.metrics.accuracy import tool_call_accuracy
+    from tooleval.metrics.correctness import tool_correctness
+    from tooleval.model import Sample, ToolCall
+
+    expected = [{"name": "f", "args": {"q": "Paris "}}, "g"]
+    actual = [ToolCall("f", {"q": "paris"}), "g"]
+    registry = score_sample(
+        "tool_call_accuracy",
+        Sample(tools_called=actual, expected_tools=expected),
+        args="normalized",
+        threshold=1,
+    )
+    by_position = tool_call_accuracy(expected, actual, args="normalized", threshold=1)
+    by_name = tool_call_accuracy(
+        actual=actual, expected=expected, args=ArgumentComparator("normalized"), threshold=1
+    )
+    assert registry == by_position == by_name
+    assert by_name.threshold == 1.0 and by_name.params["args"] == "normalized"
+    assert tool_correctness(["f"], None).score is None  # no record of the calls stays unscored
+    with pytest.raises(TypeError):  # the function's own error for a missing input
+        tool_call_accuracy(expected)  # type: ignore[call-arg]

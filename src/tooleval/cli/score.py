@@ -98,6 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--output", "-o", help="write JSONL results here instead of stdout")
     parser.add_argument(
+        "--fields",
+        default="full",
+        metavar="PRESET|FIELDS",
+        help="keys of each result line: full (default), compact (id, metric, score, verdict, "
+        "code) or a list like id,score,passed (tooleval.scoring.fields)",
+    )
+    parser.add_argument(
         "--table",
         action="store_true",
         help="print one table (a column per metric, failing rows first) and a summary per "
@@ -284,6 +291,9 @@ def run(args: argparse.Namespace) -> int:
     judge = make_judge(args, judged) if judged else None
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be 1 or more, got {args.workers}", field="--workers")
+    from tooleval.scoring.fields import FieldsWriter, parse_fields
+
+    fields = parse_fields(args.fields)  # checked before any row
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
 
@@ -313,9 +323,10 @@ def run(args: argparse.Namespace) -> int:
         check_fields_first(job)  # a missing field refused before any row is written
     discard = args.table and not args.output  # the table is what was asked for
     with _output(args.output, discard=discard) as out, _naming_input(args.dataset):
+        cut: Any = FieldsWriter(out, fields) if fields else out
         tally = _score_watched(
             job,
-            out,
+            cut,
             table_rows=(args.table_rows or TABLE_ROWS) if args.table else None,
             gate=not rules.is_empty,
             quiet=args.no_progress,

@@ -195,3 +195,26 @@ def _matcher_spec(matcher: Matcher) -> Any:
         data = to_dict()
         return {"any_of": {"values": data.get("any_of", []), "optional": data.get("optional")}}
     return getattr(matcher, "name", type(matcher).__name__)
+
+
+def spec_is_whole(matcher: Matcher) -> bool:
+    """Does the matcher's spec describe it whole, so that the spec rebuilds an equal matcher?
+
+    True for the built-in matchers (whatever their options); False for a
+    callable, registered or subclassed matcher, an ``AnyOf`` with a
+    normaliser (Python code) or holding matchers: those only Python runs.
+    The compiled kernel builds its matchers from the spec alone.
+
+    >>> spec_is_whole(resolve_matcher({"unordered": {"matcher": "normalized"}}))
+    True
+    >>> spec_is_whole(resolve_matcher(lambda e, a: e == a))
+    False
+    """
+    if type(matcher) in (Unordered, NumericText):  # every option of theirs is in their spec
+        return spec_is_whole(matcher._resolved)  # type: ignore[attr-defined]
+    if getattr(matcher, "normalise", None) is not None:
+        return False
+    try:
+        return bool(resolve_matcher(_matcher_spec(matcher)) == matcher)
+    except Exception:  # a spec that does not resolve describes nothing
+        return False

@@ -37,8 +37,10 @@ __all__ = [
     "UNBOUND",
     "Analysis",
     "ExpectedLike",
+    "Inputs",
     "actual_calls",
     "analyse",
+    "call_inputs",
     "calls_of",
     "check_args",
     "check_argument_keys",
@@ -54,6 +56,8 @@ __all__ = [
 ]
 
 ExpectedLike = ExpectedTools | Sequence[ToolCall | str] | None
+#: What a call metric's body gets, made canonical by ``@metric``: expected, actual, args.
+Inputs = tuple[ExpectedTools | None, list[ToolCall] | None, ArgumentComparator]
 
 
 def expected_tools(expected: ExpectedLike, *, metric: str) -> ExpectedTools | None:
@@ -97,8 +101,14 @@ def calls_of(function: Any) -> Any:
     (['a'], [])
     """
 
+    name = function.__name__  # a declared metric's function bears its name
+
     def score(sample: Any, **options: Any) -> Result:
-        result: Result = function(sample.expected_tools, sample.actual_calls(), **options)
+        # what a Sample holds is checked too (a field may be assigned after construction)
+        expected = expected_tools(sample.expected_tools, metric=name)
+        result: Result = function(
+            expected, actual_calls(sample.actual_calls(), metric=name), **options
+        )
         return result
 
     score.__module__ = function.__module__
@@ -168,10 +178,37 @@ def actual_calls(actual: Sequence[ToolCall | str] | None, *, metric: str) -> lis
 def prepare_args(params: dict[str, Any]) -> dict[str, Any]:
     """Resolve the ``args`` matcher spec once per bound metric instead of once per row.
 
-    The spec was checked when the metric was bound (:func:`check_args`).
+    The spec was checked when the metric was bound or called (:func:`check_args`);
+    ``@metric`` does this for a direct call too, so a body gets a comparator.
     """
-    params["args"] = resolve_comparator(params["args"])
+    params["args"] = comparator(params["args"], metric="")
     return params
+
+
+def call_inputs(
+    metric: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """A call metric's ``(expected, actual)`` made what a Sample gives (``@metric(inputs=...)``).
+
+    ``expected`` becomes ExpectedTools (None stays None: unscored), ``actual``
+    a list of ToolCalls (None stays None); given by position or by name.
+
+    >>> (exp, act), _ = call_inputs("m", (["a"], ["b"]), {})
+    >>> exp.names, act[0].name
+    (['a'], 'b')
+    """
+    names = ("expected", "actual")
+    named = [key for key in names if key in kwargs]
+    if len(args) + len(named) != 2 or set(named) & set(names[: len(args)]):
+        return args, kwargs  # the function's own TypeError says what is wrong
+    given = dict(zip(names, args, strict=False)) | {key: kwargs[key] for key in named}
+    rest = {key: value for key, value in kwargs.items() if key not in names}
+    actual = given["actual"]
+    canonical = (
+        expected_tools(given["expected"], metric=metric),
+        None if actual is None else actual_calls(actual, metric=metric),
+    )
+    return canonical, rest
 
 
 def check_args(value: Any) -> Any:

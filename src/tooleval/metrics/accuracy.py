@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from tooleval.matching.alignment import CallTable
 from tooleval.metrics._analysis import (
@@ -33,15 +33,13 @@ from tooleval.metrics._analysis import (
     ORDERS,
     THRESHOLD_HELP,
     ExpectedLike,
-    actual_calls,
+    Inputs,
     analyse,
+    call_inputs,
     calls_of,
     check_args,
-    comparator,
     empty_result,
-    expected_tools,
     prepare_args,
-    threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
@@ -67,11 +65,12 @@ NAME = "tool_call_accuracy"
     },
     sample=calls_of,
     prepare=prepare_args,
+    inputs=call_inputs,
     checks={"args": check_args},
 )
 def tool_call_accuracy(
     expected: ExpectedLike,
-    actual: Sequence[ToolCall],
+    actual: Sequence[ToolCall | str] | None,
     *,
     order: Order = "strict",
     args: Any = "exact",
@@ -101,14 +100,13 @@ def tool_call_accuracy(
     >>> tool_call_accuracy(["search"], [ToolCall("search", {"q": "x"})]).score
     1.0
     """
-    cmp = comparator(args, metric=NAME)
-    threshold = threshold_value(threshold, metric=NAME)
+    # @metric made every input what a Sample gives (call_inputs, prepare_args)
+    exp, calls, cmp = cast(Inputs, (expected, actual, args))
     params = {"order": order, "args": cmp.spec(), "empty": empty, "threshold": threshold}
-    exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
-    actual_list = actual_calls(actual, metric=NAME)
+    actual_list = calls or []
     ne, na = len(expected_list), len(actual_list)
     chain = [(i, i + 1) for i in range(ne - 1)] if order == "strict" else None
     analysis = analyse(expected_list, actual_list, cmp, before=chain)

@@ -20,25 +20,23 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from tooleval.metrics._analysis import (
     ARGS_HELP,
     CALLS,
     EMPTY_HELP,
     ExpectedLike,
-    actual_calls,
+    Inputs,
     analyse,
+    call_inputs,
     calls_of,
     check_args,
     check_argument_keys,
-    comparator,
     empty_result,
-    expected_tools,
     has_cycle,
     keys_selector,
     prepare_args,
-    threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
@@ -86,11 +84,12 @@ ALIASES = Aliases(
     sample=calls_of,
     aliases=ALIASES,
     prepare=prepare_args,
+    inputs=call_inputs,
     checks={"args": check_args, "argument_keys": check_argument_keys},
 )
 def tool_correctness(
     expected: ExpectedLike,
-    actual: Sequence[ToolCall],
+    actual: Sequence[ToolCall | str] | None,
     *,
     argument_keys: Sequence[str] | dict[str, Sequence[str]] | None = None,
     exact_match: bool = False,
@@ -131,8 +130,8 @@ def tool_correctness(
     """
     ordered = order == "strict"
     keys_for, keys_value = keys_selector(argument_keys, metric=NAME)
-    cmp = comparator(args, metric=NAME)
-    threshold = threshold_value(threshold, metric=NAME)
+    # @metric made every input what a Sample gives (call_inputs, prepare_args)
+    exp, calls, cmp = cast(Inputs, (expected, actual, args))
     params = {
         "argument_keys": keys_value,
         "exact_match": exact_match,
@@ -143,10 +142,9 @@ def tool_correctness(
         "empty": empty,
         "threshold": threshold,
     }
-    exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold, hint="bind an expected_tools column")
-    if actual is None:
+    if calls is None:
         # No record of the agent's calls is not "called nothing" (that is []).
         return Result.unscored(
             NAME,
@@ -168,7 +166,7 @@ def tool_correctness(
             )
         before = exp.order_pairs()
     expected_list = list(exp.calls)
-    actual_list = actual_calls(actual, metric=NAME)
+    actual_list = calls
     ne, na = len(expected_list), len(actual_list)
     analysis = analyse(
         expected_list,

@@ -55,14 +55,13 @@ ENV_DISABLE = "TOOLEVAL_NO_KERNEL"
 _BLOCK_BYTES = 1 << 20  # lines handed to the kernel at once (memory stays flat)
 _NOTICE_ROWS = 10_000  # rows scored in Python before saying the kernel would have helped
 _BUILTIN_PROVIDER = "tooleval.metrics.builtin"
-_None = type(None)
 
 #: The kernel protocol this engine speaks (``PROTOCOL`` in kernel/src/protocol.rs). A
 #: kernel that reports another version (or none: built before it reported one) is not
 #: used; Python scores everything, with one notice.
-PROTOCOL = 4
+PROTOCOL = 5
 
-_NO_ARGUMENTS = {"default": ["exact"], "keys": {}, "tools": {}}  # a metric without `args`
+_NO_ARGUMENTS = "exact"  # the comparator of a metric without `args`
 
 _loaded: list[Any] = []  # [module or None], imported on first use
 _stale: list[Any] = []  # [the protocol of a kernel left unused], when one was found
@@ -96,8 +95,8 @@ def accepted(module: Any) -> dict[str, Any]:
     """What ``module`` (the compiled kernel) reports it scores: its ``accepts()``, parsed.
 
     ``{"protocol", "metrics": {name: {option: [values] or None}}, "matchers":
-    {name: [fields]}, "similarity_methods"}``; an option whose values are None
-    takes any value of its kind.
+    {name: [options of its spec]}, "similarity_methods"}``; an option whose
+    values are None takes any value of its kind.
 
     >>> module = _kernel_module()
     >>> module is None or accepted(module)["protocol"] == PROTOCOL
@@ -108,7 +107,6 @@ def accepted(module: Any) -> dict[str, Any]:
         import orjson
 
         found = orjson.loads(module.accepts())
-        found["matchers"] = {kind: frozenset(fields) for kind, fields in found["matchers"].items()}
         _accepted[id(module)] = found
     return found
 
@@ -125,12 +123,6 @@ def kernel_status() -> str:
     if _kernel_module() is not None:
         return "compiled"
     return "stale" if _stale else "absent"
-
-
-def _field_names(obj: Any) -> frozenset[str]:
-    if not dataclasses.is_dataclass(obj):
-        return frozenset()
-    return frozenset(f.name for f in dataclasses.fields(obj))
 
 
 _INT_RANGE = range(-(2**63), 2**64)  # the integers the kernel's JSON values hold
@@ -156,125 +148,27 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-# Each built-in Python matcher's list form for the kernel (lib.rs ``matcher()``), one
-# function per kind; None when this instance holds a value the kernel cannot take.
-Matchers = dict[str, frozenset[str]]  # the kernel's matcher kinds and their fields
+def _comparator_spec(spec: Any) -> Any:
+    """``ArgumentComparator.spec()`` for the kernel, or None when Python must compare.
 
-
-def _exact(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    return ["exact"] if matcher.pass_score == 1.0 else None
-
-
-def _ignore(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    return ["ignore"] if matcher.pass_score == 1.0 else None
-
-
-def _alternatives(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    if matcher.name != "any_of" or matcher.pass_score != 1.0:
-        return None
-    return ["any_of_expected"]
-
-
-def _normalized(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    return ["normalized", not matcher.case_sensitive, matcher.numeric_text]
-
-
-def _numeric(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    tolerances = (matcher.abs_tol, matcher.rel_tol)
-    if not all(type(t) in (int, float) for t in tolerances) or matcher.pass_score != 1.0:
-        return None
-    if type(matcher.int_float_equal) is not bool:
-        return None
-    return ["numeric", float(matcher.abs_tol), float(matcher.rel_tol), matcher.int_float_equal]
-
-
-def _similarity(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    min_score = matcher.min_score
-    if type(matcher.case_sensitive) is not bool or type(min_score) not in (int, float, _None):
-        return None
-    score = None if min_score is None else float(min_score)
-    return ["similarity", matcher.method, score, matcher.case_sensitive]
-
-
-def _any_of(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    if matcher.normalise is not None or not _plain_json(matcher.values):
-        return None
-    return ["any_of", list(matcher.values), matcher.optional]
-
-
-def _unordered(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    inner = _matcher_config(matcher._resolved, kinds)
-    return None if inner is None else ["unordered", inner, matcher.recursive]
-
-
-def _numeric_text(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    inner = _matcher_config(matcher._resolved, kinds)
-    return None if inner is None else ["numeric_text", inner]
-
-
-_converters: dict[type, tuple[str, Callable[[Any, Matchers], list[Any] | None]]] = {}
-
-
-def _matcher_kinds() -> dict[type, tuple[str, Callable[[Any, Matchers], list[Any] | None]]]:
-    """Python matcher class -> (the kernel's kind, its converter); filled on first use."""
-    if not _converters:
-        from tooleval.matching.specs import _ExpectedAlternatives
-        from tooleval.matching.structural import NumericText, Unordered
-        from tooleval.matching.values import Exact, Ignore, Normalized, Numeric, Similarity
-        from tooleval.model import AnyOf
-
-        _converters.update(
-            {
-                Exact: ("exact", _exact),
-                Ignore: ("ignore", _ignore),
-                _ExpectedAlternatives: ("any_of_expected", _alternatives),
-                Normalized: ("normalized", _normalized),
-                Numeric: ("numeric", _numeric),
-                Similarity: ("similarity", _similarity),
-                AnyOf: ("any_of", _any_of),
-                Unordered: ("unordered", _unordered),
-                NumericText: ("numeric_text", _numeric_text),
-            }
-        )
-    return _converters
-
-
-def _matcher_config(matcher: Any, kinds: Matchers) -> list[Any] | None:
-    """The kernel's form of a built-in matcher; None for anything else.
-
-    ``kinds`` is what the kernel reports (``accepted(module)["matchers"]``): a
-    matcher is taken only when the kernel knows its kind and exactly its
-    fields, so a new option added to a Python matcher keeps it in Python
-    until the kernel learns it.
+    The kernel builds every matcher from its spec (the form results record)
+    and refuses a name or option it does not know, so a new option added to
+    a Python matcher stays in Python until the kernel learns it.
     """
-    entry = _matcher_kinds().get(type(matcher))
-    if entry is None:
-        return None
-    kind, convert = entry
-    fields = kinds.get(kind)
-    if fields is None or _field_names(matcher) != fields:
-        return None
-    return convert(matcher, kinds)
-
-
-def _comparator_config(spec: Any, kinds: Matchers) -> dict[str, Any] | None:
     from tooleval.matching.config import ArgumentComparator, resolve_comparator
+    from tooleval.matching.specs import spec_is_whole
 
     try:
         cmp = spec if type(spec) is ArgumentComparator else resolve_comparator(spec)
     except Exception:
-        return None  # the Python reference reports the bad spec, row by row
+        return None  # the Python reference reports the bad spec
     if type(cmp) is not ArgumentComparator:
         return None
-    default = _matcher_config(cmp.default, kinds)
-    keys = {k: _matcher_config(m, kinds) for k, m in cmp.keys.items()}
-    tools = {
-        t: {k: _matcher_config(m, kinds) for k, m in per.items()} for t, per in cmp.tools.items()
-    }
-    known = [default, *keys.values(), *(m for per in tools.values() for m in per.values())]
-    if any(m is None for m in known):
+    per_tool = [m for per in cmp.tools.values() for m in per.values()]
+    if not all(map(spec_is_whole, [cmp.default, *cmp.keys.values(), *per_tool])):
         return None
-    return {"default": default, "keys": keys, "tools": tools}
+    described = cmp.spec()
+    return described if _plain_json(described) else None
 
 
 def _kernel_for(metric: BoundMetric, module: Any) -> Any:
@@ -294,8 +188,7 @@ def _kernel_for(metric: BoundMetric, module: Any) -> Any:
         if values is not None and metric.params[name] not in values:
             return None  # a value only the Python reference scores (e.g. messages="agent")
     arguments = metric.params if metric.arguments is None else metric.arguments
-    kinds = reported["matchers"]
-    args = _comparator_config(arguments["args"], kinds) if "args" in options else _NO_ARGUMENTS
+    args = _comparator_spec(arguments["args"]) if "args" in options else _NO_ARGUMENTS
     if args is None:
         return None
     try:
@@ -534,6 +427,7 @@ def score_metrics_stream(
     keep: int = 0,
     progress: Callable[[int], object] | None = None,
     record: bool = False,
+    fields: Sequence[str] = (),
 ) -> tuple[int, Any] | None:
     """Score a JSONL stream with several metrics in one pass of the kernel, each row parsed once.
 
@@ -546,7 +440,9 @@ def score_metrics_stream(
     blocks) or an iterable of lines. With ``tally`` the kernel counts what
     every result says and keeps the first ``keep`` rows of each kind (see
     ``Kernel.score_streams``); with ``record`` it also gives every row's scores
-    and verdicts. ``progress(rows)`` is called after each block.
+    and verdicts. ``progress(rows)`` is called after each block. With ``fields``
+    the kernel writes each result line cut to those fields (``--fields``: the
+    bytes of :func:`tooleval.scoring.fields.project`); the tally reads the whole results.
 
     Returns ``(rows, tally or None)``, or None, having read nothing, when the
     kernel takes none of the metrics (or is not built): then Python scores.
@@ -586,6 +482,7 @@ def score_metrics_stream(
         keep=keep,
         progress=progress,
         record=record,
+        fields=list(fields) or None,
     )
     return int(rows), counted
 

@@ -23,7 +23,7 @@ and ragas itself, give 0.8: precision 2/3, recall 1.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from tooleval.metrics._analysis import (
     ARGS_HELP,
@@ -32,15 +32,13 @@ from tooleval.metrics._analysis import (
     EMPTY_HELP,
     THRESHOLD_HELP,
     ExpectedLike,
-    actual_calls,
+    Inputs,
     analyse,
+    call_inputs,
     calls_of,
     check_args,
-    comparator,
     empty_result,
-    expected_tools,
     prepare_args,
-    threshold_value,
     unbound,
 )
 from tooleval.metrics.correctness import ExtraKeys
@@ -66,11 +64,12 @@ NAME = "tool_call_f1"
     },
     sample=calls_of,
     prepare=prepare_args,
+    inputs=call_inputs,
     checks={"args": check_args},
 )
 def tool_call_f1(
     expected: ExpectedLike,
-    actual: Sequence[ToolCall],
+    actual: Sequence[ToolCall | str] | None,
     *,
     args: Any = "exact",
     empty: Empty = "perfect",
@@ -101,14 +100,13 @@ def tool_call_f1(
     >>> tool_call_f1([], [ToolCall("search", {})]).score
     0.0
     """
-    cmp = comparator(args, metric=NAME)
-    threshold = threshold_value(threshold, metric=NAME)
+    # @metric made every input what a Sample gives (call_inputs, prepare_args)
+    exp, calls, cmp = cast(Inputs, (expected, actual, args))
     params = {"args": cmp.spec(), "empty": empty, "extra_keys": extra_keys, "threshold": threshold}
-    exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
-    actual_list = actual_calls(actual, metric=NAME)
+    actual_list = calls or []
     ne, na = len(expected_list), len(actual_list)
     analysis = analyse(expected_list, actual_list, cmp, extra_keys=extra_keys)
     matched = len(analysis.counted)

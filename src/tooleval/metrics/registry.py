@@ -448,7 +448,9 @@ async def ascore_sample(name: str, sample: Sample, *, judge: Any = None, **param
     info = get_metric(name)
     effective = _effective_params(info, params)
     _check(info, sample, judge)
-    return await BoundMetric(info, effective, judge, _recorded(effective)).ascore(sample)
+    arguments = info.prepare(dict(effective)) if info.prepare is not None else None
+    bound = BoundMetric(info, effective, judge, _recorded(effective), arguments)
+    return await bound.ascore(sample)
 
 
 def _recorded(effective: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ flexible + subset, ``superset`` = flexible + superset.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from tooleval.metrics._analysis import (
     ARGS_HELP,
@@ -30,15 +30,13 @@ from tooleval.metrics._analysis import (
     EMPTY_HELP,
     THRESHOLD_HELP,
     ExpectedLike,
-    actual_calls,
+    Inputs,
     analyse,
+    call_inputs,
     calls_of,
     check_args,
-    comparator,
     empty_result,
-    expected_tools,
     prepare_args,
-    threshold_value,
     unbound,
 )
 from tooleval.metrics.reasons import explain
@@ -86,11 +84,12 @@ ALIASES = Aliases(
     sample=calls_of,
     aliases=ALIASES,
     prepare=prepare_args,
+    inputs=call_inputs,
     checks={"args": check_args},
 )
 def trajectory_match(
     expected: ExpectedLike,
-    actual: Sequence[ToolCall],
+    actual: Sequence[ToolCall | str] | None,
     *,
     order: Order = "strict",
     coverage: Coverage = "exact",
@@ -122,8 +121,8 @@ def trajectory_match(
     ...                  coverage="superset").score
     1.0
     """
-    cmp = comparator(args, metric=NAME)
-    threshold = threshold_value(threshold, metric=NAME)
+    # @metric made every input what a Sample gives (call_inputs, prepare_args)
+    exp, calls, cmp = cast(Inputs, (expected, actual, args))
     params = {
         "order": order,
         "coverage": coverage,
@@ -131,11 +130,10 @@ def trajectory_match(
         "empty": empty,
         "threshold": threshold,
     }
-    exp = expected_tools(expected, metric=NAME)
     if exp is None:
         return unbound(NAME, params, threshold)
     expected_list = list(exp.calls)
-    actual_list = actual_calls(actual, metric=NAME)
+    actual_list = calls or []
     ne, na = len(expected_list), len(actual_list)
     chain = [(i, i + 1) for i in range(ne - 1)] if order == "strict" else None
     analysis = analyse(expected_list, actual_list, cmp, before=chain)

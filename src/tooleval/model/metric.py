@@ -383,6 +383,8 @@ class Declaration:
     aliases: Aliases = field(default_factory=Aliases)
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     public: Callable[..., Any] | None = None  # the decorated function, importable by name
+    # A direct call's inputs made canonical: (metric, args, kwargs) -> (args, kwargs).
+    inputs: Callable[..., tuple[tuple[Any, ...], dict[str, Any]]] | None = None
 
     def info(self, provider: str = "") -> MetricInfo:
         """The registry's entry for this metric (``provider``: who lists it, else its module)."""
@@ -482,6 +484,7 @@ def metric(
     aliases: Aliases | None = None,
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     checks: Mapping[str, Callable[[Any], Any]] | None = None,
+    inputs: Callable[..., tuple[tuple[Any, ...], dict[str, Any]]] | None = None,
 ) -> Callable[[F], F]:
     """Declare ``name`` on the function below: its options come from its signature.
 
@@ -490,7 +493,11 @@ def metric(
     :func:`declaration` gives the :class:`Declaration`. ``help`` has one line
     per keyword-only option (no more, no fewer); ``checks`` maps an option
     that is not enumerated to its validator (``Param.check``); ``sample``
-    adapts the function to a Sample (None when it takes one).
+    adapts the function to a Sample (None when it takes one). What a direct
+    call gives is made what the registry gives (so the body normalises
+    nothing): ``inputs(name, args, kwargs)`` makes the inputs canonical and
+    ``prepare`` turns the options, defaults filled in, into what the body
+    takes (as for a bound metric).
     """
 
     def wrap(function: F) -> F:
@@ -504,6 +511,7 @@ def metric(
             sample=sample,
             aliases=aliases or Aliases(),
             prepare=prepare,
+            inputs=inputs,
         )
         return _checked(function, declared)
 
@@ -517,13 +525,23 @@ def _checked(function: F, declared: Declaration) -> F:
         + list(declared.aliases.values)
     )
     check = declared.check
+    name, inputs, prepare = declared.name, declared.inputs, declared.prepare
+    defaults = {key: param.default for key, param in declared.options.items()}
+
+    def canonical(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not watched.isdisjoint(kwargs):
+            kwargs = check(kwargs)
+        if inputs is not None:
+            args, kwargs = inputs(name, args, kwargs)
+        if prepare is not None:
+            kwargs = prepare({**defaults, **kwargs})
+        return args, kwargs
 
     if _is_coroutine(function):
 
         @functools.wraps(function)
         async def acall(*args: Any, **kwargs: Any) -> Any:
-            if not watched.isdisjoint(kwargs):
-                kwargs = check(kwargs)
+            args, kwargs = canonical(args, kwargs)
             return await function(*args, **kwargs)
 
         acall.__metric__ = replace(declared, public=acall)  # type: ignore[attr-defined]
@@ -531,8 +549,7 @@ def _checked(function: F, declared: Declaration) -> F:
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if not watched.isdisjoint(kwargs):
-            kwargs = check(kwargs)
+        args, kwargs = canonical(args, kwargs)
         return function(*args, **kwargs)
 
     call.__metric__ = replace(declared, public=call)  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from tooleval.errors import ToolEvalError
+from tooleval.scoring.fields import FieldsWriter
 from tooleval.scoring.policy import score_sample
 from tooleval.scoring.rows import (
     BOM,
@@ -167,6 +168,9 @@ def score_stream_tallied(
     def fallback(number: int, line: bytes, indices: tuple[int, ...]) -> list[bytes]:
         return score_line_metrics(metrics, number, line, indices)
 
+    fields: tuple[str, ...] = ()
+    if type(out) is FieldsWriter:  # the kernel cuts the lines itself, as it writes them
+        out, fields = out.target, out.fields
     done = score_metrics_stream(
         metrics,
         source,
@@ -177,6 +181,7 @@ def score_stream_tallied(
         keep=keep,
         progress=progress,
         record=record,
+        fields=fields,
     )
     if done is None:
         return None
