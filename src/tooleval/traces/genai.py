@@ -90,7 +90,9 @@ class SpanFacts:
     output_text: str | None = None
     output_priority: int = 0  # 2: agent root span, 1: model output
     line: int | None = None
-    kind: str | None = None  # "llm" (a model call) | "tool" | None
+    kind: str | None = None  # "llm" (a model call) | "tool" | "agent" (an agent's run) | None
+    name: str | None = None  # the span's own name (the viewer's span tree shows it)
+    error: str | None = None  # what a failed span says went wrong (status, exception event)
     model: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -105,7 +107,7 @@ class SpanFacts:
             or self.responses
             or self.user_input
             or self.output_text
-            or self.kind
+            or self.kind in ("llm", "tool")
             or self.call_hints
             or self.unreadable
         )
@@ -473,7 +475,11 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
         start_ns=span.start_ns,
         end_ns=span.end_ns,
         line=span.line,
+        name=span.name or None,
     )
+    failed, error_type = _span_error(span)
+    if failed:
+        facts.error = error_text(span) or error_type
     for key in SESSION_KEYS:
         if a.get(key) not in (None, ""):
             facts.session_id = str(a[key])
@@ -507,11 +513,14 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
             facts.output_text, facts.output_priority = out, 2
     if a.get("gen_ai.operation.name") == "invoke_agent" and facts.output_text:
         facts.output_priority = 2
+    if facts.kind is None and (kind == "AGENT" or a.get("gen_ai.operation.name") in _AGENT_OPS):
+        facts.kind = "agent"
     return facts
 
 
 # ---------------------------------------------------------------- usage, gaps, LangGraph
 
+_AGENT_OPS = frozenset({"invoke_agent", "create_agent"})
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "responses"})
 _TOOL_FINISH = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
 CONTENT_SETTINGS = (
