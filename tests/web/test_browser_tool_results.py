@@ -67,12 +67,12 @@ def results_run(tmp_path_factory):
         outcome = run_plan(load_plan(folder / "plan.yaml"), store=store)
     assert outcome.run.error_count == 0
     with served_viewer(store) as url:
-        yield url, outcome.run.id
+        yield url, outcome.run.id, store
     store.close()
 
 
 def test_the_transcript_shows_each_result_under_its_call(results_run, page):
-    url, run_id = results_run
+    url, run_id, _ = results_run
     page.goto(f"{url}/runs/{run_id}/rows/0")
     results = page.locator(".transcript li.turn-tool")
     assert results.count() == 3
@@ -96,8 +96,33 @@ def test_the_transcript_shows_each_result_under_its_call(results_run, page):
 
 
 def test_the_row_search_finds_text_inside_a_result(results_run, page):
-    url, run_id = results_run
+    url, run_id, _ = results_run
     page.goto(f"{url}/runs/{run_id}?q=NEEDLE-7731")
     assert page.locator("table.rows tbody tr").count() == 1
     page.goto(f"{url}/runs/{run_id}?q=NEEDLE-0000")
     assert page.locator("table.rows tbody tr").count() == 0
+
+
+def test_assistant_markdown_is_rendered_without_running_anything(results_run, browser):
+    from tooleval.model import AssistantMessage, Sample, UserMessage
+    from tooleval.store.records import RowRecord
+
+    url, _, store = results_run
+    text = (
+        "**Cancelled.** Steps:\n\n1. looked up `4471`\n2. cancelled it\n\n"
+        f"```python\nprint('<b>')\n```\n{XSS} [docs](javascript:alert(1))"
+    )
+    run = store.create_run("markdown", dataset={}, connector={}, metrics=[])
+    sample = Sample(messages=[UserMessage("cancel"), AssistantMessage(text)])
+    store.add_rows(run, [RowRecord(run, 0, "m1", sample, ())])
+    store.finish_run(run)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{url}/runs/{run}/rows/0")
+    answer = page.locator(".transcript li.turn-assistant .md").first
+    assert answer.locator("strong").first.inner_text() == "Cancelled."
+    assert answer.locator("ol li").all_inner_texts() == ["looked up 4471", "cancelled it"]
+    assert answer.locator("pre.md-code code").inner_text() == "print('<b>')"
+    assert XSS in answer.inner_text() and answer.locator("a, script").count() == 0
+    assert page.evaluate("window.__xss") is None
+    context.close()

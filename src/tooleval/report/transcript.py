@@ -31,6 +31,7 @@ from typing import Any
 
 from tooleval.model import AssistantMessage, Sample, SystemMessage, ToolCall, ToolMessage
 from tooleval.report.html import Safe, el, frag, href
+from tooleval.report.markdown import markdown
 from tooleval.report.names import shown_name
 from tooleval.store.records import RowRecord
 
@@ -275,6 +276,8 @@ def _turn_item(turn: Turn, prefix: str, expected_for: dict[int, list[int]] | Non
         body = []
     elif turn.role == "tool":
         body = [result_block(turn.text)]
+    elif turn.role == "assistant" and isinstance(turn.text, str):
+        body = [markdown(turn.text[:_RAW_LIMIT])]
     else:
         body = [_json_block(turn.text)]
     calls = (
