@@ -357,7 +357,8 @@ def _attr(key: str, value: Any) -> dict[str, Any]:
 
 
 def traces_file(path: Any) -> Any:
-    """An OTLP JSON file of one agent session: two model spans (tokens) and two tool spans."""
+    """An OTLP JSON file of one agent session: an agent span over two model spans (tokens)
+    and two tool spans, the second of which failed ("order service 503")."""
     import json
 
     trace = "ab" * 16
@@ -365,7 +366,7 @@ def traces_file(path: Any) -> Any:
     ms = 1_000_000
 
     def span(n: int, name: str, start: int, end: int, attrs: list[Any]) -> dict[str, Any]:
-        return {
+        out = {
             "traceId": trace,
             "spanId": f"{n:016x}",
             "name": name,
@@ -373,9 +374,23 @@ def traces_file(path: Any) -> Any:
             "endTimeUnixNano": str(base + end * ms),
             "attributes": [_attr("gen_ai.conversation.id", "sess-1"), *attrs],
         }
+        if n:
+            out["parentSpanId"] = f"{0:016x}"
+        return out
 
     chat = [_attr("gen_ai.operation.name", "chat"), _attr("gen_ai.request.model", "gpt-x")]
+    answer = [{"role": "assistant", "parts": [{"type": "text", "content": "Refund issued."}]}]
     spans = [
+        span(
+            0,
+            "invoke_agent support-bot",
+            0,
+            1250,
+            [
+                _attr("gen_ai.operation.name", "invoke_agent"),
+                _attr("gen_ai.output.messages", json.dumps(answer)),
+            ],
+        ),
         span(
             1,
             "chat gpt-x",
@@ -405,7 +420,8 @@ def traces_file(path: Any) -> Any:
                 _attr("gen_ai.tool.name", "issue_refund"),
                 _attr("gen_ai.tool.call.arguments", '{"order_id": "8801", "amount": 30}'),
             ],
-        ),
+        )
+        | {"status": {"code": 2, "message": "order service 503"}},
         span(
             4,
             "chat gpt-x",

@@ -52,16 +52,37 @@ def test_a_row_without_messages_gets_a_transcript_from_its_calls(page, viewer_ur
     assert order == ["turn-user", "turn-assistant", "turn-missing", "turn-assistant"]
 
 
-def test_a_monitored_session_shows_its_span_timeline(page, viewer_url, seeded):
+def test_a_monitored_session_shows_its_span_tree(page, viewer_url, seeded):
     page.goto(viewer_url + f"/runs/{seeded['traces']}/rows/0")
     spans = page.locator("table.spans tbody tr")
-    assert spans.count() == 4
+    assert spans.count() == 5
     cells = [row.split("\t") for row in spans.all_inner_texts()]
-    assert [c[1] for c in cells] == ["gpt-x", "lookup_order", "issue_refund", "gpt-x"]
-    assert cells[0][3] == "400 ms" and cells[0][4] == "120 in / 18 out"
-    assert cells[3][2] == "+910 ms"
+    # The agent span first, its model and tool spans nested under it in time order.
+    assert [c[0] for c in cells] == ["agent", "llm", "tool", "tool", "llm"]
+    assert cells[0][1].startswith("invoke_agent support-bot")
+    assert [c[1].split()[-1] for c in cells[1:]] == [
+        "gpt-x",
+        "lookup_order",
+        "issue_refund",
+        "gpt-x",
+    ]
+    assert page.locator("table.spans tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.depth)"
+    ) == ["0", "1", "1", "1", "1"]
+    names = page.locator("td.t-span-name").evaluate_all(
+        "els => els.map(e => e.querySelector('code').getBoundingClientRect().left)"
+    )
+    assert all(left > names[0] for left in names[1:])  # indented under the agent
+    assert cells[1][3] == "400 ms" and cells[1][4] == "120 in / 18 out"
+    assert cells[4][2] == "+910 ms" and cells[0][3] == "1250 ms"
+    # The failed tool span says so, with its message; the others carry no status.
+    assert cells[3][5].lower() == "error order service 503"
+    assert [c[5] for c in cells[:3]] == ["", "", ""]
     bars = page.locator("table.spans .t-bar").evaluate_all(
         "els => els.map(e => [e.getBoundingClientRect().left, e.getBoundingClientRect().width])"
     )
-    assert bars[0][1] > bars[1][1] and bars[3][0] > bars[2][0]
+    # On one time axis: the agent spans the session; later spans start further right.
+    assert bars[0][1] > bars[1][1] > bars[2][1] and bars[4][0] > bars[3][0] > bars[2][0]
+    # A session has no reference: no call is labelled "not expected".
+    assert page.locator(".transcript .t-extra").count() == 0
     page.locator("article.row-card").screenshot(path=artifact("viewer-trace-spans.png"))

@@ -191,6 +191,22 @@ def test_csv_export_holds_the_filtered_rows(client, seeded):
     assert rows[0]["verdict"] == "fail" and rows[0]["tool_correctness.reason"]
 
 
+def test_csv_export_carries_the_arguments_of_each_call(client, seeded):
+    # Row refund-4 of run b called cancel_order with the wrong order id: same names, other args.
+    store, run = seeded["store"], seeded["b"]
+    rows = {
+        r["row_id"]: r
+        for r in csv.DictReader(io.StringIO(client.get(f"/runs/{run}/export.csv").text))
+    }
+    wrong = next(r for r in store.iter_rows(run) if r.failure_class == "wrong_argument")
+    row = rows[wrong.row_id]
+    assert row["tools_called"] == row["expected_tools"]
+    expected, called = json.loads(row["expected_calls"]), json.loads(row["calls"])
+    assert [c["name"] for c in expected] == [c["name"] for c in called]
+    assert expected != called
+    assert called == [{"name": c.name, "args": c.args} for c in wrong.sample.actual_calls()]
+
+
 def test_jsonl_export_and_formula_cells(client, seeded):
     run = seeded["xss"]
     lines = client.get(f"/runs/{run}/export.jsonl").text.splitlines()

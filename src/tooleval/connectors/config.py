@@ -16,6 +16,7 @@ Schema (every key optional unless marked; unknown keys are errors)::
         output: $.output
         tools_called: $.steps[?(@.type=='tool_call')].tool.name
         tool_calls: $.tool_calls  # full calls with args (wins over tools_called)
+        tool_results: $.steps[?(@.type=='tool_result')]  # what each call returned
         missing_is_empty: false
       # --- python
       target: my_agent.module:run              # required

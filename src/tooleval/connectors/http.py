@@ -45,7 +45,7 @@ class HttpConnector(HttpClients):
     resolved at each call; only header *names* are ever described or stored.
     ``body`` is a JSON template (see :mod:`tooleval.connectors.template`);
     the default is ``{"input": "{{input}}"}``. ``response`` maps
-    ``output`` / ``tools_called`` / ``tool_calls`` to JSONPaths. Pass
+    ``output`` / ``tools_called`` / ``tool_calls`` / ``tool_results`` to JSONPaths. Pass
     ``client`` (``httpx.Client``) or ``async_client`` (``httpx.AsyncClient``)
     to control transport; otherwise the connector creates and closes its own
     (async: aiohttp behind httpx's face, see :mod:`tooleval.connectors.aio`).

@@ -1,4 +1,4 @@
-"""JSONPath response mapping: find the output and the tools called in a reply.
+"""JSONPath response mapping: find the output, the tools called and their results in a reply.
 
 Paths are compiled once (python-jsonpath); an invalid one is a ConfigError
 naming the field. :func:`explain_path` is the pure function behind every
@@ -27,6 +27,7 @@ from tooleval.model import ToolCall
 __all__ = [
     "PathExplanation",
     "ResponseMapping",
+    "attach_results",
     "call_from_object",
     "compile_path",
     "explain_path",
@@ -39,6 +40,8 @@ Verdict = Literal["ok", "empty", "no_match", "no_content"]
 _NAME_KEYS = ("name", "tool_name", "tool", "function_name")
 _ARG_KEYS = ("args", "arguments", "input", "parameters", "params", "kwargs")
 _ID_KEYS = ("id", "call_id", "tool_call_id", "tool_use_id")
+# Keys that hold what a tool returned, in a result object.
+_RESULT_KEYS = ("content", "result", "output")
 
 
 def compile_path(path: str, *, field: str) -> Any:
@@ -260,6 +263,64 @@ def _excerpt(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def _result_of(value: Any) -> tuple[str | None, Any, bool]:
+    """``(call id, content, is_error)`` of one value a ``tool_results`` path found.
+
+    An object with a content key (``content``/``result``/``output``) or an
+    ``error`` is a result object: its id (``tool_call_id``, ``call_id``...)
+    names the call it answers and ``is_error``/``error`` marks a failure. Any
+    other value is the result itself, answering the next call by position.
+    """
+    if not isinstance(value, Mapping) or not any(k in value for k in (*_RESULT_KEYS, "error")):
+        return None, value, False
+    call_id = next((value[k] for k in _ID_KEYS if isinstance(value.get(k), str)), None)
+    content = next((value[k] for k in _RESULT_KEYS if value.get(k) is not None), None)
+    error = value.get("error")
+    is_error = value.get("is_error") is True or (error is not None and error is not False)
+    if content is None and error not in (None, False, True):
+        content = error
+    return call_id, content, is_error
+
+
+def attach_results(
+    calls: list[ToolCall], values: list[Any], *, where: str = "tool_results"
+) -> tuple[list[ToolCall], tuple[str, ...]]:
+    """``calls`` with the results ``values`` holds attached, and a warning per leftover result.
+
+    A result that names a call id answers that call; any other answers the
+    next call still without a result, in order. A result with no call left to
+    answer is not dropped silently: a warning says so (the raw response keeps it).
+
+    >>> calls, warnings = attach_results(
+    ...     [ToolCall("lookup", id="c1"), ToolCall("cancel", id="c2")],
+    ...     [{"tool_call_id": "c2", "content": "cancelled"}, {"content": "503", "is_error": True}])
+    >>> [(c.result, c.is_error) for c in calls], warnings
+    ([('503', True), ('cancelled', False)], ())
+    """
+    out = list(calls)
+    answered: set[int] = set()
+    by_id = {c.id: i for i, c in enumerate(out) if c.id is not None}
+    leftover = 0
+    for value in values:
+        call_id, content, is_error = _result_of(value)
+        index = by_id.get(call_id) if call_id is not None else None
+        if index is None or index in answered:
+            index = next((i for i in range(len(out)) if i not in answered), None)
+        if index is None:
+            leftover += 1
+            continue
+        answered.add(index)
+        if content is not None or is_error:
+            out[index] = out[index].with_result(content, is_error=is_error)
+    warnings: tuple[str, ...] = ()
+    if leftover:
+        warnings = (
+            f"{where}: {leftover} of {len(values)} results answer no call ({len(out)} calls "
+            "read); they are kept in the raw response only",
+        )
+    return out, warnings
+
+
 @dataclass(frozen=True, slots=True)
 class Extraction:
     """What a ResponseMapping read from one response."""
@@ -271,12 +332,15 @@ class Extraction:
 
 
 class ResponseMapping:
-    """The JSONPaths that read ``output``, ``tools_called`` and ``tool_calls``.
+    """The JSONPaths that read ``output``, ``tools_called``, ``tool_calls`` and ``tool_results``.
 
     ``tools_called`` must resolve to tool *names*; ``tool_calls`` (optional)
-    to call objects with arguments and wins when both are set. A missing
-    ``tools_called``/``tool_calls`` key is an error unless
-    ``missing_is_empty=True`` (for agents that omit the field when no tool ran).
+    to call objects with arguments and wins when both are set. ``tool_results``
+    (optional, with one of those) resolves to what each tool returned, attached
+    to the calls (see :func:`attach_results`), so the transcript shows what the
+    agent saw. A missing ``tools_called``/``tool_calls``/``tool_results`` key
+    is an error unless ``missing_is_empty=True`` (for agents that omit the
+    field when no tool ran).
 
     >>> m = ResponseMapping(output="$.answer", tools_called="$.trace[*].tool")
     >>> x = m.extract({"answer": "ok", "trace": [{"tool": "search"}, {"tool": "fetch"}]})
@@ -290,15 +354,23 @@ class ResponseMapping:
         output: str | None = None,
         tools_called: str | None = None,
         tool_calls: str | None = None,
+        tool_results: str | None = None,
         missing_is_empty: bool = False,
         field_prefix: str = "connector.response",
     ) -> None:
+        if tool_results is not None and tools_called is None and tool_calls is None:
+            raise ConfigError(
+                "tool_results are attached to the calls read by tools_called or tool_calls; "
+                "set one of them too",
+                field=f"{field_prefix}.tool_results",
+            )
         self.paths = {
             k: v
             for k, v in (
                 ("output", output),
                 ("tools_called", tools_called),
                 ("tool_calls", tool_calls),
+                ("tool_results", tool_results),
             )
             if v is not None
         }
@@ -314,7 +386,7 @@ class ResponseMapping:
     ) -> ResponseMapping:
         """Build from a ``response:`` mapping, naming the field of any problem."""
         config = dict(config or {})
-        allowed = {"output", "tools_called", "tool_calls", "missing_is_empty"}
+        allowed = {"output", "tools_called", "tool_calls", "tool_results", "missing_is_empty"}
         unknown = sorted(set(config) - allowed)
         if unknown:
             hint = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
@@ -323,7 +395,7 @@ class ResponseMapping:
                 + (f" (did you mean {hint[0]!r}?)" if hint else ""),
                 field=f"{field_prefix}.{unknown[0]}",
             )
-        for key in ("output", "tools_called", "tool_calls"):
+        for key in ("output", "tools_called", "tool_calls", "tool_results"):
             if key in config and not isinstance(config[key], str):
                 raise ConfigError(
                     f"expected a JSONPath string, got {type(config[key]).__name__}",
@@ -333,6 +405,7 @@ class ResponseMapping:
             output=config.get("output"),
             tools_called=config.get("tools_called"),
             tool_calls=config.get("tool_calls"),
+            tool_results=config.get("tool_results"),
             missing_is_empty=bool(config.get("missing_is_empty", False)),
             field_prefix=field_prefix,
         )
@@ -370,7 +443,24 @@ class ResponseMapping:
                 # Usually "the agent called nothing", but a renamed step type after
                 # a deploy looks the same: keep the evidence with the row.
                 warnings.append(f"{key}: {explanations[key].message} (read as: no tools called)")
+        if calls and "tool_results" in explanations:
+            calls, leftover = self._results(explanations["tool_results"], calls)
+            warnings.extend(leftover)
         return Extraction(output, calls, explanations, tuple(warnings))
+
+    def _results(
+        self, found: PathExplanation, calls: list[ToolCall]
+    ) -> tuple[list[ToolCall], tuple[str, ...]]:
+        where = f"{self.field_prefix}.tool_results"
+        if found.verdict == "empty" or (found.verdict != "ok" and self.missing_is_empty):
+            return calls, ()
+        if found.verdict != "ok":
+            raise ConnectorError(f"tool_results path {found.message}", field=where)
+        values = found.values
+        # ``$.tool_results`` finds one list of results; ``$.steps[*].result`` finds each one.
+        if len(values) == 1 and isinstance(values[0], list | tuple):
+            values = list(values[0])
+        return attach_results(calls, values, where="tool_results")
 
     def _calls(self, found: PathExplanation, key: str, document: Any) -> list[ToolCall]:
         where = f"{self.field_prefix}.{key}"

@@ -132,7 +132,8 @@ def _probe_http(connector: Any, sample: Sample, report: ProbeReport) -> None:
             elif not mapping.missing_is_empty:
                 report.problems.append(line)
         elif found.verdict == "empty" and key != "output":
-            report.warnings.append(f"{key}: {found.message} (read as: no tools called)")
+            read = "no tool results" if key == "tool_results" else "no tools called"
+            report.warnings.append(f"{key}: {found.message} (read as: {read})")
     names_key = "tools_called" if "tools_called" in report.paths else None
     if names_key and report.paths[names_key].ok:
         problem = objects_instead_of_names(mapping.paths[names_key], report.paths[names_key].values)

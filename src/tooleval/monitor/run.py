@@ -369,16 +369,18 @@ def _row(run_id: str, index: int, verdict: SessionVerdict, resolved: Mapping[str
 
 
 def span_record(session: Session) -> dict[str, Any] | None:
-    """What a stored session row keeps of its spans: a timeline (offsets from its first span).
+    """What a stored session row keeps of its spans: a tree in time (offsets from its first span).
 
-    The viewer's transcript draws it (kind, name, start, latency, tokens);
+    The viewer's transcript draws it (nested by ``parent_span_id``: kind, name,
+    start, latency, tokens, error message);
     None for a logged conversation, which has no spans.
 
     >>> span_record(Session("s")) is None
     True
     """
     usage = session.usage or {}
-    spans = [dict(s, kind="llm") for s in usage.get("llm_spans", ())]
+    spans = [dict(s, kind="agent") for s in usage.get("agent_spans", ())]
+    spans += [dict(s, kind="llm") for s in usage.get("llm_spans", ())]
     spans += [dict(s, kind="tool") for s in usage.get("tool_spans", ())]
     if not spans:
         return None

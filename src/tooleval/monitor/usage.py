@@ -35,6 +35,28 @@ def _ms(start: int | None, end: int | None) -> float | None:
     return round((end - start) / 1e6, 3)
 
 
+def _place(fact: Any) -> dict[str, Any]:
+    """Where a span sits in the session's tree and time, and how it ended."""
+    return {
+        "span_id": fact.span_id,
+        "parent_span_id": fact.parent_span_id,
+        "name": fact.name,
+        "start_ns": fact.start_ns,
+        "latency_ms": _ms(fact.start_ns, fact.end_ns),
+        "is_error": fact.error is not None,
+        "error": fact.error,
+    }
+
+
+def _error_message(result: Any) -> str | None:
+    """A failed tool's message: the result's ``error`` field, or the result's text."""
+    if isinstance(result, Mapping) and result.get("error") not in (None, "", False, True):
+        return str(result["error"])
+    if isinstance(result, str) and result.strip():
+        return result.strip().splitlines()[0][:300]
+    return None
+
+
 def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
     """Tokens per model, model and tool latency, and the session's wall time (ms)."""
     models: dict[str, dict[str, int]] = {}
@@ -42,6 +64,8 @@ def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
     tool_spans: list[dict[str, Any]] = []
     first = last = None
     seen_llm: set[str] = set()
+    agent_spans: list[dict[str, Any]] = []
+    seen_agent: set[str] = set()
     for fact in facts:
         if fact.start_ns is not None:
             first = fact.start_ns if first is None else min(first, fact.start_ns)
@@ -57,10 +81,8 @@ def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
             entry["output_tokens"] += fact.output_tokens or 0
             llm_spans.append(
                 {
-                    "span_id": fact.span_id,
-                    "start_ns": fact.start_ns,
+                    **_place(fact),
                     "model": fact.model,
-                    "latency_ms": _ms(fact.start_ns, fact.end_ns),
                     "input_tokens": fact.input_tokens,
                     "output_tokens": fact.output_tokens,
                 }
@@ -69,13 +91,17 @@ def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
             for call in fact.calls:
                 tool_spans.append(
                     {
-                        "span_id": fact.span_id,
-                        "start_ns": fact.start_ns,
+                        **_place(fact),
                         "tool": call.name,
-                        "latency_ms": _ms(fact.start_ns, fact.end_ns),
                         "is_error": call.is_error,
+                        "error": fact.error or _error_message(call.result)
+                        if call.is_error
+                        else None,
                     }
                 )
+        elif fact.kind == "agent" and fact.span_id not in seen_agent:
+            seen_agent.add(fact.span_id)
+            agent_spans.append(_place(fact))
     llm_latencies = [s["latency_ms"] for s in llm_spans if s["latency_ms"] is not None]
     tool_latencies = [s["latency_ms"] for s in tool_spans if s["latency_ms"] is not None]
     return {
@@ -90,6 +116,7 @@ def session_usage(facts: Iterable[Any]) -> dict[str, Any]:
         "duration_ms": _ms(first, last),
         "llm_spans": llm_spans,
         "tool_spans": tool_spans,
+        "agent_spans": agent_spans,
     }
 
 

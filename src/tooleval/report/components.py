@@ -470,17 +470,19 @@ def marked(text: str, needle: str | None) -> Safe:
 
 def _why_cell(row: RowRecord, needle: str | None = None) -> Safe:
     if row.passed is True and not row.error:
-        return el("td", "", class_="why")
+        return el("td", "", class_="why why-none")
     reason = failure_reason(row)
     short = reason if len(reason) <= 400 else reason[:399] + "…"
+    # The reason is cut to three lines on screen (style.css); its whole text is the title.
     return el(
         "td",
         el("span", row.failure_class.replace("_", " "), class_="tag tag-class")
         if row.failure_class
         else None,
         " ",
-        el("span", marked(short, needle), title=reason if short != reason else None),
+        el("span", marked(short, needle), title=reason, class_="why-text"),
         class_="why",
+        data_label="why",
     )
 
 
@@ -521,8 +523,13 @@ def rows_table(
                 else marked(row.row_id, highlight),
                 class_="rowid",
             ),
-            el("td", row.category or "", class_="cat"),
-            el("td", verdict_badge(row.passed, error=bool(row.error))),
+            el("td", row.category or "", class_="cat", data_label="category"),
+            el(
+                "td",
+                verdict_badge(row.passed, error=bool(row.error)),
+                class_="verdict",
+                data_label="verdict",
+            ),
         ]
         for metric in metrics:
             result = row.result(metric)
@@ -532,7 +539,12 @@ def rows_table(
                 else ("pass" if result.passed else "fail")
             )
             cells.append(
-                el("td", score_text(result.score) if result else "", class_=f"num score-{state}")
+                el(
+                    "td",
+                    score_text(result.score) if result else "",
+                    class_=f"num score-{state}",
+                    data_label=metric,
+                )
             )
         cells.append(_why_cell(row, highlight))
         cells.append(
@@ -541,12 +553,28 @@ def rows_table(
                 _names_cell(expected.calls, exp_marks)
                 if expected is not None
                 else el("span", "unbound", class_="muted"),
+                class_="expected",
+                data_label="expected",
             )
         )
-        cells.append(el("td", _names_cell(row.sample.actual_calls(), act_marks)))
+        cells.append(
+            el(
+                "td",
+                _names_cell(row.sample.actual_calls(), act_marks),
+                class_="called",
+                data_label="called",
+            )
+        )
         text = row.sample.user_input()
         shown = text if len(text) <= 200 else text[:199] + "…"
-        cells.append(el("td", marked(shown, highlight), class_="input"))
+        cells.append(
+            el(
+                "td",
+                el("span", marked(shown, highlight), class_="input-text", title=text or None),
+                class_="input",
+                data_label="input",
+            )
+        )
         body.append(el("tr", cells, id=f"row-{row.index}"))
     return el(
         "div",

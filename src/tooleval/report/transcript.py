@@ -31,12 +31,24 @@ from typing import Any
 
 from tooleval.model import AssistantMessage, Sample, SystemMessage, ToolCall, ToolMessage
 from tooleval.report.html import Safe, el, frag, href
+from tooleval.report.markdown import markdown
 from tooleval.report.names import shown_name
 from tooleval.store.records import RowRecord
 
-__all__ = ["Turn", "call_anchor", "expected_links", "span_timeline", "transcript", "turns"]
+__all__ = [
+    "Turn",
+    "call_anchor",
+    "expected_links",
+    "result_block",
+    "span_timeline",
+    "transcript",
+    "turns",
+]
 
 _RAW_LIMIT = 20_000
+# A tool result longer than this is folded (its first line and size shown).
+_FOLD_CHARS = 600
+_FOLD_LINES = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,20 +169,51 @@ def call_anchor(prefix: str, number: int) -> str:
     return f"{prefix}call-{number + 1}"
 
 
-def _json_block(value: Any, *, limit: int = 4000) -> Safe:
+def _text(value: Any) -> str:
     if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str)
-        except (TypeError, ValueError):
-            text = repr(value)
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _json_block(value: Any, *, limit: int = 4000) -> Safe:
+    text = _text(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return el("pre", text, tabindex="0")
 
 
-def _call_item(number: int, call: ToolCall, prefix: str, expected_for: list[int]) -> Safe:
+def result_block(value: Any) -> Safe:
+    """A tool result: shown whole when short, else folded under its first line and size.
+
+    The folded text stays in the page (the browser's find opens it) and is cut
+    only past 20,000 characters, where the cut is said.
+
+    >>> "<details" in result_block("x" * 5000), "<details" in result_block({"ok": True})
+    (True, False)
+    """
+    text = _text(value)
+    if len(text) <= _FOLD_CHARS and text.count("\n") < _FOLD_LINES:
+        return el("pre", text, tabindex="0")
+    shown = text if len(text) <= _RAW_LIMIT else text[:_RAW_LIMIT] + "…"
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    cut = f" (first {_RAW_LIMIT:,} shown)" if len(text) > _RAW_LIMIT else ""
+    return el(
+        "details",
+        el(
+            "summary",
+            el("code", first[:120] + ("…" if len(first) > 120 else "")),
+            f" {len(text):,} characters, {text.count(chr(10)) + 1:,} lines{cut}",
+        ),
+        el("pre", shown, tabindex="0"),
+        class_="t-result-fold",
+    )
+
+
+def _call_item(number: int, call: ToolCall, prefix: str, expected_for: list[int] | None) -> Safe:
+    """One call; ``expected_for`` None when the row has no reference (nothing to match)."""
     marks = []
     if call.parse_error:
         marks.append(el("span", f"bad JSON: {call.parse_error}", class_="chip-note"))
@@ -182,7 +225,7 @@ def _call_item(number: int, call: ToolCall, prefix: str, expected_for: list[int]
                 class_="t-match",
             )
         )
-    else:
+    elif expected_for is not None:
         marks.append(el("span", "not expected", class_="t-extra"))
     args: Any = call.raw_arguments if call.parse_error else call.args
     return el(
@@ -216,7 +259,7 @@ def _missing_turn(index: int, call: ToolCall) -> Safe:
     )
 
 
-def _turn_item(turn: Turn, prefix: str, expected_for: dict[int, list[int]]) -> Safe:
+def _turn_item(turn: Turn, prefix: str, expected_for: dict[int, list[int]] | None) -> Safe:
     role = {"tool": "tool result"}.get(turn.role, turn.role)
     label = [el("span", role, class_="t-role")]
     if turn.answers is not None:
@@ -229,11 +272,21 @@ def _turn_item(turn: Turn, prefix: str, expected_for: dict[int, list[int]]) -> S
         )
     if turn.error:
         label.append(el("span", "error", class_="badge badge-error"))
-    body = [] if turn.text in ("", None) else [_json_block(turn.text)]
+    if turn.text in ("", None):
+        body = []
+    elif turn.role == "tool":
+        body = [result_block(turn.text)]
+    elif turn.role == "assistant" and isinstance(turn.text, str):
+        body = [markdown(turn.text[:_RAW_LIMIT])]
+    else:
+        body = [_json_block(turn.text)]
     calls = (
         el(
             "ol",
-            [_call_item(n, c, prefix, expected_for.get(n, [])) for n, c in turn.calls],
+            [
+                _call_item(n, c, prefix, None if expected_for is None else expected_for.get(n, []))
+                for n, c in turn.calls
+            ],
             class_="t-calls",
         )
         if turn.calls
@@ -305,8 +358,9 @@ def transcript(row: RowRecord, *, level: int = 4, prefix: str = "") -> Safe:
             slot = ends.get(key, len(listed) - 1)
         slots.setdefault(slot, []).extend(shown)
     items: list[Safe] = list(slots.get(-1, []))
+    reference = expected_for if row.sample.expected_tools is not None else None
     for place, turn in enumerate(listed):
-        items.append(_turn_item(turn, prefix, expected_for))
+        items.append(_turn_item(turn, prefix, reference))
         items.extend(slots.get(place, []))
     items.extend(s for k, v in slots.items() if k >= len(listed) for s in v)
     raw = _raw_block(row)
@@ -340,22 +394,69 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def span_timeline(spans: Sequence[Any]) -> Safe:
-    """Model and tool spans in start order: offset, latency (a bar to scale) and tokens.
+def _span_order(rows: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """``(depth, span)`` depth first: children under their parent (by id), each level in time.
 
-    >>> print(span_timeline([{"kind": "llm", "model": "m", "start_ms": 0, "latency_ms": 10,
-    ...     "input_tokens": 5, "output_tokens": 2}]).count('class="t-span"'))
-    1
+    A span whose parent was not recorded is a root; a cycle of parent ids
+    (corrupt input) cannot loop: every span is placed once.
+    """
+
+    def when(span: dict[str, Any]) -> tuple[bool, float]:
+        start = _number(span.get("start_ms"))
+        return start is None, start or 0.0
+
+    ids = {s.get("span_id") for s in rows if s.get("span_id") is not None}
+    children: dict[Any, list[dict[str, Any]]] = {}
+    roots = []
+    for span in rows:
+        parent = span.get("parent_span_id")
+        if parent is not None and parent in ids and parent != span.get("span_id"):
+            children.setdefault(parent, []).append(span)
+        else:
+            roots.append(span)
+    out: list[tuple[int, dict[str, Any]]] = []
+    placed: set[int] = set()
+    stack = [(0, s) for s in sorted(roots, key=when, reverse=True)]
+    while stack:
+        depth, span = stack.pop()
+        if id(span) in placed:
+            continue
+        placed.add(id(span))
+        out.append((depth, span))
+        below = children.get(span.get("span_id"), []) if span.get("kind") != "tool" else []
+        stack.extend((depth + 1, c) for c in sorted(below, key=when, reverse=True))
+    # Spans only reachable through a cycle: shown as roots rather than lost.
+    out.extend((0, s) for s in sorted(rows, key=when) if id(s) not in placed)
+    return out
+
+
+def _tokens(span: dict[str, Any]) -> str:
+    tokens = [span.get("input_tokens"), span.get("output_tokens")]
+    return "" if tokens == [None, None] else f"{tokens[0] or 0} in / {tokens[1] or 0} out"
+
+
+def span_timeline(spans: Sequence[Any]) -> Safe:
+    """The session's spans as a tree in time: agent, model and tool spans nested by parent id.
+
+    Each row: kind, name (indented by depth), offset, duration (a bar on the
+    session's time axis), tokens, and the error status with its message.
+
+    >>> html = span_timeline([
+    ...     {"kind": "agent", "span_id": "a", "name": "invoke_agent", "start_ms": 0,
+    ...      "latency_ms": 30},
+    ...     {"kind": "tool", "span_id": "t", "parent_span_id": "a", "tool": "lookup",
+    ...      "start_ms": 10, "latency_ms": 5, "is_error": True, "error": "order service 503"}])
+    >>> html.count('<tr class="t-span'), "depth-1" in html, "order service 503" in html
+    (2, True, True)
     """
     rows = [s for s in spans if isinstance(s, dict)]
-    rows.sort(key=lambda s: (_number(s.get("start_ms")) is None, _number(s.get("start_ms")) or 0))
     ends = [(_number(s.get("start_ms")) or 0) + (_number(s.get("latency_ms")) or 0) for s in rows]
     total = max(ends, default=0) or 1
     body = []
-    for span in rows:
+    for depth, span in _span_order(rows):
         start, latency = _number(span.get("start_ms")), _number(span.get("latency_ms"))
-        name = span.get("tool") or span.get("model") or span.get("kind") or "span"
-        tokens = [span.get("input_tokens"), span.get("output_tokens")]
+        kind = span.get("kind") or ("tool" if span.get("tool") else "llm")
+        name = span.get("tool") or span.get("model") or span.get("name") or kind
         left = 100 * (start or 0) / total
         width = min(max(1.0, 100 * (latency or 0) / total), 100 - left)
         # The bar's place is a class per 5%: the CSP forbids inline styles.
@@ -363,35 +464,67 @@ def span_timeline(spans: Sequence[Any]) -> Safe:
             "span",
             el(
                 "span",
-                class_=f"t-bar at-{round(left / 5) * 5} w-{min(100, round(width / 5) * 5 or 5)}",
+                class_=f"t-bar t-bar-{kind} at-{round(left / 5) * 5} "
+                f"w-{min(100, round(width / 5) * 5 or 5)}",
             ),
             class_="t-track",
             aria_hidden="true",
         )
+        failed = bool(span.get("is_error"))
+        status = (
+            el(
+                "span",
+                el("span", "error", class_="badge badge-error"),
+                " ",
+                str(span.get("error") or ""),
+                class_="t-span-error",
+            )
+            if failed
+            else ""
+        )
+        label = str(span.get("name") or "")
         body.append(
             el(
                 "tr",
-                el("td", span.get("kind") or ("tool" if span.get("tool") else "llm")),
-                el("td", el("code", shown_name(str(name)))),
-                el("td", "" if start is None else f"+{start:.0f} ms", class_="num"),
-                el("td", "" if latency is None else f"{latency:.0f} ms", class_="num"),
+                el("td", kind),
                 el(
                     "td",
-                    "" if tokens == [None, None] else f"{tokens[0] or 0} in / {tokens[1] or 0} out",
-                    class_="num",
+                    el("code", shown_name(str(name))),
+                    el("span", f" {label}", class_="muted small")
+                    if label and label != str(name)
+                    else None,
+                    class_=f"t-span-name depth-{min(depth, 8)}",
                 ),
-                el("td", "error" if span.get("is_error") else "", class_="t-extra"),
+                el("td", "" if start is None else f"+{start:.0f} ms", class_="num"),
+                el("td", "" if latency is None else f"{latency:.0f} ms", class_="num"),
+                el("td", _tokens(span), class_="num"),
+                el("td", status),
                 el("td", bar, class_="t-span-bar"),
-                class_="t-span",
+                class_=f"t-span t-span-{kind}" + (" t-span-failed" if failed else ""),
+                data_depth=str(depth),
             )
         )
+    axis = el(
+        "span",
+        el("span", "0 ms"),
+        el("span", f"{total / 2:.0f} ms"),
+        el("span", f"{total:.0f} ms"),
+        class_="t-axis",
+    )
     head = el(
         "tr",
-        *(el("th", h) for h in ("kind", "name", "start", "latency", "tokens", "", "timeline")),
+        *(el("th", h) for h in ("kind", "name", "start", "duration", "tokens", "status")),
+        el("th", "timeline ", axis),
     )
     return el(
         "div",
-        el("table", el("caption", "Spans"), el("thead", head), el("tbody", body), class_="spans"),
+        el(
+            "table",
+            el("caption", "Spans (nested by parent)"),
+            el("thead", head),
+            el("tbody", body),
+            class_="spans",
+        ),
         class_="table-scroll",
         tabindex="0",
     )

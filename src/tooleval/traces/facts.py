@@ -28,6 +28,7 @@ __all__ = [
     "error_text",
     "maybe_json",
     "result_is_error",
+    "span_error",
     "tool_call",
 ]
 
@@ -81,7 +82,9 @@ class SpanFacts:
     output_text: str | None = None
     output_priority: int = 0  # 2: agent root span, 1: model output
     line: int | None = None
-    kind: str | None = None  # "llm" (a model call) | "tool" | None
+    kind: str | None = None  # "llm" (a model call) | "tool" | "agent" (an agent's run) | None
+    name: str | None = None  # the span's own name (the viewer's span tree shows it)
+    error: str | None = None  # what a failed span says went wrong (status, exception event)
     model: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -96,7 +99,7 @@ class SpanFacts:
             or self.responses
             or self.user_input
             or self.output_text
-            or self.kind
+            or self.kind in ("llm", "tool")
             or self.call_hints
             or self.unreadable
         )
@@ -208,7 +211,8 @@ def _exception(span: OtlpSpan) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _span_error(span: OtlpSpan) -> tuple[bool, str | None]:
+def span_error(span: OtlpSpan) -> tuple[bool, str | None]:
+    """Whether a span failed (ERROR status or an ``error.type``), and the error type it names."""
     error_type = span.attributes.get("error.type")
     if span.status == "ERROR":
         exception_type, _ = _exception(span)
@@ -241,7 +245,7 @@ def tool_call(
     span: OtlpSpan, name: Any, arguments: Any, result: Any, call_id: Any, source: str
 ) -> SpanCall:
     """The call a tool span ran, failed when its status, ``error.type`` or result says so."""
-    is_error, error_type = _span_error(span)
+    is_error, error_type = span_error(span)
     if not is_error and result_is_error(result):
         is_error, error_type = True, "tool_error"
     if is_error and result in (None, ""):

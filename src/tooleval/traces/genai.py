@@ -38,6 +38,7 @@ from tooleval.traces.facts import (
     SpanFacts,
     error_text,
     result_is_error,
+    span_error,
 )
 from tooleval.traces.langchain import LangChain
 from tooleval.traces.mcp import Mcp
@@ -73,6 +74,7 @@ _INPUT_TOKEN_KEYS = tuple(k for c in CONVENTIONS for k in c.input_token_keys)
 _OUTPUT_TOKEN_KEYS = tuple(k for c in CONVENTIONS for k in c.output_token_keys)
 _FINISH_KEYS = tuple(k for c in CONVENTIONS for k in c.finish_keys)
 _TOOL_FINISH = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+_AGENT_OPS = frozenset({"invoke_agent", "create_agent"})
 
 
 def span_facts(span: OtlpSpan) -> SpanFacts:
@@ -85,7 +87,11 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
         start_ns=span.start_ns,
         end_ns=span.end_ns,
         line=span.line,
+        name=span.name or None,
     )
+    failed, error_type = span_error(span)
+    if failed:
+        facts.error = error_text(span) or error_type
     for key in SESSION_KEYS:
         if a.get(key) not in (None, ""):
             facts.session_id = str(a[key])
@@ -107,6 +113,11 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
         facts.output_priority = max(
             [facts.output_priority] + [c.answer_priority(span) for c in CONVENTIONS]
         )
+    if facts.kind is None and (
+        str(a.get("openinference.span.kind", "")).upper() == "AGENT"
+        or a.get("gen_ai.operation.name") in _AGENT_OPS
+    ):
+        facts.kind = "agent"
     return facts
 
 

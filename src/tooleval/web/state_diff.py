@@ -29,7 +29,14 @@ from typing import Any
 from tooleval.model import Result
 from tooleval.report.html import Safe, el, frag
 
-__all__ = ["MAX_PATHS", "MAX_VALUE_CHARS", "state_diff_section", "state_diffs", "value_cell"]
+__all__ = [
+    "MAX_PATHS",
+    "MAX_VALUE_CHARS",
+    "records_line",
+    "state_diff_section",
+    "state_diffs",
+    "value_cell",
+]
 
 #: Differences listed per result; the rest are counted.
 MAX_PATHS = 100
@@ -135,6 +142,48 @@ def _differences_table(differences: list[Any]) -> Safe:
     return el("div", table, class_="table-scroll", tabindex="0", aria_label="state differences")
 
 
+def _record_of(path: str) -> tuple[str, str]:
+    """``(record, field)`` of a path: ``orders.W1.status`` -> ``("orders.W1", "status")``."""
+    head, *rest = path.replace("[", ".[").split(".")
+    if not rest:
+        return head, ""
+    key, *fields = rest
+    record = f"{head}{key}" if key.startswith("[") else f"{head}.{key}"
+    return record, ".".join(fields).replace(".[", "[")
+
+
+def records_line(differences: Sequence[Any]) -> Safe | None:
+    """Which records differ and in which fields, one line (tables of records: ``table.key``).
+
+    >>> print(records_line([{"path": "orders.W1.status"}, {"path": "orders.W1.items[0]"},
+    ...                     {"path": "users.U2"}]))
+    <p class="small state-records">Records: <code>orders.W1</code> (items[0], status) · <code>users.U2</code></p>
+    """
+    fields: dict[str, set[str]] = {}
+    for found in differences:
+        path = found.get("path") if isinstance(found, Mapping) else None
+        if not isinstance(path, str) or not path:
+            continue
+        record, name = _record_of(path)
+        fields.setdefault(record, set())
+        if name:
+            fields[record].add(name)
+    if not fields:
+        return None
+    parts: list[Safe | str] = []
+    for number, (record, names) in enumerate(list(fields.items())[:20]):
+        if number:
+            parts.append(" · ")
+        parts.append(el("code", record))
+        if names:
+            listed = sorted(names)
+            more = f", +{len(listed) - 8}" if len(listed) > 8 else ""
+            parts.append(f" ({', '.join(listed[:8])}{more})")
+    if len(fields) > 20:
+        parts.append(f" · {len(fields) - 20} more")
+    return el("p", "Records: ", *parts, class_="small state-records")
+
+
 def state_diff_section(result: Result, *, level: int = 3) -> Safe | None:
     """One result's state diff: first divergence, then path · expected · actual."""
     if not _is_state_result(result):
@@ -155,6 +204,7 @@ def state_diff_section(result: Result, *, level: int = 3) -> Safe | None:
         )
         body = [
             _divergence(details.get("first_divergence")),
+            records_line(differences),
             el("p", count, class_="muted small"),
             _differences_table(differences),
         ]

@@ -40,6 +40,7 @@ from tooleval.benchmarks.tau_bench.database import (
     consistent_hash,
 )
 from tooleval.benchmarks.tau_bench.replay_source import TauDomain
+from tooleval.environments.diff import state_diff
 from tooleval.model import AssistantMessage, Diagnosis, Result, Sample, UserMessage
 from tooleval.user_deadline import CallTimeout, deadline
 
@@ -58,6 +59,8 @@ RESPOND = "respond"
 STOP = "###STOP###"
 METRIC = "tau_bench_reward"
 _CALL_SECONDS = 10.0
+# Database differences kept per failing row (the rest are not listed).
+_DIFF_LIMIT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +166,9 @@ class RewardReplay:
     observations: list[str] = field(default_factory=list)
     gt_data_hash: str | None = None
     version: str = ""
+    #: When the databases differ: each path with the gold and the agent's value (the viewer's
+    #: state diff, as ``state_match`` keeps it), at most ``_DIFF_LIMIT`` of them.
+    differences: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -265,6 +271,33 @@ def _same(
     return whole == gold_whole
 
 
+def _records(data: Mapping[str, Any], touched: set[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for table, key in touched:
+        rows = data.get(table)
+        if isinstance(rows, Mapping) and key in rows:
+            out.setdefault(table, {})[key] = rows[key]
+    return out
+
+
+def _differences(
+    domain: TauDomain, left: Database | dict[str, Any], gold: Sequence[Action]
+) -> list[dict[str, Any]]:
+    """Each path where the agent's database differs from the gold actions' (records, fields).
+
+    When both replays ran over the shared tables, only the records either
+    touched are compared (the rest are the same originals on both sides):
+    milliseconds instead of a walk over the whole database.
+    """
+    gold_left = _gold_run(domain, gold)
+    expected, actual = _plain(gold_left), _plain(left)
+    ours, theirs = _state(left), _state(gold_left)
+    if isinstance(ours, Footprint) and isinstance(theirs, Footprint):
+        touched = ours.records.keys() | theirs.records.keys()
+        expected, actual = _records(expected, touched), _records(actual, touched)
+    return [d.to_dict() for d in state_diff(expected, actual, limit=_DIFF_LIMIT)]
+
+
 def replay_reward(
     domain: TauDomain,
     gold: Sequence[Action],
@@ -288,6 +321,8 @@ def replay_reward(
     ]
     found = {output: any(output.lower() in reply for reply in replies) for output in outputs}
     reward = 1.0 if done and r_actions and all(found.values()) else 0.0
+    # Only a failing row pays for a second gold run and the diff.
+    differences = None if r_actions else _differences(domain, left, gold)
     return RewardReplay(
         reward,
         r_actions,
@@ -296,6 +331,7 @@ def replay_reward(
         observations,
         gt_hash,
         domain.version,
+        differences,
     )
 
 
@@ -312,7 +348,12 @@ def reward_result(replayed: RewardReplay) -> Result:
         reason = "same database as the gold actions" + (
             " and every output in a reply" if replayed.outputs else ""
         )
-    details = {"tau_bench": replayed.to_dict(), "observations": replayed.observations}
+    details: dict[str, Any] = {
+        "tau_bench": replayed.to_dict(),
+        "observations": replayed.observations,
+    }
+    if replayed.differences is not None:
+        details["differences"] = replayed.differences
     return Result.scored(
         METRIC,
         replayed.reward,

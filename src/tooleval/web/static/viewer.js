@@ -1,11 +1,12 @@
 // tooleval viewer: the only script. Served from the package (CSP script-src 'self'); it reads
-// no row data. It does three things:
+// no row data. It does four things:
 //  - a filter select submits its form when changed (the form's action ends in #rows, so the
 //    page opens at the rows, not at the top);
 //  - keys on a run page: j / k move through the rows, Enter (or o) opens the current one,
 //    / goes to the search field, Esc leaves a field or clears the current row;
 //  - keys on a row page: j / k next / previous row of the same view, u back to the rows,
-//    p / f label the row pass / fail (only when the viewer allows labels: the form is there).
+//    p / f label the row pass / fail (only when the viewer allows labels: the form is there);
+//  - "compare selected" with fewer than two runs ticked says so instead of asking the server.
 "use strict";
 (function () {
   function typing(target) {
@@ -28,6 +29,27 @@
         }
       });
     });
+
+    // "compare selected" with fewer than two runs ticked: a hint beside the button, no request.
+    var pick = document.getElementById("pick");
+    if (pick) {
+      pick.addEventListener("submit", function (event) {
+        var ticked = document.querySelectorAll("input[type=checkbox][form=pick]:checked").length;
+        if (ticked >= 2) { return; }
+        event.preventDefault();
+        var hint = document.getElementById("pick-hint");
+        if (!hint) {
+          hint = document.createElement("p");
+          hint.id = "pick-hint";
+          hint.className = "pick-hint";
+          hint.setAttribute("role", "status");
+          pick.appendChild(hint);
+        }
+        hint.textContent = ticked === 1
+          ? "One run is ticked: tick a second run (or more) to compare."
+          : "No run is ticked: tick two runs or more to compare.";
+      });
+    }
 
     var rows = Array.prototype.slice.call(document.querySelectorAll("table.rows tbody tr"));
     var current = -1;

@@ -1,0 +1,67 @@
+"""Reading at any width, in real Chromium: a failing row stays compact at 1400 px, and at 390 px
+the essential cells (row, verdict, why, expected and called tools) are on screen without
+sideways scrolling; "compare selected" with one run ticked gives a hint."""
+
+from __future__ import annotations
+
+import pytest
+from tests.web.conftest import artifact
+
+pytestmark = pytest.mark.browser
+
+ESSENTIAL = ("td.rowid", "td.verdict", "td.why", "td.expected", "td.called")
+
+
+def _failing_rows(page):
+    return page.locator("table.rows tbody tr").filter(has=page.locator("td.why .tag"))
+
+
+def test_a_failing_row_is_compact_at_1400_px(browser, viewer_url, seeded):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(viewer_url + f"/runs/{seeded['b']}")
+    failing = _failing_rows(page)
+    assert failing.count() >= 2
+    heights = failing.evaluate_all("rows => rows.map(r => r.getBoundingClientRect().height)")
+    why = page.locator("table.rows tbody td.why").first.evaluate(
+        "e => e.getBoundingClientRect().width"
+    )
+    # The reason is cut at three lines on screen; the whole of it is the span's title.
+    reason = page.locator("table.rows tbody td.why .why-text").first
+    assert reason.get_attribute("title")
+    assert max(heights) <= 110, heights
+    assert why >= 300
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+    page.locator("table.rows").screenshot(path=artifact("viewer-rows-1400.png"))
+    context.close()
+
+
+def test_the_essential_cells_fit_a_390_px_phone(browser, viewer_url, seeded):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(viewer_url + f"/runs/{seeded['b']}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    row = _failing_rows(page).first
+    for cell in ESSENTIAL:
+        box = row.locator(cell).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, cell
+        assert row.locator(cell).is_visible()
+    assert row.locator("td.why .tag").inner_text().strip()  # the failure class, at a glance
+    page.screenshot(path=artifact("viewer-rows-390.png"))
+    context.close()
+
+
+def test_compare_selected_with_one_run_gives_a_hint(browser, viewer_url, seeded):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(viewer_url + "/")
+    page.locator(f"input.pick[value='{seeded['a']}']").check()
+    page.get_by_role("button", name="compare selected").click()
+    hint = page.locator("#pick-hint")
+    assert "tick a second run" in hint.inner_text()
+    assert page.url == viewer_url + "/"
+    page.locator(f"input.pick[value='{seeded['b']}']").check()
+    page.get_by_role("button", name="compare selected").click()
+    page.wait_for_url("**/compare?**")
+    assert page.locator("h1").count() == 1
+    context.close()
