@@ -83,6 +83,9 @@ def test_a_monitored_session_shows_its_span_tree(page, viewer_url, seeded):
     )
     # On one time axis: the agent spans the session; later spans start further right.
     assert bars[0][1] > bars[1][1] > bars[2][1] and bars[4][0] > bars[3][0] > bars[2][0]
+    # The trace's tool results are kept: the failed call's error is its result turn.
+    failed = page.locator(".transcript li.turn-tool.turn-error")
+    assert failed.count() == 1 and "order service 503" in failed.inner_text()
     # A session has no reference: no call is labelled "not expected".
     assert page.locator(".transcript .t-extra").count() == 0
     page.locator("article.row-card").screenshot(path=artifact("viewer-trace-spans.png"))

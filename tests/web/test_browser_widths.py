@@ -65,3 +65,22 @@ def test_compare_selected_with_one_run_gives_a_hint(browser, viewer_url, seeded)
     page.wait_for_url("**/compare?**")
     assert page.locator("h1").count() == 1
     context.close()
+
+
+def test_compare_run_pickers_tell_runs_apart(browser, viewer_url, seeded):
+    import re
+
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(viewer_url + f"/compare?a={seeded['a']}&b={seeded['b']}")
+    labels = page.locator("form.pick-runs select[name=a] option").all_inner_texts()[1:]
+    assert len(labels) == len(set(labels)) >= 2
+    for run in (seeded["a"], seeded["b"]):
+        label = next(t for t in labels if run.rsplit("-", 1)[-1] in t)
+        assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", label)  # the start, to the second
+    # The picker is as wide as its longest label: nothing is cut.
+    widths = page.locator("form.pick-runs select").evaluate_all(
+        "els => els.map(e => [e.getBoundingClientRect().width, e.scrollWidth])"
+    )
+    assert all(shown >= needed for shown, needed in widths)
+    context.close()

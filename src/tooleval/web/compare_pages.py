@@ -31,9 +31,9 @@ def run_label(run: RunInfo) -> str:
 
     >>> run_label(RunInfo("20261201-195718-4bee25", "nightly", "2026-12-01T19:57:18", "finished",
     ...                   tags=("v2",)))
-    'nightly · 2026-12-01 19:57 · 4bee25 · v2'
+    'nightly · 2026-12-01 19:57:18 · 4bee25 · v2'
     """
-    parts = [run.name, run.created_at[:16].replace("T", " "), run.id.rsplit("-", 1)[-1][:8]]
+    parts = [run.name, run.created_at[:19].replace("T", " "), run.id.rsplit("-", 1)[-1][:8]]
     if run.tags:
         parts.append(", ".join(run.tags))
     return " · ".join(p for p in parts if p)
