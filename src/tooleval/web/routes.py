@@ -398,9 +398,7 @@ def render_compare(
     if not (a and b):
         return compare_page(every, a=a, b=b)
     info_a, info_b = cached_run(store, a), cached_run(store, b)
-    found = comparison_page(store, info_a.id, info_b.id, change=change or None)
-    if metric and metric not in found.comparison.metrics:
-        raise InputError(f"unknown metric {metric!r}", field="metric")
+    # One comparison read (its statistics included); an unknown metric matches no delta.
     found = comparison_page(
         store,
         info_a.id,
@@ -410,6 +408,8 @@ def render_compare(
         offset=(page - 1) * _COMPARE_PAGE,
         limit=_COMPARE_PAGE,
     )
+    if metric and metric not in found.comparison.metrics:
+        raise InputError(f"unknown metric {metric!r}", field="metric")
     rows: dict[tuple[str, int | None], RowRecord | None] = {}
     for d in found.deltas:
         for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
