@@ -436,7 +436,7 @@ def render_compare(
 
 def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
     """Two runs: the compare page; three or more: the rows × runs matrix (oldest run first)."""
-    from tooleval.report.compare import run_matrix
+    from tooleval.report.matrix import run_matrix
     from tooleval.web.compare_pages import matrix_page
 
     if page < 1:
