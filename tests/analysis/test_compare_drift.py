@@ -120,7 +120,7 @@ def test_viewer_and_static_report_render_the_same_comparison(pair) -> None:
 
 
 def test_the_matrix_has_one_line_per_dataset_row_and_a_repeated_runs_cell_counts_attempts(pair):
-    from tooleval.report.compare import run_matrix
+    from tooleval.report.matrix import run_matrix
 
     store = pair["store"]
     runs = [store.get_run(pair["a"]), store.get_run(pair["b"])]

@@ -78,13 +78,7 @@ class RunOutcome:
 
     @property
     def summary(self) -> str:
-        """One line: the rows run, the gate's verdict, and when the default gate decided it.
-
-        >>> from tooleval.analysis.gate import GateResult
-        >>> info = RunInfo(id="r1", name="n", created_at="t", status="finished")
-        >>> print(RunOutcome("r1", info, GateResult(()), 3, 0, default_floor=True).summary)
-        run r1: 3 rows run; gate passed; gate: no floor in the plan, so every scored row must pass (set gate: min_pass_rate in the plan or --min-pass-rate to allow failures)
-        """
+        """One line: the rows run, the gate's verdict, and when the default gate decided it."""
         resumed = f", {self.rows_skipped} were already stored" if self.rows_skipped else ""
         verdict = "passed" if self.gate.passed else "failed"
         line = f"run {self.run_id}: {self.rows_run} rows run{resumed}; gate {verdict}"

@@ -344,7 +344,7 @@ def trend_label(row: Any) -> str:
     PASS → FAIL → FAIL regressed in run 2 and still fails; it did not regress "in the
     last run".
 
-    >>> from tooleval.report.compare import MatrixRow
+    >>> from tooleval.report.matrix import MatrixRow
     >>> cells = [(True, {}, False, (1, 1)), (False, {}, False, (0, 1)), (False, {}, False, (0, 1))]
     >>> trend_label(MatrixRow("q1", None, tuple(cells), "regressed"))
     'regressed in run 2 of 3, fails in every run since'
@@ -397,7 +397,7 @@ def matrix_page(
     intervals: Safe | None = None,
 ) -> str:
     """Rows × runs: each cell the row's verdict and its scores; regressions first."""
-    from tooleval.report.compare import MATRIX_ORDER
+    from tooleval.report.matrix import MATRIX_ORDER
 
     metrics = list(dict.fromkeys(m for r in runs for m in r.summaries))
     head = el(

@@ -419,9 +419,7 @@ def render_compare(
     if not (a and b):
         return compare_page(every, a=a, b=b)
     info_a, info_b = cached_run(store, a), cached_run(store, b)
-    found = comparison_page(store, info_a.id, info_b.id, change=change or None)
-    if metric and metric not in found.comparison.metrics:
-        raise InputError(f"unknown metric {metric!r}", field="metric")
+    # One comparison read (its statistics included); an unknown metric matches no delta.
     found = comparison_page(
         store,
         info_a.id,
@@ -431,6 +429,8 @@ def render_compare(
         offset=(page - 1) * _COMPARE_PAGE,
         limit=_COMPARE_PAGE,
     )
+    if metric and metric not in found.comparison.metrics:
+        raise InputError(f"unknown metric {metric!r}", field="metric")
     rows: dict[tuple[str, int | None], RowRecord | None] = {}
     for d in found.deltas:
         for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
@@ -457,7 +457,7 @@ def render_compare(
 
 def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
     """Two runs: the compare page; three or more: the rows × runs matrix (oldest run first)."""
-    from tooleval.report.compare import run_matrix
+    from tooleval.report.matrix import run_matrix
     from tooleval.web.compare_pages import matrix_page
 
     if page < 1:
