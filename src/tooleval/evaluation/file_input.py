@@ -274,6 +274,9 @@ def empty_cell(row: Any, column: str, number: int) -> str | None:
     return None
 
 
+_UNBOUND_REASON = b'"reason":"no expected_tools bound for this row'
+
+
 class ExplainedLines:
     """The results stream with each row's "no expected_tools bound" reason made specific.
 
@@ -292,6 +295,13 @@ class ExplainedLines:
     def write(self, data: bytes) -> int:
         from tooleval.scoring import explain_unbound_line
 
+        if not self._rest and data.endswith(b"\n") and _UNBOUND_REASON not in data:
+            count, at, each = data.count(b"\n"), self._lines, self._metrics
+            for _ in range(-(-(at + count) // each) + (at // -each)):  # the rows starting here
+                self._why = self._empty.popleft() if self._empty else None
+            self._lines += count
+            self._out.write(data)  # nothing to explain: the bytes as they are
+            return len(data)
         lines = (self._rest + data).split(b"\n")
         self._rest = lines.pop()
         done = []
