@@ -111,8 +111,9 @@ def evaluate(
         streamed = _streamed(Path(source), bound_metrics, format)
         if streamed is not None:
             return EvaluationResult(streamed, tuple(m.name for m in bound_metrics), source=source)
-    samples = read_dataset(dataset, bound_metrics, bind=bind, format=format)
-    return _score(bound_metrics, samples, concurrency, source)
+    empty: dict[int, str] = {}
+    samples = read_dataset(dataset, bound_metrics, bind=bind, format=format, empty=empty)
+    return _score(bound_metrics, samples, concurrency, source, empty)
 
 
 def _streamed(path: Path, metrics: list[Any], format: str | None) -> Any:
@@ -131,14 +132,19 @@ def _streamed(path: Path, metrics: list[Any], format: str | None) -> Any:
 
 
 def _score(
-    metrics: list[Any], samples: list[tuple[int, Any]], concurrency: int, source: str | None
+    metrics: list[Any],
+    samples: list[tuple[int, Any]],
+    concurrency: int,
+    source: str | None,
+    empty: dict[int, str],
 ) -> EvaluationResult:
-    from tooleval.scoring import score_concurrently, score_samples
+    from tooleval.scoring import explain_unbound, score_concurrently, score_samples
 
     rows: list[RowResult] = []
+    whys = {id(sample): empty[number] for number, sample in samples if number in empty}
 
-    def keep(row_id: str, _sample: Any, result: Any) -> None:
-        rows.append(RowResult(row_id, result))
+    def keep(row_id: str, sample: Any, result: Any) -> None:
+        rows.append(RowResult(row_id, explain_unbound(result, whys.get(id(sample)))))
 
     judges = _judges(metrics)
     before = [judge.usage.to_dict() for judge in judges]

@@ -20,8 +20,10 @@ from typing import IO, Any
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError, did_you_mean
 
 __all__ = [
+    "ExplainedLines",
     "InputTap",
     "bind_spec",
+    "empty_cell",
     "existing_file",
     "open_dataset",
     "rename_keys",
@@ -223,13 +225,24 @@ def rename_keys(row: Any, columns: dict[str, str]) -> Any:
     return row
 
 
-def renamed_lines(lines: Iterable[bytes], columns: dict[str, str]) -> Iterator[bytes]:
+def renamed_lines(
+    lines: Iterable[bytes],
+    columns: dict[str, str],
+    empty: deque[str | None] | None = None,
+    noted: dict[int, str] | None = None,
+) -> Iterator[bytes]:
     """JSONL lines with ``--bind`` applied; a line that is not a JSON object passes unchanged
-    (the scorer reports it with its row number)."""
+    (the scorer reports it with its row number).
+
+    ``empty``: for each row, why its bound ``expected_tools`` column gave no
+    reference (None when it gave one), for :class:`ExplainedLines`; ``noted``
+    the same by row number, for the rows a table shows.
+    """
     import orjson
 
+    column = columns.get("expected_tools")
     first = True
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         text = line.removeprefix(_BOM) if first else line
         first = False
         if not text.strip():
@@ -240,7 +253,69 @@ def renamed_lines(lines: Iterable[bytes], columns: dict[str, str]) -> Iterator[b
         except orjson.JSONDecodeError:
             yield line
             continue
-        yield orjson.dumps(rename_keys(row, columns)) + b"\n" if isinstance(row, dict) else line
+        if not isinstance(row, dict):
+            yield line
+            continue
+        if empty is not None and column is not None:
+            why = empty_cell(row, column, number)
+            empty.append(why)
+            if why is not None and noted is not None:
+                noted[number] = why
+        yield orjson.dumps(rename_keys(row, columns)) + b"\n"
+
+
+def empty_cell(row: Any, column: str, number: int) -> str | None:
+    """Why the bound ``column`` of a JSONL row gives no reference, or None when it gives one."""
+    if column not in row:
+        return f"row {number} has no key {column!r}"
+    value = row[column]
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return f"row {number}, column {column} is empty"
+    return None
+
+
+_UNBOUND_REASON = b'"reason":"no expected_tools bound for this row'
+
+
+class ExplainedLines:
+    """The results stream with each row's "no expected_tools bound" reason made specific.
+
+    Rows come ``metrics`` lines each, in input order; ``empty`` holds, per row,
+    why its bound column was empty (filled as the input is read, ahead of the
+    results), and a row's unbound reason is replaced by it
+    (:func:`tooleval.scoring.explain_unbound_line`).
+    """
+
+    def __init__(self, out: Any, metrics: int, empty: deque[str | None]) -> None:
+        self._out, self._metrics, self._empty = out, metrics, empty
+        self._rest = b""
+        self._lines = 0
+        self._why: str | None = None
+
+    def write(self, data: bytes) -> int:
+        from tooleval.scoring import explain_unbound_line
+
+        if not self._rest and data.endswith(b"\n") and _UNBOUND_REASON not in data:
+            count, at, each = data.count(b"\n"), self._lines, self._metrics
+            for _ in range(-(-(at + count) // each) + (at // -each)):  # the rows starting here
+                self._why = self._empty.popleft() if self._empty else None
+            self._lines += count
+            self._out.write(data)  # nothing to explain: the bytes as they are
+            return len(data)
+        lines = (self._rest + data).split(b"\n")
+        self._rest = lines.pop()
+        done = []
+        for line in lines:
+            if self._lines % self._metrics == 0:
+                self._why = self._empty.popleft() if self._empty else None
+            self._lines += 1
+            done.append(explain_unbound_line(line, self._why))
+        if done:
+            self._out.write(b"\n".join(done) + b"\n")
+        return len(data)
+
+    def flush(self) -> None:
+        self._out.flush()
 
 
 # ------------------------------------------------------------ the dataset file itself
@@ -302,13 +377,15 @@ def tabular_samples(
     *,
     bind: dict[str, str] | None = None,
     needed: dict[str, tuple[str, ...]] | None = None,
+    empty: deque[str | None] | None = None,
 ) -> Iterable[tuple[int, Any]]:
     """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
 
     ``metric``: a bound metric or a list of them. ``bind``: field -> column
     (``--bind``). ``needed``: per metric, the fields a column must be bound
     to (no column for one is a DatasetError suggesting the likely column,
-    before any row is scored).
+    before any row is scored). ``empty``: each row's empty expected_tools
+    cell, as :func:`renamed_lines` gives it.
 
     Columns named like canonical fields bind themselves; the first row that
     cannot be read stops with its DatasetError (row and column), as in JSONL;
@@ -324,4 +401,4 @@ def tabular_samples(
             fields = tuple(f for f in fields if f != "output")
         dataset.require(fields, metric=name, produced=())
     metrics = [] if metric is None else metric if isinstance(metric, list) else [metric]
-    yield from table_samples(dataset, metrics)
+    yield from table_samples(dataset, metrics, empty)

@@ -23,6 +23,8 @@ and prints what it likes from the returned tally.
 
 from __future__ import annotations
 
+import dataclasses
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,7 @@ from typing import IO, Any
 
 from tooleval.errors import InputError
 from tooleval.evaluation.file_input import (
+    ExplainedLines,
     InputTap,
     open_dataset,
     renamed_lines,
@@ -70,6 +73,9 @@ class FileJob:
     concurrency: int = 4
     tap: InputTap | None = field(default=None, init=False)
     checked: bool = field(default=False, init=False)  # fields checked before scoring
+    # per JSONL row, why its bound expected_tools column was empty (see ExplainedLines)
+    empty: deque[str | None] | None = field(default=None, init=False)
+    noted: dict[int, str] | None = field(default=None, init=False)  # the same, by row number
 
     @property
     def judged(self) -> bool:
@@ -137,6 +143,9 @@ def score_file(
     called as rows are scored.
     """
     table = table_rows is not None
+    if "expected_tools" in job.columns or (job.kind != "jsonl" and not job.benchmark):
+        job.empty = deque()
+        job.noted = {} if table else None
     found: ResultLines | KernelCounts | None = _score_streamed(
         job, out, table_rows=table_rows, progress=progress
     )
@@ -190,7 +199,7 @@ def _score_streamed(
         done = score_stream_tallied(
             job.metrics,
             _tapped(job, source),
-            out,
+            _explained(job, out),
             threads=workers if job.workers else None,
             keep=limit if table else 0,
             progress=progress.update if progress is not None else None,
@@ -201,6 +210,12 @@ def _score_streamed(
         job.tap = None  # nothing was read: the Python path taps the file afresh
         return None
     rows, counted = done
+    if job.noted:  # the table's rows as written: an empty bound cell named
+        kept = [
+            (status, number, line, _explain_all(results, job.noted.get(number)))
+            for status, number, line, results in counted.kept
+        ]
+        counted = dataclasses.replace(counted, kept=kept)
     tap = job.tap
     return KernelCounts.of(
         counted,
@@ -208,6 +223,14 @@ def _score_streamed(
         limit=limit if table else None,
         sample_of=tap.sample_of if tap is not None else None,
     )
+
+
+def _explain_all(results: bytes, why: str | None) -> bytes:
+    from tooleval.scoring import explain_unbound_line
+
+    if why is None:
+        return results
+    return b"\n".join(explain_unbound_line(line, why) for line in results.split(b"\n"))
 
 
 def _result_tally(
@@ -228,7 +251,12 @@ def _samples(job: FileJob) -> Iterable[tuple[int, Any]]:
     if job.benchmark:
         return benchmark_samples(Path(job.dataset), job.kind, data=job.data)
     return tabular_samples(
-        Path(job.dataset), job.kind, job.metrics, bind=job.columns, needed=job.needed()
+        Path(job.dataset),
+        job.kind,
+        job.metrics,
+        bind=job.columns,
+        needed=job.needed(),
+        empty=job.empty,
     )
 
 
@@ -238,6 +266,7 @@ def _score(job: FileJob, out: Any, tally: ResultLines | None) -> int:
 
     on_result = tally.on_result if tally is not None else None
     metric = job.metrics[0] if len(job.metrics) == 1 else job.metrics
+    out = _explained(job, out)
     if job.judged:
         return _score_judged(job, out, on_result)
     if job.kind != "jsonl":
@@ -258,7 +287,14 @@ def _tapped(job: FileJob, source: IO[bytes]) -> Iterable[bytes]:
     """The JSONL lines as the scorer reads them: watched by an InputTap, keys renamed by --bind."""
     tap = job.tap or InputTap(None, job.columns, keep_lines=False)
     job.tap = tap.over(source).watched(job.needed(), job.columns)
-    return renamed_lines(job.tap, job.columns) if job.columns else job.tap
+    if not job.columns:
+        return job.tap
+    return renamed_lines(job.tap, job.columns, job.empty, job.noted)
+
+
+def _explained(job: FileJob, out: Any) -> Any:
+    """``out``, with a bound expected_tools column's empty cells named in the rows' reasons."""
+    return out if job.empty is None else ExplainedLines(out, len(job.metrics), job.empty)
 
 
 def _score_judged(job: FileJob, out: Any, on_result: Any) -> int:

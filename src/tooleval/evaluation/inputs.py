@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import math
 import os
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tooleval.errors import ConfigError, DatasetError, InputError, ToolEvalError
+from tooleval.evaluation.file_input import empty_cell
 from tooleval.model import Sample
 
 __all__ = [
@@ -140,13 +142,17 @@ def read_dataset(
     *,
     bind: Mapping[str, str] | None = None,
     format: str | None = None,
+    empty: dict[int, str] | None = None,
 ) -> list[tuple[int, Sample]]:
     """``(row number, Sample)`` of every row, checked for each bound metric of ``metrics``.
 
-    The first input error raises naming its row (and column).
+    The first input error raises naming its row (and column). ``empty`` gets,
+    per row number, why the row's bound ``expected_tools`` column gave no
+    reference (an empty cell, a missing key), for the row's reason.
     """
+    empty = {} if empty is None else empty
     if isinstance(dataset, str | os.PathLike):
-        return _read_file(Path(dataset), bind, metrics, format)
+        return _read_file(Path(dataset), bind, metrics, format, empty)
     if isinstance(dataset, bytes | bytearray):
         raise InputError(
             "expected a path, rows or a DataFrame, got bytes (write them to a file)",
@@ -155,7 +161,7 @@ def read_dataset(
     if _is_dataframe(dataset):
         columns = [str(column) for column in dataset.columns]
         rows: list[Any] = [_plain_row(row) for row in dataset.to_dict(orient="records")]
-        return _read_rows(rows, columns, bind, metrics)
+        return _read_rows(rows, columns, bind, metrics, empty=empty)
     if isinstance(dataset, Mapping | Sample):
         raise InputError(
             f"expected rows, got one {type(dataset).__name__}; pass a list of rows ([row])",
@@ -169,7 +175,7 @@ def read_dataset(
         )
     rows = list(dataset)
     columns = list(dict.fromkeys(k for r in rows if isinstance(r, Mapping) for k in r))
-    return _read_rows(rows, [str(c) for c in columns], bind, metrics)
+    return _read_rows(rows, [str(c) for c in columns], bind, metrics, empty=empty)
 
 
 def _is_dataframe(value: Any) -> bool:
@@ -204,6 +210,8 @@ def _read_rows(
     bind: Mapping[str, str] | None,
     metrics: Sequence[Any],
     numbers: Sequence[int] | None = None,
+    *,
+    empty: dict[int, str],
 ) -> list[tuple[int, Sample]]:
     """Each row read (``numbers``: the file's line numbers; else positions from 1)."""
     from tooleval.datasets.binding import resolve_bindings
@@ -215,6 +223,7 @@ def _read_rows(
     if bind:
         bound = resolve_bindings(columns, bind)  # unknown field or column: named, with a guess
         renames = {column: name for name, column in bound.items() if name != column}
+    reference = (bind or {}).get("expected_tools")
     read: list[tuple[int, Sample]] = []
     for number, row in zip(numbers or range(1, len(rows) + 1), rows, strict=True):
         if isinstance(row, Sample):
@@ -224,6 +233,10 @@ def _read_rows(
             raise InputError(
                 f"expected a row dict or a Sample, got {type(row).__name__}", row=number
             )
+        if reference is not None:
+            why = empty_cell(row, reference, number)
+            if why is not None:
+                empty[number] = why
         if renames:
             row = {renames.get(key, key): value for key, value in row.items()}
         sample = row_sample(metrics[0], number, row, max_depth=100)
@@ -236,7 +249,11 @@ def _read_rows(
 
 
 def _read_file(
-    path: Path, bind: Mapping[str, str] | None, metrics: Sequence[Any], format: str | None
+    path: Path,
+    bind: Mapping[str, str] | None,
+    metrics: Sequence[Any],
+    format: str | None,
+    empty: dict[int, str],
 ) -> list[tuple[int, Sample]]:
     from tooleval.datasets.readers import detect_format
 
@@ -247,9 +264,9 @@ def _read_file(
     kind = format.lower() if format else file_kind(path)
     try:
         if kind in ("jsonl", "ndjson"):
-            return _read_jsonl(path, bind, metrics)
+            return _read_jsonl(path, bind, metrics, empty)
         detect_format(path, kind)  # an unknown format= is named
-        return _read_table(path, kind, bind, metrics)
+        return _read_table(path, kind, bind, metrics, empty)
     except ToolEvalError as exc:
         if "file" in exc.context:
             raise
@@ -267,7 +284,7 @@ def file_kind(path: Path) -> str:
 
 
 def _read_jsonl(
-    path: Path, bind: Mapping[str, str] | None, metrics: Sequence[Any]
+    path: Path, bind: Mapping[str, str] | None, metrics: Sequence[Any], empty: dict[int, str]
 ) -> list[tuple[int, Sample]]:
     from tooleval.scoring import read_rows
 
@@ -280,30 +297,39 @@ def _read_jsonl(
     numbers = [number for number, _ in parsed]
     rows = [row for _, row in parsed]
     columns = list(dict.fromkeys(str(k) for row in rows for k in row))
-    return _read_rows(rows, columns, bind, metrics, numbers)  # blank lines keep their numbers
+    return _read_rows(rows, columns, bind, metrics, numbers, empty=empty)  # blank lines numbered
 
 
 def _read_table(
-    path: Path, kind: str, bind: Mapping[str, str] | None, metrics: Sequence[Any]
+    path: Path,
+    kind: str,
+    bind: Mapping[str, str] | None,
+    metrics: Sequence[Any],
+    empty: dict[int, str],
 ) -> list[tuple[int, Sample]]:
     from tooleval.datasets.load import load_dataset
 
     dataset = load_dataset(path, bind=bind, format=kind)
     if not dataset.rows:
         raise InputError("no rows to evaluate: the file has no data rows", file=str(path))
-    read = list(table_samples(dataset, metrics))
+    whys: deque[str | None] = deque()
+    read = list(table_samples(dataset, metrics, whys))
+    empty.update((number, why) for (number, _), why in zip(read, whys, strict=True) if why)
     raw = dataset.raw_values()
     check_fields(read, metrics, dataset.columns, raw, bind)
     return read
 
 
-def table_samples(dataset: Any, metrics: Sequence[Any]) -> Iterator[tuple[int, Sample]]:
+def table_samples(
+    dataset: Any, metrics: Sequence[Any], empty: deque[str | None] | None = None
+) -> Iterator[tuple[int, Sample]]:
     """``(row number, Sample)`` for each row of a loaded table (a ``load_dataset`` Dataset).
 
     The first row that cannot be read raises its error (row and column); a
     row that says nothing about the agent's calls is refused for any of
     ``metrics`` that needs them (its cells read under their bound field names,
-    as ``tooleval score`` reads a JSONL row).
+    as ``tooleval score`` reads a JSONL row). ``empty`` gets, per row, why its
+    ``expected_tools`` cell gave no reference (None when it gave one).
 
     >>> import pathlib, tempfile
     >>> from tooleval.datasets.load import load_dataset
@@ -336,6 +362,8 @@ def table_samples(dataset: Any, metrics: Sequence[Any]) -> Iterator[tuple[int, S
                     cells[name] = cells.pop(column)
             for metric in metrics:
                 check_calls_given(metric, row.number, cells)
+        if empty is not None:
+            empty.append(row.empty_cells.get("expected_tools"))
         yield row.number, sample
 
 

@@ -39,6 +39,8 @@ __all__ = [
     "UNREADABLE",
     "apply_threshold",
     "ascore_sample",
+    "explain_unbound",
+    "explain_unbound_line",
     "reason_for",
     "score_sample",
     "unreadable",
@@ -47,6 +49,37 @@ __all__ = [
 
 #: How the reason of a row that could not be read starts (runs, Ray, ``strict=False``).
 UNREADABLE = "row could not be read"
+
+#: How a reference metric's reason starts for a row without ``expected_tools`` (Python and kernel).
+_UNBOUND = "no expected_tools bound for this row"
+
+
+def explain_unbound(result: Result, why: str | None) -> Result:
+    """``result`` with the reason a bound column gave no reference (``why``), when that is the case.
+
+    A row whose bound ``expected_tools`` column is empty says so, instead of
+    asking for a column to be bound (the metric only sees no reference).
+
+    >>> r = Result.unscored("tool_correctness", "no expected_tools bound for this row")
+    >>> explain_unbound(r, "row 2, column gold is empty").reason
+    'no expected_tools for this row: row 2, column gold is empty; the row is not scored'
+    """
+    if why is None or result.score is not None or not result.reason.startswith(_UNBOUND):
+        return result
+    return dataclasses.replace(
+        result, reason=f"no expected_tools for this row: {why}; the row is not scored"
+    )
+
+
+def explain_unbound_line(line: bytes, why: str | None) -> bytes:
+    """A result line (``tooleval score``'s bytes) with :func:`explain_unbound` applied."""
+    if why is None or b'"reason":"' + _UNBOUND.encode() not in line:
+        return line
+    import orjson
+
+    found = orjson.loads(line)
+    found["reason"] = f"no expected_tools for this row: {why}; the row is not scored"
+    return orjson.dumps(found) + (b"\n" if line.endswith(b"\n") else b"")
 
 
 def reason_for(exc: BaseException) -> str:

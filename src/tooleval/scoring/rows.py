@@ -82,7 +82,7 @@ def read_rows(stream: Iterable[bytes], *, start: int = 1) -> Iterator[tuple[int,
         try:
             row = loads(line, row=number)
         except orjson.JSONDecodeError as exc:
-            hint = ""
+            hint = non_finite_hint(exc)
             if line.strip() in (b"{", b"["):
                 hint = " (this looks like one JSON document spread over lines, not JSONL)"
             raise InputError(f"invalid JSON: {exc}{hint}", row=number) from None
@@ -91,6 +91,28 @@ def read_rows(stream: Iterable[bytes], *, start: int = 1) -> Iterator[tuple[int,
                 f"expected a JSON object per line, got {type(row).__name__}", row=number
             )
         yield number, row
+
+
+_NON_FINITE = ("NaN", "Infinity", "-Infinity")
+
+
+def non_finite_hint(exc: ValueError) -> str:
+    """What to write instead, when JSON text failed at a ``NaN``/``Infinity`` token; else "".
+
+    >>> import orjson
+    >>> try:
+    ...     orjson.loads(b'{"x": -Infinity}')
+    ... except orjson.JSONDecodeError as exc:
+    ...     print(non_finite_hint(exc))
+     (NaN and Infinity are not JSON: write null, a number or a string)
+    """
+    doc, pos = getattr(exc, "doc", None), getattr(exc, "pos", None)
+    if not isinstance(doc, str) or not isinstance(pos, int):
+        return ""
+    here = doc[max(pos - 1, 0) :] if pos and doc[pos - 1 : pos] == "-" else doc[pos:]
+    if here.startswith(_NON_FINITE):
+        return " (NaN and Infinity are not JSON: write null, a number or a string)"
+    return ""
 
 
 def check_calls_given(metric: Any, number: int, row: Mapping[str, Any]) -> None:
