@@ -195,9 +195,9 @@ PAINT = """() => new Promise(resolve => {
 
 
 def pages(ids: list[str], rows: int) -> dict[str, str]:
-    a, b, c = ids
+    a = ids[0]
     last = -(-rows // 50)
-    return {
+    found = {
         "runs list": "/",
         "run overview (first page)": f"/runs/{a}",
         "failed rows": f"/runs/{a}?result=fail",
@@ -212,10 +212,13 @@ def pages(ids: list[str], rows: int) -> dict[str, str]:
         "row page": f"/runs/{a}/rows/{rows // 2}",
         "row page in a filtered view": f"/runs/{a}/rows/1?result=fail&pos=0",
         "score histogram SVG": f"/runs/{a}/charts/scores.svg?metric=tool_correctness",
-        "compare A and B": f"/compare?a={a}&b={b}",
-        "compare, regressed only": f"/compare?a={a}&b={b}&change=regressed",
-        "matrix of A, B, C": f"/compare?run={a}&run={b}&run={c}",
     }
+    if len(ids) == 3:
+        b, c = ids[1:]
+        found["compare A and B"] = f"/compare?a={a}&b={b}"
+        found["compare, regressed only"] = f"/compare?a={a}&b={b}&change=regressed"
+        found["matrix of A, B, C"] = f"/compare?run={a}&run={b}&run={c}"
+    return found
 
 
 PAINTED = (
@@ -260,7 +263,7 @@ def report_time(url: str, run_id: str) -> tuple[float, int, int]:
     html = build_report(store, run_id)
     took = time.perf_counter() - started
     store.close()
-    return took, len(html.encode()), html.count('class="card')
+    return took, len(html.encode()), html.count('id="row-')
 
 
 def main() -> int:
@@ -269,15 +272,28 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--only", help="time only the pages whose label contains this")
+    parser.add_argument(
+        "--single",
+        action="store_true",
+        help="time the pages of run A as it is (no build, no comparison or matrix)",
+    )
     args = parser.parse_args()
-    ids = ensure_runs(args.store, args.rows)
+    if args.single:
+        from tooleval.store import open_store
+
+        store = open_store(args.store)
+        run = next(r for r in store.list_runs() if r.name == f"scale A {args.rows}")
+        ids, rows = [run.id], store.get_run(run.id).row_count
+        store.close()
+    else:
+        ids, rows = ensure_runs(args.store, args.rows), args.rows
     if args.build_only:
         return 0
     kind = "PostgreSQL" if args.store.startswith("postgresql") else "SQLite"
-    print(f"\n{kind}, 3 runs × {args.rows:,} rows × 2 metrics\n")
+    print(f"\n{kind}, {len(ids)} run(s) × {rows:,} rows × 2 metrics\n")
     print("| page | cold ms | warm ms (median of 3) | status | KB |")
     print("|---|---:|---:|---:|---:|")
-    wanted = pages(ids, args.rows)
+    wanted = pages(ids, rows)
     for label, path in wanted.items():
         if args.only and args.only not in label:
             continue

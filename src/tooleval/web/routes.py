@@ -220,7 +220,9 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     results of each metric, passed and failed, and its stored counts do the
     same per category; a view that filters on a metric (and its result),
     optionally in one category, takes its count from there instead of
-    counting a million rows again. Any other view counts in the store.
+    counting a million rows again; so does the whole run (its row count), one
+    failure class (rows per class) and one category with or without the row
+    verdict (the stored per-category counts). Any other view counts in the store.
     """
     from tooleval.analysis.aggregates import run_counts
 
@@ -229,6 +231,17 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     category: Any
     metric, passed, category = where.get("metric"), where.get("passed"), where.get("category")
     summary = info.summaries.get(metric or "")
+    if info.status != "running" and not keys:
+        return info.row_count
+    if info.status != "running" and keys <= {"category", "passed", "failure_class"}:
+        counts = run_counts(store, info)
+        if keys == {"failure_class"}:
+            return counts.classes.get(where["failure_class"], 0)
+        if "failure_class" not in keys and "category" in keys:
+            found = {c.category: c for c in counts.categories}.get(category)
+            if found is None:
+                return 0
+            return found.rows if passed is None else found.passed if passed else found.failed
     if info.status == "running" or summary is None:
         return store.count_rows(info.id, **where)
     if keys <= {"metric", "passed"}:
