@@ -210,12 +210,20 @@ def _v8_viewer_indexes(op: Any) -> None:
     # pass first") walks the filter's rows in verdict order, so a deep page of a
     # million-row run skips index entries instead of sorting rows.
     op.create_index("ix_rows_latency", "rows", ["run_id", "latency_ms", "row_index"])
-    op.create_index(
-        "ix_rows_category_passed", "rows", ["run_id", "category", "passed", "row_index"]
-    )
-    op.create_index(
-        "ix_rows_failure_class_passed", "rows", ["run_id", "failure_class", "passed", "row_index"]
-    )
+    # That order is "passed NULLS FIRST": SQLite's own for ASC; PostgreSQL puts NULLs
+    # last in an ascending index, so there the verdict indexes say it (and
+    # ix_rows_passed is rebuilt so), else every page of the run sorts its rows.
+    postgres = op.get_bind().dialect.name == "postgresql"
+    nulls_first = " NULLS FIRST" if postgres else ""
+    if postgres:
+        op.drop_index("ix_rows_passed", table_name="rows")
+    for name, columns in (
+        ("ix_rows_passed", "run_id"),
+        ("ix_rows_category_passed", "run_id, category"),
+        ("ix_rows_failure_class_passed", "run_id, failure_class"),
+    ):
+        if postgres or name != "ix_rows_passed":
+            op.execute(f"CREATE INDEX {name} ON rows ({columns}, passed{nulls_first}, row_index)")
 
 
 MIGRATIONS: tuple[Migration, ...] = (
