@@ -253,6 +253,35 @@ def paint_times(url: str, wanted: dict[str, str]) -> dict[str, tuple[str, float]
     return found
 
 
+def cpu_times(url: str, wanted: dict[str, str], only: str | None) -> dict[str, float]:
+    """CPU milliseconds of each page in one process (app and client), warm.
+
+    The load of a shared machine stretches wall times; the CPU a page costs
+    is what a quiet 2-core machine would spend (plus the database server's
+    own time on PostgreSQL, which runs in its own processes).
+    """
+    from fastapi.testclient import TestClient
+
+    from tooleval.store import open_store
+    from tooleval.web import create_app
+
+    store = open_store(url)
+    client = TestClient(create_app(store), base_url="http://127.0.0.1")
+    found = {}
+    for label, path in wanted.items():
+        if only and only not in label:
+            continue
+        client.get(path)
+        spent = []
+        for _ in range(3):
+            started = time.process_time()
+            client.get(path)
+            spent.append(time.process_time() - started)
+        found[label] = statistics.median(spent) * 1000
+    store.close()
+    return found
+
+
 def report_time(url: str, run_id: str) -> tuple[float, int, int]:
     """``tooleval report`` of ``run_id``: seconds, bytes, and the row cards it holds."""
     from tooleval.report import build_report
@@ -307,6 +336,9 @@ def main() -> int:
             f"| {label} | {cold * 1000:,.0f} | {warm * 1000:,.0f} | {status} | {size / 1024:,.0f} |",
             flush=True,
         )
+    print("\n| page | CPU ms in process, warm (median of 3) |\n|---|---:|")
+    for label, ms in cpu_times(args.store, wanted, args.only).items():
+        print(f"| {label} | {ms:,.0f} |", flush=True)
     took, size, cards = report_time(args.store, ids[0])
     print(f"| `tooleval report` of A | {took * 1000:,.0f} | | {cards} cards | {size / 1024:,.0f} |")
     for label, (what, ms) in paint_times(

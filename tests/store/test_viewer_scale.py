@@ -16,7 +16,7 @@ import itertools
 import pytest
 import sqlalchemy as sa
 
-from tooleval.analysis.aggregates import aggregate_run
+from tooleval.analysis.aggregates import aggregate_run, clusters_exact
 from tooleval.analysis.figures import run_figures
 from tooleval.model import ExpectedTools, Result, Sample, UserMessage
 from tooleval.report.overview import latency_percentiles
@@ -150,6 +150,10 @@ def test_latency_percentiles_are_the_rows_own(store, run_name):
     stored = store.aggregates.load_aggregate(run_id, "figures/1", row_count=done.row_count)
     assert stored["latency"] == _nearest_rank(expected_all)
     assert run_figures(store, done).latency == _nearest_rank(expected_all)
+    # And whether its clusters are exact, so no view counts the unpassed rows again.
+    exact = store.aggregates.load_aggregate(run_id, "clusters-exact/1", row_count=done.row_count)
+    assert exact["exact"] is (store.aggregates.undetailed_failures(run_id) == 0)
+    assert clusters_exact(store, done) is exact["exact"]
     # Resumed: live again, then finished with more rows; the stored copy follows.
     store.reopen_run(run_id)
     store.add_rows(run_id, [_record(run_id, i) for i in range(120, 200)])

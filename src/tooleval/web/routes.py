@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 _COMPARE_PAGE = 50
-_EXACT = "clusters-exact/1"
 
 
 def previous_runs(runs: list[RunInfo]) -> dict[str, str]:
@@ -257,28 +256,6 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     return store.count_rows(info.id, **where)
 
 
-def exact_clusters(store: StoreReader, info: RunInfo) -> bool:
-    """Whether every row that did not pass carries its stored cluster key (clusters exact).
-
-    Counted once for a stopped run and kept with its aggregates (checked
-    against its status and finish time like the others); counted on every
-    view while it runs.
-    """
-    from tooleval.analysis.aggregates import FINISHED, stamp
-
-    current = stamp(info.status, info.finished_at)
-    if info.status in FINISHED:
-        payload = store.aggregates.load_aggregate(info.id, _EXACT, row_count=info.row_count)
-        if isinstance(payload, dict) and payload.get("stamp") == current:
-            return bool(payload.get("exact"))
-    exact = store.aggregates.undetailed_failures(info.id) == 0
-    if info.status in FINISHED:
-        store.aggregates.save_aggregate(
-            info.id, _EXACT, {"exact": exact, "stamp": current}, row_count=info.row_count
-        )
-    return exact
-
-
 def render_run(
     store: StoreReader,
     info: RunInfo,
@@ -290,7 +267,7 @@ def render_run(
     what: str | None = None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
-    from tooleval.analysis.aggregates import run_clusters, run_counts, run_repeats
+    from tooleval.analysis.aggregates import clusters_exact, run_clusters, run_counts, run_repeats
     from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
@@ -302,7 +279,7 @@ def render_run(
 
     counts = run_counts(store, info)
     clusters, failures = run_clusters(store, info)
-    exact = not clusters or exact_clusters(store, info)
+    exact = not clusters or clusters_exact(store, info)
     digest = run_repeats(store, info)
     repeats = (
         None
