@@ -125,11 +125,35 @@ def test_row_cards_are_capped_failures_first(store):
     checker = check(text)
     cards = [i for i in checker.ids if i.startswith("row-")]
     assert len(cards) == 5
-    assert "5 of 60 rows shown, failures first; 55 left out" in text
+    assert "5 of 60 rows shown, failures first (examples of every failure cluster" in text
+    assert "55 left out" in text
     shown = [int(i.removeprefix("row-")) for i in cards]
     assert all(store.get_row(run, i).passed is not True for i in shown)
     assert failing > 5
     assert "left out" not in build_report(store, run, max_rows=60)
+
+
+def test_a_big_run_report_is_bounded_and_samples_every_cluster(store):
+    from tooleval.analysis.aggregates import cached_run, run_clusters
+
+    run = seed_many(store, 400, name="bounded")
+    clusters, _ = run_clusters(store, cached_run(store, run))
+    assert len(clusters) >= 2
+    small, big = build_report(store, run, max_rows=8), build_report(store, run, max_rows=40)
+    checker = check(big)
+    cards = {int(i.removeprefix("row-")) for i in checker.ids if i.startswith("row-")}
+    # At most max_rows cards, every one failing, and every cluster's first example among them.
+    assert len(cards) == 40
+    assert all(store.get_row(run, i).passed is not True for i in cards)
+    assert {c.indexes[0] for c in clusters} <= cards
+    # Not just the first failing rows: a later cluster's examples are taken in turn.
+    first_failing = [r.index for r in store.aggregates.iter_unpassed_rows(run, limit=40)]
+    assert cards != set(first_failing)
+    # Every link goes to a card of this report.
+    links = {v.removeprefix("#") for t, n, v in checker.attrs if n == "href" and v != "#"}
+    assert links and links <= set(checker.ids)
+    # The size follows max_rows, not the run's rows.
+    assert len(small) < len(big) < 2 * len(big.split('id="row-', 1)[0]) + 40 * 20_000
 
 
 def test_report_escapes_every_user_field(store):

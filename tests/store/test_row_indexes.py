@@ -178,6 +178,8 @@ def test_a_store_from_before_the_index_is_upgraded_and_its_rows_found(tmp_path):
         conn.exec_driver_sql("ALTER TABLE rows DROP COLUMN failure_detail")
         conn.exec_driver_sql("DROP TABLE labels")  # schema 7
         conn.exec_driver_sql("DROP TABLE judge_calibrations")
+        for index in ("ix_rows_latency", "ix_rows_category_passed", "ix_rows_failure_class_passed"):
+            conn.exec_driver_sql(f"DROP INDEX {index}")  # schema 8
         conn.exec_driver_sql("DELETE FROM tooleval_schema WHERE version >= 5")
     engine.dispose()
     with open_store(path) as store:

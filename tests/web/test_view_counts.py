@@ -14,11 +14,19 @@ def test_header_counts_match_the_store_for_every_metric_view(seeded):
     for run_id in (seeded["a"], seeded["b"]):
         info = cached_run(store, run_id)
         assert info.status != "running"
-        for metric, passed, category in itertools.product(
-            [None, *info.summaries, "no_such_metric"], [None, True, False], [None, "refund"]
+        classes = [None, "missing_tool", "wrong_arguments", "no_such_class"]
+        for metric, passed, category, failure_class in itertools.product(
+            [None, *info.summaries, "no_such_metric"],
+            [None, True, False],
+            [None, "refund", "no_such_category"],
+            classes,
         ):
             where = dict(
-                category=category, metric=metric, passed=passed, failure_class=None, search=None
+                category=category,
+                metric=metric,
+                passed=passed,
+                failure_class=failure_class,
+                search=None,
             )
             assert count_view(store, info, where) == store.count_rows(run_id, **where), where
 

@@ -38,6 +38,7 @@ __all__ = [
     "FINISHED",
     "RunCounts",
     "aggregate_run",
+    "clusters_exact",
     "cached_run",
     "cached_runs",
     "run_clusters",
@@ -52,6 +53,7 @@ CLUSTER_EXAMPLES = 20
 _COUNTS = "counts/1"
 _CLUSTERS = "clusters/1"
 _REPEATS = "repeats/1"
+_EXACT = "clusters-exact/1"
 #: Flaky rows kept (and shown) per repeated run; the count covers them all.
 FLAKY_EXAMPLES = 50
 _RUN = "run/1"
@@ -367,6 +369,26 @@ def run_repeats(
     return digest
 
 
+def clusters_exact(store: StoreReader, info: RunInfo, *, refresh: bool = False) -> bool:
+    """Whether every row that did not pass carries its stored cluster key (clusters exact).
+
+    Counted once for a stopped run and kept with its aggregates (checked
+    against its status and finish time like the others); counted on every
+    view while it runs.
+    """
+    current = stamp(info.status, info.finished_at)
+    if info.status in FINISHED and not refresh:
+        payload = store.aggregates.load_aggregate(info.id, _EXACT, row_count=info.row_count)
+        if isinstance(payload, dict) and payload.get("stamp") == current:
+            return bool(payload.get("exact"))
+    exact = store.aggregates.undetailed_failures(info.id) == 0
+    if info.status in FINISHED:
+        store.aggregates.save_aggregate(
+            info.id, _EXACT, {"exact": exact, "stamp": current}, row_count=info.row_count
+        )
+    return exact
+
+
 def store_aggregates(store: StoreReader, run_id: str) -> str | None:
     """Write a stopped run's aggregates; the reason when they could not be (the run is kept).
 
@@ -400,6 +422,7 @@ def aggregate_run(store: StoreReader, run_id: str) -> RunInfo:
     run_counts(store, run, refresh=True)
     run_clusters(store, run, refresh=True)
     run_repeats(store, run, refresh=True)
+    clusters_exact(store, run, refresh=True)
     from tooleval.analysis.figures import run_figures
 
     run_figures(store, run, refresh=True)

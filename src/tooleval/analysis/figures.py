@@ -145,6 +145,8 @@ class RunFigures:
     metrics: tuple[str, ...]
     categories: tuple[str, ...]
     slices: dict[tuple[str, str], SliceFigures] = field(default_factory=dict)
+    #: The rows' latency percentiles in ms (``p50``, ``p95``; empty when no row has one).
+    latency: dict[str, float] = field(default_factory=dict)
 
     @property
     def unit(self) -> str:
@@ -165,6 +167,7 @@ class RunFigures:
             "metrics": list(self.metrics),
             "categories": list(self.categories),
             "slices": [s.to_dict() for s in self.slices.values()],
+            "latency": self.latency,
         }
 
     @classmethod
@@ -180,6 +183,7 @@ class RunFigures:
             metrics=tuple(p["metrics"]),
             categories=tuple(p["categories"]),
             slices={(s.metric, s.slice): s for s in slices},
+            latency={str(k): float(v) for k, v in p["latency"].items()},
         )
 
 
@@ -228,6 +232,7 @@ def _counted(store: StoreReader, run: RunInfo, confidence: float) -> RunFigures:
         metrics,
         tuple(sorted(categories)),
         slices,
+        store.aggregates.latency_percentiles(run.id),
     )
 
 
@@ -273,6 +278,7 @@ def _read(
         base.metrics,
         base.categories,
         slices,
+        base.latency,
     )
 
 

@@ -60,36 +60,15 @@ def wall_time(run: RunInfo) -> str | None:
 
 
 def latency_percentiles(store: StoreReader, run: RunInfo) -> dict[str, float] | None:
-    """p50 and p95 of the rows' latency, read as three rows in latency order (None if unknown).
+    """p50 and p95 of the rows' latency from the run's read model (None if no row has one).
 
-    Rows without a latency sort last, so the percentiles are taken over the
-    rows before the first of them (found by bisection when there are any).
+    A stopped run's figures are stored with it
+    (:func:`tooleval.analysis.figures.run_figures`), so a view reads them back
+    instead of ordering a million latencies.
     """
-    total = run.row_count
-    if total <= 0:
-        return None
+    from tooleval.analysis.figures import run_figures
 
-    def at(offset: int) -> float | None:
-        found = next(
-            iter(store.iter_rows(run.id, order_by="latency", offset=offset, limit=1)), None
-        )
-        return None if found is None else found.latency_ms
-
-    if at(0) is None:
-        return None
-    known = total
-    if at(total - 1) is None:
-        low, high = 0, total - 1  # at(low) known, at(high) unknown
-        while high - low > 1:
-            middle = (low + high) // 2
-            low, high = (middle, high) if at(middle) is not None else (low, middle)
-        known = high
-    out = {}
-    for name, share in (("p50", 0.50), ("p95", 0.95)):
-        value = at(min(known - 1, int(share * (known - 1) + 0.5)))
-        if value is not None:
-            out[name] = value
-    return out or None
+    return dict(run_figures(store, run).latency) or None
 
 
 def flat_config(config: Any, prefix: str = "") -> list[tuple[str, Any]]:

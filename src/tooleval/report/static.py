@@ -3,8 +3,10 @@
 No network, no script, CSS inlined, charts as inline SVG: the file opens from
 disk and can be attached to a CI job. Numbers above the rows (histograms,
 per-category rates, failure clusters) come from the run's stored aggregates;
-rows are read only for the cards shown (failures first, at most ``max_rows``),
-so a report of a million-row run reads a few hundred rows.
+rows are read only for the cards shown (at most ``max_rows``: failures first,
+sampled in turn from every failure cluster's examples, then passes), so a
+report of a million-row run reads a few hundred rows and its size is bounded
+by ``max_rows`` whatever the run's size.
 
 >>> from tooleval.store import open_store
 >>> store = open_store("sqlite:///:memory:")
@@ -168,8 +170,39 @@ def _attempt_anchor(run: RunInfo, cards: _Cards) -> Any:
     return lambda first, attempt: cards.anchor(first + (attempt - 1) * stride) or ""
 
 
-def _cards(store: StoreReader, run: RunInfo, max_rows: int) -> _Cards:
-    fail_cards = list(store.aggregates.iter_unpassed_rows(run.id, limit=max_rows))
+def sampled_failures(clusters: list[Any], max_rows: int) -> list[int]:
+    """Up to ``max_rows`` failing row indexes, taken in turn from each cluster's examples.
+
+    Largest cluster first: the first example of every cluster, then the second
+    of every cluster, and so on, so each probable bug of a million-row run has
+    a card (linked from its cluster) however many rows the biggest one holds.
+
+    >>> from types import SimpleNamespace as C
+    >>> sampled_failures([C(indexes=(1, 2, 3)), C(indexes=(7,)), C(indexes=(9, 1))], 5)
+    [1, 7, 9, 2, 3]
+    """
+    chosen: dict[int, None] = {}
+    depth = max((len(c.indexes) for c in clusters), default=0)
+    for place in range(depth):
+        for cluster in clusters:
+            if len(chosen) >= max_rows:
+                return list(chosen)
+            if place < len(cluster.indexes):
+                chosen.setdefault(cluster.indexes[place])
+    return list(chosen)
+
+
+def _cards(store: StoreReader, run: RunInfo, max_rows: int, clusters: list[Any]) -> _Cards:
+    # Sampled across the failure clusters first, then the first failing rows.
+    fail_cards = [store.get_row(run.id, i) for i in sampled_failures(clusters, max_rows)]
+    if len(fail_cards) < max_rows:
+        taken = {row.index for row in fail_cards}
+        for row in store.aggregates.iter_unpassed_rows(run.id, limit=max_rows):
+            if len(fail_cards) >= max_rows:
+                break
+            if row.index not in taken:
+                fail_cards.append(row)
+    fail_cards.sort(key=lambda row: row.index)
     pass_cards = (
         list(store.iter_rows(run.id, passed=True, limit=max_rows - len(fail_cards)))
         if len(fail_cards) < max_rows
@@ -251,7 +284,8 @@ def _row_sections(
     if left_out:
         note = el(
             "p",
-            f"{len(cards.rows)} of {total} rows shown, failures first; {left_out} left out "
+            f"{len(cards.rows)} of {total} rows shown, failures first (examples of every "
+            f"failure cluster in turn, each linked from its cluster); {left_out} left out "
             f"({failures - cards.failing} of them failing). Raise --max-rows or open the run "
             "in `tooleval view` to see every row.",
             class_="note",
@@ -311,7 +345,7 @@ def build_report(
     counts = run_counts(store, run)
     figures = run_figures(store, run)
     clusters, failures = run_clusters(store, run)
-    cards = _cards(store, run, max_rows)
+    cards = _cards(store, run, max_rows, clusters)
     digest = run_repeats(store, run)
     found = _baseline(store, run, compare_with) if compare_with is not None else None
     gate = stored_gate(run, store=store, calibrations=calibrations)

@@ -328,6 +328,33 @@ class RunAggregates:
             )
         return found
 
+    def latency_percentiles(
+        self, run_id: str, shares: Sequence[tuple[str, float]] = (("p50", 0.5), ("p95", 0.95))
+    ) -> dict[str, float]:
+        """The rows' latency at each share of the rows that have one (nearest rank).
+
+        Rows without a latency are left out; ``{}`` when no row has one. Each
+        figure is one step into ``ix_rows_latency`` (a count and an offset on the
+        index, no row read), so a million-row run is read in milliseconds.
+        """
+        rows = t.rows.c
+        known = sa.and_(rows.run_id == run_id, rows.latency_ms.is_not(None))
+        out: dict[str, float] = {}
+        with self._store._read() as conn:
+            total = int(conn.execute(sa.select(sa.func.count()).where(known)).scalar() or 0)
+            for name, share in shares if total else ():
+                place = min(total - 1, int(share * (total - 1) + 0.5))
+                value = conn.execute(
+                    sa.select(rows.latency_ms)
+                    .where(known)
+                    .order_by(rows.latency_ms)
+                    .offset(place)
+                    .limit(1)
+                ).scalar()
+                if value is not None:
+                    out[name] = float(value)
+        return out
+
     def class_counts(self, run_id: str) -> dict[str, int]:
         """How many rows carry each stored failure class (classes with no row left out)."""
         r = t.rows.c

@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 7]
+[1, 2, 3, 4, 5, 6, 7, 8]
 """
 
 from __future__ import annotations
@@ -204,6 +204,28 @@ def _v7_labels(op: Any) -> None:
     )
 
 
+def _v8_viewer_indexes(op: Any) -> None:
+    # The run overview's latency percentiles (and "fastest / slowest first") walk
+    # the run's latencies in order; a filtered list in the default order ("did not
+    # pass first") walks the filter's rows in verdict order, so a deep page of a
+    # million-row run skips index entries instead of sorting rows.
+    op.create_index("ix_rows_latency", "rows", ["run_id", "latency_ms", "row_index"])
+    # That order is "passed NULLS FIRST": SQLite's own for ASC; PostgreSQL puts NULLs
+    # last in an ascending index, so there the verdict indexes say it (and
+    # ix_rows_passed is rebuilt so), else every page of the run sorts its rows.
+    postgres = op.get_bind().dialect.name == "postgresql"
+    nulls_first = " NULLS FIRST" if postgres else ""
+    if postgres:
+        op.drop_index("ix_rows_passed", table_name="rows")
+    for name, columns in (
+        ("ix_rows_passed", "run_id"),
+        ("ix_rows_category_passed", "run_id, category"),
+        ("ix_rows_failure_class_passed", "run_id, failure_class"),
+    ):
+        if postgres or name != "ix_rows_passed":
+            op.execute(f"CREATE INDEX {name} ON rows ({columns}, passed{nulls_first}, row_index)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
@@ -212,6 +234,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "score-order index and full-text row search index", _v5_row_read_indexes),
     Migration(6, "rows keep their failure cluster key", _v6_failure_detail),
     Migration(7, "human labels per row and metric; judge calibrations", _v7_labels),
+    Migration(8, "latency and filtered verdict-order indexes for the viewer", _v8_viewer_indexes),
 )
 
 

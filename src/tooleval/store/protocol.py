@@ -84,6 +84,12 @@ class AggregateStore(Protocol):
         """Per category and metric: passed, failed, errors, unscored, and the scores' moments."""
         ...
 
+    def latency_percentiles(
+        self, run_id: str, shares: Sequence[tuple[str, float]] = (("p50", 0.5), ("p95", 0.95))
+    ) -> dict[str, float]:
+        """The rows' latency at each ``(name, share)`` of the rows that have one."""
+        ...
+
     def class_counts(self, run_id: str) -> dict[str, int]:
         """How many rows carry each stored failure class."""
         ...

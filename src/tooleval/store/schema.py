@@ -93,6 +93,10 @@ rows = sa.Table(
     sa.Index("ix_rows_failure_class", "run_id", "failure_class", "row_index"),
     sa.Index("ix_rows_failure_detail", "run_id", "failure_class", "failure_detail", "row_index"),
     sa.Index("ix_rows_row_id", "run_id", "row_id"),
+    # Migration 8: latency order (overview percentiles) and the filtered default order.
+    sa.Index("ix_rows_latency", "run_id", "latency_ms", "row_index"),
+    sa.Index("ix_rows_category_passed", "run_id", "category", "passed", "row_index"),
+    sa.Index("ix_rows_failure_class_passed", "run_id", "failure_class", "passed", "row_index"),
 )
 
 results = sa.Table(

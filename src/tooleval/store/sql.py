@@ -49,6 +49,35 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _keyed_page(
+    conn: sa.Connection, query: sa.Select, run_id: str, offset: int, size: int
+) -> Sequence[sa.RowMapping]:
+    """``size`` rows of ``query`` from ``offset``: the keys first, then those rows by key.
+
+    The keys (``row_index``) of the page are found in the query's order with
+    only the index columns read, so skipping ``offset`` rows of a deep page
+    walks an index (``ix_rows_*`` end with ``row_index``) and never decodes a
+    skipped row's sample; the page's rows are then read by their primary key.
+    The rows come back in the query's order, as ``query.offset().limit()``
+    would give them.
+    """
+    keys = [
+        int(k)
+        for k in conn.execute(
+            query.with_only_columns(t.rows.c.row_index).offset(offset).limit(size)
+        ).scalars()
+    ]
+    if not keys:
+        return []
+    found = {
+        r["row_index"]: r
+        for r in conn.execute(
+            sa.select(t.rows).where(t.rows.c.run_id == run_id, t.rows.c.row_index.in_(keys))
+        ).mappings()
+    }
+    return [found[k] for k in keys if k in found]
+
+
 class Store:
     """A run store. Open it with :func:`tooleval.store.open_store`.
 
@@ -464,12 +493,12 @@ class Store:
         last_index: int | None = None
         while remaining is None or remaining > 0:
             size = _CHUNK if remaining is None else min(_CHUNK, remaining)
-            if by_index and last_index is not None:
-                page = query.where(t.rows.c.row_index > last_index).limit(size)
-            else:
-                page = query.offset(position).limit(size)
             with self._read() as conn:
-                chunk = conn.execute(page).mappings().all()
+                if by_index and last_index is not None:
+                    page = query.where(t.rows.c.row_index > last_index).limit(size)
+                    chunk = conn.execute(page).mappings().all()
+                else:
+                    chunk = _keyed_page(conn, query, run_id, position, size)
                 if not chunk:
                     return
                 results = results_for(conn, run_id, [r["row_index"] for r in chunk])

@@ -230,7 +230,9 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     results of each metric, passed and failed, and its stored counts do the
     same per category; a view that filters on a metric (and its result),
     optionally in one category, takes its count from there instead of
-    counting a million rows again. Any other view counts in the store.
+    counting a million rows again; so does the whole run (its row count), one
+    failure class (rows per class) and one category with or without the row
+    verdict (the stored per-category counts). Any other view counts in the store.
     """
     from tooleval.analysis.aggregates import run_counts
 
@@ -239,6 +241,17 @@ def count_view(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> int:
     category: Any
     metric, passed, category = where.get("metric"), where.get("passed"), where.get("category")
     summary = info.summaries.get(metric or "")
+    if info.status != "running" and not keys:
+        return info.row_count
+    if info.status != "running" and keys <= {"category", "passed", "failure_class"}:
+        counts = run_counts(store, info)
+        if keys == {"failure_class"}:
+            return counts.classes.get(where["failure_class"], 0)
+        if "failure_class" not in keys and "category" in keys:
+            found = {c.category: c for c in counts.categories}.get(category)
+            if found is None:
+                return 0
+            return found.rows if passed is None else found.passed if passed else found.failed
     if info.status == "running" or summary is None:
         return store.count_rows(info.id, **where)
     if keys <= {"metric", "passed"}:
@@ -265,7 +278,7 @@ def render_run(
     calibrations: Mapping[str, str | None] | None = None,
 ) -> str:
     """The run page: stored aggregates above one page of rows."""
-    from tooleval.analysis.aggregates import run_clusters, run_counts, run_repeats
+    from tooleval.analysis.aggregates import clusters_exact, run_clusters, run_counts, run_repeats
     from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.analysis.figures import run_figures
     from tooleval.analysis.gate import stored_gate
@@ -278,7 +291,7 @@ def render_run(
 
     counts = run_counts(store, info)
     clusters, failures = run_clusters(store, info)
-    exact = not clusters or store.aggregates.undetailed_failures(info.id) == 0
+    exact = not clusters or clusters_exact(store, info)
     digest = run_repeats(store, info)
     repeats = (
         None

@@ -1,0 +1,352 @@
+"""Time every viewer page of three million-row runs over HTTP, on SQLite or PostgreSQL.
+
+    .venv/bin/python bench/bench_viewer_scale.py --store /tmp/scale/runs.db [--rows 1000000]
+    .venv/bin/python bench/bench_viewer_scale.py --store postgresql://...  [--build-only]
+
+Builds (once: a store that already holds the runs is reused) three runs of
+``--rows`` rows (A baseline, B with fixed and regressed rows, C like A): a
+seed of ``rows / 32`` rows is written through the store's API, then doubled
+five times inside the database (``INSERT ... SELECT``: rows, results and the
+search index's triggers), each copy with its own row ids and latencies. Each
+run is then finished and aggregated as ``tooleval run`` leaves it.
+
+Then, each page through a real uvicorn server on 127.0.0.1:
+
+- **cold**: the first request to a freshly started viewer (new process state:
+  new store, new engine, nothing cached in Python; the database's own page
+  cache is whatever the OS holds);
+- **warm**: the median of three more requests to the same server;
+- **first paint**: Chromium's first contentful paint of the page (Playwright,
+  Debian's /usr/bin/chromium), for the main pages;
+
+and ``tooleval report`` of run A (its size and time). Prints a Markdown table
+for docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DOUBLINGS = 5
+
+
+def _copy_rows(store, run_id: str, size: int, copy: int) -> None:
+    """Rows ``[size, 2 * size)`` of ``run_id`` as copies of rows ``[0, size)``."""
+    import sqlalchemy as sa
+
+    from tooleval.store import schema as t
+
+    rows, res = t.rows.c, t.results.c
+    suffix = f"~{copy}"
+    row_cols = [c.name for c in t.rows.c]
+    picked = []
+    for column in t.rows.c:
+        if column.name == "row_index":
+            picked.append((rows.row_index + size).label("row_index"))
+        elif column.name == "row_id":
+            picked.append((rows.row_id + suffix).label("row_id"))
+        elif column.name == "latency_ms":
+            picked.append((rows.latency_ms * (1.0 + 0.07 * copy)).label("latency_ms"))
+        else:
+            picked.append(column)
+    result_cols = [c.name for c in t.results.c]
+    moved = [
+        (res.row_index + size).label("row_index") if c.name == "row_index" else c
+        for c in t.results.c
+    ]
+    with store._write() as conn:
+        conn.execute(
+            t.rows.insert().from_select(
+                row_cols,
+                sa.select(*picked).where(rows.run_id == run_id, rows.row_index < size),
+            )
+        )
+        conn.execute(
+            t.results.insert().from_select(
+                result_cols,
+                sa.select(*moved).where(res.run_id == run_id, res.row_index < size),
+            )
+        )
+
+
+def build_run(store, rows: int, variant: str, name: str) -> str:
+    """A finished, aggregated run of ``rows`` rows from the seed cases of ``variant``."""
+    from tests.web.seed import METRICS, _cases, _record
+
+    from tooleval.analysis.aggregates import store_aggregates
+
+    seed = max(1, rows >> DOUBLINGS)
+    templates = [_record(i, c) for i, c in enumerate(_cases(variant))]
+    run_id = store.create_run(
+        name, dataset={"path": "big.jsonl"}, connector={"type": "python"}, metrics=METRICS
+    )
+    batch = []
+    for index in range(seed):
+        template = templates[index % len(templates)]
+        row_id = f"{template.row_id}-{index}"
+        sample = dataclasses.replace(template.sample, id=row_id)
+        latency = (template.latency_ms or 100.0) * (1 + (index * 7919 % 1000) / 500)
+        batch.append(
+            dataclasses.replace(
+                template, index=index, row_id=row_id, sample=sample, latency_ms=latency
+            )
+        )
+        if len(batch) >= 5_000:
+            store.add_rows(run_id, batch)
+            batch = []
+    if batch:
+        store.add_rows(run_id, batch)
+    size = seed
+    for copy in range(1, DOUBLINGS + 1):
+        _copy_rows(store, run_id, size, copy)
+        size *= 2
+        print(f"  {name}: {size:,} rows", flush=True)
+    store.finish_run(run_id)
+    problem = store_aggregates(store, run_id)
+    if problem:
+        raise SystemExit(f"aggregating {name}: {problem}")
+    return run_id
+
+
+def ensure_runs(url: str, rows: int) -> list[str]:
+    """The ids of runs A, B and C of ``rows`` rows in ``url`` (built when absent)."""
+    from tooleval.store import open_store
+
+    store = open_store(url)
+    have = {r.name: r.id for r in store.list_runs()}
+    ids = []
+    for variant, letter in (("a", "A"), ("b", "B"), ("a", "C")):
+        name = f"scale {letter} {rows}"
+        if name not in have:
+            started = time.perf_counter()
+            have[name] = build_run(store, rows, variant, name)
+            print(f"built {name} in {time.perf_counter() - started:,.0f} s", flush=True)
+        ids.append(have[name])
+    store.close()
+    return ids
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Viewer:
+    """``tooleval view`` on a free port, in a process of its own (started fresh = cold)."""
+
+    def __init__(self, url: str) -> None:
+        import os
+        import subprocess
+
+        self.port = free_port()
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tooleval", "view", "--store", url, "--port", str(self.port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.base = f"http://127.0.0.1:{self.port}"
+        import httpx
+
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"the viewer stopped: {self.proc.stderr.read().decode()[-2000:]}")
+            try:
+                httpx.get(self.base + "/favicon.ico", timeout=5)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise SystemExit("the viewer did not start within 120 s")
+
+    def get(self, path: str) -> tuple[float, int, int]:
+        """Seconds to the full response, its status and its size in bytes."""
+        import httpx
+
+        started = time.perf_counter()
+        response = httpx.get(self.base + path, timeout=600)
+        return time.perf_counter() - started, response.status_code, len(response.content)
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+# First contentful paint, else (headless may not report paints) DOMContentLoaded.
+PAINT = """() => new Promise(resolve => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const fallback = setTimeout(() => resolve(['dcl', nav.domContentLoadedEventEnd]), 3000);
+  new PerformanceObserver(list => {
+    const entry = list.getEntriesByName('first-contentful-paint')[0];
+    if (entry) { clearTimeout(fallback); resolve(['fcp', entry.startTime]); }
+  }).observe({type: 'paint', buffered: true});
+})"""
+
+
+def pages(ids: list[str], rows: int) -> dict[str, str]:
+    a = ids[0]
+    last = -(-rows // 50)
+    found = {
+        "runs list": "/",
+        "run overview (first page)": f"/runs/{a}",
+        "failed rows": f"/runs/{a}?result=fail",
+        "failure class": f"/runs/{a}?failure_class=missing_tool",
+        "category + metric failed": f"/runs/{a}?category=refund&metric=tool_call_f1&result=fail",
+        f"deep page ({last // 2:,})": f"/runs/{a}?page={last // 2}",
+        f"last page ({last:,})": f"/runs/{a}?page={last}",
+        "deep page, failure class": f"/runs/{a}?failure_class=missing_tool&page=2000",
+        "slowest first": f"/runs/{a}?sort=-latency",
+        "lowest score first": f"/runs/{a}?sort=score&metric=tool_call_f1",
+        "search an argument value": f"/runs/{a}?q=5503",
+        "row page": f"/runs/{a}/rows/{rows // 2}",
+        "row page in a filtered view": f"/runs/{a}/rows/1?result=fail&pos=0",
+        "score histogram SVG": f"/runs/{a}/charts/scores.svg?metric=tool_correctness",
+    }
+    if len(ids) == 3:
+        b, c = ids[1:]
+        found["compare A and B"] = f"/compare?a={a}&b={b}"
+        found["compare, regressed only"] = f"/compare?a={a}&b={b}&change=regressed"
+        found["matrix of A, B, C"] = f"/compare?run={a}&run={b}&run={c}"
+    return found
+
+
+PAINTED = (
+    "run overview (first page)",
+    "failed rows",
+    "search an argument value",
+    "compare A and B",
+)
+
+
+def paint_times(url: str, wanted: dict[str, str]) -> dict[str, tuple[str, float]]:
+    """First contentful paint (ms from navigation start) of each page, on a started viewer."""
+    if not Path("/usr/bin/chromium").exists():
+        return {}
+    from playwright.sync_api import sync_playwright
+
+    viewer = Viewer(url)
+    found = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+            )
+            page = browser.new_page()
+            for label, path in wanted.items():
+                page.goto(viewer.base + path, wait_until="load", timeout=600_000)
+                kind, ms = page.evaluate(PAINT)
+                found[label] = (kind, float(ms))
+            browser.close()
+    finally:
+        viewer.close()
+    return found
+
+
+def cpu_times(url: str, wanted: dict[str, str], only: str | None) -> dict[str, float]:
+    """CPU milliseconds of each page in one process (app and client), warm.
+
+    The load of a shared machine stretches wall times; the CPU a page costs
+    is what a quiet 2-core machine would spend (plus the database server's
+    own time on PostgreSQL, which runs in its own processes).
+    """
+    from fastapi.testclient import TestClient
+
+    from tooleval.store import open_store
+    from tooleval.web import create_app
+
+    store = open_store(url)
+    client = TestClient(create_app(store), base_url="http://127.0.0.1")
+    found = {}
+    for label, path in wanted.items():
+        if only and only not in label:
+            continue
+        client.get(path)
+        spent = []
+        for _ in range(3):
+            started = time.process_time()
+            client.get(path)
+            spent.append(time.process_time() - started)
+        found[label] = statistics.median(spent) * 1000
+    store.close()
+    return found
+
+
+def report_time(url: str, run_id: str) -> tuple[float, int, int]:
+    """``tooleval report`` of ``run_id``: seconds, bytes, and the row cards it holds."""
+    from tooleval.report import build_report
+    from tooleval.store import open_store
+
+    store = open_store(url)
+    started = time.perf_counter()
+    html = build_report(store, run_id)
+    took = time.perf_counter() - started
+    store.close()
+    return took, len(html.encode()), html.count('id="row-')
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", required=True, help="SQLite file or postgresql:// URL")
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--only", help="time only the pages whose label contains this")
+    parser.add_argument(
+        "--single",
+        action="store_true",
+        help="time the pages of run A as it is (no build, no comparison or matrix)",
+    )
+    args = parser.parse_args()
+    if args.single:
+        from tooleval.store import open_store
+
+        store = open_store(args.store)
+        run = next(r for r in store.list_runs() if r.name == f"scale A {args.rows}")
+        ids, rows = [run.id], store.get_run(run.id).row_count
+        store.close()
+    else:
+        ids, rows = ensure_runs(args.store, args.rows), args.rows
+    if args.build_only:
+        return 0
+    kind = "PostgreSQL" if args.store.startswith("postgresql") else "SQLite"
+    print(f"\n{kind}, {len(ids)} run(s) × {rows:,} rows × 2 metrics\n")
+    print("| page | cold ms | warm ms (median of 3) | status | KB |")
+    print("|---|---:|---:|---:|---:|")
+    wanted = pages(ids, rows)
+    for label, path in wanted.items():
+        if args.only and args.only not in label:
+            continue
+        viewer = Viewer(args.store)
+        try:
+            cold, status, size = viewer.get(path)
+            warm = statistics.median(viewer.get(path)[0] for _ in range(3))
+        finally:
+            viewer.close()
+        print(
+            f"| {label} | {cold * 1000:,.0f} | {warm * 1000:,.0f} | {status} | {size / 1024:,.0f} |",
+            flush=True,
+        )
+    print("\n| page | CPU ms in process, warm (median of 3) |\n|---|---:|")
+    for label, ms in cpu_times(args.store, wanted, args.only).items():
+        print(f"| {label} | {ms:,.0f} |", flush=True)
+    took, size, cards = report_time(args.store, ids[0])
+    print(f"| `tooleval report` of A | {took * 1000:,.0f} | | {cards} cards | {size / 1024:,.0f} |")
+    for label, (what, ms) in paint_times(
+        args.store, {k: v for k, v in wanted.items() if k in PAINTED}
+    ).items():
+        print(f"| Chromium first paint ({what}): {label} | {ms:,.0f} | | | |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
