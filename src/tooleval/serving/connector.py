@@ -32,7 +32,7 @@ from tooleval.serving.served import ServedConnector, serve_options
 from tooleval.serving.sessions import EnvironmentTools
 from tooleval.serving.users import user_from_config
 
-__all__ = ["connector_from_config"]
+__all__ = ["connector_from_config", "load_connector_file"]
 
 
 def connector_from_config(
@@ -80,6 +80,32 @@ def connector_from_config(
     return connector_config.connector_from_config(
         rest, base_dir=base, prefix=prefix, tool_sessions=sessions, user=user
     )
+
+
+def load_connector_file(path: str | Path) -> Any:
+    """The connector of a plan file (its ``connector:`` key) or a connector file, environment served.
+
+    As :func:`tooleval.connectors.load_connector_file`, but a plan's top-level
+    ``environment`` (or the connector's own ``environment``, ``serve`` or
+    ``user``) is served as ``tooleval run`` serves it (``tooleval connector test``).
+    """
+    import yaml
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", file=str(path)) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", file=str(path)) from None
+    if not isinstance(data, Mapping):
+        raise ConfigError("expected a plan or a connector mapping", file=str(path))
+    config = data.get("connector", data)
+    environment = data.get("environment") if "connector" in data else None
+    try:
+        return connector_from_config(config, base_dir=path.parent, environment=environment)
+    except ConfigError as exc:
+        raise exc.with_context(file=str(path)) from None
 
 
 def _served(
