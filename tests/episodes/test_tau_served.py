@@ -35,7 +35,7 @@ from tests.serving import served_agents  # noqa: E402  (needs mcp)
 PATHS = (
     [(t, d) for t in ("mcp", "stdio", "http") for d in ("airline", "retail")]
     if FULL
-    else [("mcp", "airline"), ("stdio", "retail"), ("http", "retail")]
+    else [("mcp", "retail"), ("stdio", "airline"), ("http", "retail")]
 )
 SAMPLED = {"mcp": ("oracle", "wrong_argument"), "stdio": ("oracle",), "http": ("oracle",)}
 

@@ -51,6 +51,7 @@ _SESSIONS_KEPT = 50_000
 # Seconds an MCP session may sit idle before the SDK drops it (an episode is bound anyway).
 _IDLE = 600.0
 _START_SECONDS = 30.0
+_KEEP_ALIVE = 300
 
 
 class _ClientGone(logging.Filter):
@@ -257,7 +258,15 @@ class EpisodeServer:
             app = episode_app(
                 self.episodes, base_url=self.base_url, open_episodes=self.open_episodes
             )
-            config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+            config = uvicorn.Config(
+                app,
+                log_level="warning",
+                lifespan="on",
+                access_log=False,
+                # An agent busy between two calls (thinking, or its loop scoring rows) keeps its
+                # connection: uvicorn's 5 s default drops it under the client mid-episode.
+                timeout_keep_alive=_KEEP_ALIVE,
+            )
             self._server = uvicorn.Server(config)
             self._thread = threading.Thread(
                 target=lambda: asyncio.run(self._server.serve(sockets=[sock])),
