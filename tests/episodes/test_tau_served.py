@@ -8,8 +8,10 @@ state. The verdict of every episode must equal tau-bench's own
 ``calculate_reward`` on the trajectory tooleval recorded, id for id.
 
 tau-bench's reward and ``state_match`` each copy and hash the whole database,
-so the default suite runs one task's oracle over each path (the task of
-test_tau_oracle.py's sample) and a mutant over MCP HTTP; ``TOOLEVAL_CONFORMANCE=full`` runs the
+and ``state_match``'s diff of two differing databases takes tens of seconds
+on a loaded machine, so the default suite runs one task's oracle over each
+path (the task of test_tau_oracle.py's sample; the mutants' agreement over the
+same recording is test_tau_oracle.py's); ``TOOLEVAL_CONFORMANCE=full`` runs the
 oracle and every mutant of every test-split task over every path and domain.
 """
 
@@ -37,7 +39,7 @@ PATHS = (
     if FULL
     else [("mcp", "retail"), ("stdio", "airline"), ("http", "retail")]
 )
-SAMPLED = {"mcp": ("oracle", "wrong_argument"), "stdio": ("oracle",), "http": ("oracle",)}
+SAMPLED = ("oracle",)
 
 
 def _run(tmp_path, domain: str, transport: str, episodes: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +87,7 @@ def test_served_oracle_and_mutants_get_tau_benchs_verdict(shared_data, tmp_path,
     episodes = _episodes(domain, tasks, indexes)
     if not FULL:
         assert {tag.rsplit("-", 1)[1] for tag in episodes} == {"oracle", *MUTATIONS}
-        episodes = {t: e for t, e in episodes.items() if t.rsplit("-", 1)[1] in SAMPLED[transport]}
+        episodes = {t: e for t, e in episodes.items() if t.rsplit("-", 1)[1] in SAMPLED}
     rows = _run(tmp_path, domain, transport, episodes)
     assert sorted(rows) == sorted(episodes)
     disagree, oracle_failed = [], []

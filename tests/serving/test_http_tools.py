@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra (pip install 'tooleval[mcp]')")
 
-from tooleval.environments import FunctionEnvironment, register_environment  # noqa: E402
+from tooleval.environments import FunctionEnvironment, Limits, register_environment  # noqa: E402
 from tooleval.model import Sample  # noqa: E402
 from tooleval.runs import plan_from_dict, run_plan  # noqa: E402
 from tooleval.serving.bindings import Episodes  # noqa: E402
@@ -206,3 +206,34 @@ def test_a_run_hands_each_row_its_tools_url_and_judges_what_tooleval_recorded(tm
         assert "serving" not in row.sample.metadata  # the token is not stored
         passed = [r.passed for r in row.results]
         assert passed == ([True, True] if row.row_id.startswith("w1") else [False, False])
+
+
+def test_a_call_past_its_deadline_answers_so_and_is_recorded():
+    release = threading.Event()
+
+    def wait(state):
+        """Block until released."""
+        release.wait(60)
+        return "late"
+
+    register_environment(
+        "http_slow",
+        lambda config: FunctionEnvironment(
+            {"wait": wait}, initial_state={}, limits=Limits(call_seconds=None)
+        ),
+    )
+    episodes = Episodes(EnvironmentTools({"name": "http_slow", "config": {}}), call_deadline=0.3)
+    server = EpisodeServer(episodes)
+    base = server.start()
+    try:
+        binding = episodes.bind(Sample(id="slow"))
+        with httpx.Client(timeout=60) as client:
+            answer = client.post(f"{base}/tools/wait", json={}, headers={HEADER: binding.token})
+        release.set()  # the tool's thread ends
+        assert answer.status_code == 200 and answer.json()["is_error"]
+        assert "no result within 0.3 s" in answer.json()["result"]
+        record = episodes.release(binding.token)
+        assert record["calls"][0]["is_error"] and "deadline" in record["calls"][0]["result"]
+    finally:
+        release.set()
+        server.stop()

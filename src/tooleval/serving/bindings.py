@@ -31,6 +31,7 @@ error and the caller gets the error, never a hang.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
 from collections.abc import Mapping
@@ -124,12 +125,13 @@ class Episodes:
         the call is recorded and refused without running.
         """
         binding = self.get(token)
-        call = _as_call(name, arguments, f"call_{binding.count}", parse_error)
+        call = _as_call(name, arguments, parse_error)
 
         def run() -> ToolCall:
             with binding.lock:  # one call at a time per episode, in arrival order
+                numbered = dataclasses.replace(call, id=f"call_{binding.count}")
                 binding.count += 1
-                return binding.session.call(call)
+                return binding.session.call(numbered)
 
         try:
             return bounded(run, self.call_deadline, what=f"tool call {name}")
@@ -138,7 +140,13 @@ class Episodes:
                 f"{name}: no result within {self.call_deadline:g} s (the served call's deadline)"
             )
             binding.session.calls.append(
-                {"name": name, "args": call.args, "result": message, "is_error": True}
+                {
+                    "name": name,
+                    "args": call.args,
+                    "result": message,
+                    "is_error": True,
+                    "ms": round(self.call_deadline * 1000.0, 3),
+                }
             )
             return call.with_result(message, is_error=True)
 
@@ -172,17 +180,16 @@ class Episodes:
                 continue
 
 
-def _as_call(name: str, arguments: Any, call_id: str, parse_error: str | None) -> ToolCall:
+def _as_call(name: str, arguments: Any, parse_error: str | None) -> ToolCall:
     """A ToolCall from a transport's request; arguments that are not an object stay an error."""
     if parse_error is not None:
-        return ToolCall(name, None, id=call_id, parse_error=parse_error)
+        return ToolCall(name, None, parse_error=parse_error)
     if arguments is None:
-        return ToolCall(name, {}, id=call_id)
+        return ToolCall(name, {})
     if isinstance(arguments, Mapping):
-        return ToolCall(name, dict(arguments), id=call_id)
+        return ToolCall(name, dict(arguments))
     return ToolCall(
         name,
         None,
-        id=call_id,
         parse_error=f"expected an object of arguments, got {type(arguments).__name__}",
     )
