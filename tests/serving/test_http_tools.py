@@ -20,7 +20,7 @@ from tooleval.environments import FunctionEnvironment, Limits, register_environm
 from tooleval.model import Sample  # noqa: E402
 from tooleval.runs import plan_from_dict, run_plan  # noqa: E402
 from tooleval.serving.bindings import Episodes  # noqa: E402
-from tooleval.serving.http_app import HEADER, EpisodeServer, urls  # noqa: E402
+from tooleval.serving.http_app import HEADER, MAX_BODY, EpisodeServer, urls  # noqa: E402
 from tooleval.serving.sessions import EnvironmentTools  # noqa: E402
 from tooleval.store import open_store  # noqa: E402
 
@@ -67,7 +67,7 @@ def test_tool_endpoints_run_and_record_every_call_bound_by_path_or_header(served
         )
         assert raised.status_code == 200 and raised.json()["is_error"]
         assert "KeyError" in raised.json()["result"]
-        for body in (b"{not json", b"[1, 2]", b'"W1"'):
+        for body in (b"{not json", b"[1, 2]", b'"W1"', b"[" * 100_000, b" " * (MAX_BODY + 1)):
             bad = client.post(f"{handed['tools_url']}/cancel_order", content=body)
             assert bad.status_code == 400 and bad.json()["is_error"], body
         wrong = client.post(f"{handed['tools_url']}/cancel_order", json={"id": "W2"})
@@ -75,16 +75,10 @@ def test_tool_endpoints_run_and_record_every_call_bound_by_path_or_header(served
         unknown = client.post(f"{handed['tools_url']}/refund", json={})
         assert unknown.json()["is_error"] and "unknown tool 'refund'" in unknown.json()["result"]
     record = episodes.release(binding.token)
-    assert [c.get("executed", True) for c in record["calls"]] == [
-        True,
-        True,
-        False,
-        False,
-        False,
-        False,
-        False,
-    ]
+    assert [c.get("executed", True) for c in record["calls"]] == [True, True] + [False] * 7
     assert "not JSON" in record["calls"][2]["result"]
+    assert "RecursionError" in record["calls"][5]["result"]
+    assert "bytes" in record["calls"][6]["result"]
     assert "got list" in record["calls"][3]["result"]
     assert binding.session.environment.state() == {"W1": "cancelled", "W2": "pending"}
 

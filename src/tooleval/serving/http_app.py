@@ -42,7 +42,7 @@ from tooleval.model import Sample
 from tooleval.serving.bindings import Episodes, Refused
 from tooleval.serving.mcp_server import episode_runner, mcp_server
 
-__all__ = ["HEADER", "EpisodeServer", "episode_app"]
+__all__ = ["HEADER", "MAX_BODY", "EpisodeServer", "episode_app"]
 
 #: The header that carries an episode's token to ``POST /tools/{name}``.
 HEADER = "X-Tooleval-Episode"
@@ -52,6 +52,8 @@ _SESSIONS_KEPT = 50_000
 _IDLE = 600.0
 _START_SECONDS = 30.0
 _KEEP_ALIVE = 300
+#: Bytes of one call's arguments over the tool endpoints (the MCP SDK's own limit: 4 MiB).
+MAX_BODY = 4 * 1024 * 1024
 
 
 class _ClientGone(logging.Filter):
@@ -66,9 +68,11 @@ class _ClientGone(logging.Filter):
 
 
 def _json(status: int, body: Any) -> Any:
-    from starlette.responses import JSONResponse
+    """A JSON answer; a value JSON cannot hold (a tool's object) is sent as its text."""
+    from starlette.responses import Response
 
-    return JSONResponse(body, status_code=status)
+    text = json.dumps(body, default=str, ensure_ascii=False)
+    return Response(text, status_code=status, media_type="application/json")
 
 
 def _refused(exc: Refused) -> Any:
@@ -148,10 +152,13 @@ def episode_app(episodes: Episodes, *, base_url: str = "", open_episodes: bool =
         body = await request.body()
         arguments: Any = None
         why = None
-        try:
-            arguments = json.loads(body) if body.strip() else {}
-        except ValueError as exc:
-            why = f"the body is not JSON: {exc}"
+        if len(body) > MAX_BODY:
+            why = f"the body is {len(body)} bytes; a call's arguments may take {MAX_BODY}"
+        else:
+            try:
+                arguments = json.loads(body) if body.strip() else {}
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+                why = f"the body is not JSON: {type(exc).__name__}: {exc}"
         if why is None and not isinstance(arguments, dict):
             why = f"the body must be a JSON object of arguments, got {type(arguments).__name__}"
         try:
