@@ -278,3 +278,47 @@ def test_serve_configuration_mistakes_are_refused_up_front():
     served = connector_from_config({**base, "serve": "stdio"}, environment="mcp_kv")
     assert served.describe()["serve"]["transport"] == "stdio"
     assert served.describe()["serve"]["environment"]["name"] == "mcp_kv"
+
+
+def test_tooleval_serve_http_opens_serves_and_ends_episodes_until_stopped():
+    import signal
+    import subprocess
+
+    from tests.procs import finish, read_line
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), env.get("PYTHONPATH", "")])
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tooleval",
+            "serve",
+            "http",
+            "--environment",
+            "tests.serving.test_mcp_serving:stdio_kv",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        line = read_line(proc, startswith="tooleval: serving on ")
+        base = line.split()[3]
+        with httpx.Client(timeout=60) as client:
+            handed = client.post(f"{base}/episodes", json={"id": "cli"}).json()
+            results = asyncio.run(
+                _session_calls(handed["mcp_url"], [("put", {"key": "a", "value": 3})])
+            )
+            assert results == [('{"stored": "a"}', False)]
+            record = client.delete(f"{base}/episodes/{handed['token']}").json()
+        assert [(c["name"], c["args"]) for c in record["calls"]] == [
+            ("put", {"key": "a", "value": 3})
+        ]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        finish(proc)
+    assert proc.returncode == 0
