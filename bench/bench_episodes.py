@@ -1,38 +1,141 @@
-"""Episodes per second: a model put into an environment over the served tool loop.
+"""Episodes per second over each serving path: the tool loop, MCP (HTTP, stdio) and HTTP endpoints.
 
-The model is examples/episodes/model_server.py (a scripted OpenAI-compatible
-server in its own process, answering at once); the environment is the orders
-environment of examples/orders_env; each row is one episode (one to two tool
-calls, two to three model requests), run by ``run_plan`` into SQLite with
-``state_match`` on the end state. Prints episodes per second for the run
-(episodes, scoring and storing included) at the given concurrency.
+Each row is one episode on a fresh instance of the orders environment of
+examples/orders_env (one to two tool calls), run by ``run_plan`` into SQLite
+with ``state_match`` on the end state, so the figure includes binding,
+serving, recording, scoring and storing. The agent differs per path:
 
-    python bench/bench_episodes.py --rows 400 --concurrency 8
+- ``loop``: examples/episodes/model_server.py (a scripted OpenAI-compatible
+  server in its own process, answering at once), the ``openai`` tool loop;
+- ``mcp``: a Python agent playing the row's reference calls with the ``mcp``
+  SDK's streamable HTTP client at the URL the row is handed;
+- ``stdio``: the same through a stdio MCP server the agent starts per episode
+  (the row's ``mcp_command``: one process per episode);
+- ``http``: the same over the plain JSON tool endpoints (httpx).
+
+    python bench/bench_episodes.py --rows 400 --concurrency 8 --path all
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "episodes"
+ORDERS = REPO / "examples" / "orders_env"
+PATHS = ("loop", "mcp", "stdio", "http")
+
+
+async def _mcp_session(read: Any, write: Any, sample: Any) -> None:
+    from mcp import ClientSession
+
+    async with ClientSession(read, write) as session:
+        await session.initialize()
+        for call in sample.expected_tools:
+            await session.call_tool(call.name, dict(call.args or {}))
+
+
+async def mcp_agent(sample: Any) -> dict[str, Any]:
+    """The row's reference calls over MCP streamable HTTP."""
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
+
+    url = sample.metadata["serving"]["mcp_url"]
+    async with (
+        httpx.AsyncClient(timeout=120) as client,
+        streamable_http_client(url, http_client=client) as (read, write, _),
+    ):
+        await _mcp_session(read, write, sample)
+    return {"output": "done"}
+
+
+async def stdio_agent(sample: Any) -> dict[str, Any]:
+    """The row's reference calls over a stdio MCP server started for the episode."""
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command = sample.metadata["serving"]["mcp_command"]
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        await _mcp_session(read, write, sample)
+    return {"output": "done"}
+
+
+async def http_agent(sample: Any) -> dict[str, Any]:
+    """The row's reference calls over the JSON tool endpoints."""
+    import httpx
+
+    tools = sample.metadata["serving"]["tools_url"]
+    async with httpx.AsyncClient(timeout=120) as client:
+        for call in sample.expected_tools:
+            await client.post(f"{tools}/{call.name}", json=dict(call.args or {}))
+    return {"output": "done"}
+
+
+def _connector(path: str, model_port: int | None) -> dict[str, Any]:
+    if path == "loop":
+        return {
+            "type": "openai",
+            "base_url": f"http://127.0.0.1:{model_port}/v1",
+            "model": "scripted",
+        }
+    return {
+        "type": "python",
+        "target": f"bench_episodes:{path}_agent",
+        "argument": "sample",
+        "serve": "stdio" if path == "stdio" else path,
+    }
+
+
+def run_path(path: str, rows: int, concurrency: int, model_port: int | None) -> float:
+    """Episodes per second of one path (the whole run, scoring and storing included)."""
+    from tooleval.runs import plan_from_dict, run_plan
+    from tooleval.store import open_store
+
+    cases = (ORDERS / "cases.jsonl").read_text().splitlines()
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        lines = []
+        for i in range(rows):
+            row = json.loads(cases[i % len(cases)])
+            row["id"] = f"{row['id']}-{i}"
+            lines.append(json.dumps(row))
+        (base / "rows.jsonl").write_text("\n".join(lines) + "\n")
+        plan = plan_from_dict(
+            {
+                "dataset": "rows.jsonl",
+                "connector": _connector(path, model_port),
+                "environment": f"{ORDERS / 'orders.py'}:make_environment",
+                "metrics": ["state_match"],
+            },
+            base_dir=base,
+        )
+        with open_store(base / "runs.db") as store:
+            started = time.perf_counter()
+            outcome = run_plan(plan, store=store, concurrency=concurrency)
+            took = time.perf_counter() - started
+            errors = [r.error for r in store.iter_rows(outcome.run_id) if r.error]
+    if errors:
+        raise SystemExit(f"{path}: {len(errors)} episodes failed, e.g. {errors[0]}")
+    return rows / took
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--path", choices=[*PATHS, "all"], default="all")
     args = parser.parse_args(argv)
-    from tooleval.runs import plan_from_dict, run_plan
-    from tooleval.store import open_store
-
-    cases = (REPO / "examples" / "orders_env" / "cases.jsonl").read_text().splitlines()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # the agents above, by module name
+    paths = PATHS if args.path == "all" else (args.path,)
     server = subprocess.Popen(
         [sys.executable, str(EXAMPLE / "model_server.py"), "--port", "0"],
         stdout=subprocess.PIPE,
@@ -41,35 +144,15 @@ def main(argv: list[str] | None = None) -> None:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline().split()[-1])
-        with tempfile.TemporaryDirectory() as folder:
-            base = Path(folder)
-            rows = []
-            for i in range(args.rows):
-                row = json.loads(cases[i % len(cases)])
-                row["id"] = f"{row['id']}-{i}"
-                rows.append(json.dumps(row))
-            (base / "rows.jsonl").write_text("\n".join(rows) + "\n")
-            plan = plan_from_dict(
-                {
-                    "dataset": "rows.jsonl",
-                    "connector": {
-                        "type": "openai",
-                        "base_url": f"http://127.0.0.1:{port}/v1",
-                        "model": "scripted",
-                    },
-                    "environment": f"{REPO / 'examples' / 'orders_env' / 'orders.py'}:make_environment",
-                    "metrics": ["state_match"],
-                },
-                base_dir=base,
+        for path in paths:
+            # stdio starts one process per episode: fewer rows keep the run short.
+            rows = max(1, args.rows // 10) if path == "stdio" else args.rows
+            rate = run_path(path, rows, args.concurrency, port)
+            print(
+                f"{path:>5}: {rows} episodes, {rate:.1f} episodes/s "
+                f"(concurrency {args.concurrency})",
+                flush=True,
             )
-            with open_store(base / "runs.db") as store:
-                started = time.perf_counter()
-                run_plan(plan, store=store, concurrency=args.concurrency)
-                took = time.perf_counter() - started
-        print(
-            f"{args.rows} episodes in {took:.2f} s: {args.rows / took:.1f} episodes/s "
-            f"(concurrency {args.concurrency})"
-        )
     finally:
         server.terminate()
         server.wait(timeout=10)

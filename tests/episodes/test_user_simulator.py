@@ -3,8 +3,9 @@
 Two real OpenAI-compatible servers on 127.0.0.1: the agent (cancels the order it
 is asked about, then answers) and the simulator, whose script is chosen by a tag
 in the row's instruction (a good user, a leak, an early stop, a role swap, a
-loop, a server error). A broken user makes the row's error, naming the fault;
-the good user's episode is judged on its end state like any other.
+loop, a server error). A broken user's audit is the row's own verdict: the
+agent's metrics are unscored there, naming the fault, and the pass rate counts
+only the good user's episode, judged on its end state like any other.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from tests.openai_server import OpenAIServer, completion
 
+from tooleval.analysis.figures import run_figures
 from tooleval.environments import FunctionEnvironment, register_environment
 from tooleval.errors import ConfigError
+from tooleval.model import Sample
 from tooleval.runs import plan_from_dict, run_plan
 from tooleval.serving import connector_from_config
+from tooleval.serving.users import user_broke
 from tooleval.simulators import audit_user
 from tooleval.store import open_store
 
@@ -145,7 +149,7 @@ def _plan(tmp_path, agent_url, user_url):
     )
 
 
-def test_each_planted_simulator_fault_is_the_rows_error_and_a_good_user_is_judged(
+def test_each_planted_simulator_fault_is_its_own_verdict_and_a_good_user_is_judged(
     tmp_path, monkeypatch
 ):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
@@ -156,6 +160,7 @@ def test_each_planted_simulator_fault_is_the_rows_error_and_a_good_user_is_judge
             outcome = run_plan(plan, store=store, concurrency=3)
             rows = {r.row_id: r for r in store.iter_rows(outcome.run_id)}
             run = store.get_run(outcome.run_id)
+            figures = run_figures(store, run).get("state_match")
     good = rows["good"]
     assert good.error is None and good.results[0].passed
     simulator = good.sample.metadata["simulator"]
@@ -167,16 +172,25 @@ def test_each_planted_simulator_fault_is_the_rows_error_and_a_good_user_is_judge
     for tag, fault in FAULTS.items():
         if fault is None:
             continue
-        error = rows[tag].error or ""
-        assert "simulated user broke the episode" in error, (tag, error)
-        assert rows[tag].results[0].score is None  # not the agent's to pass or fail
-    assert "word for word" in rows["leak"].error
-    assert "without saying W1" in rows["early"].error
-    assert "speaks as the agent" in rows["swap"].error
-    assert "repeated itself" in rows["loop"].error
+        row = rows[tag]
+        # The audit is the row's own verdict, not a connector error.
+        assert row.error is None, (tag, row.error)
+        audit = row.sample.metadata["simulator"]["audit"]
+        assert audit["passed"] is False and fault in audit["faults"], (tag, audit)
+        # The agent is not judged on it: unscored, the reason shown.
+        result = row.results[0]
+        assert result.score is None and result.passed is None, tag
+        assert "simulated user broke the episode" in result.reason and fault in result.reason
+    assert "word for word" in rows["leak"].results[0].reason
+    assert "without saying W1" in rows["early"].results[0].reason
+    assert "speaks as the agent" in rows["swap"].results[0].reason
+    assert "repeated itself" in rows["loop"].results[0].reason
+    # Excluded from the agent's pass rate: only the good user's episode is counted.
+    assert (figures.passed, figures.failed, figures.errors, figures.unscored) == (1, 0, 0, 4)
+    assert figures.rate == 1.0
 
 
-def test_a_simulator_that_errors_is_audited_not_blamed_on_the_agent(tmp_path, monkeypatch):
+def test_a_simulator_that_errors_is_audited_not_blamed_on_the_agent(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with OpenAIServer(_agent) as agent, _Failing() as broken:
         connector = connector_from_config(
@@ -188,12 +202,11 @@ def test_a_simulator_that_errors_is_audited_not_blamed_on_the_agent(tmp_path, mo
             },
             environment="episodes_orders",
         )
-        from tooleval.errors import ConnectorError
-        from tooleval.model import Sample
-
-        with pytest.raises(ConnectorError, match="simulator failed"):
-            connector.call(Sample(id="r", metadata={"instruction": "cancel W1"}))
+        response = connector.call(Sample(id="r", metadata={"instruction": "cancel W1"}))
     assert agent.requests == []  # the agent was never asked: the user never spoke
+    audit = response.metadata["simulator"]["audit"]
+    assert audit["faults"] == ["errored"] and "simulator failed" in audit["reasons"][0]
+    assert "simulator audit: errored" in user_broke(response.metadata)
 
 
 def test_user_configuration_mistakes_are_refused_up_front(monkeypatch):

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tests.procs import finish, read_line
 
 from tooleval.cli.main import main
@@ -53,3 +54,25 @@ def test_the_plan_runs_episodes_and_judges_their_end_state(tmp_path, monkeypatch
     }
     refund = next(r for r in rows if r.row_id == "refund-W1")
     assert refund.sample.metadata["episode"]["calls"][1]["result"].startswith("Error:")
+
+
+def test_the_mcp_plan_serves_the_environment_to_an_mcp_agent(tmp_path):
+    pytest.importorskip("mcp", reason="the mcp extra (pip install 'tooleval[mcp]')")
+    store = tmp_path / "runs.db"
+    code = main(["run", str(EXAMPLE / "plan_mcp.yaml"), "--store", str(store), "--quiet"])
+    assert code == 0
+    with open_store(store) as opened:
+        run = opened.list_runs()[0]
+        rows = list(opened.iter_rows(run.id))
+    assert run.connector["serve"]["transport"] == "mcp"
+    verdicts = {}
+    for row in rows:
+        assert row.error is None
+        assert row.sample.metadata["episode"]["transport"] == "mcp"
+        verdicts.setdefault(row.row_id.split("#")[0], set()).add(row.results[0].passed)
+    assert verdicts == {
+        "cancel-W1": {True},
+        "address-W1": {True},
+        "refund-W2": {True},
+        "refund-W1": {False},
+    }

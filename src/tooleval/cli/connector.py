@@ -1,7 +1,9 @@
 """``tooleval connector test PLAN_OR_CONNECTOR_FILE [--input TEXT]``.
 
 Sends one request through the plan's connector and prints the raw response,
-what each JSONPath extracted and the verdict. Exit 0 when the plumbing is OK,
+what each JSONPath extracted and the verdict. A plan's ``environment`` is
+served as ``tooleval run`` serves it (the ``openai`` tool loop, or a
+connector's ``serve``): the tools called are those tooleval ran and recorded. Exit 0 when the plumbing is OK,
 1 when a problem was found (objects instead of names, a path that matches
 nothing, HTTP failure), 2 for a bad file or option.
 """
@@ -38,9 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _test(args: argparse.Namespace) -> int:
-    from tooleval.connectors.config import load_connector_file
     from tooleval.connectors.probe import format_probe, probe
     from tooleval.model import Sample
+    from tooleval.serving.connector import load_connector_file  # a plan's environment is served
 
     connector = load_connector_file(args.file)
     try:

@@ -56,6 +56,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("monitor", "serve"): "monitor_serve:register_serve",
     ("collect",): "monitor_serve",  # the receiver's older, one-word name
     ("trace",): "trace",
+    ("serve",): "serve",
 }
 
 

@@ -11,9 +11,9 @@ row and attempt: every call is executed and recorded by tooleval (the row's
 ``metadata.episode``), and the whole episode has a deadline
 (``episode_timeout``). Give ``user`` (a simulated user, ``tooleval.simulators``)
 and the user speaks first and answers each final reply of the agent until it
-says its stop signal; its messages are kept in the transcript, and an episode
-whose *user* broke (the audit of ``metadata.simulator``) is the row's error,
-never the agent's failure.
+says its stop signal; its messages are kept in the transcript, and the audit
+of the user (``metadata.simulator.audit``) is the row's own verdict: a run
+leaves the agent unjudged on a row whose *user* broke.
 
 Plain httpx (not the openai SDK) keeps the core light; any server speaking
 ``POST {base_url}/chat/completions`` works (OpenAI, vLLM, llama.cpp, Ollama).
@@ -473,19 +473,16 @@ class _Turns:
         )
 
     def _user_record(self) -> dict[str, Any] | None:
-        """The simulated user's turns and audit (metadata.simulator); raises when the user broke."""
+        """The simulated user's turns and audit (metadata.simulator): the audit is its own verdict.
+
+        A failed audit is not the connector's error: the run reports it per row
+        and leaves the agent unjudged there (``tooleval.serving.users.user_broke``).
+        """
         user = self.connector.user
         if user is None:
             return None
         audit = user.audit(self.sample, self.wire, stopped=self.user_stopped, error=self.user_error)
-        record = {**user.describe(), "turns": self.user_messages, "audit": audit.to_dict()}
-        if not audit.passed:
-            raise ConnectorError(
-                "the simulated user broke the episode, so it is not the agent's to pass or "
-                f"fail (simulator audit): {'; '.join(audit.reasons)}",
-                row=self.sample.id,
-            )
-        return record
+        return {**user.describe(), "turns": self.user_messages, "audit": audit.to_dict()}
 
     def response(self) -> AgentResponse:
         metadata: dict[str, Any] = {}

@@ -294,6 +294,8 @@ def _serves(connector: Mapping[str, Any]) -> bool:
     """Whether the plan's environment is served to the connector's tool loop (docs/episodes.md)."""
     from tooleval.connectors.config import connector_kind
 
+    if connector.get("serve") is not None:  # served over MCP or HTTP (tooleval.serving)
+        return True
     return connector_kind(connector) == "openai" and connector.get("tool_executor") is None
 
 

@@ -492,10 +492,14 @@ class _Runner:
                     sample.metadata = {**sample.metadata, **extra}
             if latency is None:
                 latency = (time.perf_counter() - started) * 1000.0
-        if error is not None:
+        broke = None if error is not None else _user_broke(sample)
+        if error is not None or broke is not None:
             results = tuple(
                 Result.unscored(
-                    m.spec.name, f"not scored: {error}", params=m.params, threshold=m.spec.threshold
+                    m.spec.name,
+                    f"not scored: {error or broke}",
+                    params=m.params,
+                    threshold=m.spec.threshold,
                 )
                 for m in self.metrics
             )
@@ -574,6 +578,15 @@ class _Runner:
         if metric.info.needs_judge:
             return await ascore_sample(metric.bound, sample, threshold=threshold)
         return score_sample(metric.bound, sample, threshold=threshold)
+
+
+def _user_broke(sample: Sample) -> str | None:
+    """The simulator audit's verdict (docs/episodes.md): why the agent is not judged on this row."""
+    if "simulator" not in sample.metadata:
+        return None
+    from tooleval.serving.users import user_broke
+
+    return user_broke(sample.metadata)
 
 
 def _retry_counts(response: Any) -> dict[str, int]:

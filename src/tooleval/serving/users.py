@@ -33,7 +33,7 @@ from tooleval.errors import ConfigError
 from tooleval.llm import judge_from_config
 from tooleval.simulators import STOP, UserSimulator
 
-__all__ = ["user_from_config"]
+__all__ = ["user_broke", "user_from_config"]
 
 _OWN = ("persona", "instruction", "persona_column", "max_turns", "stop")
 
@@ -65,3 +65,28 @@ def user_from_config(config: Any, *, field: str = "connector.user") -> UserSimul
         raise ConfigError(exc.message, field=f"{field}.{key}") from None
     simulator.judge = judge_from_config(model, field=field)
     return simulator
+
+
+def user_broke(metadata: Mapping[str, Any]) -> str | None:
+    """Why a row's agent is not to be judged: its simulated user broke the episode (else None).
+
+    The audit (``metadata.simulator.audit``) is the row's own verdict; a failed
+    one makes every metric of the row unscored with this reason, so the row
+    never counts for or against the agent's pass rate.
+
+    >>> print(user_broke({"simulator": {"audit": {"passed": False, "faults": ["leaked"],
+    ...                                           "reasons": ["user message 1 repeats it"]}}}))
+    the simulated user broke the episode, so it is not the agent's to pass or fail (simulator audit: leaked): user message 1 repeats it
+    >>> user_broke({"simulator": {"audit": {"passed": True}}}) is None
+    True
+    """
+    simulator = metadata.get("simulator")
+    audit = simulator.get("audit") if isinstance(simulator, Mapping) else None
+    if not isinstance(audit, Mapping) or audit.get("passed") is not False:
+        return None
+    faults = ", ".join(str(f) for f in audit.get("faults") or ()) or "failed"
+    reasons = "; ".join(str(r) for r in audit.get("reasons") or ())
+    return (
+        "the simulated user broke the episode, so it is not the agent's to pass or fail "
+        f"(simulator audit: {faults})" + (f": {reasons}" if reasons else "")
+    )
