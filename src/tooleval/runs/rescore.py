@@ -284,8 +284,8 @@ def rescore_run(
             specs = parse_metric_specs(["tool_call_f1"], ["tool_call_f1.args=ignore"])
             new_id = rescore_run(store, "20261129-1841", specs)  # an id or its prefix
     """
+    from tooleval.runs.finish import mark_plumbing
     from tooleval.runs.heartbeat import Heartbeat
-    from tooleval.runs.runner import _mark_plumbing
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(
@@ -336,7 +336,7 @@ def rescore_run(
                     live.stored(store, new_id, batch)
                     batch = []
             live.stored(store, new_id, batch)
-        _mark_plumbing(store, new_id)
+        mark_plumbing(store, new_id)
     except BaseException:
         live.close()
         if not heartbeat.lost:  # a run taken over belongs to its new holder

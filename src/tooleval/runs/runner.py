@@ -30,12 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tooleval.analysis.aggregates import store_aggregates
-from tooleval.analysis.clusters import classified, cluster_failures
+from tooleval.analysis.clusters import classified
 from tooleval.analysis.gate import GateResult, evaluate_gate
 from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
 from tooleval.runs.commits import GroupCommit
+from tooleval.runs.finish import mark_plumbing, store_run_aggregates
 from tooleval.runs.heartbeat import Heartbeat
 from tooleval.runs.parts import (
     PlannedMetric,
@@ -343,9 +343,9 @@ async def _work(
     finally:
         if progress is not None:
             progress.close()
-    _mark_plumbing(store, opened.run_id)
+    mark_plumbing(store, opened.run_id)
     opened.rows.finish("finished")
-    _aggregate(store, opened.run_id)
+    store_run_aggregates(store, opened.run_id)
     return todo
 
 
@@ -593,19 +593,3 @@ def _retry_counts(response: Any) -> dict[str, int]:
     """Retries the connector needed, by cause (HTTP status vs unreadable body)."""
     counts = getattr(response, "retries", None) or {}
     return {k: int(v) for k, v in counts.items() if v}
-
-
-def _mark_plumbing(store: Store, run_id: str) -> None:
-    """Store ``plumbing`` on the rows when the whole run failed the same way."""
-    if store.count_rows(run_id) < 3 or store.count_rows(run_id, passed=True) > 0:
-        return
-    clusters = cluster_failures(store.iter_rows(run_id))
-    if len(clusters) == 1 and clusters[0].failure_class == "plumbing":
-        store.set_failure_class(run_id, clusters[0].indexes, "plumbing", detail=clusters[0].detail)
-
-
-def _aggregate(store: Store, run_id: str) -> None:
-    """The finished run's aggregates, stored with it (what the viewer and reports read)."""
-    problem = store_aggregates(store, run_id)
-    if problem is not None:  # the rows are stored; views count them on first use instead
-        warnings.warn(f"run {run_id}: aggregates not stored ({problem})", stacklevel=2)
