@@ -139,24 +139,34 @@ def _stream(metrics: list[Any], source: Any, out: Any, *, record: bool) -> Any:
 def evaluate_jsonl(path: Path, metrics: list[Any]) -> StreamedRows | None:
     """Score a JSONL file with ``metrics`` in one pass of the kernel; None when it takes none.
 
-    Input errors raise as :func:`tooleval.evaluate` raises them (naming the
-    row, and the file). A metric that no row could be scored with is left to
-    the caller (None): the Python path then names the field no row holds.
+    The file goes through :func:`tooleval.evaluation.files.score_file`, as
+    ``tooleval score``'s does, keeping every score and verdict. Input errors
+    raise as :func:`tooleval.evaluate` raises them (naming the row, and the
+    file); a field a metric needs that no row has is a DatasetError worded for
+    ``bind=``. A metric that no row could be scored with is left to the caller
+    (None): the Python path then names the field every row left empty.
     """
-    with path.open("rb") as source, open(os.devnull, "wb") as nowhere:
+    from tooleval.evaluation.file_tally import KernelCounts
+    from tooleval.evaluation.files import FileJob, score_file
+
+    job = FileJob(
+        dataset=str(path),
+        kind="jsonl",
+        benchmark=False,
+        metrics=metrics,
+        names=[m.name for m in metrics],
+        record=True,
+        entry="evaluate",
+    )
+    with open(os.devnull, "wb") as nowhere:
         try:
-            done = _stream(metrics, source, nowhere, record=True)
+            done = score_file(job, nowhere)
         except InputError as exc:
             if "file" in exc.context:
                 raise
             raise exc.with_context(file=str(path)) from None
-    if done is None:
+    if not isinstance(done, KernelCounts):
         return None
-    rows, tally = done
-    if rows == 0:
-        raise InputError(
-            "no rows to evaluate: the file is empty or holds only blank lines", file=str(path)
-        )
-    if any(n == unscored for n, _, _, unscored, _ in tally.metrics.values()):
-        return None  # every row unscored: maybe a field no row holds (Python names it)
-    return StreamedRows(path, metrics, rows, tally.scores or b"", tally.verdicts or b"")
+    if any(tally.scores == 0 for tally in done.tallies.values()):
+        return None  # every row unscored: maybe a field every row leaves empty (Python names it)
+    return StreamedRows(path, metrics, done.rows, done.scores, done.verdicts)
