@@ -28,7 +28,7 @@ from typing import Any, overload
 from tooleval.errors import InputError
 from tooleval.evaluation.result import MetricSummary, RowResult
 
-__all__ = ["StreamedRows", "evaluate_jsonl"]
+__all__ = ["RowResultLines", "StreamedRows", "evaluate_jsonl", "evaluate_lines"]
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -170,3 +170,61 @@ def evaluate_jsonl(path: Path, metrics: list[Any]) -> StreamedRows | None:
     if any(tally.scores == 0 for tally in done.tallies.values()):
         return None  # every row unscored: maybe a field every row leaves empty (Python names it)
     return StreamedRows(path, metrics, done.rows, done.scores, done.verdicts)
+
+
+class RowResultLines:
+    """A results stream that keeps each line as a :class:`RowResult` (its id, its Result).
+
+    What :func:`evaluate_lines` hands :func:`~tooleval.evaluation.files.score_file`
+    for ``out``: the lines ``tooleval score`` writes, read back in order.
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[RowResult] = []
+        self._rest = b""
+
+    def write(self, data: bytes) -> int:
+        import orjson
+
+        from tooleval.model import Result
+
+        lines = (self._rest + data if self._rest else data).split(b"\n")
+        self._rest = lines.pop()
+        for line in lines:
+            if line:
+                found = orjson.loads(line)
+                self.rows.append(RowResult(str(found.pop("id")), Result.from_dict(found)))
+        return len(data)
+
+    def flush(self) -> None:
+        return None
+
+
+def evaluate_lines(
+    path: Path, metrics: list[Any], bind: dict[str, str], concurrency: int
+) -> tuple[RowResult, ...]:
+    """Score a JSONL file by the Python path of :func:`~tooleval.evaluation.files.score_file`.
+
+    Every row's Result, with its id, in input order (``bind``: field -> key,
+    as ``--bind``; judged metrics scored ``concurrency`` rows at a time).
+    """
+    from tooleval.evaluation.files import FileJob, score_file
+
+    job = FileJob(
+        dataset=str(path),
+        kind="jsonl",
+        benchmark=False,
+        metrics=metrics,
+        names=[m.name for m in metrics],
+        columns=dict(bind),
+        concurrency=concurrency,
+        entry="evaluate",
+    )
+    out = RowResultLines()
+    try:
+        score_file(job, out)  # type: ignore[arg-type]  # a stream of bytes, as IO[bytes] is
+    except InputError as exc:
+        if "file" in exc.context:
+            raise
+        raise exc.with_context(file=str(path)) from None
+    return tuple(out.rows)
