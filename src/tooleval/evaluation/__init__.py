@@ -107,28 +107,48 @@ def evaluate(
                 raise exc.with_context(metric=name, field=f"metrics[{index}]") from None
         bound_metrics.append(bound)
     source = str(dataset) if isinstance(dataset, str | os.PathLike) else None
-    if source is not None and not bind and not _judges(bound_metrics):
-        streamed = _streamed(Path(source), bound_metrics, format)
-        if streamed is not None:
-            return EvaluationResult(streamed, tuple(m.name for m in bound_metrics), source=source)
+    if source is not None and _jsonl(Path(source), format):
+        return _scored_file(Path(source), bound_metrics, dict(bind or {}), concurrency)
     empty: dict[int, str] = {}
     samples = read_dataset(dataset, bound_metrics, bind=bind, format=format, empty=empty)
     return _score(bound_metrics, samples, concurrency, source, empty)
 
 
-def _streamed(path: Path, metrics: list[Any], format: str | None) -> Any:
-    """The compiled kernel's one pass over a JSONL file (compact results), or None."""
+def _jsonl(path: Path, format: str | None) -> bool:
     from tooleval.evaluation.inputs import file_kind
-    from tooleval.evaluation.streamed import evaluate_jsonl
 
-    if not path.is_file() or (format.lower() if format else file_kind(path)) not in (
-        "jsonl",
-        "ndjson",
-    ):
-        return None
-    if any(m.info.needs_judge for m in metrics):
-        return None
-    return evaluate_jsonl(path, metrics)
+    kind = format.lower() if format else file_kind(path)
+    return path.is_file() and kind in ("jsonl", "ndjson")
+
+
+def _scored_file(
+    path: Path, metrics: list[Any], bind: dict[str, str], concurrency: int
+) -> EvaluationResult:
+    """A JSONL file scored as ``tooleval score`` scores it (:func:`~tooleval.evaluation.files.score_file`).
+
+    The compiled kernel's one pass (compact results) when it takes the
+    metrics, else the Python path. A metric that scored no row has the file
+    read as rows are (:func:`~tooleval.evaluation.inputs.read_dataset`), which
+    names a field every row left empty.
+    """
+    from tooleval.evaluation.inputs import read_dataset
+    from tooleval.evaluation.streamed import evaluate_jsonl, evaluate_lines
+
+    names = tuple(m.name for m in metrics)
+    judges = _judges(metrics)
+    if not bind and not judges:
+        streamed = evaluate_jsonl(path, metrics)
+        if streamed is not None:
+            return EvaluationResult(streamed, names, source=str(path))
+    before = [judge.usage.to_dict() for judge in judges]
+    rows = run_off_the_loop(
+        lambda: evaluate_lines(path, metrics, bind, concurrency), name="tooleval-evaluate"
+    )
+    scored = {row.metric for row in rows if row.result.score is not None}
+    if any(name not in scored for name in names):
+        read_dataset(path, metrics, bind=bind)  # a field no row holds: named, as for rows
+    usage = _usage(judges, before) if judges else None
+    return EvaluationResult(rows, names, judge_usage=usage, source=str(path))
 
 
 def _score(
@@ -155,14 +175,18 @@ def _score(
         )
     else:
         score_samples(metrics, samples, on_result=keep)
-    usage: dict[str, Any] | None = None
-    if judges:
-        usage = {}
-        for judge, start in zip(judges, before, strict=True):
-            for key, value in judge.usage.to_dict().items():
-                usage[key] = usage.get(key, 0) + value - start.get(key, 0)
+    usage = _usage(judges, before) if judges else None
     names = tuple(m.name for m in metrics)
     return EvaluationResult(tuple(rows), names, judge_usage=usage, source=source)
+
+
+def _usage(judges: list[Any], before: list[dict[str, Any]]) -> dict[str, Any]:
+    """What ``judges`` spent since ``before`` (their usage then), summed."""
+    usage: dict[str, Any] = {}
+    for judge, start in zip(judges, before, strict=True):
+        for key, value in judge.usage.to_dict().items():
+            usage[key] = usage.get(key, 0) + value - start.get(key, 0)
+    return usage
 
 
 def _judges(metrics: list[Any]) -> list[Any]:

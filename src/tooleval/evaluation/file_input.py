@@ -156,8 +156,13 @@ class InputTap:
         except (ToolEvalError, ValueError, TypeError):
             return None
 
-    def check(self, needed: dict[str, tuple[str, ...]], columns: dict[str, str]) -> None:
-        """Refuse a bound column no row has, and a needed field no row holds."""
+    def check(
+        self, needed: dict[str, tuple[str, ...]], columns: dict[str, str], *, entry: str = "score"
+    ) -> None:
+        """Refuse a bound column no row has, and a needed field no row holds.
+
+        ``entry``: ``score`` words the remedy as ``--bind``, ``evaluate`` as ``bind={...}``.
+        """
         keys = list(dict.fromkeys(k for row in self.heads for k in row))
         for field_name, column in columns.items():
             if column not in self.seen:
@@ -173,10 +178,15 @@ class InputTap:
                 if not ({field_name, *_ALIASES.get(field_name, ())} & self.seen) and (
                     field_name not in columns
                 ):
-                    raise DatasetError(
-                        _unbound_message(metric, field_name, keys, self.heads),
-                        field=field_name,
-                    )
+                    if entry == "evaluate":
+                        from tooleval.evaluation.inputs import unbound_field_message
+
+                        message = unbound_field_message(
+                            metric, field_name, keys, self.heads, columns
+                        )
+                    else:
+                        message = _unbound_message(metric, field_name, keys, self.heads)
+                    raise DatasetError(message, field=field_name)
 
     def watched(self, needed: dict[str, tuple[str, ...]], columns: dict[str, str]) -> InputTap:
         self.watch(columns.values())

@@ -207,11 +207,21 @@ class KernelCounts:
     table, so no result line is read back.
     """
 
-    def __init__(self, tallies: dict[str, Tally], rows: int, table: Any) -> None:
+    def __init__(
+        self,
+        tallies: dict[str, Tally],
+        rows: int,
+        table: Any,
+        scores: bytes = b"",
+        verdicts: bytes = b"",
+    ) -> None:
         self.tallies = tallies
         self.rows = rows
         self.table = table
         self.kept: dict[str, list[Any]] = {}  # corpus metrics never take this path
+        # a job's ``record``: every row's scores (float64, NaN unscored) and verdicts, row-major
+        self.scores = scores
+        self.verdicts = verdicts
 
     @classmethod
     def of(cls, counted: Any, rows: int, *, limit: int | None, sample_of: Any) -> KernelCounts:
@@ -223,7 +233,7 @@ class KernelCounts:
         table = None
         if limit is not None:
             table = stream_table_rows(counted.statuses, counted.kept, limit, sample_of)
-        return cls(tallies, rows, table)
+        return cls(tallies, rows, table, counted.scores or b"", counted.verdicts or b"")
 
 
 def corpus_metrics(names: Sequence[str]) -> set[str]:

@@ -59,7 +59,10 @@ class FileJob:
     ``names`` are the metrics' names as given (their order is the lines' order);
     ``columns`` the ``--bind`` renames; ``workers`` the threads (kernel) or
     processes (Python) asked for, None for the default; ``concurrency`` the
-    rows judged at once.
+    rows judged at once. ``record``: keep every row's score and verdict (the
+    tally's ``scores`` and ``verdicts``; the compiled kernel's path only: a job
+    it does not take is not scored). ``entry``: who asks (``score`` or
+    ``evaluate``), for the wording of input errors.
     """
 
     dataset: str
@@ -71,6 +74,8 @@ class FileJob:
     data: str | None = None
     workers: int | None = None
     concurrency: int = 4
+    record: bool = False
+    entry: str = "score"
     tap: InputTap | None = field(default=None, init=False)
     checked: bool = field(default=False, init=False)  # fields checked before scoring
     # per JSONL row, why its bound expected_tools column was empty (see ExplainedLines)
@@ -149,6 +154,8 @@ def score_file(
     found: ResultLines | KernelCounts | None = _score_streamed(
         job, out, table_rows=table_rows, progress=progress
     )
+    if found is None and job.record:
+        return None  # only the compiled kernel's stream keeps every score
     if found is None:
         if tally or table:
             found = _result_tally(job, out, table_rows=table_rows, progress=progress)
@@ -159,12 +166,17 @@ def score_file(
     else:
         count = found.rows
     if count == 0:
+        if job.entry == "evaluate":
+            raise InputError(
+                "no rows to evaluate: the file is empty or holds only blank lines",
+                file=job.dataset,
+            )
         raise InputError(
             "no rows to score: the input is empty or holds only blank lines", field="DATASET"
         )
     if job.tap is not None and not job.checked:
-        job.tap.check(job.needed(), job.columns)
-    return found if (tally or table) else None
+        job.tap.check(job.needed(), job.columns, entry=job.entry)
+    return found if (tally or table or job.record) else None
 
 
 class _Counted:
@@ -203,6 +215,7 @@ def _score_streamed(
             threads=workers if job.workers else None,
             keep=limit if table else 0,
             progress=progress.update if progress is not None else None,
+            record=job.record,
         )
     finally:
         job._close(source)

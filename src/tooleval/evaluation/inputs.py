@@ -375,21 +375,37 @@ def check_fields(
     bind: Mapping[str, str] | None,
 ) -> None:
     """Refuse a metric whose reference field no row holds (every row would be unscored)."""
-    from tooleval.datasets.binding import bind_option, suggest_column
-
     for metric in metrics:
         for name in metric.info.requires:
             if name in _RECORDED or any(getattr(s, name, None) is not None for _, s in read):
                 continue
             cells = [r for r in raw[:50] if isinstance(r, Mapping)]
-            guess = suggest_column(name, list(columns), cells, exclude=set((bind or {}).values()))
-            message = (
-                f"metric {metric.name} needs {name!r}, but no row has it; the columns are "
-                f"{list(columns)}. Name a column {name!r} or bind one: bind={{{name!r}: COLUMN}}"
-            )
-            if guess:
-                message += (
-                    f"; the likely one is {guess!r} (bind={{{name!r}: {guess!r}}}, "
-                    f"CLI {bind_option(name, guess)})"
-                )
+            message = unbound_field_message(metric.name, name, list(columns), cells, bind)
             raise DatasetError(message, field=name)
+
+
+def unbound_field_message(
+    metric: str,
+    name: str,
+    columns: list[str],
+    cells: list[Any],
+    bind: Mapping[str, str] | None,
+) -> str:
+    """What :func:`tooleval.evaluate` says of a field ``metric`` needs that no row holds.
+
+    ``cells``: the first rows (for the likely column, which is named with the
+    ``bind=`` that takes it and the CLI's ``--bind``).
+    """
+    from tooleval.datasets.binding import bind_option, suggest_column
+
+    guess = suggest_column(name, columns, cells, exclude=set((bind or {}).values()))
+    message = (
+        f"metric {metric} needs {name!r}, but no row has it; the columns are "
+        f"{columns}. Name a column {name!r} or bind one: bind={{{name!r}: COLUMN}}"
+    )
+    if guess:
+        message += (
+            f"; the likely one is {guess!r} (bind={{{name!r}: {guess!r}}}, "
+            f"CLI {bind_option(name, guess)})"
+        )
+    return message

@@ -28,7 +28,7 @@ from typing import Any, overload
 from tooleval.errors import InputError
 from tooleval.evaluation.result import MetricSummary, RowResult
 
-__all__ = ["StreamedRows", "evaluate_jsonl"]
+__all__ = ["RowResultLines", "StreamedRows", "evaluate_jsonl", "evaluate_lines"]
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -139,24 +139,92 @@ def _stream(metrics: list[Any], source: Any, out: Any, *, record: bool) -> Any:
 def evaluate_jsonl(path: Path, metrics: list[Any]) -> StreamedRows | None:
     """Score a JSONL file with ``metrics`` in one pass of the kernel; None when it takes none.
 
-    Input errors raise as :func:`tooleval.evaluate` raises them (naming the
-    row, and the file). A metric that no row could be scored with is left to
-    the caller (None): the Python path then names the field no row holds.
+    The file goes through :func:`tooleval.evaluation.files.score_file`, as
+    ``tooleval score``'s does, keeping every score and verdict. Input errors
+    raise as :func:`tooleval.evaluate` raises them (naming the row, and the
+    file); a field a metric needs that no row has is a DatasetError worded for
+    ``bind=``. A metric that no row could be scored with is left to the caller
+    (None): the Python path then names the field every row left empty.
     """
-    with path.open("rb") as source, open(os.devnull, "wb") as nowhere:
+    from tooleval.evaluation.file_tally import KernelCounts
+    from tooleval.evaluation.files import FileJob, score_file
+
+    job = FileJob(
+        dataset=str(path),
+        kind="jsonl",
+        benchmark=False,
+        metrics=metrics,
+        names=[m.name for m in metrics],
+        record=True,
+        entry="evaluate",
+    )
+    with open(os.devnull, "wb") as nowhere:
         try:
-            done = _stream(metrics, source, nowhere, record=True)
+            done = score_file(job, nowhere)
         except InputError as exc:
             if "file" in exc.context:
                 raise
             raise exc.with_context(file=str(path)) from None
-    if done is None:
+    if not isinstance(done, KernelCounts):
         return None
-    rows, tally = done
-    if rows == 0:
-        raise InputError(
-            "no rows to evaluate: the file is empty or holds only blank lines", file=str(path)
-        )
-    if any(n == unscored for n, _, _, unscored, _ in tally.metrics.values()):
-        return None  # every row unscored: maybe a field no row holds (Python names it)
-    return StreamedRows(path, metrics, rows, tally.scores or b"", tally.verdicts or b"")
+    if any(tally.scores == 0 for tally in done.tallies.values()):
+        return None  # every row unscored: maybe a field every row leaves empty (Python names it)
+    return StreamedRows(path, metrics, done.rows, done.scores, done.verdicts)
+
+
+class RowResultLines:
+    """A results stream that keeps each line as a :class:`RowResult` (its id, its Result).
+
+    What :func:`evaluate_lines` hands :func:`~tooleval.evaluation.files.score_file`
+    for ``out``: the lines ``tooleval score`` writes, read back in order.
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[RowResult] = []
+        self._rest = b""
+
+    def write(self, data: bytes) -> int:
+        import orjson
+
+        from tooleval.model import Result
+
+        lines = (self._rest + data if self._rest else data).split(b"\n")
+        self._rest = lines.pop()
+        for line in lines:
+            if line:
+                found = orjson.loads(line)
+                self.rows.append(RowResult(str(found.pop("id")), Result.from_dict(found)))
+        return len(data)
+
+    def flush(self) -> None:
+        return None
+
+
+def evaluate_lines(
+    path: Path, metrics: list[Any], bind: dict[str, str], concurrency: int
+) -> tuple[RowResult, ...]:
+    """Score a JSONL file by the Python path of :func:`~tooleval.evaluation.files.score_file`.
+
+    Every row's Result, with its id, in input order (``bind``: field -> key,
+    as ``--bind``; judged metrics scored ``concurrency`` rows at a time).
+    """
+    from tooleval.evaluation.files import FileJob, score_file
+
+    job = FileJob(
+        dataset=str(path),
+        kind="jsonl",
+        benchmark=False,
+        metrics=metrics,
+        names=[m.name for m in metrics],
+        columns=dict(bind),
+        concurrency=concurrency,
+        entry="evaluate",
+    )
+    out = RowResultLines()
+    try:
+        score_file(job, out)  # type: ignore[arg-type]  # a stream of bytes, as IO[bytes] is
+    except InputError as exc:
+        if "file" in exc.context:
+            raise
+        raise exc.with_context(file=str(path)) from None
+    return tuple(out.rows)
