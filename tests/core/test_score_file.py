@@ -11,6 +11,7 @@ import pytest
 from tooleval.errors import InputError
 from tooleval.evaluation.file_tally import KernelCounts, ResultLines
 from tooleval.evaluation.files import FileJob, check_fields_first, score_file
+from tooleval.metrics.engine import kernel_status
 from tooleval.metrics.registry import bind
 
 NAMES = ["tool_correctness", "tool_call_f1"]
@@ -42,7 +43,13 @@ class _Progress:
         self.seen.append(rows)
 
 
-@pytest.mark.parametrize("kernel", [True, False])
+_COMPILED = pytest.mark.skipif(
+    kernel_status() != "compiled",
+    reason="the compiled kernel is not built, or TOOLEVAL_NO_KERNEL disables it",
+)
+
+
+@pytest.mark.parametrize("kernel", [pytest.param(True, marks=_COMPILED), False])
 def test_both_paths_write_the_same_bytes_and_count_the_same(tmp_path, monkeypatch, kernel):
     if not kernel:
         monkeypatch.setenv("TOOLEVAL_NO_KERNEL", "1")
