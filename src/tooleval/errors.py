@@ -14,6 +14,7 @@ The tree is kept shallow so ``except ToolEvalError`` is always enough::
     ├── ConfigError               a plan, option or metric parameter is wrong
     ├── ConnectorError            the agent under test could not be called
     │   └── UnreadableBody        a 2xx reply whose body cannot be read
+    ├── EpisodeRefused            a served tool request binds no live episode (status)
     ├── MissingExtraError         an optional dependency is missing: names the extra (an ImportError)
     ├── JudgeError                an LLM judge is missing or failed
     │   └── JudgeTimeout          no complete reply within the timeout (also a TimeoutError)
@@ -46,6 +47,7 @@ __all__ = [
     "ConfigError",
     "ConnectorError",
     "DatasetError",
+    "EpisodeRefused",
     "FormatError",
     "InputError",
     "JudgeError",
@@ -150,6 +152,18 @@ class BodyError(InputError):
     """
 
     def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class EpisodeRefused(ToolEvalError):
+    """A served request whose token binds no live episode; ``status`` is the HTTP answer.
+
+    >>> EpisodeRefused("no episode is bound to this token", 404).status
+    404
+    """
+
+    def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
 

@@ -8,7 +8,7 @@ a random token; the agent is handed that token (inside a URL path or a
 header), and every request carrying it runs on that row's environment and
 nowhere else. :meth:`Episodes.release` ends the episode and returns its
 record; a token whose episode ended, or that was never handed out, is
-refused (:class:`Refused`, with the HTTP status a transport answers).
+refused (:class:`EpisodeRefused`, with the HTTP status a transport answers).
 
 Calls of one episode run one at a time, in the order they arrive (a tool
 call changes the state the next one reads); calls of different episodes run
@@ -38,25 +38,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooleval.errors import EpisodeRefused
 from tooleval.model import Sample, ToolCall
 from tooleval.serving.sessions import EnvironmentSession, EnvironmentTools
 from tooleval.user_deadline import DeadlinePassed, bounded
 
-__all__ = ["CALL_DEADLINE", "Binding", "Episodes", "Refused"]
+__all__ = ["CALL_DEADLINE", "Binding", "Episodes"]
 
 #: Seconds a served call may take in all (waiting for the episode's previous call included).
 CALL_DEADLINE = 60.0
 # Tokens of ended episodes kept to say "ended" rather than "unknown" (bounded memory).
 _ENDED_KEPT = 10_000
-
-
-class Refused(Exception):  # noqa: N818  (reads as what happened to the request)
-    """A request whose token binds no live episode (``status``: the HTTP answer)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
 
 
 @dataclass(slots=True)
@@ -106,15 +98,19 @@ class Episodes:
             return len(self._live)
 
     def get(self, token: str) -> Binding:
-        """The live episode bound to ``token``; :class:`Refused` when there is none."""
+        """The live episode bound to ``token``; :class:`EpisodeRefused` when there is none."""
         with self._lock:
             binding = self._live.get(token)
             ended = self._ended.get(token)
         if binding is not None:
             return binding
         if ended is not None:
-            raise Refused(f"the episode of {ended} has ended: its token is no longer served", 410)
-        raise Refused("no episode is bound to this token (tooleval hands one to each row)", 404)
+            raise EpisodeRefused(
+                f"the episode of {ended} has ended: its token is no longer served", 410
+            )
+        raise EpisodeRefused(
+            "no episode is bound to this token (tooleval hands one to each row)", 404
+        )
 
     def call(
         self, token: str, name: str, arguments: Any, *, parse_error: str | None = None
@@ -155,7 +151,7 @@ class Episodes:
         with self._lock:
             binding = self._live.pop(token, None)
             if binding is None:
-                raise Refused("no live episode is bound to this token", 404)
+                raise EpisodeRefused("no live episode is bound to this token", 404)
             self._ended[token] = f"row {binding.row!r} (attempt {binding.attempt})"
             while len(self._ended) > _ENDED_KEPT:
                 self._ended.pop(next(iter(self._ended)))
@@ -176,7 +172,7 @@ class Episodes:
         for token in tokens:
             try:
                 self.release(token)
-            except Refused:
+            except EpisodeRefused:
                 continue
 
 

@@ -37,9 +37,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from tooleval._extras import require
-from tooleval.errors import ConfigError, ToolEvalError
+from tooleval.errors import ConfigError, EpisodeRefused, ToolEvalError
 from tooleval.model import Sample
-from tooleval.serving.bindings import Episodes, Refused
+from tooleval.serving.bindings import Episodes
 from tooleval.serving.mcp_server import episode_runner, mcp_server
 
 __all__ = ["HEADER", "MAX_BODY", "EpisodeServer", "episode_app"]
@@ -75,7 +75,7 @@ def _json(status: int, body: Any) -> Any:
     return Response(text, status_code=status, media_type="application/json")
 
 
-def _refused(exc: Refused) -> Any:
+def _refused(exc: EpisodeRefused) -> Any:
     return _json(exc.status, {"error": exc.message})
 
 
@@ -94,12 +94,12 @@ class _McpRoute:
             binding = self.episodes.get(token)
             owner = self.owners.get(session) if session else None
             if owner is not None and owner != token:
-                raise Refused(
+                raise EpisodeRefused(
                     f"this MCP session was opened for another episode; the URL binds "
                     f"row {binding.row!r} (attempt {binding.attempt})",
                     403,
                 )
-        except Refused as exc:
+        except EpisodeRefused as exc:
             await _refused(exc)(scope, receive, send)
             return
 
@@ -138,7 +138,7 @@ def episode_app(episodes: Episodes, *, base_url: str = "", open_episodes: bool =
     async def list_tools(request: Request) -> Any:
         try:
             episodes.get(request.path_params["token"])
-        except Refused as exc:
+        except EpisodeRefused as exc:
             return _refused(exc)
         return _json(200, episodes.tools.tool_specs())
 
@@ -147,7 +147,7 @@ def episode_app(episodes: Episodes, *, base_url: str = "", open_episodes: bool =
         name = request.path_params["name"]
         try:
             episodes.get(token)
-        except Refused as exc:
+        except EpisodeRefused as exc:
             return _refused(exc)
         body = await request.body()
         arguments: Any = None
@@ -165,7 +165,7 @@ def episode_app(episodes: Episodes, *, base_url: str = "", open_episodes: bool =
             done = await asyncio.to_thread(
                 episodes.call, token, name, arguments if why is None else None, parse_error=why
             )
-        except Refused as exc:
+        except EpisodeRefused as exc:
             return _refused(exc)
         return _json(400 if why else 200, {"result": done.result, "is_error": done.is_error})
 
@@ -186,7 +186,7 @@ def episode_app(episodes: Episodes, *, base_url: str = "", open_episodes: bool =
     async def close_episode(request: Request) -> Any:
         try:
             record = await asyncio.to_thread(episodes.release, request.path_params["token"])
-        except Refused as exc:
+        except EpisodeRefused as exc:
             return _refused(exc)
         return _json(200, record)
 

@@ -23,9 +23,9 @@ from typing import Any
 
 from tooleval._extras import require
 from tooleval.connectors.openai_chat import normalise_tools
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, EpisodeRefused
 from tooleval.model import Sample
-from tooleval.serving.bindings import Episodes, Refused
+from tooleval.serving.bindings import Episodes
 from tooleval.serving.sessions import EnvironmentTools
 
 __all__ = [
@@ -79,7 +79,7 @@ def mcp_server(specs: list[dict[str, Any]], run: Runner) -> Any:
     async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
         try:
             result, is_error = await run(server.request_context, name, arguments)
-        except Refused as exc:
+        except EpisodeRefused as exc:
             result, is_error = exc.message, True
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result_text(result))], isError=is_error
