@@ -413,6 +413,100 @@ def run_once(payloads: list[bytes], spans: int, mode: str, store: str, src: str 
     }
 
 
+_UPB_FLOOR = r"""
+import sys, time
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+bodies = [open(p, "rb").read() for p in sys.argv[1:]]
+started = time.process_time()
+spans = 0
+for body in bodies:
+    request = ExportTraceServiceRequest.FromString(body)
+    for resource_spans in request.resource_spans:
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                spans += 1
+                for item in span.attributes:
+                    value = item.value
+                    kind = value.WhichOneof("value")
+                    item.key, getattr(value, kind) if kind else None
+print(spans, time.process_time() - started)
+"""
+
+
+def upb_floor(payloads: list[bytes]) -> dict:
+    """The reference: upb's ``FromString`` and reading every attribute's key and value, alone."""
+    with tempfile.TemporaryDirectory() as folder:
+        files = []
+        for index, body in enumerate(payloads):
+            path = Path(folder) / f"{index}.pb"
+            path.write_bytes(body)
+            files.append(str(path))
+        load = os.getloadavg()[0]
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", _UPB_FLOOR, *files], capture_output=True, text=True, check=True
+        )
+        wall = time.perf_counter() - started
+    spans, cpu = done.stdout.split()
+    return {"spans": int(spans), "cpu_s": float(cpu), "wall_s": wall, "load": load}
+
+
+def table_records(sources: list[Path], sessions: int, repeats: int) -> list[dict]:
+    """Rows for ``run_all.py``'s table of every path (the shape ``paths.py`` prints): the
+    receiver with no store and with SQLite, protobuf and OTLP/JSON, and the upb floor."""
+    payloads, spans = bodies(sessions, 4)
+    json_payloads = [json_body(p) for p in payloads]
+    records = []
+    for mode, store in (
+        ("protobuf", "none"),
+        ("protobuf", "sqlite"),
+        ("json", "none"),
+        ("json", "sqlite"),
+    ):
+        label = f"OTLP receiver {spans:,} spans, {mode}, " + (
+            "no store" if store == "none" else "SQLite store"
+        )
+        for src in sources:
+            name = f"{label} [{src}]" if len(sources) > 1 else label
+            print(f"[paths] {name} ...", flush=True)
+            load = os.getloadavg()[0]
+            runs = [
+                run_once(
+                    json_payloads if mode == "json" else payloads, spans, mode, store, str(src)
+                )
+                for _ in range(repeats)
+            ]
+            best = min(runs, key=lambda r: r["cpu_s"])
+            records.append(_record(name, best["cpu_s"], best["wall_s"], load, spans, None))
+            if best["answered_not_200"]:
+                records[-1]["error"] = f"{best['answered_not_200']} requests not answered 200"
+    floor = min((upb_floor(payloads) for _ in range(repeats)), key=lambda r: r["cpu_s"])
+    records.append(
+        _record(
+            "ref: upb FromString + reading every attribute (loop)",
+            floor["cpu_s"],
+            floor["wall_s"],
+            floor["load"],
+            spans,
+            floor["cpu_s"],
+        )
+    )
+    return records
+
+
+def _record(name: str, cpu: float, wall: float, load: float, spans: int, inner) -> dict:
+    return {
+        "path": name,
+        "cpu": cpu,
+        "wall": wall,
+        "load": load,
+        "rows": spans,
+        "inner_cpu": inner,
+        "error": None,
+        "rows_per_cpu_s": spans / cpu if cpu else None,
+    }
+
+
 def open_sessions_rss(sessions: int, turns: int, src: str | None) -> dict:
     payloads, spans = bodies(sessions, turns, seed=11)
     receiver = Receiver("", 3600.0, src)

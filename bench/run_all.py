@@ -9,11 +9,15 @@
 3. ``tooleval score`` on a 1,000,000-row file vs a bare orjson parse.
 4. every path a user takes (``score`` with one and two metrics and ``--table``,
    ``evaluate()``, tau-bench replay, BFCL AST) against its reference, one
-   process each, CPU and wall and the load (``paths.py``).
+   process each, CPU and wall and the load (``paths.py``), and the OTLP
+   receiver (protobuf and OTLP/JSON, no store and SQLite; the receiver
+   process's CPU per span sent, ``receiver_speed.py``) against upb's own
+   parse and attribute read, printed as one table.
 
 Results go to stdout and ``bench/out/results.json``.
 
-    python bench/run_all.py [--only inproc,import,file,paths] [--file-rows N] [--path-rows N]
+    python bench/run_all.py [--only inproc,import,file,paths,receiver] [--file-rows N]
+        [--path-rows N] [--receiver-sessions N]
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ sys.path.insert(0, str(BENCH))
 
 import file_bench  # noqa: E402
 import paths as user_paths  # noqa: E402
+import receiver_speed  # noqa: E402
 from gen_rows import write_rows  # noqa: E402
 from peers import MAIN_PYTHON, PEERS, ensure, run_worker  # noqa: E402
 
@@ -184,10 +189,13 @@ def import_times() -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="inproc,import,file,paths")
+    parser.add_argument("--only", default="inproc,import,file,paths,receiver")
     parser.add_argument("--path-rows", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3, help="runs of each path (min kept)")
     parser.add_argument("--file-rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--receiver-sessions", type=int, default=2000, help="sessions of 9 spans sent"
+    )
     parser.add_argument(
         "--file-workers", default="1,2", help="`tooleval score --workers` values to time"
     )
@@ -207,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     if "paths" in parts:
         print(flush=True)
         results["paths"] = user_paths.paths([BENCH.parent / "src"], args.path_rows, args.repeats)
+    if "receiver" in parts:
+        print(flush=True)
+        results["receiver"] = receiver_speed.table_records(
+            [BENCH.parent / "src"], args.receiver_sessions, args.repeats
+        )
+        # one table: the receiver's rows under every other path's
+        user_paths._print(results.get("paths", []) + results["receiver"], args.repeats)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"\nresults written to {OUT / 'results.json'}")
     return 0

@@ -148,3 +148,40 @@ def test_sqlite_waits_for_a_lock_with_a_busy_timeout(tmp_path):
             assert conn.execute(sa.text("PRAGMA busy_timeout")).scalar() == 30000
     finally:
         store.close()
+
+
+_SOUND_VALUES = [
+    None,
+    {"a": [1, 2.5, True, None, "text", "naïve €"], "b": {"c": {"d": []}}},
+    _nested(99),
+    [2**63 - 1, -(2**63)],
+]
+_CHANGED_VALUES = [
+    _nested(101),
+    {"n": 2**63},
+    {"s": "\ud800"},
+    {"t": ("a", "b")},  # a tuple is written as a list
+    {1: "non-text key"},
+    {"nul": "a\x00b"},
+]
+
+
+@pytest.mark.parametrize("value", _SOUND_VALUES + _CHANGED_VALUES)
+@pytest.mark.parametrize("nul", [False, True])
+def test_values_kept_as_is_are_exactly_what_the_full_walk_returns(value, nul):
+    # fit_row skips the copying walk for values _as_is accepts: it must accept only
+    # values the walk would return unchanged (equal, of the same types, no note).
+    fitter = storable._Fitter(nul=nul)
+    walked = fitter.value(value, "raw_response")
+    if storable._as_is(value, nul, 0):
+        assert walked == value and repr(walked) == repr(value)
+        assert fitter.changes == [] and not fitter.lossy
+    else:
+        assert value in _CHANGED_VALUES or (nul is False and value == {"nul": "a\x00b"})
+
+
+def test_sound_values_take_the_short_way():
+    for value in _SOUND_VALUES:
+        assert storable._as_is(value, True, 0)
+    for value in _CHANGED_VALUES:
+        assert not storable._as_is(value, True, 0)

@@ -291,13 +291,16 @@ def assemble_session(session_id: str, facts: Sequence[SpanFacts]) -> Session:
 
 
 def _split_calls(ordered: Sequence[tuple[int, SpanFacts]]) -> tuple[list[_Entry], list[_Entry]]:
-    """The calls of every span, copied (later phases edit them), split into ran and requested."""
+    """The calls of every span split into ran and requested; ran calls copied (folding edits
+    them; the input stays untouched), requests copied once kept (most repeat the history)."""
     executed: list[_Entry] = []
     requested: list[_Entry] = []
     for seq, fact in ordered:
-        for original in fact.calls:
-            call = original.copy()  # folding below edits calls; keep the input untouched
-            (executed if call.executed else requested).append((seq, fact, call))
+        for call in fact.calls:
+            if call.executed:
+                executed.append((seq, fact, call.copy()))
+            else:
+                requested.append((seq, fact, call))
     return executed, requested
 
 
@@ -358,7 +361,7 @@ def _unanswered_requests(kept: list[_Entry], requested: list[_Entry]) -> list[_E
         if match is not None:
             pool.remove(match)  # absorbed: no later request can claim it
             continue
-        requests.append((seq, fact, call))
+        requests.append((seq, fact, call.copy()))  # responses are attached to the copy
     return requests
 
 

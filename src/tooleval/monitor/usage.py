@@ -50,7 +50,12 @@ def _place(fact: Any) -> dict[str, Any]:
 
 def _error_message(result: Any) -> str | None:
     """A failed tool's message: the result's ``error`` field, or the result's text."""
-    if isinstance(result, Mapping) and result.get("error") not in (None, "", False, True):
+    if (type(result) is dict or isinstance(result, Mapping)) and result.get("error") not in (
+        None,
+        "",
+        False,
+        True,
+    ):
         return str(result["error"])
     if isinstance(result, str) and result.strip():
         return result.strip().splitlines()[0][:300]

@@ -111,6 +111,40 @@ class _Fitter:
         return value  # other objects are written as their str() by the serializer
 
 
+def _as_is(value: Any, nul: bool, depth: int) -> bool:
+    """True when :meth:`_Fitter.value` would change nothing that is written: the usual row,
+    checked without building the copy and the where-names the full walk makes."""
+    kind = type(value)
+    if kind is str:
+        return _text_as_is(value, nul)
+    if value is None or kind is bool or kind is float:
+        return True
+    if kind is int:
+        return _INT64[0] <= value <= _INT64[1]
+    if depth >= MAX_DEPTH:
+        return False
+    if kind is dict:
+        return all(
+            (type(k) is str and _text_as_is(k, nul)) and _as_is(v, nul, depth + 1)
+            for k, v in value.items()
+        )
+    if kind is list:
+        return all(_as_is(v, nul, depth + 1) for v in value)
+    return False  # tuples (written as lists) and other types: the full walk decides
+
+
+def _text_as_is(text: str, nul: bool) -> bool:
+    if len(text) > MAX_TEXT or (nul and "\x00" in text):
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _replace_surrogates(text: str) -> str:
     return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
@@ -133,7 +167,7 @@ def fit_row(
     fitter = _Fitter(nul=nul)
     fitted = dict(row)
     for column in _JSON_ROW_COLUMNS:
-        if column in fitted:
+        if column in fitted and not _as_is(fitted[column], nul, 0):
             fitted[column] = fitter.value(fitted[column], column)
     for column in _TEXT_ROW_COLUMNS:
         if isinstance(fitted.get(column), str):
@@ -143,9 +177,13 @@ def fit_row(
         where = f"results[{result.get('metric')}]"
         out = dict(result)
         out["reason"] = fitter.text(str(out.get("reason") or ""), f"{where}.reason")
-        out["params"] = fitter.value(out.get("params") or {}, f"{where}.params")
-        if isinstance(out.get("diagnosis"), Mapping | list):
-            out["diagnosis"] = fitter.value(out["diagnosis"], f"{where}.diagnosis")
+        params = out.get("params") or {}
+        out["params"] = (
+            params if _as_is(params, nul, 0) else fitter.value(params, f"{where}.params")
+        )
+        diagnosis = out.get("diagnosis")
+        if isinstance(diagnosis, Mapping | list) and not _as_is(diagnosis, nul, 0):
+            out["diagnosis"] = fitter.value(diagnosis, f"{where}.diagnosis")
         fitted_results.append(out)
     if not fitter.lossy:
         return fitted, fitted_results

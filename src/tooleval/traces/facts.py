@@ -141,6 +141,9 @@ class Convention:
     output_token_keys: ClassVar[tuple[str, ...]] = ()
     #: attributes holding a model call's finish reasons
     finish_keys: ClassVar[tuple[str, ...]] = ()
+    #: attributes without which no hook below finds anything (None: always asked); the
+    #: walker asks a convention only when the span has one of them
+    marker_keys: ClassVar[tuple[str, ...] | None] = None
 
     def tool_call(self, span: OtlpSpan) -> SpanCall | None:
         """The tool call this span ran, when it is a tool span of this convention."""
@@ -194,7 +197,7 @@ def result_is_error(result: Any) -> bool:
     (True, False)
     """
     value = maybe_json(result)
-    if not isinstance(value, Mapping):
+    if not (type(value) is dict or isinstance(value, Mapping)):  # dict first: cheaper
         return False
     if value.get("is_error") is True or value.get("isError") is True:
         return True

@@ -74,6 +74,21 @@ _INPUT_TOKEN_KEYS = tuple(k for c in CONVENTIONS for k in c.input_token_keys)
 _OUTPUT_TOKEN_KEYS = tuple(k for c in CONVENTIONS for k in c.output_token_keys)
 _FINISH_KEYS = tuple(k for c in CONVENTIONS for k in c.finish_keys)
 _TOOL_FINISH = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+# Which conventions a span's keys call for, looked up once per span (most spans follow one).
+_ALWAYS = tuple(c for c in CONVENTIONS if c.marker_keys is None)
+_MARKERS = tuple(dict.fromkeys(k for c in CONVENTIONS for k in c.marker_keys or ()))
+
+
+def _conventions(a: Mapping[str, Any]) -> tuple[Convention, ...]:
+    """The conventions that can find something in attributes ``a``, in list order."""
+    found = {k for k in _MARKERS if k in a}
+    if not found:
+        return _ALWAYS
+    return tuple(
+        c for c in CONVENTIONS if c.marker_keys is None or not found.isdisjoint(c.marker_keys)
+    )
+
+
 _AGENT_OPS = frozenset({"invoke_agent", "create_agent"})
 
 
@@ -96,22 +111,23 @@ def span_facts(span: OtlpSpan) -> SpanFacts:
         if a.get(key) not in (None, ""):
             facts.session_id = str(a[key])
             break
-    for convention in CONVENTIONS:
+    conventions = _conventions(a)
+    for convention in conventions:
         call = convention.tool_call(span)
         if call is not None:
             facts.calls.append(call)
             facts.kind = "tool"
             return facts  # a tool span's input/output are the tool's, not the conversation's
-    for convention in CONVENTIONS:
+    for convention in conventions:
         convention.read(span, facts)
     # When several conventions claim a model call, the later (more specific) names the settings.
-    missing = [m for m in (c.model_call(span) for c in CONVENTIONS) if m is not None]
+    missing = [m for m in (c.model_call(span) for c in conventions) if m is not None]
     if missing:
         _model_usage(facts, a)
         facts.unreadable = _unreadable_tool_use(facts, a, missing[-1])
     if facts.output_text:
         facts.output_priority = max(
-            [facts.output_priority] + [c.answer_priority(span) for c in CONVENTIONS]
+            [facts.output_priority] + [c.answer_priority(span) for c in conventions]
         )
     if facts.kind is None and (
         str(a.get("openinference.span.kind", "")).upper() == "AGENT"

@@ -151,6 +151,7 @@ class LangChain(Convention):
     """LangGraph's ``tools`` node (an OpenInference CHAIN span): call hints and tool messages."""
 
     name = "langchain"
+    marker_keys = ("openinference.span.kind",)
 
     def read(self, span: OtlpSpan, facts: SpanFacts) -> None:
         a = span.attributes

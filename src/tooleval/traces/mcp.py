@@ -24,6 +24,7 @@ _ARGUMENT = "mcp.request.argument."
 
 class Mcp(Convention):
     name = "mcp"
+    marker_keys = ("mcp.method.name",)
 
     def tool_call(self, span: OtlpSpan) -> SpanCall | None:
         a = span.attributes

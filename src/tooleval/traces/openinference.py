@@ -52,6 +52,7 @@ def span_kind(span: OtlpSpan) -> str:
 
 class OpenInference(Convention):
     name = "openinference"
+    marker_keys = ("openinference.span.kind",)
     session_keys = ("session.id",)
     model_keys = ("llm.model_name",)
     input_token_keys = ("llm.token_count.prompt",)

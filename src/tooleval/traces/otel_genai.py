@@ -51,6 +51,7 @@ CONTENT_SETTINGS = (
 
 class OtelGenAI(Convention):
     name = "otel_genai"
+    marker_keys = ("gen_ai.operation.name", "gen_ai.input.messages", "gen_ai.output.messages")
     session_keys = ("gen_ai.conversation.id",)
     model_keys = ("gen_ai.response.model", "gen_ai.request.model")
     input_token_keys = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
@@ -93,7 +94,7 @@ def parts_text(parts: Any) -> str:
     """The text parts of a GenAI message, joined by lines."""
     texts = []
     for part in parts or []:
-        if isinstance(part, Mapping) and part.get("type") == "text":
+        if (type(part) is dict or isinstance(part, Mapping)) and part.get("type") == "text":
             content = part.get("content")
             if content is None:
                 content = part.get("text")
@@ -138,14 +139,15 @@ def read_messages(facts: SpanFacts, value: Any, *, output: bool) -> None:
         return
     texts = []
     for message in messages:
-        if not isinstance(message, Mapping):
+        # decoded JSON is dict: checked first, the Mapping ABC check costs several times more
+        if not (type(message) is dict or isinstance(message, Mapping)):
             continue
         role = message.get("role")
         parts = message.get("parts")
         if parts is None and "content" in message:
             parts = [{"type": "text", "content": message.get("content")}]
         for part in parts or []:
-            if not isinstance(part, Mapping):
+            if not (type(part) is dict or isinstance(part, Mapping)):
                 continue
             kind = part.get("type")
             if kind == "tool_call" and part.get("name"):

@@ -35,18 +35,15 @@ __all__ = ["spans_from_message"]
 _STATUS_NAMES = {0: "UNSET", 1: "OK", 2: "ERROR"}
 
 
+_SCALARS = frozenset({"string_value", "int_value", "double_value", "bool_value"})
+
+
 def _any_value(value: Any) -> Any:
     kind = value.WhichOneof("value")
-    if kind == "string_value":
-        return value.string_value
-    if kind == "int_value":
-        return value.int_value
+    if kind in _SCALARS:
+        return getattr(value, kind)
     if kind == "kvlist_value":
         return _attributes(value.kvlist_value.values)
-    if kind == "double_value":
-        return value.double_value
-    if kind == "bool_value":
-        return value.bool_value
     if kind == "array_value":
         return [_any_value(v) for v in value.array_value.values]
     if kind == "bytes_value":
@@ -55,16 +52,26 @@ def _any_value(value: Any) -> Any:
 
 
 def _attributes(items: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    # One comprehension for the usual list (keys present, values readable); the
+    # walk below only to name the first bad attribute, as the JSON reader does.
+    try:
+        out = {item.key: _any_value(item.value) for item in items}
+    except FormatError:
+        out = {"": None}
+    if "" in out:
+        _refuse(items)
+    return out
+
+
+def _refuse(items: Any) -> None:
     for index, item in enumerate(items):
         key = item.key
         if not key:
             raise FormatError(f"attribute {index} has no string 'key'")
         try:
-            out[key] = _any_value(item.value)
+            _any_value(item.value)
         except FormatError as exc:
             raise FormatError(f"attribute {key!r}: {exc.message}") from exc
-    return out
 
 
 def _id(raw: bytes, size: int) -> str | None:

@@ -27,6 +27,7 @@ __all__ = ["Traceloop"]
 
 class Traceloop(Convention):
     name = "traceloop"
+    marker_keys = ("traceloop.span.kind",)
     session_keys = ("traceloop.association.properties.session_id",)
 
     def tool_call(self, span: OtlpSpan) -> SpanCall | None:
