@@ -162,6 +162,36 @@ def _bfcl_result(
     )
 
 
+def bfcl_multi_turn(sample: Sample) -> Result:
+    """BFCL's multi-turn verdict on a row run live (``metadata.bfcl.multi_turn``): 1.0 pass, 0.0 fail.
+
+    ``tooleval run`` with the environment ``tooleval.serving.bfcl:multi_turn``
+    puts the entry, its ground truth and the model's result there; a row
+    without them is unscored, saying why.
+    """
+    from tooleval.benchmarks.bfcl.multi_turn import multi_turn_result
+
+    meta = (sample.metadata or {}).get("bfcl")
+    turns = meta.get("multi_turn") if isinstance(meta, dict) else None
+    if not isinstance(turns, dict) or not {"entry", "ground_truth", "result"} <= set(turns):
+        live = meta.get("live") if isinstance(meta, dict) else None
+        why = live.get("not_graded") if isinstance(live, dict) else None
+        return Result.unscored(
+            "bfcl_multi_turn",
+            f"not graded: {why}"
+            if why
+            else "no BFCL multi-turn episode on this row (run a multi-turn question file with "
+            "the environment tooleval.serving.bfcl:multi_turn)",
+        )
+    return multi_turn_result(
+        turns["entry"],
+        turns["ground_truth"],
+        turns["result"],
+        mode=str(turns.get("mode") or "fc"),
+        metric="bfcl_multi_turn",
+    )
+
+
 METRICS = (
     MetricInfo(
         name="bfcl_ast",
@@ -178,5 +208,14 @@ METRICS = (
         requires=("tools_called", "expected_tools", "category"),
         needs_judge=False,
         score_sample=bfcl_ast,
+    ),
+    MetricInfo(
+        name="bfcl_multi_turn",
+        description="BFCL's multi-turn verdict on an entry run live (tooleval run with the "
+        "environment tooleval.serving.bfcl:multi_turn): state and execution checks per turn",
+        params={},
+        requires=("tools_called",),
+        needs_judge=False,
+        score_sample=bfcl_multi_turn,
     ),
 )
