@@ -176,13 +176,20 @@ def bfcl_multi_turn(sample: Sample) -> Result:
     if not isinstance(turns, dict) or not {"entry", "ground_truth", "result"} <= set(turns):
         live = meta.get("live") if isinstance(meta, dict) else None
         why = live.get("not_graded") if isinstance(live, dict) else None
-        return Result.unscored(
-            "bfcl_multi_turn",
-            f"not graded: {why}"
-            if why
-            else "no BFCL multi-turn episode on this row (run a multi-turn question file with "
-            "the environment tooleval.serving.bfcl:multi_turn)",
-        )
+        if why:
+            reason = f"not graded: {why}"
+        elif isinstance((sample.metadata or {}).get("episode"), dict):
+            reason = (
+                "an agent served over MCP/HTTP: tooleval recorded its calls (metadata.episode) "
+                "but not BFCL's turns, which BFCL's checker reads turn by turn; run the entries "
+                "through an openai connector for BFCL's verdict"
+            )
+        else:
+            reason = (
+                "no BFCL multi-turn episode on this row (run a multi-turn question file with "
+                "the environment tooleval.serving.bfcl:multi_turn)"
+            )
+        return Result.unscored("bfcl_multi_turn", reason)
     return multi_turn_result(
         turns["entry"],
         turns["ground_truth"],
