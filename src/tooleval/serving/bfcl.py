@@ -126,14 +126,14 @@ def is_bfcl(environment: Mapping[str, Any]) -> bool:
 
 
 def _row(sample: Sample) -> dict[str, Any]:
-    """The question row a run's sample was read from (its id without the attempt's ``#k``)."""
-    base, sep, tail = (sample.id or "").rpartition("#")
-    return {**sample.metadata, "id": base if sep and tail.isdigit() else sample.id}
+    """The question row a run's sample was read from (the dataset's id, not an attempt's)."""
+    row_id = sample.metadata.get("dataset_row_id", sample.id)
+    return {**sample.metadata, "id": row_id}
 
 
 def _attempt(sample: Sample) -> int:
-    _base, sep, tail = (sample.id or "").rpartition("#")
-    return int(tail) if sep and tail.isdigit() else 1
+    attempt = sample.metadata.get("attempt", 1)
+    return attempt if isinstance(attempt, int) and attempt >= 1 else 1
 
 
 def _entry(sample: Sample, config: Mapping[str, Any]) -> LiveEntry:
