@@ -273,3 +273,20 @@ def test_the_environment_alone_serves_one_entry():
     done = session.call(ToolCall("pwd", {}))
     assert done.result.startswith('{"current_working_directory"')
     assert session.environment.state()["GorillaFileSystem"]["long_context"] is False
+
+
+def test_without_an_entry_every_class_is_listed_and_a_row_state_picks_the_entry():
+    from tooleval.model import Sample, ToolCall
+    from tooleval.serving.sessions import EnvironmentTools
+
+    tools = EnvironmentTools({"name": ENVIRONMENT})
+    names = [t["function"]["name"] for t in tools.tool_specs()]
+    assert {"ls", "add", "post_tweet"} <= set(names) and len(names) == len(set(names))
+    entry = _entry("multi_turn_base", "multi_turn_base_1")
+    row = Sample(id="r", metadata={"environment": {"initial_state": entry}})
+    session = tools.open(row)
+    assert session.call(ToolCall("add", {"a": 1, "b": 2})).result == (
+        "Error during execution: name 'add' is not defined"
+    )
+    with pytest.raises(ConfigError, match="not an entry of BFCL"):
+        tools.open(Sample(id="r", metadata={"environment": {"initial_state": {"id": "x"}}}))

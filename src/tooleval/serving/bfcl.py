@@ -48,10 +48,8 @@ from tooleval.benchmarks.bfcl.live import (
     BfclEnvironment,
     LiveEntry,
     LiveResult,
-    class_docs,
     decode_step,
     ground_truth,
-    openai_tools,
 )
 from tooleval.benchmarks.bfcl.multi_turn_data import package_data
 from tooleval.connectors import config as connector_config
@@ -74,16 +72,6 @@ from tooleval.serving.sessions import EnvironmentSession, EnvironmentTools
 __all__ = ["BfclChatConnector", "BfclTools", "multi_turn", "tools_for"]
 
 _CONFIG_KEYS = ("entry", "results_dir")
-_ALL_CLASSES = (
-    "GorillaFileSystem",
-    "MathAPI",
-    "MessageAPI",
-    "TwitterAPI",
-    "TicketAPI",
-    "TradingBot",
-    "TravelAPI",
-    "VehicleControlAPI",
-)
 
 
 def _config(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,15 +140,6 @@ def _entry(sample: Sample, config: Mapping[str, Any]) -> LiveEntry:
 
 class BfclTools(EnvironmentTools):
     """BFCL's environment served per episode: each row and attempt on its own entry."""
-
-    def tool_specs(self) -> list[dict[str, Any]]:
-        if self._given is not None:
-            return list(self._given)
-        entry = self.config.get("entry")
-        if entry:
-            known = _package_entry(str(entry))
-            return known.tools(len(known.turns))
-        return openai_tools([d for c in _ALL_CLASSES for d in class_docs(c)])
 
     def open(self, sample: Sample) -> EnvironmentSession:
         environment = multi_turn(self.config)

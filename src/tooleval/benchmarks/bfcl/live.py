@@ -58,6 +58,7 @@ __all__ = [
     "BfclEnvironment",
     "LiveEntry",
     "LiveResult",
+    "MULTI_TURN_CLASSES",
     "class_docs",
     "decode_step",
     "ground_truth",
@@ -71,6 +72,17 @@ ADDITIONAL_FUNCTION_PROMPT = (
     "I have updated some more functions you can choose from. What about now?"
 )
 _ERROR_PREFIX = "Error during execution:"
+#: The classes of BFCL's multi-turn categories (no two share a function name).
+MULTI_TURN_CLASSES = (
+    "GorillaFileSystem",
+    "MathAPI",
+    "MessageAPI",
+    "TwitterAPI",
+    "TicketAPI",
+    "TradingBot",
+    "TravelAPI",
+    "VehicleControlAPI",
+)
 
 
 @lru_cache(maxsize=32)
@@ -274,12 +286,9 @@ class BfclEnvironment:
         self._apis: BfclApis | None = None
 
     def tool_specs(self) -> list[dict[str, Any]]:
+        """The entry's tools (all its turns'); without an entry, every multi-turn class's."""
         if self.entry is None:
-            raise ConfigError(
-                "a BFCL environment lists its tools once it has an entry (config entry: ID, "
-                "or a row of a multi-turn question file)",
-                field="environment.config.entry",
-            )
+            return openai_tools([doc for name in MULTI_TURN_CLASSES for doc in class_docs(name)])
         return self.entry.tools(len(self.entry.turns))
 
     def reset(self, initial_state: Any = None) -> None:
