@@ -290,3 +290,18 @@ def test_without_an_entry_every_class_is_listed_and_a_row_state_picks_the_entry(
     )
     with pytest.raises(ConfigError, match="not an entry of BFCL"):
         tools.open(Sample(id="r", metadata={"environment": {"initial_state": {"id": "x"}}}))
+
+
+def test_a_reply_that_is_no_chat_completion_is_that_rows_error(tmp_path):
+    good = _entry("multi_turn_base", "multi_turn_base_0")
+    bad = _entry("multi_turn_base", "multi_turn_base_1")
+    first = bad["question"][0][0]["content"]
+
+    def reply(body, n):
+        said = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        return {"error": "overloaded"} if said[0] == first else TEXT
+
+    rows, _ = _run(tmp_path, [good, bad], reply)
+    assert rows[good["id"]].error is None
+    assert "did not return a chat completion" in rows[bad["id"]].error
+    assert list(_written(tmp_path, "multi_turn_base")) == [good["id"]]  # no line for the failure

@@ -52,9 +52,10 @@ from tooleval.benchmarks.bfcl.live import (
     ground_truth,
 )
 from tooleval.benchmarks.bfcl.multi_turn_data import package_data
+from tooleval.benchmarks.bfcl.multi_turn_env import load_classes
 from tooleval.connectors import config as connector_config
 from tooleval.connectors.response import AgentResponse, as_sample
-from tooleval.connectors.retry import asend
+from tooleval.connectors.retry import RetryTally, UnreadableBody, asend
 from tooleval.environments.named import environment_factory
 from tooleval.errors import ConfigError, ConnectorError, ToolEvalError
 from tooleval.io_atomic import atomic_write
@@ -104,6 +105,7 @@ def _package_entry(entry_id: str) -> LiveEntry:
 def multi_turn(config: Mapping[str, Any]) -> BfclEnvironment:
     """The factory of ``bfcl_multi_turn`` (see the module docstring)."""
     checked = _config(config)
+    load_classes(())  # bfcl-eval missing: refused with the install, before any row
     entry = checked.get("entry")
     return BfclEnvironment(_package_entry(entry) if entry else None)
 
@@ -322,6 +324,7 @@ class _Episode:
         self.calls: list[ToolCall] = []
         self.raws: list[Any] = []
         self.status = 0
+        self.tally = RetryTally()
         self.started = time.perf_counter()
         if inner.system:
             self.wire.append({"role": "system", "content": inner.system})
@@ -345,20 +348,8 @@ class _Episode:
         client = inner._async_http_client()
         steps = 0
         while True:
-            body = {**inner.params, "model": inner.model, "messages": self.wire, "tools": tools}
             began = time.perf_counter()
-            response, _tries = await asend(
-                client,
-                "POST",
-                inner._target(),
-                policy=inner.retry,
-                display_url=inner.url,
-                json=body,
-                headers=inner._headers(),
-                timeout=inner.timeout,
-            )
-            data, message, _parsed = inner._reply(response, self.sample)
-            self.status = response.status_code
+            data, message = await self._ask(client, tools)
             self.raws.append(data)
             step = self.live.step(message, data.get("usage"), time.perf_counter() - began)
             self.wire.append(message)  # BFCL keeps every assistant message in the history
@@ -381,6 +372,33 @@ class _Episode:
             steps += 1
             if steps > STEP_LIMIT:
                 return False
+
+    async def _ask(self, client: Any, tools: list[dict[str, Any]]) -> tuple[Any, dict[str, Any]]:
+        """One model reply (the completion and its message), retried as the connector's policy says."""
+        inner, policy = self.inner, self.inner.retry
+        body = {**inner.params, "model": inner.model, "messages": self.wire, "tools": tools}
+        while True:
+            response, tries = await asend(
+                client,
+                "POST",
+                inner._target(),
+                policy=policy,
+                display_url=inner.url,
+                json=body,
+                headers=inner._headers(),
+                timeout=inner.timeout,
+            )
+            self.tally.sent(tries)
+            self.status = response.status_code
+            try:
+                data, message, _calls = inner._reply(response, self.sample)
+            except UnreadableBody as exc:  # retry.invalid_body: ask again, as the tool loop does
+                if not policy.invalid_body or self.tally.body >= policy.retries:
+                    raise exc.after(self.tally) from None
+                self.tally.body += 1
+                await asyncio.sleep(policy.delay(self.tally.body))
+                continue
+            return data, message
 
     def response(self, line: dict[str, Any]) -> AgentResponse:
         truth, why = ground_truth(self.entry)
@@ -412,8 +430,9 @@ class _Episode:
             {"turns": self.raws},
             (time.perf_counter() - self.started) * 1000.0,
             self.status,
-            1,
+            1 + self.tally.http + self.tally.body,  # the conversation's attempts, as the tool loop
             messages=self.messages,
             warnings=warnings,
+            retries=self.tally.counts(),
             metadata={"episode": self.session.record(), "bfcl": bfcl},
         )
