@@ -9,7 +9,7 @@ and writes BFCL's result file. Printed: entries per second (the whole run:
 model requests, calls, recording, grading, storing, writing the file), how
 many entries reproduce the published calls per turn and step, and how many
 verdicts agree between BFCL's own checker on the written file, ``tooleval
-score --format bfcl``'s reader and metric on it, the run's ``bfcl_multi_turn``
+score --format bfcl`` on it (the command, in process), the run's ``bfcl_multi_turn``
 and BFCL's published score file.
 
     python bench/bench_bfcl_live.py --concurrency 8 [--entries 200]
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.conformance.bfcl_multi_turn_reference import reference_verdict  # noqa: E402
 from tests.episodes.bfcl_replayer import call_steps  # noqa: E402
-from tests.episodes.test_bfcl_live import _public, _tooleval_score, run_live  # noqa: E402
+from tests.episodes.test_bfcl_live import _public, run_live, tooleval_score  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 
@@ -46,7 +46,7 @@ def main() -> None:
         began = time.perf_counter()
         rows, written = run_live(tmp, questions, results, concurrency=args.concurrency)
         seconds = time.perf_counter() - began
-        scored = _tooleval_score(tmp, root)
+        scored = tooleval_score(tmp, root)
     by_id = {q["id"]: q for q in questions}
     same_calls = agree = errors = passed = 0
     for entry_id, row in rows.items():
@@ -55,12 +55,11 @@ def main() -> None:
         same_calls += call_steps(live) == results[entry_id]["result"]
         bfcl = reference_verdict(by_id[entry_id], answers[entry_id], live, "fc")
         published = (entry_id not in published_failed, published_failed.get(entry_id))
-        ours = scored[entry_id]
         run = row.results[0]
         verdicts = {
             bfcl,
             published,
-            (ours.passed, ours.diagnosis.details["bfcl_error_type"]),
+            scored[entry_id],
             (run.passed, run.diagnosis.details["bfcl_error_type"]),
         }
         agree += len(verdicts) == 1

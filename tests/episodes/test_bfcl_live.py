@@ -7,7 +7,7 @@ turn by turn with BFCL's simulated APIs executing the calls
 (``tooleval.serving.bfcl:multi_turn``) and writes BFCL's result file. The
 file must hold the same calls per turn and step as the published one, and
 BFCL's own checker (bfcl-eval's ``multi_turn_checker``), ``tooleval score
---format bfcl`` on that file, the run's ``bfcl_multi_turn`` and BFCL's
+--format bfcl`` on that file (the command, in process), the run's ``bfcl_multi_turn`` and BFCL's
 published score file must give the same verdict, id for id.
 
 The default suite runs a sample of entries (every 10th, with failures of each
@@ -71,12 +71,20 @@ def run_live(tmp_path, questions, results, *, concurrency=4):
     return rows, written
 
 
-def _tooleval_score(tmp_path, root):
-    from tooleval.benchmarks.bfcl.folder import load_bfcl
-    from tooleval.benchmarks.bfcl.metric import bfcl_ast
+def tooleval_score(tmp_path, root):
+    """``tooleval score out/live --format bfcl --data ROOT -o FILE``: (passed, BFCL error type) by id."""
+    from tooleval.cli.main import main
 
-    samples = load_bfcl(tmp_path / "out" / "live", root, categories=["multi_turn_base"])
-    return {s.id: bfcl_ast(s) for s in samples["multi_turn_base"]}
+    verdicts = tmp_path / "verdicts.jsonl"
+    code = main(
+        ["score", str(tmp_path / "out" / "live"), "--format", "bfcl", "--data", str(root)]
+        + ["-o", str(verdicts)]
+    )
+    assert code in (0, 1)  # scored: every row passed, or some failed
+    return {
+        r["id"]: (r["passed"], r["diagnosis"]["details"]["bfcl_error_type"])
+        for r in jsonl(verdicts)
+    }
 
 
 def test_a_replayed_results_file_is_reproduced_and_graded_alike(shared_data, tmp_path):
@@ -85,7 +93,7 @@ def test_a_replayed_results_file_is_reproduced_and_graded_alike(shared_data, tmp
     rows, written = run_live(tmp_path, sample, results)
     ids = [q["id"] for q in sample]
     assert sorted(rows) == sorted(ids) == sorted(written)
-    scored = _tooleval_score(tmp_path, root)
+    scored = tooleval_score(tmp_path, root)
     by_id = {q["id"]: q for q in sample}
     disagree = []
     for entry_id in ids:
@@ -99,8 +107,7 @@ def test_a_replayed_results_file_is_reproduced_and_graded_alike(shared_data, tmp
         assert recorded == [n for turn in call_steps(live) for s in turn for c in s for n in c]
         bfcl = reference_verdict(by_id[entry_id], answers[entry_id], live, "fc")
         published = (entry_id not in published_failed, published_failed.get(entry_id))
-        ours = scored[entry_id]
-        ours_verdict = (ours.passed, ours.diagnosis.details["bfcl_error_type"])
+        ours_verdict = scored[entry_id]
         run_result = row.results[0]
         run_verdict = (run_result.passed, run_result.diagnosis.details["bfcl_error_type"])
         if not (bfcl == published == ours_verdict == run_verdict):
