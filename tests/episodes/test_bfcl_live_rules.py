@@ -305,3 +305,22 @@ def test_a_reply_that_is_no_chat_completion_is_that_rows_error(tmp_path):
     assert rows[good["id"]].error is None
     assert "did not return a chat completion" in rows[bad["id"]].error
     assert list(_written(tmp_path, "multi_turn_base")) == [good["id"]]  # no line for the failure
+
+
+def test_a_row_without_bfcls_columns_runs_the_configured_entry(tmp_path):
+    from tooleval.model import Sample
+    from tooleval.serving import connector_from_config
+
+    script = iter([_calls(("pwd", "{}"))])
+    with OpenAIServer(lambda body, n: next(script, TEXT)) as server:
+        connector = connector_from_config(
+            {"type": "openai", "base_url": server.base_url, "model": "m"},
+            environment={"name": ENVIRONMENT, "config": {"entry": "multi_turn_base_1"}},
+        )
+        response = connector.call(Sample(id="connector-test", input="Hello"))  # the sync path
+        connector.close()
+        said = [m["content"] for m in server.requests[0]["messages"] if m["role"] == "user"]
+    entry = _entry("multi_turn_base", "multi_turn_base_1")
+    assert said == [entry["question"][0][0]["content"]]
+    assert [c.name for c in response.tools_called] == ["pwd"]
+    assert response.metadata["bfcl"]["multi_turn"]["entry"]["id"] == "multi_turn_base_1"
