@@ -324,3 +324,41 @@ def test_a_row_without_bfcls_columns_runs_the_configured_entry(tmp_path):
     assert said == [entry["question"][0][0]["content"]]
     assert [c.name for c in response.tools_called] == ["pwd"]
     assert response.metadata["bfcl"]["multi_turn"]["entry"]["id"] == "multi_turn_base_1"
+
+
+@pytest.mark.parametrize(
+    "category",
+    ["multi_turn_base", "multi_turn_long_context", "multi_turn_miss_func", "multi_turn_miss_param"],
+)
+def test_a_model_playing_the_ground_truth_gets_bfcls_verdict_in_every_category(tmp_path, category):
+    from tooleval.benchmarks.bfcl.multi_turn_env import parse_call_text
+
+    entries = list(package_data(f"BFCL_v4_{category}.json", False).values())[:3]
+    by_first = {}
+    for entry in entries:
+        turns = [
+            [parse_call_text(text) for text in turn] for turn in _truth(entry)
+        ]  # one step per reference call, keywords as JSON (BFCL's FC rendering)
+        by_first[entry["id"]] = turns
+
+    def reply(body, n):
+        said = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        entry = next(
+            e for e in entries if [m["content"] for t in e["question"] for m in t][:1] == said[:1]
+        )
+        turn = by_first[entry["id"]][len(said) - 1]
+        last_user = max(i for i, m in enumerate(body["messages"]) if m["role"] == "user")
+        step = sum(1 for m in body["messages"][last_user:] if m["role"] == "assistant")
+        if step < len(turn):
+            name, _args, kwargs = turn[step]
+            return _calls((name, json.dumps(kwargs)))
+        return TEXT
+
+    rows, _ = _run(tmp_path, entries, reply)
+    written = _written(tmp_path, category)
+    for entry in entries:
+        row = rows[entry["id"]]
+        assert row.error is None, row.error
+        bfcl = reference_verdict(entry, _truth(entry), written[entry["id"]]["result"], "fc")
+        ours = (row.results[0].passed, row.results[0].diagnosis.details["bfcl_error_type"])
+        assert ours == bfcl, entry["id"]
