@@ -242,7 +242,15 @@ def test_environment_config_mistakes_are_refused_when_the_plan_is_read(tmp_path,
     assert field in str(caught.value)
 
 
-@pytest.mark.parametrize("connector", [{"tools": [{"name": "f"}]}, {"max_turns": 3}])
+@pytest.mark.parametrize(
+    "connector",
+    [
+        {"tools": [{"name": "f"}]},
+        {"max_turns": 3},
+        {"episode_timeout": 0},
+        {"episode_timeout": "x"},
+    ],
+)
 def test_connector_keys_bfcl_decides_itself_are_refused(tmp_path, connector):
     from tooleval.runs.parts import make_connector
 
@@ -304,7 +312,33 @@ def test_a_reply_that_is_no_chat_completion_is_that_rows_error(tmp_path):
     rows, _ = _run(tmp_path, [good, bad], reply)
     assert rows[good["id"]].error is None
     assert "did not return a chat completion" in rows[bad["id"]].error
-    assert list(_written(tmp_path, "multi_turn_base")) == [good["id"]]  # no line for the failure
+    # BFCL's line for a failed inference: its checker says inference_error, as tooleval does
+    line = _written(tmp_path, "multi_turn_base")[bad["id"]]
+    assert line["result"].startswith("Error during inference: ")
+    assert reference_verdict(bad, _truth(bad), line["result"], "fc") == (
+        False,
+        "multi_turn:inference_error",
+    )
+    assert check_entry(bad, _truth(bad), line["result"]).error_type == "multi_turn:inference_error"
+
+
+def test_an_entry_past_its_deadline_is_that_rows_error_and_bfcls_inference_error(tmp_path):
+    import threading
+
+    entry = _entry("multi_turn_base", "multi_turn_base_0")
+    release = threading.Event()
+
+    def reply(body, n):
+        release.wait(30)  # answers only after the run: the episode's deadline passes first
+        return TEXT
+
+    try:
+        rows, _ = _run(tmp_path, [entry], reply, connector={"episode_timeout": 0.5})
+    finally:
+        release.set()
+    assert "did not end within its 0.5 s deadline" in rows[entry["id"]].error
+    line = _written(tmp_path, "multi_turn_base")[entry["id"]]
+    assert line["result"].startswith("Error during inference: ")
 
 
 def test_a_row_without_bfcls_columns_runs_the_configured_entry(tmp_path):

@@ -190,6 +190,11 @@ def write_result_line(results_dir: Path, category: str, attempt: int, line: dict
     return path
 
 
+def _inference_error(entry: LiveEntry, error: ToolEvalError) -> dict[str, Any]:
+    """The line BFCL writes for an entry whose inference failed (its checker: inference_error)."""
+    return {"id": entry.id, "result": f"Error during inference: {error.message}"}
+
+
 _NOT_WITH_BFCL = ("tools", "tool_executor", "user", "max_turns")
 
 
@@ -208,10 +213,21 @@ def chat_connector(
                 f"({STEP_LIMIT} steps with calls per turn): leave {key} out",
                 field=f"{prefix}.{key}",
             )
-    rest = {k: v for k, v in config.items() if k != "environment"}
+    limit = config.get("episode_timeout")
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int | float) or limit <= 0
+    ):
+        raise ConfigError(
+            f"expected a number of seconds > 0 for one whole entry, got {limit!r}",
+            field=f"{prefix}.episode_timeout",
+        )
+    rest = {k: v for k, v in config.items() if k not in ("environment", "episode_timeout")}
     inner = connector_config.connector_from_config(rest, base_dir=base_dir, prefix=prefix)
     return BfclChatConnector(
-        inner, environment, base_dir=base_dir, episode_timeout=config.get("episode_timeout")
+        inner,
+        environment,
+        base_dir=base_dir,
+        episode_timeout=None if limit is None else float(limit),
     )
 
 
@@ -287,19 +303,27 @@ class BfclChatConnector:
             async with asyncio.timeout(limit):
                 await episode.run()
         except TimeoutError:
-            raise ConnectorError(
+            failed = ConnectorError(
                 f"the BFCL entry did not end within its {limit:g} s deadline (episode_timeout) "
                 f"after {len(episode.raws)} model replies",
                 row=sample.id,
-            ) from None
+            )
+            await self._write(sample, entry, _inference_error(entry, failed))
+            raise failed from None
+        except ToolEvalError as exc:
+            await self._write(sample, entry, _inference_error(entry, exc))
+            raise
         finally:
             await asyncio.to_thread(session.close)
         line = episode.live.line()
+        await self._write(sample, entry, line)
+        return episode.response(line)
+
+    async def _write(self, sample: Sample, entry: LiveEntry, line: dict[str, Any]) -> None:
         if self.results_dir is not None:
             await asyncio.to_thread(
                 write_result_line, self.results_dir, entry.category, _attempt(sample), line
             )
-        return episode.response(line)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
