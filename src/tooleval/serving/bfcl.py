@@ -28,7 +28,7 @@ installed bfcl-eval), which ``bfcl_multi_turn`` grades by BFCL's rules.
 
 Served over MCP or HTTP (``serve:`` on an ``http``/``python`` connector,
 ``tooleval serve``), every row and attempt gets fresh instances of its own
-entry; the tools listed are every multi-turn class's functions (MCP lists one
+entry; the tools listed are every multi-turn class's functions, or the config entry's (MCP lists one
 set per server), and a call of a class the entry does not involve answers
 BFCL's ``name ... is not defined``.
 """
