@@ -111,6 +111,24 @@ def test_json_array_file(tmp_path: Path) -> None:
     check_shapes(load_dataset(path).rows)
 
 
+def test_a_json_file_of_one_object_per_line_reads_as_json_lines(tmp_path: Path) -> None:
+    # BFCL writes its data files this way (BFCL_v4_*.json)
+    path = tmp_path / "d.json"
+    path.write_text('{"id": "a", "input": "x"}\n{"id": "b", "input": "y"}\nnot json\n')
+    dataset = load_dataset(path)
+    assert dataset.format == "jsonl"
+    assert [r.row_id for r in dataset.rows[:2]] == ["a", "b"]
+    assert "line 3 is not valid JSON" in (dataset.rows[2].error or "")
+    # a pretty-printed object, or an array on one line, is still JSON
+    path.write_text('{\n  "rows": [{"id": "a", "input": "x"}]\n}\n')
+    assert load_dataset(path).format == "json"
+    path.write_text('[{"id": "a", "input": "x"}]\n')
+    assert load_dataset(path).format == "json"
+    path.write_text('{"id": "a", "input": "x"}\n')  # one object alone: not a list of rows
+    with pytest.raises(DatasetError, match="expected a JSON array"):
+        load_dataset(path)
+
+
 def test_bind_other_column_and_cli_form(tmp_path: Path) -> None:
     rows = [
         {"question": r["input"], "gold_tools": r["expected_tools"], "intent": r["category"]}

@@ -110,6 +110,23 @@ IDENTICAL: dict[str, Callable[[], Sample]] = {
         expected_tools=[C("get_weather", {"city": ["Paris"], "days": [2]})],
         tools_called=[C("get_weather", {"city": "Paris", "days": 2})],
     ),
+    "bfcl_multi_turn": lambda: Sample(
+        tools_called=[C("add", {"a": 1, "b": 2})],
+        metadata={
+            "bfcl": {
+                "multi_turn": {
+                    "entry": {
+                        "id": "multi_turn_base_900",
+                        "involved_classes": ["MathAPI"],
+                        "initial_config": {},
+                    },
+                    "ground_truth": [["add(a=1, b=2)"]],
+                    "result": [[[{"add": '{"a": 1, "b": 2}'}], "3"]],
+                    "mode": "fc",
+                }
+            }
+        },
+    ),
 }
 
 DETERMINISTIC = sorted(m.name for m in list_metrics() if not m.needs_judge)
@@ -281,6 +298,7 @@ NO_EMPTY_CASE = {
     "goal_accuracy": "a judge verdict on the conversation",
     "task_success": "a judge verdict on the conversation",
     "tools_error": "a judge verdict per call made (no calls: nothing to judge, unscored)",
+    "bfcl_multi_turn": "BFCL's replay of a live entry: its checker's rules, no lists compared",
 }
 
 

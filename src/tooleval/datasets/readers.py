@@ -1,6 +1,7 @@
 """Read a dataset file into raw rows (one dict per data row), nothing more.
 
-CSV (``.csv``, ``.tsv``), JSON Lines (``.jsonl``, ``.ndjson``), a JSON array of
+CSV (``.csv``, ``.tsv``), JSON Lines (``.jsonl``, ``.ndjson``, or a ``.json`` file of one
+object per line, as BFCL writes its data), a JSON array of
 objects (``.json``) and Parquet (``.parquet``, ``.pq``; pyarrow, imported only
 then). A problem with the whole file is a DatasetError naming it; a problem
 with one row (a JSONL line that is not JSON, a CSV line with too many cells)
@@ -120,6 +121,9 @@ def read_rows(path: str | Path, *, format: str | None = None) -> RawTable:
         elif kind == "jsonl":
             columns, rows = _jsonl(text, path)
             text_cells = False
+        elif _is_json_lines(text):  # a .json file of one object per line (BFCL's data files)
+            columns, rows = _jsonl(text, path)
+            kind, text_cells = "jsonl", False
         else:
             columns, rows = _json_array(text, path)
             text_cells = False
@@ -226,6 +230,20 @@ def _jsonl(text: str, path: Path) -> tuple[list[str], list[RawRow]]:
         _collect_columns(columns, seen, obj)
         rows.append(RawRow(number, obj))
     return columns, rows
+
+
+def _is_json_lines(text: str) -> bool:
+    """Whether a ``.json`` file is JSON Lines: an object on its first line, then another line."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
+        return False
+    first, _, rest = stripped.partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        return isinstance(loads_text(first), dict)
+    except ValueError:
+        return False
 
 
 def _json_array(text: str, path: Path) -> tuple[list[str], list[RawRow]]:

@@ -7,6 +7,7 @@ module             holds
 ``specs``          :func:`tool_specs`: an environment's tools as OpenAI tool specs
 ``connector``      :func:`connector_from_config`: a plan's connector, its environment served to the ``openai`` tool loop
 ``tau_bench``      tau-bench's airline and retail domains as environments (``tau_bench_airline``, ``tau_bench_retail``)
+``bfcl``           BFCL multi-turn entries run live on BFCL's simulated APIs (``bfcl_multi_turn``): the openai connector turn by turn, BFCL's result files
 ``bindings``       :class:`~tooleval.serving.bindings.Episodes`: live episodes by token (one row and attempt each), calls with deadlines
 ``mcp_server``     the environment as an MCP server (the official ``mcp`` SDK): stdio, or bound per request
 ``http_app``       one HTTP server: MCP over streamable HTTP and JSON tool endpoints per episode (:class:`~tooleval.serving.http_app.EpisodeServer`)

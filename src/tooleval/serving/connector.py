@@ -28,6 +28,7 @@ from typing import Any
 from tooleval.connectors import config as connector_config
 from tooleval.environments.plan_key import plan_environment
 from tooleval.errors import ConfigError
+from tooleval.serving import bfcl
 from tooleval.serving.served import ServedConnector, serve_options
 from tooleval.serving.sessions import EnvironmentTools
 from tooleval.serving.users import user_from_config
@@ -74,6 +75,8 @@ def connector_from_config(
                 field=where,
             )
         checked = plan_environment(served, where=where, base_dir=base)
+        if bfcl.is_bfcl(checked):  # BFCL's entries run turn by turn (tooleval.serving.bfcl)
+            return bfcl.chat_connector(config, checked, base_dir=base, prefix=prefix)
         tools = connector_config.tool_list(config.get("tools"), prefix, base)
         sessions = EnvironmentTools(checked, tools=tools or None)
     rest = {k: v for k, v in config.items() if k not in ("environment", "user")}
@@ -128,7 +131,7 @@ def _served(
             field=f"{prefix}.serve",
         )
     checked = plan_environment(served, where=where, base_dir=base)
-    tools = EnvironmentTools(checked)
+    tools = bfcl.tools_for(checked)
     tools.tool_specs()  # an environment that cannot list its tools is refused up front
     rest = {k: v for k, v in config.items() if k not in ("environment", "serve")}
     inner = connector_config.connector_from_config(rest, base_dir=base, prefix=prefix)

@@ -81,6 +81,8 @@ class ServedConnector:
 
     def __init__(self, inner: Any, tools: EnvironmentTools, options: Mapping[str, Any]) -> None:
         self.inner = inner
+        # What the agent is given of a row (preflight's question): the inner connector's answer.
+        self.argument = getattr(inner, "argument", "input")
         self.tools = tools
         self.options = dict(options)
         self.episodes = Episodes(tools, call_deadline=self.options["call_timeout"])

@@ -162,6 +162,43 @@ def _bfcl_result(
     )
 
 
+def bfcl_multi_turn(sample: Sample) -> Result:
+    """BFCL's multi-turn verdict on a row run live (``metadata.bfcl.multi_turn``): 1.0 pass, 0.0 fail.
+
+    ``tooleval run`` with the environment ``tooleval.serving.bfcl:multi_turn``
+    puts the entry, its ground truth and the model's result there; a row
+    without them is unscored, saying why.
+    """
+    from tooleval.benchmarks.bfcl.multi_turn import multi_turn_result
+
+    meta = (sample.metadata or {}).get("bfcl")
+    turns = meta.get("multi_turn") if isinstance(meta, dict) else None
+    if not isinstance(turns, dict) or not {"entry", "ground_truth", "result"} <= set(turns):
+        live = meta.get("live") if isinstance(meta, dict) else None
+        why = live.get("not_graded") if isinstance(live, dict) else None
+        if why:
+            reason = f"not graded: {why}"
+        elif isinstance((sample.metadata or {}).get("episode"), dict):
+            reason = (
+                "an agent served over MCP/HTTP: tooleval recorded its calls (metadata.episode) "
+                "but not BFCL's turns, which BFCL's checker reads turn by turn; run the entries "
+                "through an openai connector for BFCL's verdict"
+            )
+        else:
+            reason = (
+                "no BFCL multi-turn episode on this row (run a multi-turn question file with "
+                "the environment tooleval.serving.bfcl:multi_turn)"
+            )
+        return Result.unscored("bfcl_multi_turn", reason)
+    return multi_turn_result(
+        turns["entry"],
+        turns["ground_truth"],
+        turns["result"],
+        mode=str(turns.get("mode") or "fc"),
+        metric="bfcl_multi_turn",
+    )
+
+
 METRICS = (
     MetricInfo(
         name="bfcl_ast",
@@ -178,5 +215,14 @@ METRICS = (
         requires=("tools_called", "expected_tools", "category"),
         needs_judge=False,
         score_sample=bfcl_ast,
+    ),
+    MetricInfo(
+        name="bfcl_multi_turn",
+        description="BFCL's multi-turn verdict on an entry run live (tooleval run with the "
+        "environment tooleval.serving.bfcl:multi_turn): state and execution checks per turn",
+        params={},
+        requires=("tools_called",),
+        needs_judge=False,
+        score_sample=bfcl_multi_turn,
     ),
 )
