@@ -43,6 +43,8 @@ Behaviour(...)``; inputs without a script get ``stub.default``):
   200 OK with the text ``garbage`` (default a truncated JSON object).
 - ``delay``: seconds to sleep before answering (every request; use it for
   timeouts and throughput benchmarks).
+- ``hold``: a ``threading.Event`` the answer waits for (at most 120 s, then it
+  answers anyway), so a test decides when a row ends instead of guessing a delay.
 - ``body``: a JSON value returned as is instead of the generated response
   (for unusual response shapes); ``raw``: a text body returned as is.
 - ``chat_turns``: for ``/v1/chat/completions`` only, how the calls are split
@@ -103,6 +105,7 @@ class Behaviour:
     fail_status: int = 500
     retry_after: float | None = None
     delay: float = 0.0
+    hold: threading.Event | None = None
     body: Any = None
     raw: str | None = None
     chat_turns: list[int] | None = None
@@ -275,6 +278,8 @@ class _Handler(BaseHTTPRequestHandler):
         behaviour, attempt = self.agent._record(request, input)
         if behaviour.delay:
             time.sleep(behaviour.delay)
+        if behaviour.hold is not None:
+            behaviour.hold.wait(timeout=120)
         if attempt <= behaviour.fail_times:
             extra = {}
             if behaviour.retry_after is not None:

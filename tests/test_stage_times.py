@@ -72,3 +72,39 @@ def test_bad_arguments_print_the_usage_and_exit_2(tmp_path):
         [sys.executable, str(STAGE), "x"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and "--print" in done.stderr
+
+
+@pytest.mark.parametrize("status", [0, 2])
+def test_ci_run_prints_the_stage_table_whatever_make_test_ends_with(tmp_path, status):
+    """.ci/run in a copy of the checkout whose ``make`` records one stage, then fails or not."""
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / ".ci").mkdir()
+    for name in ("run", "stage.py"):
+        (tmp_path / ".ci" / name).write_bytes((root / ".ci" / name).read_bytes())
+    (tmp_path / ".ci" / "run").chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    # the stage ran, then make stops with its status before printing a table of its own
+    (bin_dir / "make").write_text(
+        "#!/bin/sh\nmkdir -p build\nprintf '0m0.000s 0m0.000s\\n0m1.000s 0m0.000s\\n' > t\n"
+        f"python3 .ci/stage.py build/stage-times.tsv lint 0 1.0 {status} t >/dev/null\n"
+        f"exit {status}\n"
+    )
+    (bin_dir / "make").chmod(0o755)
+    venv = tmp_path / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "pytest").write_text("#!/bin/sh\nexit 0\n")  # the no-kernel pass after a green make
+    (venv / "pytest").chmod(0o755)
+    done = subprocess.run(
+        [str(tmp_path / ".ci" / "run")],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == status, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.split()[:1] == ["lint"] for line in lines), done.stdout
+    assert "total" in lines[-1]
+    if status:
+        assert f"make test failed (exit {status}); the stages that ran:" in done.stdout
+    else:
+        assert any(line.split()[:1] == ["no-kernel"] for line in lines), done.stdout

@@ -4,7 +4,8 @@ The reference is BFCL's evaluator from the installed ``bfcl-eval`` (run here, in
 the test); tooleval never evaluates model output. Agreement is checked on the
 public ``multi_turn_base`` results in ../shared/data and on seeded mutations of
 the ground truth of every multi-turn category (wrong argument, missing call,
-extra write, reordered writes, undecodable step, prompt-style text).
+extra write, reordered writes, undecodable step, prompt-style text): the first 8
+entries of each category by default, every entry with ``TOOLEVAL_CONFORMANCE=full``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tests.conformance.bfcl_multi_turn_reference import (
     mutate,
     reference_verdict,
 )
+from tests.conformance.conformance_mode import full_only
 
 pytest.importorskip(
     "bfcl_eval", reason="BFCL's evaluator: pip install --no-deps bfcl-eval==2026.3.23"
@@ -79,9 +81,11 @@ def test_agrees_with_bfcl_on_seeded_mutations(category):
     assert _agreement(category, 8) == []
 
 
-@pytest.mark.slow
+@full_only
 @pytest.mark.parametrize("category", MULTI_TURN_CATEGORIES)
 def test_agrees_with_bfcl_on_every_entry_and_mutation(category):
+    # every entry of every category (about 25 CPU-s): make conformance; the suite checks the
+    # first 8 entries of each category with every mutation above
     assert _agreement(category, 10_000) == []
 
 

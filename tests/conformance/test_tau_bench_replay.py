@@ -3,9 +3,12 @@
 The reference runs tau-bench's package from ../shared/data/tau_bench/source
 (its user simulator's ``litellm`` import answered by an empty stand-in). It hashes the
 whole database twice per run (about 0.8 CPU-s), so by default it checks a stratified
-sample of the 200 stored runs (one run of every task, the trials taken in turn, both
-rewards) and the edited trajectories; ``TOOLEVAL_CONFORMANCE=full`` checks all 200.
-tooleval's own replay against the stored rewards is cheap and always covers all 200.
+sample: of the 200 stored runs, every other task (its trial taken in turn) and the first
+run of any other task whose gold or agent calls write with a tool the half has not
+(every write tool, every trial, both rewards, asserted); edited trajectories of two
+runs; the retail tasks that cover every retail write tool. ``TOOLEVAL_CONFORMANCE=full``
+checks all 200 runs, every retail task and every stored hash. tooleval's own replay
+against the stored rewards is cheap and always covers all 200.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ import sys
 from collections import Counter
 
 import pytest
-from tests.conformance.conformance_mode import full_only
+from tests.conformance.conformance_mode import FULL, full_only
 from tests.conformance.tau_replay_reference import (
     SOURCE,
     TRAJECTORIES,
     agreement_with_reference,
     replay_run,
 )
+from tests.episodes.tau_agents import is_write
 
 from tooleval.benchmarks.tau_bench.replay import (
     RESPOND,
@@ -59,19 +63,49 @@ def _stratified(runs):
     return [run for run in runs if run["trial"] == run["task_id"] % 4]
 
 
-def test_the_sample_holds_every_task_every_trial_and_both_rewards(runs):
-    sample = _stratified(runs)
-    assert len(runs) == 200 and len(sample) == 50
-    assert sorted(run["task_id"] for run in sample) == list(range(50))
-    assert Counter(run["trial"] for run in sample) == {0: 13, 1: 13, 2: 12, 3: 12}
-    assert Counter(run["reward"] for run in sample) == {0.0: 27, 1.0: 23}
+def _writes(run) -> set[str]:
+    """The write tools of a run's gold actions and of the agent's own calls."""
+    gold = {a["name"] for a in run["info"]["task"]["actions"]}
+    called = {a.name for a in actions_from_messages(run["traj"])[0]}
+    return {name for name in gold | called if is_write(name) and name != RESPOND}
 
 
-@pytest.mark.parametrize("part", range(4), ids=lambda part: f"quarter-{part}")
+def _sample(runs):
+    """Every other task (task 2t, trial t % 4), then any run writing with a tool not yet seen."""
+    stratified = _stratified(runs)
+    sample = [r for r in runs if r["task_id"] % 2 == 0 and r["trial"] == r["task_id"] // 2 % 4]
+    seen = set().union(*map(_writes, sample))
+    for run in stratified:
+        if _writes(run) - seen:
+            sample.append(run)
+            seen |= _writes(run)
+    return sample
+
+
+def test_the_sample_holds_every_write_tool_every_trial_and_both_rewards(runs):
+    stratified, sample = _stratified(runs), _sample(runs)
+    assert len(runs) == 200 and len(stratified) == 50
+    assert sorted(run["task_id"] for run in stratified) == list(range(50))
+    assert len(sample) == len({run["task_id"] for run in sample}) < 30
+    assert set().union(*map(_writes, sample)) == set().union(*map(_writes, runs))
+    assert set().union(*map(_writes, runs)) >= {
+        "book_reservation",
+        "cancel_reservation",
+        "update_reservation_flights",
+        "update_reservation_baggages",
+        "update_reservation_passengers",
+        "send_certificate",
+    }
+    assert set(Counter(run["trial"] for run in sample)) == {0, 1, 2, 3}
+    rewards = Counter(run["reward"] for run in sample)
+    assert set(rewards) == {0.0, 1.0} and min(rewards.values()) >= 10
+
+
+@pytest.mark.parametrize("part", range(2), ids=lambda part: f"half-{part}")
 def test_agrees_with_calculate_reward_on_a_stratified_sample(airline, runs, part):
-    # a quarter per test (about 10 CPU-s of the reference each), so no single test nears the
+    # a half per test (about 10 CPU-s of the reference each), so no single test nears the
     # per-test timeout on a machine at load 8-12
-    assert agreement_with_reference(airline, _stratified(runs)[part::4]) == []
+    assert agreement_with_reference(airline, _sample(runs)[part::2]) == []
 
 
 @full_only
@@ -83,9 +117,9 @@ def test_agrees_with_calculate_reward_on_every_run(airline, runs, part):
 
 
 def test_agrees_with_calculate_reward_on_edited_trajectories(airline, runs):
-    """Gold actions as the agent's, with one write changed, dropped, or made twice."""
+    """Gold actions as the agent's: as they are, the last dropped, made twice, reversed."""
     edited = []
-    for run in runs[:12:4]:
+    for run in runs[:8:4]:
         gold = run["info"]["task"]["actions"]
         calls = [
             {
@@ -119,9 +153,9 @@ def _stored_hash(run):
 
 
 def test_the_stored_runs_come_from_an_older_environment(airline, runs):
-    """Every stored gold hash differs from a replay at the shared commit: the data drifted."""
+    """Stored gold hashes differ from a replay at the shared commit: the data drifted."""
     tasks = {run["task_id"]: run for run in runs if _stored_hash(run)}
-    for run in list(tasks.values())[::5]:
+    for run in list(tasks.values())[:: 1 if FULL else 10]:
         ours = replay_run(airline, run, tau_hash=True)
         assert ours.gt_data_hash != _stored_hash(run)
 
@@ -173,8 +207,11 @@ def test_a_missing_source_says_how_to_give_one(tmp_path):
         find_source(tmp_path)
 
 
-def _retail_runs(tasks):
-    """Each task's gold actions as the agent's: as they are, the last dropped, reversed."""
+def _retail_runs(tasks, *, in_turn: bool = False):
+    """Each task's gold actions as the agent's: as they are, the last dropped, reversed.
+
+    ``in_turn``: one variant per task, taken in turn (task k, variant k % 3).
+    """
     runs = []
     for index, task in enumerate(tasks):
         calls = [
@@ -188,11 +225,16 @@ def _retail_runs(tasks):
             for a in task["actions"]
         ]
         stop = [{"role": "assistant", "content": "done"}, {"role": "user", "content": "###STOP###"}]
-        for variant in (calls, calls[:-1], calls[::-1]):
+        variants = (calls, calls[:-1], calls[::-1])
+        for variant in variants[index % 3 : index % 3 + 1] if in_turn else variants:
             runs.append(
                 {"task_id": index, "trial": 0, "info": {"task": task}, "traj": variant + stop}
             )
     return runs
+
+
+def _retail_writes(task) -> set[str]:
+    return {a["name"] for a in task["actions"] if is_write(a["name"])}
 
 
 @pytest.fixture(scope="module")
@@ -201,14 +243,20 @@ def retail_tasks(shared_data):
 
 
 def test_retail_agrees_with_calculate_reward_on_a_sample(retail_tasks):
-    """The retail tools (orders, products, users) over the shared database, every 16th task."""
+    """The retail tools (orders, products, users) over the shared database: the first task
+    of each write tool, one variant each in turn (every task and variant: full mode)."""
     retail = load_domain("retail", SOURCE)
-    sample = retail_tasks[::16]
-    assert len(retail_tasks) == 115 and len(sample) == 8
-    runs = _retail_runs(sample)
+    sample, seen = [], set()
+    for task in retail_tasks:
+        if _retail_writes(task) - seen:
+            sample.append(task)
+            seen |= _retail_writes(task)
+    assert len(retail_tasks) == 115 and len(sample) == 7
+    assert seen == set().union(*map(_retail_writes, retail_tasks))
+    runs = _retail_runs(sample, in_turn=True)
     assert agreement_with_reference(retail, runs) == []
     rewards = Counter(replay_run(retail, run).reward for run in runs)
-    assert rewards[1.0] >= 8 and rewards[0.0] >= 8  # both verdicts are exercised
+    assert set(rewards) == {0.0, 1.0}  # both verdicts are exercised
 
 
 @full_only

@@ -197,6 +197,63 @@ def test_a_repeat_after_a_success_is_redundancy(tmp_path, capsys):
     assert redundant["fail-ok-again"]["evidence"]["repeats"] == 1
 
 
+def _repeated(sid: str, fmt: str, times: int, *, failed: bool) -> dict:
+    """One conversation in ``fmt`` with ``times`` identical calls, each failed or each not."""
+    turns: list = []
+    for n in range(times):
+        if fmt == "openai_responses":
+            turns += [
+                {"type": "function_call", "call_id": f"c{n}", "name": "issue_refund",
+                 "arguments": json.dumps(ARGS)},
+                {"type": "function_call_output", "call_id": f"c{n}",
+                 "output": TIMEOUT if failed else '{"refund_id": "R-1"}'},
+            ]  # fmt: skip
+        elif fmt == "anthropic":
+            turns += [
+                {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}",
+                                                   "name": "issue_refund", "input": ARGS}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}",
+                                              "content": "gateway down" if failed else "R-1",
+                                              "is_error": failed}]},
+            ]  # fmt: skip
+        elif fmt == "gemini":
+            response = {"error": "gateway down"} if failed else {"output": "R-1"}
+            turns += [
+                {"role": "model", "parts": [{"functionCall": {"name": "issue_refund",
+                                                              "args": ARGS}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "issue_refund",
+                                                                 "response": response}}]},
+            ]  # fmt: skip
+        else:  # langchain
+            turns += [
+                {"type": "ai", "data": {"content": "", "tool_calls": [
+                    {"name": "issue_refund", "args": ARGS, "id": str(n)}]}},
+                {"type": "tool", "data": {"content": "gateway down" if failed else "R-1",
+                                          "tool_call_id": str(n),
+                                          "status": "error" if failed else "success"}},
+            ]  # fmt: skip
+    if fmt == "openai_responses":
+        return {"id": sid, "input": [{"role": "user", "content": ASK}, *turns]}
+    if fmt == "gemini":
+        return {"id": sid, "contents": [{"role": "user", "parts": [{"text": ASK}]}, *turns]}
+    if fmt == "langchain":
+        return {"id": sid, "messages": [{"type": "human", "data": {"content": ASK}}, *turns]}
+    return {"id": sid, "messages": [{"role": "user", "content": ASK}, *turns]}
+
+
+@pytest.mark.parametrize("fmt", ["openai_responses", "anthropic", "gemini", "langchain"])
+def test_repeats_after_failures_are_retries_and_after_successes_redundancy_in_each_format(
+    tmp_path, capsys, fmt
+):
+    rows = [
+        _repeated(f"{fmt}-failed", fmt, 4, failed=True),
+        _repeated(f"{fmt}-succeeded", fmt, 2, failed=False),
+    ]
+    found = _findings(tmp_path, rows)
+    assert {f["session_id"] for f in found.get("retry_loop", [])} == {f"{fmt}-failed"}
+    assert {f["session_id"] for f in found.get("redundancy", [])} == {f"{fmt}-succeeded"}
+
+
 def test_the_monitor_command_in_a_real_process(log):
     proc = subprocess.run(
         [sys.executable, "-m", "tooleval.cli.main", "monitor", str(log), "--no-store",

@@ -104,6 +104,17 @@ COMMANDS = {
                                         str(w["store"]), "--csv", t], "csv"),
     "runs export --summary-md": (lambda w, t: ["runs", "export", _run_id(w["store"]), "--store",
                                                str(w["store"]), "--summary-md", t], "md"),
+    "compare --json": (lambda w, t: ["compare", "-1", "latest", "--store", str(w["store"]),
+                                     "--json", t], "json"),
+    "power --json": (lambda w, t: ["power", _run_id(w["store"]), "--store", str(w["store"]),
+                                   "--json", t], "json"),
+    "judge labels export -o (csv)": (lambda w, t: ["judge", "labels", "export",
+                                                   _run_id(w["store"]), "--store",
+                                                   str(w["store"]), "-o", t], "csv"),
+    "judge labels export -o (jsonl)": (lambda w, t: ["judge", "labels", "export",
+                                                     _run_id(w["store"]), "--store",
+                                                     str(w["store"]), "--format", "jsonl",
+                                                     "-o", t], "jsonl"),
 }  # fmt: skip
 
 # victim -> words of the refusal
@@ -143,7 +154,8 @@ def test_no_command_replaces_a_file_of_another_kind(world, capsys, command):
     assert victim.read_bytes() == before
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+# power needs two scored rows (the world's run has one): its refusals above are what it adds
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"power --json"}))
 def test_each_command_replaces_its_own_output(world, capsys, command):
     argv, _ = COMMANDS[command]
     target = world["store"].parent / f"out-{command.replace(' ', '_')}"

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,12 +27,14 @@ TOOLEVAL = Path(sys.executable).with_name("tooleval")
 ROWS = 24
 
 
-def _dataset(path: Path, stub, *, delay: float) -> None:
+def _dataset(path: Path, stub, *, delay: float = 0.0, hold=None, free: int = 0) -> None:
+    """ROWS rows; with ``hold``, every row after the first ``free`` waits for it."""
     with path.open("w") as out:
         for i in range(ROWS):
             row = {"id": f"q{i}", "input": f"question {i}", "expected_tools": ["search"]}
             out.write(json.dumps(row) + "\n")
-            stub.script(f"question {i}", tools=["search"], delay=delay)
+            held = hold if hold is not None and i >= free else None
+            stub.script(f"question {i}", tools=["search"], delay=delay, hold=held)
 
 
 def _start(*args: str, cwd: Path) -> subprocess.Popen:
@@ -98,9 +101,10 @@ def test_a_second_process_cannot_work_a_run_a_live_process_holds(
     tmp_path, agent_stub, backend, request
 ):
     url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
-    # Slow enough rows that the second process starts (and reads the lease) while the first
-    # still works, even on a loaded machine: 24 rows x 1 s / 2 workers leaves ~11 s.
-    _dataset(tmp_path / "cases.jsonl", agent_stub, delay=1.0)
+    # The first process stores 2 rows, then its rows wait at the agent until the second
+    # process has been refused: it is still working whatever the machine's load.
+    release = threading.Event()
+    _dataset(tmp_path / "cases.jsonl", agent_stub, hold=release, free=2)
     plan = write_plan(
         tmp_path, agent_stub, name=f"held-{backend}", gate={"require_any_pass": False}
     )
@@ -116,6 +120,7 @@ def test_a_second_process_cannot_work_a_run_a_live_process_holds(
         assert f"run {run_id} is being worked by pid {first.pid}" in err
         assert f"kill -TERM {first.pid}" in err and "Traceback" not in err
     finally:
+        release.set()
         out, err = first.communicate(timeout=120)
     assert first.returncode == 0, out + err
     for i in range(ROWS):

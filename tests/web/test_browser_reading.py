@@ -99,14 +99,29 @@ def _both_schemes(page) -> list[tuple[str, str, str, list]]:
     return problems + [("dark", *p) for p in _serious(page, COLOUR_RULES)]
 
 
-def test_axe_finds_nothing_serious(context_for, viewer_url, seeded):
-    page = context_for(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    problems = []
-    for path in _pages(seeded):
-        page.emulate_media(color_scheme="light")
-        page.goto(viewer_url + path)
-        problems += [(path, *p) for p in _both_schemes(page)]
-    assert not problems, problems
+DESKTOP = {"width": 1400, "height": 900}
+
+
+@pytest.fixture(scope="module")
+def desktop_sweep(browser, viewer_url, seeded) -> dict[str, tuple[list, int]]:
+    """Every page loaded once at desktop width: its axe problems and its scroll width."""
+    context = browser.new_context(viewport=DESKTOP, bypass_csp=True)
+    try:
+        page = context.new_page()
+        found = {}
+        for path in _pages(seeded):
+            page.emulate_media(color_scheme="light")
+            page.goto(viewer_url + path)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            found[path] = (_both_schemes(page), width)
+        return found
+    finally:
+        context.close()
+
+
+def test_axe_finds_nothing_serious(desktop_sweep):
+    problems = [(path, *p) for path, (found, _) in desktop_sweep.items() for p in found]
+    assert len(desktop_sweep) == 23 and not problems, problems
 
 
 def _dark_declarations(css: str) -> list[str]:
@@ -178,15 +193,9 @@ def test_no_page_is_wider_than_a_phone(context_for, viewer_url, seeded):
     page.screenshot(path=artifact("viewer-phone-long-name.png"), full_page=False)
 
 
-def test_no_page_is_wider_than_a_desktop(context_for, viewer_url, seeded):
-    page = context_for(viewport={"width": 1400, "height": 900})
-    wide = []
-    for path in _pages(seeded):
-        page.goto(viewer_url + path)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        if width > 1400:
-            wide.append((path, width))
-    assert not wide, wide
+def test_no_page_is_wider_than_a_desktop(desktop_sweep):
+    wide = [(path, width) for path, (_, width) in desktop_sweep.items() if width > DESKTOP["width"]]
+    assert len(desktop_sweep) == 23 and not wide, wide
 
 
 def test_a_3000_character_name_wraps_and_keeps_its_full_text_on_hover(page, viewer_url, seeded):

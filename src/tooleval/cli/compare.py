@@ -144,7 +144,7 @@ def compare(args: argparse.Namespace) -> int:
     if args.json:
         from tooleval.io_atomic import check_output_path
 
-        check_output_path(args.json, option="--json", kind="json")
+        check_output_path(args.json, option="--json", stores=[args.store], kind="json")
     with open_cli_store(args) as store:
         run_a, run_b = store.resolve_run_id(args.run_a), store.resolve_run_id(args.run_b)
         sides = (

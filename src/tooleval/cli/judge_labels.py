@@ -140,7 +140,11 @@ def _export(args: argparse.Namespace) -> int:
     from tooleval.io_atomic import atomic_write, check_output_path
     from tooleval.store import labels_text
 
-    target = check_output_path(args.output) if args.output else None
+    target = (
+        check_output_path(args.output, option="--output", stores=[args.store], kind=args.format)
+        if args.output
+        else None
+    )
     with open_cli_store(args) as store:
         run_id = store.resolve_run_id(args.run)
         labels = store.labels.get_labels(run_id, metric=args.metric)

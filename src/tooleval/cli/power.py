@@ -104,7 +104,7 @@ def power(args: argparse.Namespace) -> int:
     if args.json:
         from tooleval.io_atomic import check_output_path
 
-        check_output_path(args.json, option="--json", kind="json")
+        check_output_path(args.json, option="--json", stores=[args.store], kind="json")
     deltas = args.delta or [0.05]
     with open_cli_store(args) as store:
         run = store.get_run(store.resolve_run_id(args.run))
