@@ -81,6 +81,9 @@ def evaluate(
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
+    from tooleval.datasets.binding import bind_mapping
+
+    bind = bind_mapping(bind) or None
     specs = metric_specs(metrics)
     if preset is not None:
         from tooleval.metrics.presets import preset_options
