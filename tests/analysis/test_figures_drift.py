@@ -3,10 +3,11 @@
 Generated runs (error rows, unscored rows, categories, repeats with flaky rows, two
 metrics) are written to a real SQLite store through ``RunWriter``, rendered through
 ``runs show``, ``runs list``, the per-metric table, ``--summary-md``, JUnit, the JSON
-export, the HTML report, the stored gate and the viewer's pages (runs list, run page
-metrics and per-category tables, compare, matrix; FastAPI's TestClient), and each
-figure read back from the output is compared with :func:`run_figures`. A surface
-that counts on its own (error rows left out, another interval) fails here.
+and CSV exports, the HTML report, the stored gate, ``run``'s own gate lines (pass rate,
+pass^k, pass@k, the error budget) and the viewer's pages (runs list, run page metrics
+and per-category tables, compare, matrix; FastAPI's TestClient), and each figure read
+back from the output is compared with :func:`run_figures`. A surface that counts on its
+own (error rows left out, another interval, attempts called rows) fails here.
 """
 
 from __future__ import annotations
@@ -249,6 +250,95 @@ def test_summary_md_junit_and_json_carry_the_read_model(runs, tmp_path) -> None:
                 f.failed,
                 f.errors,
             )
+
+
+def _gate_text(gate) -> str:
+    import io
+
+    from tooleval.cli._render import make_console, print_gate
+
+    out = io.StringIO()
+    print_gate(make_console(out), gate)
+    return " ".join(out.getvalue().split())
+
+
+@pytest.mark.parametrize("confidence", [None, 0.95])
+def test_the_run_commands_gate_lines_read_the_read_model(runs, capsys, confidence) -> None:
+    """``tooleval run``'s gate (:func:`gate_of_run`, what the runner returns) and the stored
+    gate ``runs show`` prints give each floor the read model's figure and interval."""
+    from tooleval.analysis.gate import GateSpec, gate_of_run, stored_gate
+    from tooleval.analysis.repeats import repeat_of
+
+    store = runs["store"]
+    for run_id in (runs["once"], runs["repeated"]):
+        figures: RunFigures = runs["figures"][run_id]
+        run = store.get_run(run_id)
+        repeated = repeat_of(run) is not None
+        for gate_on in ("attempts", "pass^k", "pass@k") if repeated else ("attempts",):
+            spec = GateSpec(min_pass_rate=0.5, confidence=confidence, gate_on=gate_on)
+            gate = gate_of_run(store, run, spec)
+            said = _gate_text(gate)
+            for metric in METRICS:
+                f = figures.get(metric)
+                e = {"attempts": f.pass_rate, "pass^k": f.pass_hat_k, "pass@k": f.pass_at_k}[
+                    gate_on
+                ]
+                check = next(c for c in gate.checks if c.name == metric)
+                if e is None:  # no figure in the read model: none in the gate either
+                    assert check.value is None, (metric, gate_on, check.message)
+                    continue
+                assert (check.value, check.interval, check.n) == (e.value, e.interval, e.n)
+                assert check.message in said  # the line printed is the check's message
+                assert f"{e.value:.1%}" in check.message and e.bounds in check.message
+                assert f"% {e.interval.method}" in check.message, check.message
+                assert f"n={e.n}," in check.message
+                if gate_on == "attempts" and f.errors:
+                    unit = "attempts" if repeated else "rows"
+                    assert f"({f.passed} of {f.counted} {unit}; {f.errors} errors" in said
+            errors = next(c for c in gate.checks if c.name == "errors")
+            unit = "attempts" if repeated else "rows"
+            assert f"errors: {run.error_count}/{run.row_count} {unit}" in errors.message
+        stored = stored_gate(run, store=store)  # the plan's gate, as runs show reads it
+        assert stored is not None
+        spec = GateSpec(min_pass_rate=0.5)
+        for mine, theirs in zip(gate_of_run(store, run, spec).checks, stored.checks, strict=True):
+            assert (mine.value, mine.interval, mine.message) == (
+                theirs.value,
+                theirs.interval,
+                theirs.message,
+            )
+
+
+def test_the_csv_export_counts_as_the_read_model(runs) -> None:
+    import csv
+    import io
+
+    from fastapi.testclient import TestClient
+
+    from tooleval.web import create_app
+
+    with TestClient(create_app(runs["store"]), base_url="http://127.0.0.1:8765") as client:
+        for run_id in (runs["once"], runs["repeated"]):
+            figures: RunFigures = runs["figures"][run_id]
+            text = client.get(f"/runs/{run_id}/export.csv").text
+            rows = list(csv.DictReader(io.StringIO(text)))
+            assert len(rows) == runs["store"].get_run(run_id).row_count
+            for metric in METRICS:
+                f = figures.get(metric)
+                counts = {"passed": 0, "failed": 0, "errors": 0, "unscored": 0}
+                for row in rows:
+                    if row["error"]:
+                        counts["errors"] += 1
+                    elif row[f"{metric}.score"] == "":
+                        counts["unscored"] += 1
+                    else:
+                        counts["passed" if row[f"{metric}.passed"] == "True" else "failed"] += 1
+                assert counts == {
+                    "passed": f.passed,
+                    "failed": f.failed,
+                    "errors": f.errors,
+                    "unscored": f.unscored,
+                }
 
 
 def _check_metric_table(page: str, figures: RunFigures) -> None:
