@@ -180,6 +180,20 @@ def test_runs_show_prints_the_read_models_intervals(runs, capsys, monkeypatch) -
                 str(f.unscored),
                 _pct(f.rate),
             ]
+        # the unscored table counts unscored results only (error rows are errors)
+        lines = out.splitlines()
+        start = next(i for i, line in enumerate(lines) if "unscored results" in line)
+        for metric in METRICS:
+            f = figures.get(metric)
+            shown = [
+                line.replace("│", " ").split()
+                for line in lines[start : start + 10]
+                if line.replace("│", " ").split()[:1] == [metric]
+            ]
+            if f.unscored:
+                assert shown and shown[0][1] == str(f.unscored), (metric, shown)
+            else:
+                assert not shown, (metric, shown)
         # the stored gate's floors read the same figure and interval
         gate = next(
             line
@@ -339,6 +353,42 @@ def test_the_csv_export_counts_as_the_read_model(runs) -> None:
                     "errors": f.errors,
                     "unscored": f.unscored,
                 }
+
+
+def test_clusters_count_the_same_rows_everywhere(runs, capsys, monkeypatch) -> None:
+    """Failure clusters (:func:`cluster_failures`, one per cause) in ``runs show``, the HTML
+    report and the viewer's run page: the same failing rows, clusters and row counts."""
+    from fastapi.testclient import TestClient
+
+    from tooleval.analysis.clusters import cluster_failures
+    from tooleval.cli.main import main
+    from tooleval.report.static import build_report
+    from tooleval.web import create_app
+
+    monkeypatch.setenv("COLUMNS", "400")
+    store = runs["store"]
+    with TestClient(create_app(store), base_url="http://127.0.0.1:8765") as client:
+        for run_id in (runs["once"], runs["repeated"]):
+            rows = list(store.iter_rows(run_id))
+            failing = [r for r in rows if r.passed is not True]
+            clusters = cluster_failures(failing, total_rows=len(rows))
+            assert sum(c.count for c in clusters) == len(failing)
+            title = f"{len(failing)} failing rows → {len(clusters)} clusters"
+            assert main(["runs", "show", run_id, "--store", runs["url"]]) == 0
+            shown = capsys.readouterr().out
+            assert title in shown
+            table = shown[shown.index(title) :]
+            counts = [
+                int(cells[1])
+                for cells in (line.replace("│", " ").split() for line in table.splitlines())
+                if len(cells) > 1 and cells[1].isdigit()
+            ][: len(clusters)]
+            assert counts == [c.count for c in clusters]
+            for page in (build_report(store, run_id), client.get(f"/runs/{run_id}").text):
+                text = _text(page)
+                assert title in text
+                for c in clusters:
+                    assert f"{c.count} {c.detail}" in text, (c.count, c.detail)
 
 
 def _check_metric_table(page: str, figures: RunFigures) -> None:
