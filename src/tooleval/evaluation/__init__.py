@@ -144,9 +144,12 @@ def _scored_file(
     names = tuple(m.name for m in metrics)
     judges = _judges(metrics)
     before = [judge.usage.to_dict() for judge in judges]
-    rows = run_off_the_loop(
-        lambda: evaluate_file(path, kind, metrics, bind, concurrency), name="tooleval-evaluate"
-    )
+    if judges:  # judged rows run on an event loop of their own
+        rows = run_off_the_loop(
+            lambda: evaluate_file(path, kind, metrics, bind, concurrency), name="tooleval-evaluate"
+        )
+    else:  # (run_off_the_loop imports asyncio, and ssl with it: not for every call)
+        rows = evaluate_file(path, kind, metrics, bind, concurrency)
     result = EvaluationResult(rows, names, source=str(path))
     if any(result.summaries[name].unscored == result.summaries[name].n for name in names):
         read_dataset(path, metrics, bind=bind, format=format)  # a field no row holds: named
