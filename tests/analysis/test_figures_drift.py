@@ -505,11 +505,16 @@ def _file_figures(tmp_path: Path, path: Path) -> tuple[RunFigures, object, objec
 
 
 def test_score_table_and_evaluation_result_render_the_read_model(tmp_path, capsys) -> None:
+    from tests.evaluation.test_evaluate_formats import _write
+
+    import tooleval
     from tooleval.cli.main import main
 
     path = _scored_file(tmp_path / "cases.jsonl")
     figures, streamed, in_memory = _file_figures(tmp_path, path)
-    for result in (streamed, in_memory):
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    table = tooleval.evaluate(_write(tmp_path, rows, "csv"), list(METRICS))  # score_file too
+    for result in (streamed, in_memory, table):
         for metric in METRICS:
             f, s = figures.get(metric), result.summaries[metric]  # type: ignore[attr-defined]
             assert f is not None and f.pass_rate is not None and f.mean_score is not None
