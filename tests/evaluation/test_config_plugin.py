@@ -96,3 +96,32 @@ def test_bad_judge_settings_are_refused_before_any_row(monkeypatch, judge, field
     with pytest.raises(ConfigError) as caught:
         tooleval.evaluate(rows, ["task_success"], judge=judge)
     assert f"field {field}" in str(caught.value) and says in str(caught.value)
+
+
+def test_a_plans_bad_judge_setting_fails_its_dry_run(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setenv("TOOLEVAL_JUDGE_API_KEY", "not-used")
+    (tmp_path / "data.jsonl").write_text(json.dumps({**ROWS[0], "expected_tools": ["f"]}) + "\n")
+    (tmp_path / "cfg_agent.py").write_text("def run(text):\n    return {'tools_called': ['f']}\n")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "name: cfg\ndataset: {path: data.jsonl}\n"
+        "connector: {type: python, target: 'cfg_agent:run'}\n"
+        "metrics: [task_success]\n"
+        "judge: {type: openai, model: m, tempreature: 0, base_url: 'http://127.0.0.1:9/v1'}\n"
+    )
+    exe = str(Path(sys.executable).with_name("tooleval"))
+    done = subprocess.run(
+        [exe, "run", str(plan), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])},
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "judge.tempreature" in done.stderr and "did you mean 'temperature'" in done.stderr
