@@ -113,7 +113,7 @@ def evaluate(
         return _scored_file(Path(dataset), format, bound_metrics, dict(bind or {}), concurrency)
     empty: dict[int, str] = {}
     samples = read_dataset(dataset, bound_metrics, bind=bind, format=format, empty=empty)
-    return _score(bound_metrics, samples, concurrency, None, empty)
+    return _score(bound_metrics, samples, concurrency, empty)
 
 
 def _scored_file(
@@ -163,7 +163,6 @@ def _score(
     metrics: list[Any],
     samples: list[tuple[int, Any]],
     concurrency: int,
-    source: str | None,
     empty: dict[int, str],
 ) -> EvaluationResult:
     from tooleval.scoring import explain_unbound, score_concurrently, score_samples
@@ -185,7 +184,7 @@ def _score(
         score_samples(metrics, samples, on_result=keep)
     usage = _usage(judges, before) if judges else None
     names = tuple(m.name for m in metrics)
-    return EvaluationResult(tuple(rows), names, judge_usage=usage, source=source)
+    return EvaluationResult(tuple(rows), names, judge_usage=usage)
 
 
 def _usage(judges: list[Any], before: list[dict[str, Any]]) -> dict[str, Any]:
