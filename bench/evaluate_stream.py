@@ -4,26 +4,32 @@ Each case is a fresh process on two-call rows (``--rows``, default 100,000, writ
 ``gen_rows.write_rows``): ``evaluate(path, METRICS)`` then reading every summary and
 every score (``result[metric]``), and ``tooleval score FILE --metric ... -o OUT``;
 the best CPU (user + system, seconds) of ``--repeat`` runs with that run's max RSS.
+``--format csv`` (or tsv) writes the same rows as a table, each call list a JSON cell,
+which ``evaluate`` and ``score`` read through the same ``score_file`` as JSONL.
 ``--before SRC`` runs the same with another source tree on ``PYTHONPATH``. The goal
 (issue 32): evaluate within 1.5x the CLI's CPU per row, RSS under 150 MB at 1M rows.
 
     python bench/evaluate_stream.py
     python bench/evaluate_stream.py --rows 1000000 --repeat 1
+    python bench/evaluate_stream.py --format csv --before /tmp/old-tree/src
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import orjson  # noqa: E402
 from gen_rows import write_rows  # noqa: E402
 
 EVALUATE = """
@@ -48,11 +54,31 @@ def run_once(src: str, command: list[str]) -> tuple[float, int]:
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
+def as_table(jsonl: Path, kind: str) -> Path:
+    """The rows of ``jsonl`` as a CSV or TSV file: scalar cells as they are, the rest as JSON."""
+    path = jsonl.with_suffix(f".{kind}")
+    with jsonl.open("rb") as source, path.open("w", newline="") as out:
+        writer: Any = None
+        for line in source:
+            row = orjson.loads(line)
+            cells = {
+                key: value if isinstance(value, str) else orjson.dumps(value).decode()
+                for key, value in row.items()
+            }
+            if writer is None:
+                columns = list(cells)
+                writer = csv.DictWriter(out, columns, delimiter="," if kind == "csv" else "\t")
+                writer.writeheader()
+            writer.writerow(cells)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--metrics", default="tool_call_accuracy")
+    parser.add_argument("--format", choices=("jsonl", "csv", "tsv"), default="jsonl")
     parser.add_argument("--before", metavar="SRC", help="another source tree to run beside")
     given = parser.parse_args()
     trees = [("now", str(ROOT / "src"))]
@@ -60,6 +86,8 @@ def main() -> None:
         trees.insert(0, ("before", given.before))
     with tempfile.TemporaryDirectory() as folder:
         data = write_rows(Path(folder) / "rows.jsonl", given.rows, [2])
+        if given.format != "jsonl":
+            data = as_table(data, given.format)
         out = Path(folder) / "out.jsonl"
         metric_args = [arg for name in given.metrics.split(",") for arg in ("--metric", name)]
         commands = {
@@ -69,7 +97,10 @@ def main() -> None:
                 *(*metric_args, "-o", str(out), "--no-progress", "--workers", "1"),
             ],
         }
-        print(f"{given.rows:,} two-call rows, {given.metrics}, best CPU of {given.repeat}")
+        print(
+            f"{given.rows:,} two-call {given.format} rows, {given.metrics}, "
+            f"best CPU of {given.repeat}"
+        )
         print(f"{'tree':7} {'case':20} {'CPU s':>7} {'rows/CPU-s':>11} {'max RSS MB':>11} load")
         for label, src in trees:
             for name, command in commands.items():

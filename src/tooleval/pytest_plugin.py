@@ -17,7 +17,10 @@ Enabled by the ``pytest11`` entry point once tooleval is installed (or with
 Test ids are the rows' ids; relative paths resolve from the test file's
 folder. A row whose cells cannot be read becomes a skipped test whose reason
 (``row could not be read: ...``, as runs store it; see :mod:`tooleval.scoring`)
-names the row and column (it is never dropped silently).
+names the row and column (it is never dropped silently). A dataset that
+cannot be read at all, or a bad ``bind`` (an unknown field or column, with
+the likely one), is a collection error naming the marker (the message alone,
+no traceback) and no test runs.
 """
 
 from __future__ import annotations
@@ -72,6 +75,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     if not marker.args:
         raise pytest.UsageError("@pytest.mark.tooleval_dataset needs a dataset path")
+    from tooleval.errors import ToolEvalError
+
     base = Path(str(metafunc.definition.path)).parent
-    cases = tooleval_cases(marker.args[0], bind=marker.kwargs.get("bind"), base=base)
+    try:
+        cases = tooleval_cases(marker.args[0], bind=marker.kwargs.get("bind"), base=base)
+    except ToolEvalError as exc:  # a bad path or bind: said once, before any test runs
+        raise pytest.Collector.CollectError(  # shown as its message alone, no traceback
+            f"@pytest.mark.tooleval_dataset({marker.args[0]!r}) on {metafunc.definition.nodeid}: "
+            f"{exc}"
+        ) from None
     metafunc.parametrize("tooleval_case", cases)

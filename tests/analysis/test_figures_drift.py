@@ -3,10 +3,11 @@
 Generated runs (error rows, unscored rows, categories, repeats with flaky rows, two
 metrics) are written to a real SQLite store through ``RunWriter``, rendered through
 ``runs show``, ``runs list``, the per-metric table, ``--summary-md``, JUnit, the JSON
-export, the HTML report, the stored gate and the viewer's pages (runs list, run page
-metrics and per-category tables, compare, matrix; FastAPI's TestClient), and each
-figure read back from the output is compared with :func:`run_figures`. A surface
-that counts on its own (error rows left out, another interval) fails here.
+and CSV exports, the HTML report, the stored gate, ``run``'s own gate lines (pass rate,
+pass^k, pass@k, the error budget) and the viewer's pages (runs list, run page metrics
+and per-category tables, compare, matrix; FastAPI's TestClient), and each figure read
+back from the output is compared with :func:`run_figures`. A surface that counts on its
+own (error rows left out, another interval, attempts called rows) fails here.
 """
 
 from __future__ import annotations
@@ -179,6 +180,20 @@ def test_runs_show_prints_the_read_models_intervals(runs, capsys, monkeypatch) -
                 str(f.unscored),
                 _pct(f.rate),
             ]
+        # the unscored table counts unscored results only (error rows are errors)
+        lines = out.splitlines()
+        start = next(i for i, line in enumerate(lines) if "unscored results" in line)
+        for metric in METRICS:
+            f = figures.get(metric)
+            shown = [
+                line.replace("│", " ").split()
+                for line in lines[start : start + 10]
+                if line.replace("│", " ").split()[:1] == [metric]
+            ]
+            if f.unscored:
+                assert shown and shown[0][1] == str(f.unscored), (metric, shown)
+            else:
+                assert not shown, (metric, shown)
         # the stored gate's floors read the same figure and interval
         gate = next(
             line
@@ -249,6 +264,131 @@ def test_summary_md_junit_and_json_carry_the_read_model(runs, tmp_path) -> None:
                 f.failed,
                 f.errors,
             )
+
+
+def _gate_text(gate) -> str:
+    import io
+
+    from tooleval.cli._render import make_console, print_gate
+
+    out = io.StringIO()
+    print_gate(make_console(out), gate)
+    return " ".join(out.getvalue().split())
+
+
+@pytest.mark.parametrize("confidence", [None, 0.95])
+def test_the_run_commands_gate_lines_read_the_read_model(runs, capsys, confidence) -> None:
+    """``tooleval run``'s gate (:func:`gate_of_run`, what the runner returns) and the stored
+    gate ``runs show`` prints give each floor the read model's figure and interval."""
+    from tooleval.analysis.gate import GateSpec, gate_of_run, stored_gate
+    from tooleval.analysis.repeats import repeat_of
+
+    store = runs["store"]
+    for run_id in (runs["once"], runs["repeated"]):
+        figures: RunFigures = runs["figures"][run_id]
+        run = store.get_run(run_id)
+        repeated = repeat_of(run) is not None
+        for gate_on in ("attempts", "pass^k", "pass@k") if repeated else ("attempts",):
+            spec = GateSpec(min_pass_rate=0.5, confidence=confidence, gate_on=gate_on)
+            gate = gate_of_run(store, run, spec)
+            said = _gate_text(gate)
+            for metric in METRICS:
+                f = figures.get(metric)
+                e = {"attempts": f.pass_rate, "pass^k": f.pass_hat_k, "pass@k": f.pass_at_k}[
+                    gate_on
+                ]
+                check = next(c for c in gate.checks if c.name == metric)
+                if e is None:  # no figure in the read model: none in the gate either
+                    assert check.value is None, (metric, gate_on, check.message)
+                    continue
+                assert (check.value, check.interval, check.n) == (e.value, e.interval, e.n)
+                assert check.message in said  # the line printed is the check's message
+                assert f"{e.value:.1%}" in check.message and e.bounds in check.message
+                assert f"% {e.interval.method}" in check.message, check.message
+                assert f"n={e.n}," in check.message
+                if gate_on == "attempts" and f.errors:
+                    unit = "attempts" if repeated else "rows"
+                    assert f"({f.passed} of {f.counted} {unit}; {f.errors} errors" in said
+            errors = next(c for c in gate.checks if c.name == "errors")
+            unit = "attempts" if repeated else "rows"
+            assert f"errors: {run.error_count}/{run.row_count} {unit}" in errors.message
+        stored = stored_gate(run, store=store)  # the plan's gate, as runs show reads it
+        assert stored is not None
+        spec = GateSpec(min_pass_rate=0.5)
+        for mine, theirs in zip(gate_of_run(store, run, spec).checks, stored.checks, strict=True):
+            assert (mine.value, mine.interval, mine.message) == (
+                theirs.value,
+                theirs.interval,
+                theirs.message,
+            )
+
+
+def test_the_csv_export_counts_as_the_read_model(runs) -> None:
+    import csv
+    import io
+
+    from fastapi.testclient import TestClient
+
+    from tooleval.web import create_app
+
+    with TestClient(create_app(runs["store"]), base_url="http://127.0.0.1:8765") as client:
+        for run_id in (runs["once"], runs["repeated"]):
+            figures: RunFigures = runs["figures"][run_id]
+            text = client.get(f"/runs/{run_id}/export.csv").text
+            rows = list(csv.DictReader(io.StringIO(text)))
+            assert len(rows) == runs["store"].get_run(run_id).row_count
+            for metric in METRICS:
+                f = figures.get(metric)
+                counts = {"passed": 0, "failed": 0, "errors": 0, "unscored": 0}
+                for row in rows:
+                    if row["error"]:
+                        counts["errors"] += 1
+                    elif row[f"{metric}.score"] == "":
+                        counts["unscored"] += 1
+                    else:
+                        counts["passed" if row[f"{metric}.passed"] == "True" else "failed"] += 1
+                assert counts == {
+                    "passed": f.passed,
+                    "failed": f.failed,
+                    "errors": f.errors,
+                    "unscored": f.unscored,
+                }
+
+
+def test_clusters_count_the_same_rows_everywhere(runs, capsys, monkeypatch) -> None:
+    """Failure clusters (:func:`cluster_failures`, one per cause) in ``runs show``, the HTML
+    report and the viewer's run page: the same failing rows, clusters and row counts."""
+    from fastapi.testclient import TestClient
+
+    from tooleval.analysis.clusters import cluster_failures
+    from tooleval.cli.main import main
+    from tooleval.report.static import build_report
+    from tooleval.web import create_app
+
+    monkeypatch.setenv("COLUMNS", "400")
+    store = runs["store"]
+    with TestClient(create_app(store), base_url="http://127.0.0.1:8765") as client:
+        for run_id in (runs["once"], runs["repeated"]):
+            rows = list(store.iter_rows(run_id))
+            failing = [r for r in rows if r.passed is not True]
+            clusters = cluster_failures(failing, total_rows=len(rows))
+            assert sum(c.count for c in clusters) == len(failing)
+            title = f"{len(failing)} failing rows → {len(clusters)} clusters"
+            assert main(["runs", "show", run_id, "--store", runs["url"]]) == 0
+            shown = capsys.readouterr().out
+            assert title in shown
+            table = shown[shown.index(title) :]
+            counts = [
+                int(cells[1])
+                for cells in (line.replace("│", " ").split() for line in table.splitlines())
+                if len(cells) > 1 and cells[1].isdigit()
+            ][: len(clusters)]
+            assert counts == [c.count for c in clusters]
+            for page in (build_report(store, run_id), client.get(f"/runs/{run_id}").text):
+                text = _text(page)
+                assert title in text
+                for c in clusters:
+                    assert f"{c.count} {c.detail}" in text, (c.count, c.detail)
 
 
 def _check_metric_table(page: str, figures: RunFigures) -> None:
@@ -365,11 +505,16 @@ def _file_figures(tmp_path: Path, path: Path) -> tuple[RunFigures, object, objec
 
 
 def test_score_table_and_evaluation_result_render_the_read_model(tmp_path, capsys) -> None:
+    from tests.evaluation.test_evaluate_formats import _write
+
+    import tooleval
     from tooleval.cli.main import main
 
     path = _scored_file(tmp_path / "cases.jsonl")
     figures, streamed, in_memory = _file_figures(tmp_path, path)
-    for result in (streamed, in_memory):
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    table = tooleval.evaluate(_write(tmp_path, rows, "csv"), list(METRICS))  # score_file too
+    for result in (streamed, in_memory, table):
         for metric in METRICS:
             f, s = figures.get(metric), result.summaries[metric]  # type: ignore[attr-defined]
             assert f is not None and f.pass_rate is not None and f.mean_score is not None

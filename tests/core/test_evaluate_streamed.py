@@ -1,8 +1,9 @@
 """``tooleval.evaluate(path)`` on the compiled kernel's one-pass stream: compact, the same answers.
 
-The oracle is the same call with the kernel turned off (rows read whole into Samples, every
-Result kept): summaries, scores, rows, dicts, JSONL and errors must be equal. The compact path
-makes no object per row (counted with the collector's own count, not timed).
+The oracles are the same call with the kernel turned off (the Python path of ``score_file``,
+kept as scores and verdicts too) and the rows given in memory (every Result kept): summaries,
+scores, rows, dicts, JSONL and errors must be equal. The compact paths make no object per row
+(counted with the collector's own count, not timed).
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ def _python(path: Path, metrics=METRICS):
 def test_the_compact_result_answers_as_the_python_one(tmp_path):
     data = _rows(tmp_path / "d.jsonl", 200)
     fast, slow = tooleval.evaluate(data, METRICS), _python(data)
-    assert type(fast.rows).__name__ == "StreamedRows" and type(slow.rows) is tuple
+    rows = [orjson.loads(line) for line in data.read_bytes().splitlines() if line.strip()]
+    held = tooleval.evaluate(rows, METRICS)
+    assert type(fast.rows).__name__ == type(slow.rows).__name__ == "StreamedRows"
+    assert type(held.rows) is tuple
+    assert fast.summaries == held.summaries and fast.to_jsonl() == held.to_jsonl()
     assert fast.summaries == slow.summaries
     assert repr(fast) == repr(slow)
     for name in fast.metrics:
@@ -81,13 +86,15 @@ def test_to_pandas_matches(tmp_path):
     assert fast.equals(slow)
 
 
-def test_no_object_per_row_is_kept(tmp_path):
+@pytest.mark.parametrize("kernel", [True, False], ids=["kernel", "python"])
+def test_no_object_per_row_is_kept(tmp_path, kernel):
     data = _rows(tmp_path / "d.jsonl", 3000)
-    gc.collect()
-    before = len(gc.get_objects())
-    result = tooleval.evaluate(data, ["tool_call_accuracy", "tool_call_f1"])
-    gc.collect()
-    assert len(gc.get_objects()) - before < 1000  # 6,000 results, no object graph
+    with mock.patch.dict(os.environ, {} if kernel else {ENV_DISABLE: "1"}):
+        gc.collect()
+        before = len(gc.get_objects())
+        result = tooleval.evaluate(data, ["tool_call_accuracy", "tool_call_f1"])
+        gc.collect()
+        assert len(gc.get_objects()) - before < 1000  # 6,000 results, no object graph
     assert result.summaries["tool_call_f1"].n == 3000
 
 

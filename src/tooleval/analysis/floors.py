@@ -47,8 +47,8 @@ from tooleval.stats import (
     pass_hat_k,
     summarize,
     threshold_verdict,
-    wilson_interval,
 )
+from tooleval.stats.tally import Tally
 
 __all__ = [
     "ESTIMATORS",
@@ -298,10 +298,10 @@ def counts_figure(passed: int, failed: int, confidence: float) -> Figure | None:
     """A pass rate of ``passed`` of ``passed + failed`` one-attempt rows, Wilson (None: no rows)."""
     if not (isinstance(passed, int) and isinstance(failed, int)) or min(passed, failed) < 0:
         raise ValueError(f"expected whole counts >= 0, got passed={passed}, failed={failed}")
-    n = passed + failed
-    if n == 0:
+    found = Tally(passed, failed).rate_estimate(confidence)  # the one tally's Wilson
+    if found is None:
         return None
-    return Figure(passed / n, wilson_interval(passed, n, confidence), n, (1, 1))
+    return Figure(found.value, found.interval, found.n, (1, 1))
 
 
 def rows_figure(

@@ -88,6 +88,7 @@ __all__ = [
     "check_gate_spec",
     "decide_floor",
     "evaluate_gate",
+    "gate_of_run",
     "stored_gate",
     "stored_gate_spec",
 ]
@@ -344,7 +345,8 @@ def evaluate_gate(
         if not tally.errors or tally.rate is None:
             return ""
         noun = "error counts" if tally.errors == 1 else "errors count"
-        return f" ({tally.passed} of {tally.counted} rows; {tally.errors} {noun} as not passed)"
+        unit = "attempts" if repeat_of(run) is not None else "rows"  # what the counts count
+        return f" ({tally.passed} of {tally.counted} {unit}; {tally.errors} {noun} as not passed)"
 
     def rate_floor(metric: str, required: float) -> None:
         if gate_on == "attempts":
@@ -398,6 +400,31 @@ def evaluate_gate(
     checks = calibration_checks(checks, gate, calibrations)
     checks.append(error_budget(run, gate, figures.level))
     return GateResult(tuple(checks), configured=not gate.is_empty)
+
+
+def gate_of_run(
+    store: StoreReader,
+    run: RunInfo,
+    spec: GateSpec,
+    *,
+    calibrations: Mapping[str, str | None] | None = None,
+) -> GateResult:
+    """``spec`` checked on a stored run through its read model: the figures every surface shows.
+
+    What ``tooleval run`` prints and returns for the run it made, so that its
+    gate line gives the figure and interval ``runs show`` gives
+    (:func:`tooleval.analysis.figures.run_figures` at the gate's confidence
+    and cluster key). pass^k / pass@k clustered by a key are read from the
+    rows themselves (the read model's are not clustered).
+    """
+    from tooleval.analysis.figures import run_figures
+
+    if spec.cluster_key and spec.gate_on != "attempts":
+        rows = store.iter_rows(run.id)
+        return evaluate_gate(run, spec, rows=rows, calibrations=calibrations)
+    level = DISPLAY_CONFIDENCE if spec.confidence is None else spec.confidence
+    figures = run_figures(store, run, confidence=level, cluster_key=spec.cluster_key)
+    return evaluate_gate(run, spec, figures=figures, calibrations=calibrations)
 
 
 def stored_gate_spec(run: RunInfo) -> GateSpec:

@@ -95,10 +95,11 @@ def error_budget(run: RunInfo, gate: GateSpec, level: float) -> GateCheck:
     errors, total = run.error_count, run.row_count
     error_rate = errors / total if total else 0.0
     default = " (--max-error-rate, default 0)" if gate.max_error_rate is None else ""
-    said = f"errors: {errors}/{total} rows ({_pct(error_rate)})"
-    interval = count_interval(run, errors, total, level) if total else None
     spec = repeat_of(run)
     k = spec[0] if spec else 1
+    unit = "attempts" if k > 1 else "rows"  # the counts are attempts in a repeated run
+    said = f"errors: {errors}/{total} {unit} ({_pct(error_rate)})"
+    interval = count_interval(run, errors, total, level) if total else None
     n = max(1, round(total / k)) if total else 0
     extra: dict[str, Any] = {"interval": interval, "what": "error rate", "n": n, "attempts": (k, k)}
     if allowed == 0.0 or interval is None or gate.confidence is None:

@@ -36,8 +36,8 @@ from tooleval.stats import (
     compare_verdict,
     holm,
     summarize,
-    wilson_interval,
 )
+from tooleval.stats.tally import Tally
 from tooleval.stats.verdict import CompareVerdict
 from tooleval.store import RunRowsReader
 from tooleval.store.records import RowRecord, RunInfo
@@ -192,9 +192,10 @@ def count_interval(
         return None
     spec = repeat_of(run)
     if spec is not None:
-        rows = max(1, round(counted / spec[0]))
-        return wilson_interval(min(rows, round(passed / spec[0])), rows, confidence)
-    return wilson_interval(passed, counted, confidence)
+        counted = max(1, round(counted / spec[0]))
+        passed = min(counted, round(passed / spec[0]))
+    found = Tally(passed, counted - passed).rate_estimate(confidence)  # the one tally's Wilson
+    return None if found is None else found.interval
 
 
 def _clusters(rows: Sequence[RowAttempts]) -> list[Hashable] | None:

@@ -9,13 +9,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from tooleval.analysis.figures import ALL, Estimate, RunFigures, SliceFigures, estimate_text
 from tooleval.analysis.noise import MetricComparison
-from tooleval.model import Result
-from tooleval.stats import RateSummary, wilson_interval
+from tooleval.stats import RateSummary
 
 __all__ = [
     "compare_detail",
@@ -24,7 +22,6 @@ __all__ = [
     "interval_lines",
     "pts",
     "rate_text",
-    "results_interval",
 ]
 
 
@@ -147,21 +144,6 @@ def _repeat_lines(f: SliceFigures) -> list[str]:
             else ""
         )
     ]
-
-
-def results_interval(results: Sequence[Result], confidence: float = 0.95) -> str:
-    """The pass rate's interval of scored results, one per row (``tooleval score --table``).
-
-    >>> from tooleval.model import Result
-    >>> rows = [Result.scored("m", 1.0, reason="")] * 17 + [Result.scored("m", 0.0, reason="")] * 3
-    >>> results_interval(rows)
-    '[64.0, 94.8]'
-    """
-    scored = [r for r in results if r.passed is not None]
-    if not scored:
-        return "-"
-    i = wilson_interval(sum(1 for r in scored if r.passed), len(scored), confidence)
-    return f"[{100 * i.low:.1f}, {100 * i.high:.1f}]"
 
 
 def gate_lines(gate: Any) -> list[str]:

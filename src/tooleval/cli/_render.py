@@ -305,12 +305,18 @@ def print_failing_rows(console: Any, rows: Sequence[RowRecord], *, total: int) -
 
 
 def print_unscored(console: Any, store: StoreReader, run: RunInfo, *, scan: int = 5000) -> None:
-    """Each metric's unscored results and their commonest reasons (rows that passed too)."""
+    """Each metric's unscored results and their commonest reasons (rows that passed too).
+
+    Counted by the read model's rule: an error row is an error, not unscored.
+    """
     from rich.table import Table
 
     from tooleval.analysis.clusters import unscored_reasons
+    from tooleval.analysis.figures import run_figures
 
-    counts = {m: s.unscored for m, s in run.summaries.items() if s.unscored}
+    figures = run_figures(store, run)
+    found = {m: figures.get(m) for m in figures.metrics}
+    counts = {m: f.unscored for m, f in found.items() if f is not None and f.unscored}
     if not counts:
         return
     reasons = unscored_reasons(store.iter_rows(run.id, limit=scan))
@@ -319,7 +325,7 @@ def print_unscored(console: Any, store: StoreReader, run: RunInfo, *, scan: int 
         table.add_column(column, overflow="fold")
     for metric, count in counts.items():
         top = reasons.get(metric, Counter()).most_common(3)
-        why = "; ".join(f"{reason} ({n})" for reason, n in top) or "(error rows)"
+        why = "; ".join(f"{reason} ({n})" for reason, n in top) or "-"
         if run.row_count > scan:
             why += f" [reasons from the first {scan:,} rows]"
         table.add_row(_text(metric), str(count), _text(why))

@@ -29,10 +29,11 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tooleval.errors import DatasetError, ToolEvalError
+from tooleval.errors import ConfigError, DatasetError, ToolEvalError
 from tooleval.formats.rows import ROW_FIELDS
 
 __all__ = [
+    "bind_mapping",
     "BINDABLE",
     "bind_option",
     "check_crossing",
@@ -127,12 +128,39 @@ def check_crossing(bindings: Mapping[str, str], *, file: str | None = None) -> N
             )
 
 
+def bind_mapping(bind: Any, *, field: str = "bind") -> dict[str, str]:
+    """``bind`` as a field -> column dict, checked before any row is read (None: no binding).
+
+    >>> bind_mapping({"expected_tools": "gold"})
+    {'expected_tools': 'gold'}
+    >>> bind_mapping(["gold"])
+    Traceback (most recent call last):
+    ...
+    tooleval.errors.ConfigError: field bind: expected a mapping of field -> column ({'expected_tools': 'gold'}), got list
+    """
+    if bind is None:
+        return {}
+    if not isinstance(bind, Mapping):
+        raise ConfigError(
+            "expected a mapping of field -> column ({'expected_tools': 'gold'}), got "
+            f"{type(bind).__name__}",
+            field=field,
+        )
+    for name, column in bind.items():
+        if not isinstance(name, str) or not isinstance(column, str) or not column:
+            raise ConfigError(
+                f"expected a column name (text) for field {name!r}, got {column!r}",
+                field=f"{field}.{name}",
+            )
+    return dict(bind)
+
+
 def resolve_bindings(
     columns: Sequence[str], bind: Mapping[str, str] | None = None, *, file: str | None = None
 ) -> dict[str, str]:
     """Field -> column: explicit ``bind`` first, then columns named like a field."""
     bindings: dict[str, str] = {}
-    for field, column in (bind or {}).items():
+    for field, column in bind_mapping(bind).items():
         if field not in BINDABLE:
             hint = difflib.get_close_matches(field, BINDABLE, n=1)
             raise DatasetError(

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, InputError, ToolEvalError
 from tooleval.evaluation.result import EvaluationResult, MetricSummary, RowResult
 from tooleval.event_loop import run_off_the_loop
 
@@ -81,6 +81,9 @@ def evaluate(
 
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"expected a whole number >= 1, got {concurrency!r}", field="concurrency")
+    from tooleval.datasets.binding import bind_mapping
+
+    bind = bind_mapping(bind) or None
     specs = metric_specs(metrics)
     if preset is not None:
         from tooleval.metrics.presets import preset_options
@@ -106,56 +109,60 @@ def evaluate(
             except ConfigError as exc:
                 raise exc.with_context(metric=name, field=f"metrics[{index}]") from None
         bound_metrics.append(bound)
-    source = str(dataset) if isinstance(dataset, str | os.PathLike) else None
-    if source is not None and _jsonl(Path(source), format):
-        return _scored_file(Path(source), bound_metrics, dict(bind or {}), concurrency)
+    if isinstance(dataset, str | os.PathLike):
+        return _scored_file(Path(dataset), format, bound_metrics, dict(bind or {}), concurrency)
     empty: dict[int, str] = {}
     samples = read_dataset(dataset, bound_metrics, bind=bind, format=format, empty=empty)
-    return _score(bound_metrics, samples, concurrency, source, empty)
-
-
-def _jsonl(path: Path, format: str | None) -> bool:
-    from tooleval.evaluation.inputs import file_kind
-
-    kind = format.lower() if format else file_kind(path)
-    return path.is_file() and kind in ("jsonl", "ndjson")
+    return _score(bound_metrics, samples, concurrency, empty)
 
 
 def _scored_file(
-    path: Path, metrics: list[Any], bind: dict[str, str], concurrency: int
+    path: Path, format: str | None, metrics: list[Any], bind: dict[str, str], concurrency: int
 ) -> EvaluationResult:
-    """A JSONL file scored as ``tooleval score`` scores it (:func:`~tooleval.evaluation.files.score_file`).
+    """A dataset file scored as ``tooleval score`` scores it (:func:`~tooleval.evaluation.files.score_file`).
 
-    The compiled kernel's one pass (compact results) when it takes the
-    metrics, else the Python path. A metric that scored no row has the file
-    read as rows are (:func:`~tooleval.evaluation.inputs.read_dataset`), which
-    names a field every row left empty.
+    Its format from ``format`` or its extension (JSONL when it says none). A
+    metric that scored no row has the file read as rows are
+    (:func:`~tooleval.evaluation.inputs.read_dataset`), which names a field
+    every row left empty.
     """
-    from tooleval.evaluation.inputs import read_dataset
-    from tooleval.evaluation.streamed import evaluate_jsonl, evaluate_lines
+    from tooleval.datasets.readers import detect_format
+    from tooleval.evaluation.inputs import file_kind, read_dataset
+    from tooleval.evaluation.streamed import evaluate_file
 
+    if path.is_dir():
+        raise InputError(f"{path} is a directory; expected a dataset file", field="dataset")
+    if not path.is_file():
+        raise InputError(f"no such dataset file: {path}", field="dataset")
+    kind = format.lower() if format else file_kind(path)
+    kind = "jsonl" if kind == "ndjson" else kind
+    if kind != "jsonl":
+        try:
+            detect_format(path, kind)  # an unknown format= is named
+        except ToolEvalError as exc:
+            raise exc.with_context(file=str(path)) from None
     names = tuple(m.name for m in metrics)
     judges = _judges(metrics)
-    if not bind and not judges:
-        streamed = evaluate_jsonl(path, metrics)
-        if streamed is not None:
-            return EvaluationResult(streamed, names, source=str(path))
     before = [judge.usage.to_dict() for judge in judges]
-    rows = run_off_the_loop(
-        lambda: evaluate_lines(path, metrics, bind, concurrency), name="tooleval-evaluate"
-    )
-    scored = {row.metric for row in rows if row.result.score is not None}
-    if any(name not in scored for name in names):
-        read_dataset(path, metrics, bind=bind)  # a field no row holds: named, as for rows
-    usage = _usage(judges, before) if judges else None
-    return EvaluationResult(rows, names, judge_usage=usage, source=str(path))
+    if judges:  # judged rows run on an event loop of their own
+        rows = run_off_the_loop(
+            lambda: evaluate_file(path, kind, metrics, bind, concurrency), name="tooleval-evaluate"
+        )
+    else:  # (run_off_the_loop imports asyncio, and ssl with it: not for every call)
+        rows = evaluate_file(path, kind, metrics, bind, concurrency)
+    result = EvaluationResult(rows, names, source=str(path))
+    if any(result.summaries[name].unscored == result.summaries[name].n for name in names):
+        read_dataset(path, metrics, bind=bind, format=format)  # a field no row holds: named
+    if judges:
+        usage = _usage(judges, before)
+        result = EvaluationResult(rows, names, judge_usage=usage, source=str(path))
+    return result
 
 
 def _score(
     metrics: list[Any],
     samples: list[tuple[int, Any]],
     concurrency: int,
-    source: str | None,
     empty: dict[int, str],
 ) -> EvaluationResult:
     from tooleval.scoring import explain_unbound, score_concurrently, score_samples
@@ -177,7 +184,7 @@ def _score(
         score_samples(metrics, samples, on_result=keep)
     usage = _usage(judges, before) if judges else None
     names = tuple(m.name for m in metrics)
-    return EvaluationResult(tuple(rows), names, judge_usage=usage, source=source)
+    return EvaluationResult(tuple(rows), names, judge_usage=usage)
 
 
 def _usage(judges: list[Any], before: list[dict[str, Any]]) -> dict[str, Any]:

@@ -388,6 +388,7 @@ def tabular_samples(
     bind: dict[str, str] | None = None,
     needed: dict[str, tuple[str, ...]] | None = None,
     empty: deque[str | None] | None = None,
+    entry: str = "score",
 ) -> Iterable[tuple[int, Any]]:
     """``(row_number, Sample)`` for each data row of a CSV/TSV/Parquet/JSON-array file.
 
@@ -395,7 +396,9 @@ def tabular_samples(
     (``--bind``). ``needed``: per metric, the fields a column must be bound
     to (no column for one is a DatasetError suggesting the likely column,
     before any row is scored). ``empty``: each row's empty expected_tools
-    cell, as :func:`renamed_lines` gives it.
+    cell, as :func:`renamed_lines` gives it. ``entry``: ``score`` words the
+    remedy for a field no column holds as ``--bind``, ``evaluate`` as ``bind={...}``
+    (as :meth:`InputTap.check` does for JSONL).
 
     Columns named like canonical fields bind themselves; the first row that
     cannot be read stops with its DatasetError (row and column), as in JSONL;
@@ -409,6 +412,17 @@ def tabular_samples(
     for name, fields in (needed or {}).items():
         if dataset.is_bound("messages"):  # the final answer is read from the conversation
             fields = tuple(f for f in fields if f != "output")
-        dataset.require(fields, metric=name, produced=())
+        try:
+            dataset.require(fields, metric=name, produced=())
+        except DatasetError as exc:
+            field_name = exc.context.get("field")
+            if entry != "evaluate" or field_name not in fields:
+                raise
+            from tooleval.evaluation.inputs import unbound_field_message
+
+            cells = [row for row in dataset.raw_values()[:50] if isinstance(row, dict)]
+            columns = list(dataset.columns)
+            message = unbound_field_message(name, field_name, columns, cells, bind)
+            raise DatasetError(message, field=field_name) from None
     metrics = [] if metric is None else metric if isinstance(metric, list) else [metric]
     yield from table_samples(dataset, metrics, empty)

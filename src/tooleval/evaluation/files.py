@@ -1,4 +1,4 @@
-"""Scoring a file: the one function ``tooleval score`` calls (and ``evaluate(path)`` for JSONL).
+"""Scoring a file: the one function ``tooleval score`` and ``evaluate(path)`` call.
 
 :func:`score_file` takes a :class:`FileJob` (the dataset, its kind, the bound
 metrics, ``--bind`` columns, workers) and writes one result line per row and
@@ -11,7 +11,9 @@ metric to ``out``, in input order, by the fastest path that takes the job:
   row (or in worker processes), CSV/TSV/Parquet/JSON and benchmark files read
   into Samples, judged metrics scored ``concurrency`` rows at a time; the
   result lines are read back as they are written when a tally is asked for
-  (:class:`~tooleval.evaluation.file_tally.ResultLines`).
+  (:class:`~tooleval.evaluation.file_tally.ResultLines`), and each Result is
+  handed to ``on_result`` when one is given (``evaluate``'s
+  :class:`~tooleval.evaluation.streamed.ScoredColumns`; ``out`` may then be None).
 
 The input is watched as it is read (:class:`~tooleval.evaluation.file_input.InputTap`):
 a bound column or a field a metric needs that no row holds is refused, with
@@ -24,8 +26,9 @@ and prints what it likes from the returned tally.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -60,9 +63,10 @@ class FileJob:
     ``columns`` the ``--bind`` renames; ``workers`` the threads (kernel) or
     processes (Python) asked for, None for the default; ``concurrency`` the
     rows judged at once. ``record``: keep every row's score and verdict (the
-    tally's ``scores`` and ``verdicts``; the compiled kernel's path only: a job
-    it does not take is not scored). ``entry``: who asks (``score`` or
-    ``evaluate``), for the wording of input errors.
+    tally's ``scores`` and ``verdicts``) when the compiled kernel takes the
+    job; one it does not take goes to the Python path when ``score_file`` is
+    given an ``on_result``, else is not scored. ``entry``: who asks (``score``
+    or ``evaluate``), for the wording of input errors.
     """
 
     dataset: str
@@ -134,18 +138,22 @@ def check_fields_first(job: FileJob) -> None:
 
 def score_file(
     job: FileJob,
-    out: IO[bytes],
+    out: IO[bytes] | None,
     *,
     tally: bool = False,
     table_rows: int | None = None,
     progress: Any = None,
+    on_result: Callable[[str, Any, Any], None] | None = None,
 ) -> ResultLines | KernelCounts | None:
     """Score ``job`` into ``out``; its tally when ``tally`` (or a table) is asked for.
 
     ``table_rows``: keep that many rows of each kind for a table (the tally's
     ``table``), and the results of metrics whose benchmark reports corpus-level
     numbers (its ``kept``). ``progress``: an object whose ``update(rows)`` is
-    called as rows are scored.
+    called as rows are scored. ``on_result(row_id, sample, result)``: called
+    with each Result of the Python path, in input order (a row's reason for an
+    empty bound ``expected_tools`` cell made specific when ``out`` is None); the
+    compiled kernel's path calls it for none (``record`` keeps its scores).
     """
     table = table_rows is not None
     if "expected_tools" in job.columns or (job.kind != "jsonl" and not job.benchmark):
@@ -154,23 +162,23 @@ def score_file(
     found: ResultLines | KernelCounts | None = _score_streamed(
         job, out, table_rows=table_rows, progress=progress
     )
-    if found is None and job.record:
+    if found is None and job.record and on_result is None:
         return None  # only the compiled kernel's stream keeps every score
     if found is None:
-        if tally or table:
+        if (tally or table) and out is not None:
             found = _result_tally(job, out, table_rows=table_rows, progress=progress)
         sink: Any = out
-        if found is None and progress is not None:  # counting lines is enough: nothing reads them
+        if found is None and progress is not None and out is not None:  # counting lines is enough
             sink = _Counted(out, len(job.metrics), progress.update)
-        count = _score(job, found if found is not None else sink, found)
+        count = _score(job, found if found is not None else sink, found, on_result)
     else:
         count = found.rows
     if count == 0:
         if job.entry == "evaluate":
-            raise InputError(
-                "no rows to evaluate: the file is empty or holds only blank lines",
-                file=job.dataset,
+            what = (
+                "is empty or holds only blank lines" if job.kind == "jsonl" else "has no data rows"
             )
+            raise InputError(f"no rows to evaluate: the file {what}", file=job.dataset)
         raise InputError(
             "no rows to score: the input is empty or holds only blank lines", field="DATASET"
         )
@@ -196,7 +204,7 @@ class _Counted:
 
 
 def _score_streamed(
-    job: FileJob, out: IO[bytes], *, table_rows: int | None, progress: Any
+    job: FileJob, out: IO[bytes] | None, *, table_rows: int | None, progress: Any
 ) -> KernelCounts | None:
     """One pass of the compiled kernel over a JSONL file; None (nothing read) when it takes none."""
     from tooleval.scoring import score_stream_tallied
@@ -205,6 +213,9 @@ def _score_streamed(
     if not job.streamed or (table and corpus_metrics(job.names)):
         return None  # a benchmark's corpus numbers need every Result
     limit = table_rows or TABLE_ROWS
+    if out is None:  # nothing asks for the lines: the kernel writes them to nowhere
+        with open(os.devnull, "wb") as nowhere:
+            return _score_streamed(job, nowhere, table_rows=table_rows, progress=progress)
     source = job._open()
     try:
         workers = job.workers if job.workers and job.workers > 1 else 1
@@ -270,14 +281,19 @@ def _samples(job: FileJob) -> Iterable[tuple[int, Any]]:
         bind=job.columns,
         needed=job.needed(),
         empty=job.empty,
+        entry=job.entry,
     )
 
 
-def _score(job: FileJob, out: Any, tally: ResultLines | None) -> int:
-    """Score the rows of ``job`` into ``out``; the number of rows."""
+def _score(job: FileJob, out: Any, tally: ResultLines | None, given: Any = None) -> int:
+    """Score the rows of ``job`` into ``out`` (and ``given``'s on_result); the number of rows."""
     from tooleval.scoring import score_parsed, score_samples, score_stream
 
     on_result = tally.on_result if tally is not None else None
+    if given is not None:
+        if out is None and job.empty is not None:
+            given = _ExplainedResults(given, len(job.metrics), job.empty)
+        on_result = given if on_result is None else _both(on_result, given)
     metric = job.metrics[0] if len(job.metrics) == 1 else job.metrics
     out = _explained(job, out)
     if job.judged:
@@ -287,7 +303,7 @@ def _score(job: FileJob, out: Any, tally: ResultLines | None) -> int:
     source = job._open()
     try:
         lines = _tapped(job, source)
-        if not job.fast:
+        if not job.fast or given is not None:
             return score_parsed(metric, lines, out, on_result=on_result)
         workers = job.workers if job.workers and job.workers > 1 else 1
         threads = workers if job.workers else None
@@ -307,7 +323,39 @@ def _tapped(job: FileJob, source: IO[bytes]) -> Iterable[bytes]:
 
 def _explained(job: FileJob, out: Any) -> Any:
     """``out``, with a bound expected_tools column's empty cells named in the rows' reasons."""
-    return out if job.empty is None else ExplainedLines(out, len(job.metrics), job.empty)
+    if job.empty is None or out is None:
+        return out
+    return ExplainedLines(out, len(job.metrics), job.empty)
+
+
+def _both(first: Callable[..., None], second: Callable[..., None]) -> Callable[..., None]:
+    def each(row_id: str, sample: Any, result: Any) -> None:
+        first(row_id, sample, result)
+        second(row_id, sample, result)
+
+    return each
+
+
+class _ExplainedResults:
+    """``on_result`` with each row's "no expected_tools bound" reason made specific.
+
+    The Results' twin of :class:`~tooleval.evaluation.file_input.ExplainedLines`:
+    rows come ``metrics`` results each, in input order, and ``empty`` holds
+    per row why its bound column was empty (filled as the input is read).
+    """
+
+    def __init__(self, on_result: Callable[..., None], metrics: int, empty: deque[str | None]):
+        self._on_result, self._metrics, self._empty = on_result, metrics, empty
+        self._seen = 0
+        self._why: str | None = None
+
+    def __call__(self, row_id: str, sample: Any, result: Any) -> None:
+        from tooleval.scoring import explain_unbound
+
+        if self._seen % self._metrics == 0:
+            self._why = self._empty.popleft() if self._empty else None
+        self._seen += 1
+        self._on_result(row_id, sample, explain_unbound(result, self._why))
 
 
 def _score_judged(job: FileJob, out: Any, on_result: Any) -> int:

@@ -1,12 +1,16 @@
-"""``evaluate(path, ...)`` of a JSONL file through the compiled kernel's one-pass stream.
+"""``evaluate(path, ...)``: a dataset file scored by ``score_file``, kept as scores and verdicts.
 
-The kernel reads the file by blocks, scores every metric it takes (Python the
-rest, in their places) and hands back, per row and metric, only the score and
-the verdict (a float64 and a byte): no Result, Sample or dict per row, so
-memory stays flat in the number of rows and the collector has nothing to walk.
-Everything else a row's result holds (id, reason, diagnosis, params) is
-decoded when first read, by scoring the file again (the metrics are pure and
-deterministic: the same bytes); the file is checked to be unchanged first.
+Every format (JSONL, CSV, TSV, a JSON array, Parquet) goes through
+:func:`~tooleval.evaluation.files.score_file`, as ``tooleval score`` does. The
+compiled kernel reads a JSONL file by blocks and hands back, per row and
+metric, only the score and the verdict (a float64 and a byte); the Python path
+hands each Result to a :class:`ScoredColumns`, which keeps the same two. No
+Result, Sample or dict per row is kept, so memory stays flat in the number of
+rows and the collector has nothing to walk. Everything else a row's result
+holds (id, reason, diagnosis, params) is decoded when first read, by scoring
+the file again (the metrics are pure and deterministic: the same bytes); the
+file is checked to be unchanged first. Judged metrics keep their Results
+(a judge is never asked twice).
 
 >>> import tempfile, tooleval
 >>> with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
@@ -19,7 +23,6 @@ deterministic: the same bytes); the file is checked to be unchanged first.
 from __future__ import annotations
 
 import io
-import os
 from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -28,7 +31,7 @@ from typing import Any, overload
 from tooleval.errors import InputError
 from tooleval.evaluation.result import MetricSummary, RowResult
 
-__all__ = ["RowResultLines", "StreamedRows", "evaluate_jsonl", "evaluate_lines"]
+__all__ = ["ScoredColumns", "StreamedRows", "evaluate_file"]
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -37,23 +40,23 @@ def _stamp(path: Path) -> tuple[int, int, int]:
 
 
 class StreamedRows(Sequence[RowResult]):
-    """Every row's result for every metric of a scored JSONL file, kept as scores and verdicts.
+    """Every row's result for every metric of a scored file, kept as scores and verdicts.
 
     A sequence of :class:`RowResult` (row-major: a row's metrics in order)
-    whose objects are made on first access (the file scored again, once);
+    whose objects are made on first access (the file scored again, once, by
+    the same :func:`~tooleval.evaluation.files.score_file` job);
     :meth:`scores`, :meth:`summary` and :meth:`jsonl` never make them.
     """
 
-    def __init__(
-        self, path: Path, metrics: list[Any], rows: int, scores: bytes, verdicts: bytes
-    ) -> None:
-        self.path = path
-        self.metrics = metrics
+    def __init__(self, job: Any, rows: int, scores: bytes, verdicts: bytes) -> None:
+        self.path = Path(job.dataset)
+        self.metrics = job.metrics
         self.row_count = rows
+        self._job = job
         self._scores = array("d")
         self._scores.frombytes(scores)
         self._verdicts = verdicts
-        self._stamp = _stamp(path)
+        self._stamp = _stamp(self.path)
         self._decoded: list[RowResult] | None = None
 
     def __len__(self) -> int:
@@ -101,19 +104,19 @@ class StreamedRows(Sequence[RowResult]):
         return MetricSummary.of(metric, tally)
 
     def jsonl(self) -> bytes:
-        """The lines ``tooleval score`` writes for the file (scored again in the kernel)."""
+        """The lines ``tooleval score`` writes for the file (the file scored again)."""
         if _stamp(self.path) != self._stamp:
             raise InputError(
                 "the dataset file changed after it was evaluated; its results are read from "
                 "it again when asked for (evaluate it again)",
                 file=str(self.path),
             )
-        from tooleval.scoring import score_parsed
+        from tooleval.evaluation.files import FileJob, score_file
 
+        job = self._job
+        again = FileJob(job.dataset, job.kind, False, job.metrics, job.names, columns=job.columns)
         out = io.BytesIO()
-        with self.path.open("rb") as source:
-            if _stream(self.metrics, source, out, record=False) is None:
-                score_parsed(self.metrics, source, out)  # the kernel was turned off since
+        score_file(again, out)
         return out.getvalue()
 
     def _rows(self) -> list[RowResult]:
@@ -130,101 +133,68 @@ class StreamedRows(Sequence[RowResult]):
         return self._decoded
 
 
-def _stream(metrics: list[Any], source: Any, out: Any, *, record: bool) -> Any:
-    from tooleval.scoring import score_stream_tallied
+class ScoredColumns:
+    """What :func:`evaluate_file` keeps of each result ``score_file`` hands its ``on_result``.
 
-    return score_stream_tallied(metrics, source, out, record=record)
+    A float64 and a byte per row and metric (the score, NaN when unscored; the
+    verdict, 0 failed, 1 passed, 2 none), as the compiled kernel's stream
+    keeps them; with ``keep`` (judged metrics, which are never asked twice)
+    every :class:`RowResult` too.
+    """
+
+    def __init__(self, *, keep: bool) -> None:
+        self.scores = array("d")
+        self.verdicts = bytearray()
+        self.kept: list[RowResult] | None = [] if keep else None
+
+    def on_result(self, row_id: str, sample: Any, result: Any) -> None:
+        score = result.score
+        self.scores.append(_NAN if score is None else score)
+        self.verdicts.append(2 if result.passed is None else 1 if result.passed else 0)
+        if self.kept is not None:
+            self.kept.append(RowResult(row_id, result))
 
 
-def evaluate_jsonl(path: Path, metrics: list[Any]) -> StreamedRows | None:
-    """Score a JSONL file with ``metrics`` in one pass of the kernel; None when it takes none.
+_NAN = float("nan")
 
-    The file goes through :func:`tooleval.evaluation.files.score_file`, as
-    ``tooleval score``'s does, keeping every score and verdict. Input errors
-    raise as :func:`tooleval.evaluate` raises them (naming the row, and the
-    file); a field a metric needs that no row has is a DatasetError worded for
-    ``bind=``. A metric that no row could be scored with is left to the caller
-    (None): the Python path then names the field every row left empty.
+
+def evaluate_file(
+    path: Path, kind: str, metrics: list[Any], bind: dict[str, str], concurrency: int
+) -> Sequence[RowResult]:
+    """Score a JSONL, CSV, TSV, JSON-array or Parquet file as ``tooleval score`` scores it.
+
+    One :func:`~tooleval.evaluation.files.score_file` job: the compiled
+    kernel's one pass of a JSONL file when it takes the metrics (its compact
+    scores and verdicts), else the Python path, whose results go to a
+    :class:`ScoredColumns` (no line is written or read back). Rows of
+    deterministic metrics come back as :class:`StreamedRows` (decoded when
+    read); judged ones as every :class:`RowResult`. Input errors raise as
+    :func:`tooleval.evaluate` raises them (naming the row, and the file).
     """
     from tooleval.evaluation.file_tally import KernelCounts
     from tooleval.evaluation.files import FileJob, score_file
 
     job = FileJob(
         dataset=str(path),
-        kind="jsonl",
-        benchmark=False,
-        metrics=metrics,
-        names=[m.name for m in metrics],
-        record=True,
-        entry="evaluate",
-    )
-    with open(os.devnull, "wb") as nowhere:
-        try:
-            done = score_file(job, nowhere)
-        except InputError as exc:
-            if "file" in exc.context:
-                raise
-            raise exc.with_context(file=str(path)) from None
-    if not isinstance(done, KernelCounts):
-        return None
-    if any(tally.scores == 0 for tally in done.tallies.values()):
-        return None  # every row unscored: maybe a field every row leaves empty (Python names it)
-    return StreamedRows(path, metrics, done.rows, done.scores, done.verdicts)
-
-
-class RowResultLines:
-    """A results stream that keeps each line as a :class:`RowResult` (its id, its Result).
-
-    What :func:`evaluate_lines` hands :func:`~tooleval.evaluation.files.score_file`
-    for ``out``: the lines ``tooleval score`` writes, read back in order.
-    """
-
-    def __init__(self) -> None:
-        self.rows: list[RowResult] = []
-        self._rest = b""
-
-    def write(self, data: bytes) -> int:
-        import orjson
-
-        from tooleval.model import Result
-
-        lines = (self._rest + data if self._rest else data).split(b"\n")
-        self._rest = lines.pop()
-        for line in lines:
-            if line:
-                found = orjson.loads(line)
-                self.rows.append(RowResult(str(found.pop("id")), Result.from_dict(found)))
-        return len(data)
-
-    def flush(self) -> None:
-        return None
-
-
-def evaluate_lines(
-    path: Path, metrics: list[Any], bind: dict[str, str], concurrency: int
-) -> tuple[RowResult, ...]:
-    """Score a JSONL file by the Python path of :func:`~tooleval.evaluation.files.score_file`.
-
-    Every row's Result, with its id, in input order (``bind``: field -> key,
-    as ``--bind``; judged metrics scored ``concurrency`` rows at a time).
-    """
-    from tooleval.evaluation.files import FileJob, score_file
-
-    job = FileJob(
-        dataset=str(path),
-        kind="jsonl",
+        kind=kind,
         benchmark=False,
         metrics=metrics,
         names=[m.name for m in metrics],
         columns=dict(bind),
         concurrency=concurrency,
+        record=True,
         entry="evaluate",
     )
-    out = RowResultLines()
+    sink = ScoredColumns(keep=job.judged)
     try:
-        score_file(job, out)  # type: ignore[arg-type]  # a stream of bytes, as IO[bytes] is
+        done = score_file(job, None, on_result=sink.on_result)
     except InputError as exc:
         if "file" in exc.context:
             raise
         raise exc.with_context(file=str(path)) from None
-    return tuple(out.rows)
+    if sink.kept is not None:
+        return tuple(sink.kept)
+    if isinstance(done, KernelCounts):
+        return StreamedRows(job, done.rows, done.scores, done.verdicts)
+    rows = len(sink.verdicts) // len(metrics)
+    return StreamedRows(job, rows, sink.scores.tobytes(), bytes(sink.verdicts))

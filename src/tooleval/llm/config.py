@@ -26,7 +26,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from tooleval.errors import ConfigError, JudgeError
+from tooleval.errors import ConfigError, JudgeError, did_you_mean
 from tooleval.llm.base import BaseJudge
 
 __all__ = ["judge_from_config"]
@@ -50,7 +50,11 @@ def judge_from_config(config: Mapping[str, Any], *, field: str = "judge") -> Bas
     kind = config.get("type")
     classes = {"openai": OpenAIJudge, "local": LocalJudge}
     if kind not in classes:
-        raise ConfigError(f"expected 'openai' or 'local', got {kind!r}", field=f"{field}.type")
+        raise ConfigError(
+            f"expected 'openai' or 'local', got {kind!r}"
+            + (did_you_mean(kind, list(classes)) if isinstance(kind, str) else ""),
+            field=f"{field}.type",
+        )
     cls = classes[kind]
     options = {k: v for k, v in config.items() if k != "type"}
     if "api_key" in options:
@@ -62,9 +66,13 @@ def judge_from_config(config: Mapping[str, Any], *, field: str = "judge") -> Bas
     for key in options:
         if key not in allowed:
             raise ConfigError(
-                f"unknown option for a {kind} judge; expected one of {sorted(allowed)}",
+                f"unknown option for a {kind} judge{did_you_mean(key, sorted(allowed))}; "
+                f"expected one of {sorted(allowed)}",
                 field=f"{field}.{key}",
             )
+    parameters = inspect.signature(cls).parameters
+    for key, value in options.items():
+        _check_value(value, str(parameters[key].annotation), f"{field}.{key}")
     if kind == "openai" and not options.get("model"):
         raise ConfigError("an openai judge needs a model name", field=f"{field}.model")
     try:
@@ -75,3 +83,25 @@ def judge_from_config(config: Mapping[str, Any], *, field: str = "judge") -> Bas
         ) from exc
     except TypeError as exc:
         raise ConfigError(str(exc), field=field) from exc
+
+
+def _check_value(value: Any, annotation: str, field: str) -> None:
+    """Refuse a value a numeric judge option cannot take (``temperature: hot``, ``timeout: -1``).
+
+    Read from the judge class's own annotation: ``int`` a whole number,
+    ``float`` any finite number, both at least 0; ``None`` only where the
+    annotation allows it. Other options are checked by the judge itself.
+    """
+    import math
+
+    kinds = {part.strip() for part in annotation.split("|")}
+    if not kinds & {"int", "float"} or not kinds <= {"int", "float", "None"}:
+        return
+    if value is None and "None" in kinds:
+        return
+    whole = "float" not in kinds
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value < 0 or (whole and value != int(value)):
+        wanted = "a whole number >= 0" if whole else "a number >= 0"
+        allowed = f"{wanted} or null" if "None" in kinds else wanted
+        raise ConfigError(f"expected {allowed}, got {value!r}", field=field)

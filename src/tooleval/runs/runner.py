@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooleval.analysis.clusters import classified
-from tooleval.analysis.gate import GateResult, evaluate_gate
+from tooleval.analysis.gate import GateResult, gate_of_run
 from tooleval.errors import ConfigError, ToolEvalError
 from tooleval.model import Result, Sample
 from tooleval.runs.commits import GroupCommit
@@ -172,14 +172,11 @@ async def arun_plan(
     from tooleval.calibration import gate_calibrations
 
     info = store.get_run(opened.run_id)
-    # A noise-aware gate reads the rows: each dataset row one unit, clusters, score spreads;
-    # so does a gate on pass^k / pass@k.
-    reads_rows = spec.confidence is not None or spec.cluster_key or spec.gate_on != "attempts"
-    rows = store.iter_rows(info.id) if reads_rows else None
+    # The gate reads the run's read model: the figures and intervals every surface shows.
     return RunOutcome(
         run_id=opened.run_id,
         run=info,
-        gate=evaluate_gate(info, spec, rows=rows, calibrations=gate_calibrations(store, info)),
+        gate=gate_of_run(store, info, spec, calibrations=gate_calibrations(store, info)),
         rows_run=len(todo),
         rows_skipped=len(opened.attempts) - len(todo),
         default_floor=spec.require_all_pass and not has_floor(spec),

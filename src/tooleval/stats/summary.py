@@ -207,7 +207,7 @@ def _k_estimates(
         if set(per_row) <= {0.0, 1.0}:
             # k = K: each row's estimate is its own 0/1 verdict, so Wilson (the t interval
             # over 0/1 figures is a Wald interval: 86% coverage at n = 100, p = 0.95).
-            interval = wilson_interval(per_row[1.0], rows, confidence)
+            interval = verdict_interval(per_row[1.0], rows, confidence)[0]
         else:
             interval = t_interval(mean, se, rows - 1, confidence)
         out[k] = KEstimate(k, mean, se, interval, rows)
