@@ -178,8 +178,9 @@ class StoreReader(Protocol):
         search: str | None = None,
         error: bool | None = None,
         failure_detail: str | None = None,
+        at_most: int | None = None,
     ) -> int:
-        """How many rows :meth:`iter_rows` would yield with the same filters."""
+        """How many rows :meth:`iter_rows` would yield with the same filters (at most ``at_most``)."""
         ...
 
     def get_row(self, run_id: str, index: int) -> RowRecord:

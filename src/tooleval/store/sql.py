@@ -36,6 +36,7 @@ from tooleval.store.queries import (
     rows_query,
 )
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
+from tooleval.store.search_index import dense_search
 from tooleval.store.summaries import run_info
 
 __all__ = ["DEFAULT_PATH", "ORDER_BY", "Store", "resolve_url"]
@@ -477,8 +478,10 @@ class Store:
             limit = non_negative(limit, "limit")
         with self._read() as conn:
             self._require_run(conn, run_id)
+            # A search most rows match walks the run in order (see dense_search).
+            walk = dense_search(conn, run_id, search)
         filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
-        query = rows_query(run_id, filters, order_by=order_by)
+        query = rows_query(run_id, filters, order_by=order_by, walk=walk)
         # Checked above, before the first row is asked for; rows stream lazily.
         return self._stream(query, run_id, offset, limit, by_index=order_by == "index")
 
@@ -522,10 +525,18 @@ class Store:
         search: str | None = None,
         error: bool | None = None,
         failure_detail: str | None = None,
+        at_most: int | None = None,
     ) -> int:
-        """How many rows :meth:`iter_rows` would yield with the same filters."""
+        """How many rows :meth:`iter_rows` would yield with the same filters.
+
+        ``at_most``: stop counting there (the answer is then ``min(count,
+        at_most)``): a search that half a million rows match counts a
+        thousand and says "1,000+".
+        """
         filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
         query = rows_query(run_id, filters, order_by=None)
+        if at_most is not None:
+            query = query.limit(non_negative(at_most, "at_most"))
         with self._read() as conn:
             self._require_run(conn, run_id)
             return int(
