@@ -10,9 +10,9 @@ from __future__ import annotations
 from tooleval.report.components import row_card
 from tooleval.report.html import Safe, el, frag, href
 from tooleval.report.page import chip_legend
+from tooleval.report.state_diff import state_diff_section, state_diffs
 from tooleval.store.records import RowRecord, RunInfo
 from tooleval.web.pages import RunFilters, count_text, page
-from tooleval.web.state_diff import state_diff_section, state_diffs
 
 __all__ = ["row_page"]
 
