@@ -175,6 +175,8 @@ def count_text(total: int, more: bool) -> str:
 def _pager(run_id: str, filters: RunFilters, total: int, shown: int, more: bool = False) -> Safe:
     """Pages of a view of ``total`` rows (``more``: at least that many; ``shown`` on this page)."""
     first = (filters.page - 1) * filters.per_page + 1 if shown or total else 0
+    if more and shown < filters.per_page:
+        more, total = False, first + shown - 1  # the view's last page: now it is counted
     if more:
         # Counted up to ``total`` only: no last page to offer, a next one while pages are full.
         pages = filters.page + (1 if shown == filters.per_page else 0)
