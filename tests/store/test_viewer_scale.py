@@ -288,3 +288,17 @@ def test_the_matrix_is_stored_once_its_runs_stop_and_its_pages_are_the_computed_
     again = [store.get_run(r) for r in ids]
     fresh = matrix.matrix_rows(store, again, offset=0, limit=100)
     assert fresh.rows == matrix.run_matrix(store, again) and fresh.total == 45
+
+
+def test_get_rows_reads_the_rows_get_row_reads_and_leaves_out_absent_ones(store, run_name):
+    from tooleval.errors import StoreError
+
+    run_id = _run(store, run_name, range(30))
+    wanted = [29, 0, 7, 7, 12, 400, -1]
+    found = store.get_rows(run_id, wanted)
+    assert sorted(found) == [0, 7, 12, 29]
+    for index, row in found.items():
+        assert row == store.get_row(run_id, index)
+    assert store.get_rows(run_id, []) == {}
+    with pytest.raises(StoreError, match="no run"):
+        store.get_rows("no-such-run", [1])

@@ -187,6 +187,10 @@ class StoreReader(Protocol):
         """One row by its 0-based dataset index; StoreError if absent."""
         ...
 
+    def get_rows(self, run_id: str, indexes: Sequence[int]) -> dict[int, RowRecord]:
+        """The rows of these indexes that exist, by index, in one read."""
+        ...
+
     def categories(self, run_id: str) -> list[str]:
         """The distinct row categories of a run, sorted."""
         ...

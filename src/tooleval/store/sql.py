@@ -559,6 +559,34 @@ class Store:
             results = results_for(conn, run_id, [index])
         return codec.row_record(row, results.get(index, ()))
 
+    def get_rows(self, run_id: str, indexes: Sequence[int]) -> dict[int, RowRecord]:
+        """The rows of these 0-based indexes that exist, by index, in one read.
+
+        A page that shows rows picked elsewhere (a comparison's deltas) reads
+        them at once instead of one query per row; absent indexes are left out.
+        """
+        wanted = sorted({int(i) for i in indexes})
+        found: dict[int, RowRecord] = {}
+        with self._read() as conn:
+            self._require_run(conn, run_id)
+            for start in range(0, len(wanted), _CHUNK):
+                keys = wanted[start : start + _CHUNK]
+                rows = (
+                    conn.execute(
+                        sa.select(t.rows).where(
+                            t.rows.c.run_id == run_id, t.rows.c.row_index.in_(keys)
+                        )
+                    )
+                    .mappings()
+                    .all()
+                )
+                results = results_for(conn, run_id, [r["row_index"] for r in rows])
+                for row in rows:
+                    found[row["row_index"]] = codec.row_record(
+                        row, results.get(row["row_index"], ())
+                    )
+        return found
+
     def categories(self, run_id: str) -> list[str]:
         """The distinct row categories of a run, sorted (rows without one are left out)."""
         with self._read() as conn:

@@ -473,11 +473,12 @@ def render_compare(
     )
     if metric and metric not in found.comparison.metrics:
         raise InputError(f"unknown metric {metric!r}", field="metric")
+    # Both sides' rows of the page, one read per run.
     rows: dict[tuple[str, int | None], RowRecord | None] = {}
-    for d in found.deltas:
-        for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
-            if index is not None and (side, index) not in rows:
-                rows[(side, index)] = store.get_row(run_id, index)
+    for side, run_id in (("a", info_a.id), ("b", info_b.id)):
+        wanted = [getattr(d, f"index_{side}") for d in found.deltas]
+        got = store.get_rows(run_id, [i for i in wanted if i is not None])
+        rows.update(((side, i), got[i]) for i in wanted if i is not None and i in got)
     from tooleval.report.paired import paired_section
 
     intervals = paired_section(store, found)
