@@ -3,8 +3,9 @@
     .venv/bin/python bench/viewer_scale.py [--rows 1000000] [--keep DB] [--no-compare]
         [--pages-only]
 
-Builds two runs (A baseline, B with fixed and regressed rows) through the
-store's bulk write API, then measures, each in a fresh app and store (cold):
+Builds two runs (A baseline, B with fixed and regressed rows) as
+``bench_viewer_scale.py`` builds them (a seed through the store's API, doubled
+inside the database), then measures, each in a fresh app and store (cold):
 
 - ``tooleval aggregate`` per run (what a finished run pays once);
 - every viewer page through the ASGI app (TestClient; server time to the
@@ -20,7 +21,6 @@ million rows").
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import resource
 import socket
@@ -32,29 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-
-def build_run(store, rows: int, variant: str, name: str) -> str:
-    """A run of ``rows`` rows cycling the seed cases of ``variant`` ("a" or "b")."""
-    from tests.web.seed import METRICS, _cases, _record
-
-    templates = [_record(i, c) for i, c in enumerate(_cases(variant))]
-    run_id = store.create_run(
-        name, dataset={"path": "big.jsonl"}, connector={"type": "python"}, metrics=METRICS
-    )
-    batch = []
-    for index in range(rows):
-        template = templates[index % len(templates)]
-        row_id = f"{template.row_id}-{index}"
-        sample = dataclasses.replace(template.sample, id=row_id)
-        batch.append(dataclasses.replace(template, index=index, row_id=row_id, sample=sample))
-        if len(batch) >= 20_000:
-            store.add_rows(run_id, batch)
-            batch = []
-    if batch:
-        store.add_rows(run_id, batch)
-    store.finish_run(run_id)
-    return run_id
+# One way to build a big run: the seed written through the store's API, doubled in SQL.
+from bench_viewer_scale import build_run  # noqa: E402
 
 
 class Lines(list):

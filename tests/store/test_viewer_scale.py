@@ -211,3 +211,94 @@ def test_a_schema_7_store_opens_with_the_viewer_indexes(tmp_path):
         with store._read() as conn:
             version = conn.exec_driver_sql("SELECT max(version) FROM tooleval_schema").scalar()
         assert version == MIGRATIONS[-1].version == 8
+
+
+def test_a_dense_search_walks_the_run_and_keeps_the_pages(store, run_name):
+    """A search most rows match reads its pages from an index walk: the same pages, in order."""
+    from tooleval.store.search_index import DENSE_CANDIDATES, dense_search
+
+    size = DENSE_CANDIDATES + 100
+    run_id = _run(store, run_name, range(size))
+    other = _run(store, run_name + "-other", range(300))  # matches too, in another run
+    with store._read() as conn:
+        dense = dense_search(conn, run_id, "order 550")
+        assert dense is (store.dialect == "sqlite")
+        assert not dense_search(conn, other, "order 550")  # 300 candidates in that run
+        assert not dense_search(conn, run_id, "55")  # too short for the index: scanned
+    for order, kw in [
+        ("failures", {}),
+        ("index", {}),
+        ("-latency", {}),
+        ("score", {"metric": "m"}),
+    ]:
+        kw = {"search": "order 5503", **kw} if order == "index" else {"search": "order 550", **kw}
+        total = store.count_rows(run_id, **kw)
+        assert total == sum(1 for _ in store.iter_rows(run_id, **kw))
+        for offset in (0, 49, total - 10, total):
+            got = [
+                r.index
+                for r in store.iter_rows(run_id, **kw, order_by=order, offset=offset, limit=50)
+            ]
+            assert got == _offset_page(store, run_id, RowFilters(**kw), order, offset, 50), (
+                order,
+                offset,
+            )
+    # Counting can stop early, and never says more than there is.
+    everything = store.count_rows(run_id, search="order 550")
+    assert everything == size
+    assert store.count_rows(run_id, search="order 550", at_most=1001) == 1001
+    assert store.count_rows(run_id, search="order 5503", at_most=10**6) == store.count_rows(
+        run_id, search="order 5503"
+    )
+    assert store.count_rows(run_id, search="nothing like it", at_most=5) == 0
+    with pytest.raises(Exception, match="at_most"):
+        store.count_rows(run_id, at_most=-1)
+
+
+def test_the_matrix_is_stored_once_its_runs_stop_and_its_pages_are_the_computed_ones(
+    store, run_name, monkeypatch
+):
+    """Pages read from the stored matrix are the computed matrix's; a resumed run recomputes."""
+    from tooleval.report import matrix
+
+    monkeypatch.setattr(matrix, "CHUNK", 7)  # pages that straddle chunks
+    ids = [_run(store, f"{run_name}-{n}", range(k, k + 40)) for n, k in ((1, 0), (2, 5), (3, 3))]
+    for run_id in ids:
+        store.finish_run(run_id)
+    runs = [store.get_run(r) for r in ids]
+    computed = matrix.run_matrix(store, runs)
+    first = matrix.matrix_rows(store, runs, offset=0, limit=10)  # computes, then stores
+    name = "matrix/1/" + ",".join(ids[:2])
+    head = store.aggregates.load_aggregate(ids[2], name, row_count=None)
+    assert head["total"] == len(computed) == first.total == 45
+    assert first.rows == computed[:10]
+    calls = []
+    monkeypatch.setattr(matrix, "run_matrix", lambda *a: calls.append(a) or [])
+    for offset, limit in ((0, 10), (5, 9), (40, 50), (44, 1), (45, 10)):
+        stored = matrix.matrix_rows(store, runs, offset=offset, limit=limit)
+        assert stored.rows == computed[offset : offset + limit], (offset, limit)
+        assert stored.total == len(computed) and stored.counts == first.counts
+    assert calls == []  # every page above was read from the stored matrix
+    assert sum(first.counts.values()) == len(computed)
+    # A run resumed and finished again has a new stamp: the matrix is computed again.
+    store.reopen_run(ids[0])
+    store.add_rows(ids[0], [_record(ids[0], i) for i in range(40, 42)])
+    store.finish_run(ids[0])
+    monkeypatch.undo()
+    again = [store.get_run(r) for r in ids]
+    fresh = matrix.matrix_rows(store, again, offset=0, limit=100)
+    assert fresh.rows == matrix.run_matrix(store, again) and fresh.total == 45
+
+
+def test_get_rows_reads_the_rows_get_row_reads_and_leaves_out_absent_ones(store, run_name):
+    from tooleval.errors import StoreError
+
+    run_id = _run(store, run_name, range(30))
+    wanted = [29, 0, 7, 7, 12, 400, -1]
+    found = store.get_rows(run_id, wanted)
+    assert sorted(found) == [0, 7, 12, 29]
+    for index, row in found.items():
+        assert row == store.get_row(run_id, index)
+    assert store.get_rows(run_id, []) == {}
+    with pytest.raises(StoreError, match="no run"):
+        store.get_rows("no-such-run", [1])

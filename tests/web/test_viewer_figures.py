@@ -11,8 +11,8 @@ import pytest
 from tests.web.seed import METRICS, seed_cluster_run
 
 from tooleval.model import Diagnosis, Result, Sample
+from tooleval.report.state_diff import MAX_PATHS, state_diff_section
 from tooleval.store.records import RowRecord
-from tooleval.web.state_diff import MAX_PATHS, state_diff_section
 from tooleval.web.usage import NO_PRICE, agent_usage, count_usage
 
 
@@ -342,3 +342,22 @@ def test_runs_too_big_to_read_on_a_view_say_what_is_not_computed(tmp_path, monke
     assert 'class="delta-bar"' not in compared and compared.count('class="ci-bar"') >= 4
     assert store.aggregates.load_aggregate(a, "viewer-usage/1", row_count=None) is None
     store.close()
+
+
+def test_the_static_reports_carry_the_state_diff_of_each_card(seeded):
+    """`tooleval report` and `report --compare` show a replayed row's state diff, as the viewer."""
+    from tooleval.report import build_report
+
+    store, run = seeded["store"], seeded["orders"]
+    failed = next(r for r in store.iter_rows(run) if r.result("state_match").passed is False)
+    details = failed.result("state_match").diagnosis.details
+    for html in (build_report(store, run), build_report(store, run, compare_with=seeded["a"])):
+        card = html[html.index(f'id="row-{failed.index}"') :]
+        block = card[card.index('class="state-diff-block"') :]
+        text = _text(block[: block.index("</section>")])
+        for d in details["differences"]:
+            assert d["path"] in text and str(d["expected"]) in text and str(d["actual"]) in text
+        assert f"call {details['first_divergence']['index'] + 1}" in text
+    # A row without an environment has no state diff section.
+    plain = build_report(store, seeded["a"])
+    assert 'class="state-diff-block"' not in plain

@@ -3,6 +3,18 @@
 Rows are read through :func:`tooleval.report.compare.lean_rows` (no sample or diagnosis
 decoded) and grouped into dataset rows as ``compare`` groups them
 (:func:`tooleval.analysis.noise.read_attempts`).
+
+When every run has stopped, :func:`matrix_rows` stores the matrix on the newest
+run, as a comparison is stored (:mod:`tooleval.report.compare`): one head with
+the runs' stamps, the row total and the count of each change, and the rows in
+their order in chunks of ``CHUNK``; a page then reads the head and one or two
+chunks, however many rows the runs have.
+
+>>> from tooleval.store import open_store
+>>> store = open_store("sqlite:///:memory:")
+>>> runs = [store.get_run(store.create_run(n, dataset={}, connector={}, metrics=[])) for n in "abc"]
+>>> matrix_rows(store, runs, offset=0, limit=50).total
+0
 """
 
 from __future__ import annotations
@@ -15,7 +27,11 @@ from tooleval.report.compare import lean_rows
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
-__all__ = ["MATRIX_ORDER", "MatrixRow", "run_matrix"]
+__all__ = ["MATRIX_ORDER", "MatrixPage", "MatrixRow", "matrix_rows", "run_matrix"]
+
+#: Matrix rows per stored chunk.
+CHUNK = 1000
+_NAME = "matrix/1/"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,3 +119,88 @@ def run_matrix(store: StoreReader, runs: Sequence[RunInfo]) -> list[MatrixRow]:
     ]
     out.sort(key=lambda r: (MATRIX_ORDER.index(r.change), r.row_id))
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixPage:
+    """Rows ``offset..offset+limit`` of a matrix, its row total and its rows per change."""
+
+    rows: list[MatrixRow]
+    total: int
+    counts: dict[str, int]
+
+
+def matrix_rows(
+    store: StoreReader, runs: Sequence[RunInfo], *, offset: int, limit: int
+) -> MatrixPage:
+    """One page of :func:`run_matrix` of ``runs``: read from the stored matrix when it is there.
+
+    Computed (and, when every run has stopped, stored on the newest run, under
+    the ids of the others) on the first view; a resumed run finishes with a new
+    stamp, which computes it again.
+    """
+    from tooleval.analysis.aggregates import FINISHED, stamp
+
+    newest = runs[-1]
+    name = _NAME + ",".join(r.id for r in runs[:-1])
+    stamps = [stamp(r.status, r.finished_at) for r in runs]
+    stopped = all(r.status in FINISHED for r in runs)
+    if stopped:
+        head = store.aggregates.load_aggregate(newest.id, name, row_count=newest.row_count)
+        if head is not None and head.get("stamps") == stamps:
+            try:
+                return _stored_page(store, newest, name, head, offset, limit)
+            except (KeyError, TypeError, ValueError):
+                pass  # written by another version: compute again
+    rows = run_matrix(store, runs)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.change] = counts.get(row.change, 0) + 1
+    if stopped:
+        documents: dict[str, Any] = {name: {"stamps": stamps, "total": len(rows), "counts": counts}}
+        for k in range(0, len(rows), CHUNK):
+            documents[f"{name}/{k // CHUNK}"] = [_plain(r) for r in rows[k : k + CHUNK]]
+        store.aggregates.delete_aggregates(newest.id, prefix=name)
+        store.aggregates.save_aggregates(newest.id, documents, row_count=newest.row_count)
+    return MatrixPage(rows[offset : offset + limit], len(rows), counts)
+
+
+def _plain(row: MatrixRow) -> list[Any]:
+    return [
+        row.row_id,
+        row.category,
+        [list(c) if c else None for c in row.cells],
+        row.change,
+        list(row.indexes),
+    ]
+
+
+def _row(stored: list[Any]) -> MatrixRow:
+    row_id, category, cells, change, indexes = stored
+    return MatrixRow(
+        row_id,
+        category,
+        tuple(
+            (c[0], dict(c[1]), bool(c[2]), (int(c[3][0]), int(c[3][1]))) if c else None
+            for c in cells
+        ),
+        change,
+        tuple(indexes),
+    )
+
+
+def _stored_page(
+    store: StoreReader, newest: RunInfo, name: str, head: dict[str, Any], offset: int, limit: int
+) -> MatrixPage:
+    total = int(head["total"])
+    rows: list[MatrixRow] = []
+    start = offset
+    while start < min(total, offset + limit):
+        k = start // CHUNK
+        chunk = store.aggregates.load_aggregate(newest.id, f"{name}/{k}", row_count=None)
+        if not chunk:
+            raise ValueError(f"stored matrix chunk {k} is missing")
+        taken = chunk[start - k * CHUNK : start - k * CHUNK + offset + limit - start]
+        rows.extend(_row(r) for r in taken)
+        start += len(taken)
+    return MatrixPage(rows, total, {str(c): int(n) for c, n in head["counts"].items()})

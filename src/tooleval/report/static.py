@@ -38,6 +38,7 @@ from tooleval.report.run_tables import (
     run_header,
     run_status,
 )
+from tooleval.report.state_diff import state_diff_section, state_diffs
 from tooleval.store import StoreReader
 from tooleval.store.records import RunInfo
 
@@ -295,12 +296,18 @@ def _row_sections(
         note,
         chip_legend(),
         frag(
-            row_card(
-                row,
-                anchor=f"row-{row.index}",
-                extra_header=frag(el("span", c, class_="tag") for c in changes.get(row.row_id, ()))
-                if row.row_id in changes
-                else None,
+            frag(
+                row_card(
+                    row,
+                    anchor=f"row-{row.index}",
+                    extra_header=frag(
+                        el("span", c, class_="tag") for c in changes.get(row.row_id, ())
+                    )
+                    if row.row_id in changes
+                    else None,
+                ),
+                # The environment's end state against the expected one, as the viewer shows it.
+                *(state_diff_section(r, level=3) for r in state_diffs(row.results)),
             )
             for row in cards.rows
         ),

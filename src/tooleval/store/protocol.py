@@ -178,12 +178,17 @@ class StoreReader(Protocol):
         search: str | None = None,
         error: bool | None = None,
         failure_detail: str | None = None,
+        at_most: int | None = None,
     ) -> int:
-        """How many rows :meth:`iter_rows` would yield with the same filters."""
+        """How many rows :meth:`iter_rows` would yield with the same filters (at most ``at_most``)."""
         ...
 
     def get_row(self, run_id: str, index: int) -> RowRecord:
         """One row by its 0-based dataset index; StoreError if absent."""
+        ...
+
+    def get_rows(self, run_id: str, indexes: Sequence[int]) -> dict[int, RowRecord]:
+        """The rows of these indexes that exist, by index, in one read."""
         ...
 
     def categories(self, run_id: str) -> list[str]:

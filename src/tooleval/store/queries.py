@@ -40,11 +40,18 @@ class RowFilters:
     failure_detail: str | None = None
 
 
-def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.Select:
-    """The rows of ``run_id`` kept by ``filters``, in ``order_by`` order (None: unordered)."""
+def rows_query(
+    run_id: str, filters: RowFilters, *, order_by: str | None, walk: bool = False
+) -> sa.Select:
+    """The rows of ``run_id`` kept by ``filters``, in ``order_by`` order (None: unordered).
+
+    ``walk``: a dense search walks the run's index in ``order_by`` order, the
+    search index testing each row it reaches
+    (:func:`tooleval.store.search_index.dense_search`).
+    """
     rows, res = t.rows.c, t.results.c
     metric, passed = filters.metric, filters.passed
-    query = sa.select(t.rows).where(run_key(rows.run_id, filters.search) == run_id)
+    query = sa.select(t.rows).where(run_key(rows.run_id, filters.search, walk=walk) == run_id)
     if filters.category is not None:
         query = query.where(rows.category == filters.category)
     if filters.failure_class is not None:
@@ -69,7 +76,7 @@ def rows_query(run_id: str, filters: RowFilters, *, order_by: str | None) -> sa.
     if filters.search is not None and searched_text(filters.search):
         # Row id, input, output, error, tool names and argument values (the calls
         # made and the expected ones), through the full-text index: see search_index.
-        query = query.where(search_condition(filters.search))
+        query = query.where(search_condition(filters.search, walk=walk))
     if order_by is None:
         return query
     if order_by not in ORDER_BY:

@@ -39,6 +39,7 @@ __all__ = [
     "FTS_TABLE",
     "SEARCHED_COLUMNS",
     "create_search_index",
+    "dense_search",
     "fts_phrase",
     "like_condition",
     "run_key",
@@ -87,15 +88,23 @@ def like_condition(search: str) -> sa.ColumnElement[bool]:
 
 
 class _FtsCandidates(sa.sql.expression.ColumnElement[bool]):
-    """SQLite: the row is among the index's candidates for the phrase; elsewhere: true."""
+    """SQLite: the row is among the index's candidates for the phrase; elsewhere: true.
+
+    ``walk``: the candidates only test the rows an index walk of the run
+    reaches (``+rows.rowid``), instead of driving the query.
+    """
 
     # Not Boolean: SQLite would compare it "= 1", which keeps the rowid IN off the index.
     type: Any = sa.types.NullType()
     inherit_cache = True
-    _traverse_internals = [("phrase", InternalTraversal.dp_clauseelement)]
+    _traverse_internals = [
+        ("phrase", InternalTraversal.dp_clauseelement),
+        ("walk", InternalTraversal.dp_boolean),
+    ]
 
-    def __init__(self, phrase: str) -> None:
+    def __init__(self, phrase: str, *, walk: bool = False) -> None:
         self.phrase = sa.bindparam("fts_phrase", phrase, type_=sa.String, unique=True)
+        self.walk = walk
 
 
 @compiles(_FtsCandidates)
@@ -106,7 +115,8 @@ def _candidates_default(element: _FtsCandidates, compiler: Any, **kw: Any) -> st
 @compiles(_FtsCandidates, "sqlite")
 def _candidates_sqlite(element: _FtsCandidates, compiler: Any, **kw: Any) -> str:
     phrase = compiler.process(element.phrase, **kw)
-    return f"rows.rowid IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH {phrase})"
+    rowid = "+rows.rowid" if element.walk else "rows.rowid"
+    return f"{rowid} IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH {phrase})"
 
 
 class _NotIndexed(sa.sql.expression.ColumnElement[Any]):
@@ -135,19 +145,49 @@ def uses_index(search: str | None) -> bool:
     return len(searched_text(search).lower()) >= _MIN_INDEXED
 
 
-def run_key(column: Any, search: str | None) -> Any:
+#: A run with at least this many index candidates for a search is *dense* for it.
+DENSE_CANDIDATES = 2000
+
+
+def dense_search(conn: sa.Connection, run_id: str, search: str | None) -> bool:
+    """True when ``run_id`` holds ``DENSE_CANDIDATES`` or more index candidates for ``search``.
+
+    A page of a sparse search is read from its candidates (all of them
+    checked and sorted: a few thousand at most); a dense one walks the run
+    in the page's order (an ``ix_rows_*`` index) and stops at the page's last
+    row, so a search that 50,000 rows of a million match checks about a
+    thousand of them for its first page instead of sorting every match.
+    Counted on SQLite's index, stopping at the threshold; PostgreSQL's
+    planner makes the same choice from its statistics (False there).
+    """
+    if conn.dialect.name != "sqlite" or not uses_index(search):
+        return False
+    found = conn.exec_driver_sql(
+        f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} CROSS JOIN rows "
+        f"ON rows.rowid = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH ? AND rows.run_id = ? "
+        "LIMIT ?)",
+        (fts_phrase(searched_text(search).lower()), run_id, DENSE_CANDIDATES),
+    ).scalar()
+    return int(found or 0) >= DENSE_CANDIDATES
+
+
+def run_key(column: Any, search: str | None, *, walk: bool = False) -> Any:
     """``column`` (``rows.run_id``) as the query should test it when searching ``search``.
 
     With an indexed search the index's candidates (a few rowids, usually) must
     drive the query; left to itself, SQLite walks every row of the run by
     ``run_id`` and tests each against the candidate list (20x slower on 200k
-    rows). ``+rows.run_id`` keeps the test but takes it off the indexes.
+    rows). ``+rows.run_id`` keeps the test but takes it off the indexes. A
+    ``walk`` (a dense search, :func:`dense_search`) wants the run's index.
     """
-    return _NotIndexed(column) if uses_index(search) else column
+    return _NotIndexed(column) if uses_index(search) and not walk else column
 
 
-def search_condition(search: str) -> sa.ColumnElement[bool]:
+def search_condition(search: str, *, walk: bool = False) -> sa.ColumnElement[bool]:
     """The WHERE condition of a row search for ``search`` (index first, where one applies).
+
+    ``walk``: the index's candidates test the rows an index walk of the run
+    reaches instead of driving the query (:func:`dense_search`).
 
     >>> from sqlalchemy.dialects import sqlite
     >>> "rows_fts MATCH" in str(search_condition("5503").compile(dialect=sqlite.dialect()))
@@ -160,7 +200,7 @@ def search_condition(search: str) -> sa.ColumnElement[bool]:
     # row LIKE keeps has it, case-folded the index's way, so nothing is lost.
     if not uses_index(search):
         return condition
-    return sa.and_(_FtsCandidates(fts_phrase(searched_text(search).lower())), condition)
+    return sa.and_(_FtsCandidates(fts_phrase(searched_text(search).lower()), walk=walk), condition)
 
 
 def create_search_index(op: Any) -> None:

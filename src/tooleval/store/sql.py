@@ -36,6 +36,7 @@ from tooleval.store.queries import (
     rows_query,
 )
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
+from tooleval.store.search_index import dense_search
 from tooleval.store.summaries import run_info
 
 __all__ = ["DEFAULT_PATH", "ORDER_BY", "Store", "resolve_url"]
@@ -477,8 +478,10 @@ class Store:
             limit = non_negative(limit, "limit")
         with self._read() as conn:
             self._require_run(conn, run_id)
+            # A search most rows match walks the run in order (see dense_search).
+            walk = dense_search(conn, run_id, search)
         filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
-        query = rows_query(run_id, filters, order_by=order_by)
+        query = rows_query(run_id, filters, order_by=order_by, walk=walk)
         # Checked above, before the first row is asked for; rows stream lazily.
         return self._stream(query, run_id, offset, limit, by_index=order_by == "index")
 
@@ -522,10 +525,18 @@ class Store:
         search: str | None = None,
         error: bool | None = None,
         failure_detail: str | None = None,
+        at_most: int | None = None,
     ) -> int:
-        """How many rows :meth:`iter_rows` would yield with the same filters."""
+        """How many rows :meth:`iter_rows` would yield with the same filters.
+
+        ``at_most``: stop counting there (the answer is then ``min(count,
+        at_most)``): a search that half a million rows match counts a
+        thousand and says "1,000+".
+        """
         filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
         query = rows_query(run_id, filters, order_by=None)
+        if at_most is not None:
+            query = query.limit(non_negative(at_most, "at_most"))
         with self._read() as conn:
             self._require_run(conn, run_id)
             return int(
@@ -547,6 +558,34 @@ class Store:
                 raise StoreError(f"run {run_id} has no row {index}", row=index)
             results = results_for(conn, run_id, [index])
         return codec.row_record(row, results.get(index, ()))
+
+    def get_rows(self, run_id: str, indexes: Sequence[int]) -> dict[int, RowRecord]:
+        """The rows of these 0-based indexes that exist, by index, in one read.
+
+        A page that shows rows picked elsewhere (a comparison's deltas) reads
+        them at once instead of one query per row; absent indexes are left out.
+        """
+        wanted = sorted({int(i) for i in indexes})
+        found: dict[int, RowRecord] = {}
+        with self._read() as conn:
+            self._require_run(conn, run_id)
+            for start in range(0, len(wanted), _CHUNK):
+                keys = wanted[start : start + _CHUNK]
+                rows = (
+                    conn.execute(
+                        sa.select(t.rows).where(
+                            t.rows.c.run_id == run_id, t.rows.c.row_index.in_(keys)
+                        )
+                    )
+                    .mappings()
+                    .all()
+                )
+                results = results_for(conn, run_id, [r["row_index"] for r in rows])
+                for row in rows:
+                    found[row["row_index"]] = codec.row_record(
+                        row, results.get(row["row_index"], ())
+                    )
+        return found
 
     def categories(self, run_id: str) -> list[str]:
         """The distinct row categories of a run, sorted (rows without one are left out)."""

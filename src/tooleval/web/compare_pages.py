@@ -313,7 +313,7 @@ def compare_row_page(
 
 def _state_diffs(row_a: RowRecord | None, row_b: RowRecord | None) -> Safe | None:
     """Each side's state diff (``state_match`` and replay metrics), A then B, where one exists."""
-    from tooleval.web.state_diff import state_diff_section, state_diffs
+    from tooleval.report.state_diff import state_diff_section, state_diffs
 
     parts = [
         el(

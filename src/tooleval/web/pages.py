@@ -18,22 +18,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooleval.analysis.figures import RunFigures
-from tooleval.report.components import row_card, rows_table
+from tooleval.report.components import rows_table
 from tooleval.report.html import Href, Safe, el, frag, href, void
 from tooleval.report.page import chip_legend, document
 from tooleval.report.run_tables import metric_summary_table, run_header
 from tooleval.report.static import category_section, charts_caption
 from tooleval.store.records import RowRecord, RunInfo
-from tooleval.web.state_diff import state_diff_section, state_diffs
 
 __all__ = [
     "DEFAULT_SORT",
     "PAGE_SIZES",
     "RunFilters",
     "error_page",
+    "count_text",
     "filter_chips",
     "page",
-    "row_page",
     "run_page",
 ]
 
@@ -164,10 +163,27 @@ def select(name: str, label: str, options: Sequence[tuple[str, str]], current: s
 # ---------------------------------------------------------------- run page
 
 
-def _pager(run_id: str, filters: RunFilters, total: int) -> Safe:
-    pages = max(1, -(-total // filters.per_page))
-    first = (filters.page - 1) * filters.per_page + 1 if total else 0
-    last = min(filters.page * filters.per_page, total)
+def count_text(total: int, more: bool) -> str:
+    """A view's row count as a page states it: exact, or a floor.
+
+    >>> count_text(50, False), count_text(1000, True)
+    ('50', '1,000+')
+    """
+    return f"{total:,}+" if more else str(total)
+
+
+def _pager(run_id: str, filters: RunFilters, total: int, shown: int, more: bool = False) -> Safe:
+    """Pages of a view of ``total`` rows (``more``: at least that many; ``shown`` on this page)."""
+    first = (filters.page - 1) * filters.per_page + 1 if shown or total else 0
+    if more and shown < filters.per_page:
+        more, total = False, first + shown - 1  # the view's last page: now it is counted
+    if more:
+        # Counted up to ``total`` only: no last page to offer, a next one while pages are full.
+        pages = filters.page + (1 if shown == filters.per_page else 0)
+        last = first + shown - 1
+    else:
+        pages = max(1, -(-total // filters.per_page))
+        last = min(filters.page * filters.per_page, total)
 
     def nav(label: str, number: int, enabled: bool, rel: str | None = None) -> Safe:
         if not enabled:
@@ -179,10 +195,14 @@ def _pager(run_id: str, filters: RunFilters, total: int) -> Safe:
         "nav",
         nav("« first", 1, filters.page > 1),
         nav("‹ prev", filters.page - 1, filters.page > 1, "prev"),
-        el("span", f"page {filters.page} of {pages}", class_="current"),
+        el(
+            "span",
+            f"page {filters.page}" if more else f"page {filters.page} of {pages}",
+            class_="current",
+        ),
         nav("next ›", filters.page + 1, filters.page < pages, "next"),
-        nav("last »", pages, filters.page < pages),
-        el("span", f"rows {first}–{last} of {total}", class_="muted"),
+        None if more else nav("last »", pages, filters.page < pages),
+        el("span", f"rows {first}–{last} of {count_text(max(total, last), more)}", class_="muted"),
         class_="pager",
         aria_label="pages of rows",
     )
@@ -335,6 +355,7 @@ def run_page(
     total: int,
     filters: RunFilters,
     counts: Any,
+    more: bool = False,
     figures: RunFigures,
     categories: Sequence[str],
     failure_classes: dict[str, str],
@@ -350,7 +371,8 @@ def run_page(
 ) -> str:
     """One run: header, gate, metrics, charts, repeats, categories, clusters, filtered rows.
 
-    ``exact_clusters``: every failed row carries its stored cluster key, so a
+    ``more``: the view keeps more than ``total`` rows (a search counts to a
+    thousand, then says "1,000+"). ``exact_clusters``: every failed row carries its stored cluster key, so a
     cluster's count links exactly its rows (else, for rows stored by an older
     tooleval, a search by class and tool that may match more or fewer).
     """
@@ -396,11 +418,11 @@ def run_page(
         _view_links(run.id, filters),
         chip_legend(),
         el("p", KEYS_HELP, class_="muted small keys-help"),
-        _pager(run.id, filters, total),
+        _pager(run.id, filters, total, len(rows), more),
         rows_table(rows, metrics, row_link, highlight=filters.q)
         if rows
         else el("p", "No rows match these filters.", class_="muted"),
-        _pager(run.id, filters, total) if len(rows) > 10 else None,
+        _pager(run.id, filters, total, len(rows), more) if len(rows) > 10 else None,
     )
 
 
@@ -468,112 +490,6 @@ def _clusters(
             rows_link=rows_link,
         ),
     )
-
-
-# ---------------------------------------------------------------- row page
-
-
-def row_page(
-    run: RunInfo,
-    row: RowRecord,
-    *,
-    filters: RunFilters,
-    position: int | None,
-    previous: tuple[int, int] | None,
-    following: tuple[int, int] | None,
-    total: int | None = None,
-    attempts: tuple[int, list[int]] | None = None,
-    labels: Safe | None = None,
-) -> str:
-    """One row in full: the shared row card, with its neighbours in the same view.
-
-    ``attempts`` (a repeated run): this row's attempt number and the index of
-    every attempt of its dataset row, linked from "attempt 2 of 3".
-
-    ``previous`` / ``following`` are ``(row index, position)`` in the filtered
-    list; ``position`` is this row's (None outside a filtered view).
-    """
-    if position is not None:
-        back = filters.link(
-            run.id, page=position // filters.per_page + 1, fragment=f"row-{row.index}"
-        )
-    else:
-        back = href(
-            "/runs",
-            run.id,
-            sort="index",
-            page=row.index // 50 + 1 if row.index >= 50 else None,
-            fragment=f"row-{row.index}",
-        )
-
-    def neighbour(label: str, target: tuple[int, int] | None, rel: str) -> Safe:
-        if target is None:
-            return el("span", label, class_="disabled")
-        index, pos = target
-        return el("a", label, href=filters.row_link(run.id, index, pos), rel=rel, id=f"row-{rel}")
-
-    where = (
-        f"row {position + 1} of {total} in this view"
-        if position is not None and total is not None
-        else f"row {row.index + 1} of {run.row_count}"
-    )
-    nav = el(
-        "nav",
-        neighbour("‹ previous row", previous, "prev"),
-        neighbour("next row ›", following, "next"),
-        el("a", "back to the rows", href=back, id="row-up"),
-        el("span", where, class_="muted"),
-        class_="pager",
-        aria_label="rows",
-    )
-    return page(
-        f"{row.row_id} · {run.name} · tooleval",
-        el(
-            "nav",
-            el("a", "Runs", href=href("/")),
-            " › ",
-            el("a", run.name, href=back),
-            " › ",
-            el("span", row.row_id, class_="crumb-name"),
-            class_="crumbs",
-            aria_label="breadcrumb",
-        ),
-        el("h1", f"Row {row.row_id}", class_="row-title"),
-        nav,
-        _attempts_nav(run.id, attempts),
-        el("p", "keys: j / k next / previous row, u back to the rows", class_="muted small"),
-        chip_legend(),
-        row_card(row, level=2),
-        frag(*(state_diff_section(r, level=2) for r in state_diffs(row.results))),
-        labels,  # human labels (tooleval.web.labels)
-    )
-
-
-def _attempts_nav(run_id: str, attempts: tuple[int, list[int]] | None) -> Safe | None:
-    if attempts is None:
-        return None
-    number, indexes = attempts
-    links = [
-        el("span", f"attempt {k}", class_="current", aria_current="page")
-        if k == number
-        else el("a", f"attempt {k}", href=href("/runs", run_id, "rows", index))
-        for k, index in enumerate(indexes, start=1)
-    ]
-    return el(
-        "nav",
-        el("strong", f"attempt {number} of {len(indexes)}"),
-        *links,
-        el(
-            "span",
-            "each attempt is a row of its own in the counts above the rows",
-            class_="muted small",
-        ),
-        class_="pager attempts",
-        aria_label="attempts of this row",
-    )
-
-
-# ---------------------------------------------------------------- errors
 
 
 def error_page(status: int, title: str, message: str, *, hint: Safe | None = None) -> str:

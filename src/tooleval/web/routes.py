@@ -28,6 +28,7 @@ __all__ = [
     "render_run",
     "resolve_ref",
     "run_filters",
+    "view_total",
 ]
 
 _COMPARE_PAGE = 50
@@ -115,10 +116,11 @@ def run_view(
     calibrations: Mapping[str, str | None] | None = None,
 ) -> str | int:
     """The run page, or the number of matching rows when the page asked for is past the end."""
-    total = count_view(store, info, filters.where)
-    note = narrowing_note(store, info, filters, total, note)
+    total, more = view_total(store, info, filters.where)
+    if not more:
+        note = narrowing_note(store, info, filters, total, note)
     last = max(1, -(-total // filters.per_page))
-    if filters.page > last:
+    if filters.page > last and not more:
         return total
     rows = list(
         store.iter_rows(
@@ -129,7 +131,31 @@ def run_view(
             order_by=filters.sort,
         )
     )
-    return render_run(store, info, filters, rows, total, note, what=what, calibrations=calibrations)
+    if more and not rows and filters.page > 1:
+        return count_view(store, info, filters.where)  # past the end: say exactly where it is
+    return render_run(
+        store, info, filters, rows, total, note, what=what, calibrations=calibrations, more=more
+    )
+
+
+#: A search counts its matches up to this many; the page then says "1,000+".
+SEARCH_COUNT = 1000
+
+
+def view_total(store: StoreReader, info: RunInfo, where: dict[str, Any]) -> tuple[int, bool]:
+    """How many rows the view ``where`` keeps, and True when there are more than that.
+
+    A search counts its matches only up to :data:`SEARCH_COUNT` (each match
+    is checked against the row's text: half a million of them would take
+    seconds); its pages are read in order from an index walk that stops at
+    the page (:func:`tooleval.store.search_index.dense_search`), so nothing
+    needs the exact count but the last page's number, which a search view
+    does not offer. Every other view counts exactly (:func:`count_view`).
+    """
+    if not where.get("search"):
+        return count_view(store, info, where), False
+    found = store.count_rows(info.id, **where, at_most=SEARCH_COUNT + 1)
+    return (SEARCH_COUNT, True) if found > SEARCH_COUNT else (found, False)
 
 
 def resolve_ref(store: StoreReader, ref: str) -> str:
@@ -276,8 +302,9 @@ def render_run(
     *,
     what: str | None = None,
     calibrations: Mapping[str, str | None] | None = None,
+    more: bool = False,
 ) -> str:
-    """The run page: stored aggregates above one page of rows."""
+    """The run page: stored aggregates above one page of rows (``more``: ``total`` is a floor)."""
     from tooleval.analysis.aggregates import clusters_exact, run_clusters, run_counts, run_repeats
     from tooleval.analysis.clusters import FAILURE_CLASSES
     from tooleval.analysis.figures import run_figures
@@ -307,6 +334,7 @@ def render_run(
         status=run_status(store, info),
         rows=rows,
         total=total,
+        more=more,
         filters=filters,
         counts=counts,
         figures=run_figures(store, info),
@@ -366,7 +394,7 @@ def render_row(
     labels: Any = None,
 ) -> str:
     """A row page whose previous / next rows are those of the view it was opened from."""
-    from tooleval.web import pages
+    from tooleval.web import row_pages
 
     if pos is not None and not 0 <= pos < 2**62:
         raise InputError("pos (the row's place in the view) is a whole number from 0", field="pos")
@@ -375,7 +403,7 @@ def render_row(
         following = (
             (record.index + 1, record.index + 1) if record.index + 1 < info.row_count else None
         )
-        return pages.row_page(
+        return row_pages.row_page(
             info,
             record,
             filters=RunFilters(sort="index"),
@@ -395,8 +423,8 @@ def render_row(
         return render_row(store, info, record, RunFilters(sort="index"), None, labels=labels)
     previous = (window[at - 1].index, pos - 1) if at > 0 else None
     following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
-    total = count_view(store, info, filters.where)
-    return pages.row_page(
+    total, more = view_total(store, info, filters.where)
+    return row_pages.row_page(
         info,
         record,
         filters=filters,
@@ -404,6 +432,7 @@ def render_row(
         previous=previous,
         following=following,
         total=total,
+        more=more,
         attempts=attempts_of(info, record.index),
         labels=labels,
     )
@@ -444,11 +473,12 @@ def render_compare(
     )
     if metric and metric not in found.comparison.metrics:
         raise InputError(f"unknown metric {metric!r}", field="metric")
+    # Both sides' rows of the page, one read per run.
     rows: dict[tuple[str, int | None], RowRecord | None] = {}
-    for d in found.deltas:
-        for side, run_id, index in (("a", info_a.id, d.index_a), ("b", info_b.id, d.index_b)):
-            if index is not None and (side, index) not in rows:
-                rows[(side, index)] = store.get_row(run_id, index)
+    for side, run_id in (("a", info_a.id), ("b", info_b.id)):
+        wanted = [getattr(d, f"index_{side}") for d in found.deltas]
+        got = store.get_rows(run_id, [i for i in wanted if i is not None])
+        rows.update(((side, i), got[i]) for i in wanted if i is not None and i in got)
     from tooleval.report.paired import paired_section
 
     intervals = paired_section(store, found)
@@ -470,7 +500,7 @@ def render_compare(
 
 def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
     """Two runs: the compare page; three or more: the rows × runs matrix (oldest run first)."""
-    from tooleval.report.matrix import run_matrix
+    from tooleval.report.matrix import matrix_rows
     from tooleval.web.compare_pages import matrix_page
 
     if page < 1:
@@ -481,26 +511,23 @@ def render_matrix(store: StoreReader, refs: list[str], page: int) -> str:
     runs = sorted((cached_run(store, i) for i in ids), key=lambda r: (r.created_at, r.id))
     if len(runs) == 2:
         return render_compare(store, runs[0].id, runs[1].id, None, None, page)
-    rows = run_matrix(store, runs)
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row.change] = counts.get(row.change, 0) + 1
     start = (page - 1) * _COMPARE_PAGE
-    if rows and start >= len(rows):
-        raise InputError(f"page {page} is past the end ({len(rows)} rows)", field="page")
+    found = matrix_rows(store, runs, offset=start, limit=_COMPARE_PAGE)
+    if found.total and start >= found.total:
+        raise InputError(f"page {page} is past the end ({found.total} rows)", field="page")
     from tooleval.web.compare_pages import run_label
     from tooleval.web.intervals import matrix_rates_section, run_rates
 
     return matrix_page(
         runs,
-        rows[start : start + _COMPARE_PAGE],
+        found.rows,
         intervals=matrix_rates_section(
             [run_rates(store, r) for r in runs], [run_label(r) for r in runs]
         ),
         page_number=page,
         per_page=_COMPARE_PAGE,
-        total=len(rows),
-        counts=counts,
+        total=found.total,
+        counts=found.counts,
         refs=[r.id for r in runs],
     )
 
