@@ -137,7 +137,9 @@ def run_path(path: str, rows: int, concurrency: int, model_port: int | None) -> 
     return rows / took
 
 
-def tau_agreement(paths: list[str], domains: list[str], concurrency: int) -> None:
+def tau_agreement(
+    paths: list[str], domains: list[str], concurrency: int, limit: int | None = None
+) -> None:
     """Every tau-bench episode's verdict against calculate_reward, per path and domain."""
     sys.path.insert(0, str(REPO))  # the tests' scripted agents and the reference
     from tests.conftest import SHARED_DATA
@@ -153,7 +155,8 @@ def tau_agreement(paths: list[str], domains: list[str], concurrency: int) -> Non
             tasks = tau_tasks(SHARED_DATA, domain)
             if tasks is None:
                 raise SystemExit(f"tau-bench's {domain} tasks not found under {SHARED_DATA}")
-            episodes = tau_episodes(domain, tasks, list(range(len(tasks))))
+            count = len(tasks) if limit is None else min(limit, len(tasks))
+            episodes = tau_episodes(domain, tasks, list(range(count)))
             with tempfile.TemporaryDirectory() as folder:
                 started = time.perf_counter()
                 rows = run_episodes(Path(folder), domain, path, episodes, concurrency=concurrency)
@@ -178,13 +181,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--path", default="all", help=f"all, or some of {', '.join(PATHS)}")
     parser.add_argument("--tau", action="store_true", help="tau-bench agreement, not speed")
     parser.add_argument("--domain", default="airline,retail", help="with --tau")
+    parser.add_argument("--tasks", type=int, help="with --tau: the first N tasks of each domain")
     args = parser.parse_args(argv)
     paths = list(PATHS) if args.path == "all" else args.path.split(",")
     unknown = sorted(set(paths) - set(PATHS))
     if unknown:
         parser.error(f"--path: unknown {unknown[0]!r}; expected all or some of {PATHS}")
     if args.tau:
-        tau_agreement(paths, args.domain.split(","), args.concurrency)
+        odd = sorted(set(args.domain.split(",")) - {"airline", "retail"})
+        if odd:
+            parser.error(f"--domain: unknown {odd[0]!r}; expected airline, retail or both")
+        tau_agreement(paths, args.domain.split(","), args.concurrency, args.tasks)
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # the agents above, by module name
     server = subprocess.Popen(
