@@ -14,6 +14,15 @@ serving, recording, scoring and storing. The agent differs per path:
 - ``http``: the same over the plain JSON tool endpoints (httpx).
 
     python bench/bench_episodes.py --rows 400 --concurrency 8 --path all
+
+``--tau`` measures agreement instead: the oracle and every mutant of every
+tau-bench test-split task (tests/episodes/tau_agents.py), through each path
+with tau-bench's environment served, each ``state_match`` verdict against
+tau-bench's own ``calculate_reward`` on the recorded trajectory
+(tests/episodes/tau_conformance.py; needs /work/shared/data or
+``$TOOLEVAL_SHARED_DATA``)::
+
+    python bench/bench_episodes.py --tau --path mcp,http --domain airline,retail
 """
 
 from __future__ import annotations
@@ -128,14 +137,63 @@ def run_path(path: str, rows: int, concurrency: int, model_port: int | None) -> 
     return rows / took
 
 
+def tau_agreement(
+    paths: list[str], domains: list[str], concurrency: int, limit: int | None = None
+) -> None:
+    """Every tau-bench episode's verdict against calculate_reward, per path and domain."""
+    sys.path.insert(0, str(REPO))  # the tests' scripted agents and the reference
+    from tests.conftest import SHARED_DATA
+    from tests.episodes.tau_conformance import (
+        compare_with_tau,
+        run_episodes,
+        tau_episodes,
+        tau_tasks,
+    )
+
+    for path in paths:
+        for domain in domains:
+            tasks = tau_tasks(SHARED_DATA, domain)
+            if tasks is None:
+                raise SystemExit(f"tau-bench's {domain} tasks not found under {SHARED_DATA}")
+            count = len(tasks) if limit is None else min(limit, len(tasks))
+            episodes = tau_episodes(domain, tasks, list(range(count)))
+            with tempfile.TemporaryDirectory() as folder:
+                started = time.perf_counter()
+                rows = run_episodes(Path(folder), domain, path, episodes, concurrency=concurrency)
+                took = time.perf_counter() - started
+            agreement = compare_with_tau(domain, path, episodes, rows)
+            kinds = sorted({tag.rsplit("-", 1)[1] for tag in episodes})
+            oracles = sum(tag.endswith("-oracle") for tag in episodes)
+            print(
+                f"{agreement.line(f'{path} {domain}')} ({', '.join(kinds)}); "
+                f"oracle passes {oracles - len(agreement.oracle_failed)}/{oracles}; "
+                f"{len(agreement.problems)} problems; run {took:.0f} s",
+                flush=True,
+            )
+            for item in [*agreement.disagree, *agreement.problems]:
+                print(f"  {item}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--path", choices=[*PATHS, "all"], default="all")
+    parser.add_argument("--path", default="all", help=f"all, or some of {', '.join(PATHS)}")
+    parser.add_argument("--tau", action="store_true", help="tau-bench agreement, not speed")
+    parser.add_argument("--domain", default="airline,retail", help="with --tau")
+    parser.add_argument("--tasks", type=int, help="with --tau: the first N tasks of each domain")
     args = parser.parse_args(argv)
+    paths = list(PATHS) if args.path == "all" else args.path.split(",")
+    unknown = sorted(set(paths) - set(PATHS))
+    if unknown:
+        parser.error(f"--path: unknown {unknown[0]!r}; expected all or some of {PATHS}")
+    if args.tau:
+        odd = sorted(set(args.domain.split(",")) - {"airline", "retail"})
+        if odd:
+            parser.error(f"--domain: unknown {odd[0]!r}; expected airline, retail or both")
+        tau_agreement(paths, args.domain.split(","), args.concurrency, args.tasks)
+        return
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # the agents above, by module name
-    paths = PATHS if args.path == "all" else (args.path,)
     server = subprocess.Popen(
         [sys.executable, str(EXAMPLE / "model_server.py"), "--port", "0"],
         stdout=subprocess.PIPE,

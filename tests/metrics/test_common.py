@@ -88,6 +88,11 @@ IDENTICAL: dict[str, Callable[[], Sample]] = {
     "output_contains": lambda: Sample(
         output="Order 4471 refunded.", metadata={"output_contains": ["4471", "refunded"]}
     ),
+    "tau2_communicate": lambda: Sample(
+        messages=[AssistantMessage("Your refund is 1,628 dollars.")],
+        output="Your refund is 1,628 dollars.",
+        metadata={"tau2": {"communicate_info": ["1628"]}},
+    ),
     "tau_bench_reward": lambda: Sample(
         tools_called=[C("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"})],
         expected_tools=[
@@ -295,6 +300,7 @@ NO_EMPTY_CASE = {
     "state_match": "compares two end states; no calls on both sides is two untouched states",
     "tau_bench_reward": "tau-bench's reward: no gold, no calls is two untouched databases",
     "output_contains": "reads the output, no expected-vs-called lists",
+    "tau2_communicate": "reads the replies; nothing to communicate is 1 by tau2's own rule",
     "goal_accuracy": "a judge verdict on the conversation",
     "task_success": "a judge verdict on the conversation",
     "tools_error": "a judge verdict per call made (no calls: nothing to judge, unscored)",

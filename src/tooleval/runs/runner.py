@@ -574,7 +574,9 @@ class _Runner:
             metric.bound = bound
         if metric.info.needs_judge:
             return await ascore_sample(metric.bound, sample, threshold=threshold)
-        return score_sample(metric.bound, sample, threshold=threshold)
+        # Off the event loop: a heavy metric (state_match diffing two databases) must
+        # not stall the agents and the MCP/HTTP clients that share this loop.
+        return await asyncio.to_thread(score_sample, metric.bound, sample, threshold=threshold)
 
 
 def _user_broke(sample: Sample) -> str | None:

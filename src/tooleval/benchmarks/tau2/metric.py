@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tooleval.benchmarks.tau2.rules import action_checks
+from tooleval.benchmarks.tau2.tasks import METRICS as TASK_METRICS
 from tooleval.metrics._analysis import EMPTY_CHOICES, empty_result
 from tooleval.model import (
     Aliases,
@@ -193,4 +194,5 @@ METRICS = (
         score_sample=tau2_actions,
         aliases=TAU2_ALIASES,
     ),
+    *TASK_METRICS,
 )
