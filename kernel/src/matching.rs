@@ -274,6 +274,9 @@ pub struct Check<'a> {
 pub struct Comparison<'a> {
     pub score: f64,
     pub matches: bool,
+    /// Some check scored other than 1.0 (what `--fields code` calls `arguments`),
+    /// known whether or not the checks were recorded.
+    pub below_one: bool,
     pub checks: Vec<Check<'a>>,
 }
 
@@ -325,6 +328,7 @@ impl Comparator {
             return Ok(Comparison {
                 score: 1.0,
                 matches: true,
+                below_one: false,
                 checks: Vec::new(),
             });
         };
@@ -336,6 +340,7 @@ impl Comparator {
             mismatch_extra,
             indices,
             record,
+            below_one: false,
             checks: Vec::new(),
         };
         let scores = walk.compare_object("", exp_args, act_args, true)?;
@@ -343,12 +348,14 @@ impl Comparator {
             return Ok(Comparison {
                 score: 1.0,
                 matches: true,
+                below_one: walk.below_one,
                 checks: walk.checks,
             });
         }
         Ok(Comparison {
             score: mean(scores.iter().map(|s| s.0)),
             matches: scores.iter().all(|s| s.1),
+            below_one: walk.below_one,
             checks: walk.checks,
         })
     }
@@ -455,6 +462,7 @@ struct Walk<'a> {
     mismatch_extra: bool,
     indices: (usize, usize),
     record: bool,
+    below_one: bool,
     checks: Vec<Check<'a>>,
 }
 
@@ -578,6 +586,7 @@ impl<'a> Walk<'a> {
         ok: bool,
         matcher: &'static str,
     ) -> (f64, bool) {
+        self.below_one |= score != 1.0;
         if self.record {
             self.checks.push(Check {
                 tool: self.tool,

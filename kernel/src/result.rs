@@ -248,16 +248,37 @@ fn check_json(out: &mut Vec<u8>, c: &Check<'_>) {
     });
 }
 
+/// What a sink writes of a result besides its score and verdict; what it does
+/// not want is not built (a compact line skips the reason and the diagnosis).
+#[derive(Clone, Copy)]
+pub struct Want {
+    pub reason: bool,
+    pub diagnosis: bool,
+}
+
+/// The kinds of problem a diagnosis lists (`--fields code`), as bits.
+pub const MISSING: u8 = 1;
+pub const EXTRA: u8 = 2;
+pub const ORDER: u8 = 4;
+/// An argument check scored other than 1.0.
+pub const ARGUMENTS: u8 = 8;
+
 /// Where a result goes: the whole result line (`Vec<u8>`, what `tooleval score`
-/// writes) or its pieces for a `Result` built in process ([`Parts`]).
+/// writes), the line cut to some fields (`fields::Projected`) or its pieces for a
+/// `Result` built in process ([`Parts`]).
 pub trait Sink {
-    /// One result; `diagnosis` writes the diagnosis object as JSON.
+    /// What `put` will read: `reason` is empty and `diagnosis` not called when not wanted.
+    fn want(&self) -> Want;
+
+    /// One result; `problems` are the diagnosis' kinds of problem (bits), and
+    /// `diagnosis` writes the diagnosis object as JSON.
     fn put(
         &mut self,
         cfg: &Config,
         row: &Row,
         score: Option<f64>,
         reason: &str,
+        problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     );
 }
@@ -274,12 +295,20 @@ pub struct Parts {
 }
 
 impl Sink for Parts {
+    fn want(&self) -> Want {
+        Want {
+            reason: true,
+            diagnosis: self.write_diagnosis,
+        }
+    }
+
     fn put(
         &mut self,
         cfg: &Config,
         _row: &Row,
         score: Option<f64>,
         reason: &str,
+        _problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     ) {
         self.score = score;
@@ -294,12 +323,20 @@ impl Sink for Parts {
 }
 
 impl Sink for Vec<u8> {
+    fn want(&self) -> Want {
+        Want {
+            reason: true,
+            diagnosis: true,
+        }
+    }
+
     fn put(
         &mut self,
         cfg: &Config,
         row: &Row,
         score: Option<f64>,
         reason: &str,
+        _problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     ) {
         head(self, cfg, row, score);
@@ -343,7 +380,7 @@ fn head(out: &mut Vec<u8>, cfg: &Config, row: &Row, score: Option<f64>) {
 
 /// A result without a diagnosis (`Result.unscored(metric, reason)`).
 pub(crate) fn write_unscored_plain(out: &mut impl Sink, cfg: &Config, row: &Row, reason: &str) {
-    out.put(cfg, row, None, reason, |out| {
+    out.put(cfg, row, None, reason, 0, |out| {
         out.extend_from_slice(
             b"{\"missing\":[],\"extra\":[],\"order_violations\":[],\"arguments\":[],\"details\":{}}",
         )
@@ -357,8 +394,29 @@ pub(crate) fn finish(
     table: &mut Table,
     d: Diag,
     score: Option<f64>,
-    summary: String,
+    summary: impl FnOnce() -> R<String>,
 ) -> R<()> {
+    let mut problems = 0;
+    for (listed, bit) in [
+        (d.missing.is_empty(), MISSING),
+        (d.extra.is_empty(), EXTRA),
+        (d.violations.is_empty(), ORDER),
+    ] {
+        if !listed {
+            problems |= bit;
+        }
+    }
+    let want = out.want();
+    if !want.reason && !want.diagnosis {
+        // Only the verdict and the kinds of problem: no check is recorded or written.
+        for &(i, j) in &d.check_pairs {
+            if table.below_one(i, j)? {
+                problems |= ARGUMENTS;
+            }
+        }
+        out.put(cfg, row, score, "", problems, |_| {});
+        return Ok(());
+    }
     for &(i, j) in &d.check_pairs {
         table.comparison(i, j)?;
     }
@@ -369,8 +427,15 @@ pub(crate) fn finish(
             checks.extend(c.checks.iter());
         }
     }
-    let reason = explain(&d, &checks, table_ref, summary)?;
-    out.put(cfg, row, score, &reason, |out| {
+    if checks.iter().any(|c| c.score != 1.0) {
+        problems |= ARGUMENTS;
+    }
+    let reason = if want.reason {
+        explain(&d, &checks, table_ref, summary()?)?
+    } else {
+        String::new()
+    };
+    out.put(cfg, row, score, &reason, problems, |out| {
         out.extend_from_slice(b"{\"missing\":[");
         for (n, &i) in d.missing.iter().enumerate() {
             if n > 0 {
@@ -425,10 +490,12 @@ pub(crate) fn finish_empty(
     empty: Empty,
     summary: &str,
 ) -> R<()> {
-    let (score, reason) = match empty {
-        Empty::Unscored => (None, format!("{summary} (empty='unscored')")),
-        Empty::Perfect => (Some(1.0), format!("{summary} (empty='perfect' scores 1.0)")),
-        Empty::Zero => (Some(0.0), format!("{summary} (empty='zero' scores 0.0)")),
+    let (score, rule) = match empty {
+        Empty::Unscored => (None, " (empty='unscored')"),
+        Empty::Perfect => (Some(1.0), " (empty='perfect' scores 1.0)"),
+        Empty::Zero => (Some(0.0), " (empty='zero' scores 0.0)"),
     };
-    finish(out, cfg, row, table, d, score, reason)
+    finish(out, cfg, row, table, d, score, || {
+        Ok(format!("{summary}{rule}"))
+    })
 }
