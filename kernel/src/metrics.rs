@@ -7,7 +7,7 @@ use crate::json::{write_int, write_str};
 use crate::matching::{mean, Call, Comparator};
 use crate::result::{
     diagnosis, finish, finish_empty, float_json, fmt2, int_json, names_json, opt_float_json,
-    pairs_json, write_unscored_plain, R, UNBOUND,
+    pairs_json, write_unscored_plain, Memo, R, UNBOUND,
 };
 pub use crate::result::{Parts, Sink, Want};
 
@@ -77,6 +77,8 @@ pub struct Row<'a> {
 #[derive(Default)]
 pub struct Shared<'a> {
     slots: Vec<Slot<'a>>,
+    /// The parts of the diagnoses written for this row, for the next metrics to copy.
+    memo: Memo,
 }
 
 struct Slot<'a> {
@@ -86,6 +88,17 @@ struct Slot<'a> {
     table: Table<'a>,
     /// The analyses made: with no order, in the listed order, in the row's `before`.
     analyses: [Option<Analysis>; 3],
+}
+
+impl Shared<'_> {
+    /// For a row scored with several metrics: the parts of a diagnosis equal
+    /// between them (argument checks, missing and extra calls) are written once.
+    pub fn remembering() -> Self {
+        Shared {
+            slots: Vec::new(),
+            memo: Memo::remembering(),
+        }
+    }
 }
 
 /// Which order an analysis respects (the index of `Slot::analyses`).
@@ -105,7 +118,7 @@ impl<'a> Shared<'a> {
         actual: &'a [Call<'a>],
         order: usize,
         before: Option<&[(usize, usize)]>,
-    ) -> R<(&mut Table<'a>, &Analysis)> {
+    ) -> R<(&mut Table<'a>, &Analysis, &mut Memo)> {
         let found = self.slots.iter().position(|s| {
             s.mismatch == mismatch && s.keys == keys && s.cmp_spec == cfg.cmp_spec.as_slice()
         });
@@ -128,7 +141,7 @@ impl<'a> Shared<'a> {
         if analyses[order].is_none() {
             analyses[order] = Some(analyse(table, before)?);
         }
-        Ok((table, analyses[order].as_ref().ok_or(())?))
+        Ok((table, analyses[order].as_ref().ok_or(())?, &mut self.memo))
     }
 }
 
@@ -162,7 +175,7 @@ pub fn score_row<'a>(
     match &cfg.metric {
         Metric::Accuracy { strict, empty } => {
             let (order, before) = ordered(*strict);
-            let (table, a) =
+            let (table, a, memo) =
                 shared.analysed(cfg, &ALL_KEYS, false, expected, actual, order, before)?;
             if ne == 0 && na == 0 {
                 let d = diagnosis(a, table, true, true, None, Vec::new());
@@ -171,6 +184,7 @@ pub fn score_row<'a>(
                     cfg,
                     row,
                     table,
+                    memo,
                     d,
                     *empty,
                     "no calls expected and none made",
@@ -179,7 +193,7 @@ pub fn score_row<'a>(
             if ne == 0 || na == 0 {
                 let details = vec![("alignment", b"0".to_vec()), ("coverage", b"0.0".to_vec())];
                 let d = diagnosis(a, table, true, true, None, details);
-                return finish(out, cfg, row, table, d, Some(0.0), || {
+                return finish(out, cfg, row, table, memo, d, Some(0.0), || {
                     Ok(if ne == 0 {
                         format!("no calls expected, {na} made")
                     } else {
@@ -273,6 +287,7 @@ pub fn score_row<'a>(
                 cfg,
                 row,
                 table,
+                memo,
                 d,
                 Some(score.clamp(0.0, 1.0)),
                 summary,
@@ -282,7 +297,7 @@ pub fn score_row<'a>(
             empty,
             mismatch_keys,
         } => {
-            let (table, a) = shared.analysed(
+            let (table, a, memo) = shared.analysed(
                 cfg,
                 &ALL_KEYS,
                 *mismatch_keys,
@@ -315,6 +330,7 @@ pub fn score_row<'a>(
                     cfg,
                     row,
                     table,
+                    memo,
                     d,
                     *empty,
                     "no calls expected and none made",
@@ -341,7 +357,7 @@ pub fn score_row<'a>(
                     fmt(recall)
                 ))
             };
-            finish(out, cfg, row, table, d, Some(f1.min(1.0)), summary)
+            finish(out, cfg, row, table, memo, d, Some(f1.min(1.0)), summary)
         }
         Metric::Correctness {
             keys,
@@ -374,7 +390,7 @@ pub fn score_row<'a>(
                 (true, None) => (LISTED, Some(before)),
                 (true, Some(_)) => (BEFORE, Some(before)),
             };
-            let (table, a) =
+            let (table, a, memo) =
                 shared.analysed(cfg, keys, *mismatch_keys, expected, actual, order, given)?;
             let matched = a.counted.len();
             let extras = a.extra_cols(na);
@@ -393,6 +409,7 @@ pub fn score_row<'a>(
                     cfg,
                     row,
                     table,
+                    memo,
                     d,
                     *empty,
                     "no calls expected and none made",
@@ -413,6 +430,7 @@ pub fn score_row<'a>(
                     cfg,
                     row,
                     table,
+                    memo,
                     d,
                     Some(if ok { 1.0 } else { 0.0 }),
                     summary,
@@ -435,7 +453,7 @@ pub fn score_row<'a>(
                         s
                     })
                 };
-                finish(out, cfg, row, table, d, Some(score), summary)
+                finish(out, cfg, row, table, memo, d, Some(score), summary)
             }
         }
         Metric::Trajectory {
@@ -444,7 +462,7 @@ pub fn score_row<'a>(
             empty,
         } => {
             let (order_at, before) = ordered(*strict);
-            let (table, a) =
+            let (table, a, memo) =
                 shared.analysed(cfg, &ALL_KEYS, false, expected, actual, order_at, before)?;
             let matched = a.counted.len();
             let order = if *strict { "strict" } else { "flexible" };
@@ -493,7 +511,7 @@ pub fn score_row<'a>(
             let rule = format!("order {order}, coverage {cover}");
             if ne == 0 && na == 0 {
                 let summary = format!("no calls expected and none made ({rule})");
-                return finish_empty(out, cfg, row, table, d, *empty, &summary);
+                return finish_empty(out, cfg, row, table, memo, d, *empty, &summary);
             }
             let summary = || {
                 Ok(if ok {
@@ -513,6 +531,7 @@ pub fn score_row<'a>(
                 cfg,
                 row,
                 table,
+                memo,
                 d,
                 Some(if ok { 1.0 } else { 0.0 }),
                 summary,

@@ -103,6 +103,80 @@ pub(crate) fn diagnosis(
     }
 }
 
+/// The parts of a row's diagnoses already written (argument checks, missing and
+/// extra calls), each under a signature of what it shows, so that the next
+/// metric of the row showing the same copies the bytes instead of writing them.
+/// A check's signature is its values' addresses in the row (a value's place in
+/// the row fixes its key's path), indices, score, matcher and missing flag.
+#[derive(Default)]
+pub(crate) struct Memo {
+    on: bool,
+    bytes: Vec<u8>,
+    entries: Vec<(Vec<usize>, std::ops::Range<usize>)>,
+}
+
+impl Memo {
+    pub(crate) fn remembering() -> Self {
+        Memo {
+            on: true,
+            ..Memo::default()
+        }
+    }
+
+    /// Writes what `write` writes, or the bytes written before under `sig`.
+    fn write(
+        &mut self,
+        out: &mut Vec<u8>,
+        sig: Option<Vec<usize>>,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) {
+        let Some(sig) = sig.filter(|_| self.on) else {
+            return write(out);
+        };
+        if let Some((_, range)) = self.entries.iter().find(|(known, _)| *known == sig) {
+            out.extend_from_slice(&self.bytes[range.clone()]);
+            return;
+        }
+        let at = out.len();
+        write(out);
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&out[at..]);
+        self.entries.push((sig, start..self.bytes.len()));
+    }
+
+    fn checks_sig(&self, checks: &[&Check]) -> Option<Vec<usize>> {
+        if !self.on {
+            return None;
+        }
+        let mut sig = Vec::with_capacity(1 + checks.len() * 8);
+        sig.push(0);
+        let at = |v: Option<&Value>| v.map_or(0, |v| v as *const Value as usize);
+        for c in checks {
+            sig.extend_from_slice(&[
+                at(c.expected),
+                at(c.actual),
+                c.expected_index,
+                c.actual_index,
+                c.score.to_bits() as usize,
+                c.matcher.as_ptr() as usize,
+                c.matcher.len(),
+                usize::from(c.missing),
+            ]);
+        }
+        Some(sig)
+    }
+
+    fn calls_sig(&self, side: usize, calls: &[Call], which: &[usize]) -> Option<Vec<usize>> {
+        if !self.on {
+            return None;
+        }
+        let mut sig = Vec::with_capacity(1 + which.len());
+        sig.push(side);
+        sig.extend(which.iter().map(|&k| &calls[k] as *const Call as usize));
+        Some(sig)
+    }
+}
+
 pub(crate) fn fmt2(x: f64) -> String {
     format!("{x:.2}")
 }
@@ -392,6 +466,7 @@ pub(crate) fn finish(
     cfg: &Config,
     row: &Row,
     table: &mut Table,
+    memo: &mut Memo,
     d: Diag,
     score: Option<f64>,
     summary: impl FnOnce() -> R<String>,
@@ -435,21 +510,30 @@ pub(crate) fn finish(
     } else {
         String::new()
     };
+    let (missing, extra) = (
+        memo.calls_sig(1, table_ref.expected, &d.missing),
+        memo.calls_sig(2, table_ref.actual, &d.extra),
+    );
+    let arguments = memo.checks_sig(&checks);
     out.put(cfg, row, score, &reason, problems, |out| {
         out.extend_from_slice(b"{\"missing\":[");
-        for (n, &i) in d.missing.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
+        memo.write(out, missing, |out| {
+            for (n, &i) in d.missing.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                call_entry(out, &table_ref.expected[i], i);
             }
-            call_entry(out, &table_ref.expected[i], i);
-        }
+        });
         out.extend_from_slice(b"],\"extra\":[");
-        for (n, &j) in d.extra.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
+        memo.write(out, extra, |out| {
+            for (n, &j) in d.extra.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                call_entry(out, &table_ref.actual[j], j);
             }
-            call_entry(out, &table_ref.actual[j], j);
-        }
+        });
         out.extend_from_slice(b"],\"order_violations\":[");
         for (n, v) in d.violations.iter().enumerate() {
             if n > 0 {
@@ -458,12 +542,14 @@ pub(crate) fn finish(
             write_str(out, v);
         }
         out.extend_from_slice(b"],\"arguments\":[");
-        for (n, c) in checks.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
+        memo.write(out, arguments, |out| {
+            for (n, c) in checks.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                check_json(out, c);
             }
-            check_json(out, c);
-        }
+        });
         out.extend_from_slice(b"],\"details\":{");
         for (n, (k, v)) in d.details.iter().enumerate() {
             if n > 0 {
@@ -486,6 +572,7 @@ pub(crate) fn finish_empty(
     cfg: &Config,
     row: &Row,
     table: &mut Table,
+    memo: &mut Memo,
     d: Diag,
     empty: Empty,
     summary: &str,
@@ -495,7 +582,7 @@ pub(crate) fn finish_empty(
         Empty::Perfect => (Some(1.0), " (empty='perfect' scores 1.0)"),
         Empty::Zero => (Some(0.0), " (empty='zero' scores 0.0)"),
     };
-    finish(out, cfg, row, table, d, score, || {
+    finish(out, cfg, row, table, memo, d, score, || {
         Ok(format!("{summary}{rule}"))
     })
 }

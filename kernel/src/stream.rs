@@ -120,8 +120,13 @@ fn score_row_all(
     scored: &mut Scored,
 ) {
     let read = read(line, number);
-    // the metrics of this row that compare alike compare each pair of calls once
-    let mut shared = Shared::default();
+    // the metrics of this row that compare alike compare each pair of calls once,
+    // and what their diagnoses show alike is written once
+    let mut shared = if cfgs.len() > 1 {
+        Shared::remembering()
+    } else {
+        Shared::default()
+    };
     for (index, &cfg) in cfgs.iter().enumerate() {
         let mark = scored.out.len();
         let mut sink = Noted {
