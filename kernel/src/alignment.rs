@@ -46,13 +46,15 @@ pub struct Table<'a> {
     tier1: i128,
     tier2: i128,
     tier1_plain: i128,
-    /// `(score, matches, below_one)` of each same-name pair compared.
-    scores: Vec<Option<(f64, bool, bool)>>,
+    /// `(score, matches, below_one, either_way)` of each same-name pair compared.
+    scores: Vec<Option<Cell>>,
     comparisons: Vec<Option<Comparison<'a>>>,
     identity: Option<bool>,
 }
 
 pub type Pairs = Vec<(usize, usize)>;
+
+type Cell = (f64, bool, bool, bool);
 
 impl<'a> Table<'a> {
     pub fn new(
@@ -90,10 +92,28 @@ impl<'a> Table<'a> {
     pub fn score(&mut self, i: usize, j: usize) -> Result<Option<(f64, bool)>, ()> {
         Ok(self
             .scored(i, j)?
-            .map(|(score, matches, _)| (score, matches)))
+            .map(|(score, matches, ..)| (score, matches)))
     }
 
-    fn scored(&mut self, i: usize, j: usize) -> Result<Option<(f64, bool, bool)>, ()> {
+    /// Takes the pairs `other` compared that compare the same here: `other` is the
+    /// table of the same row and comparator with the other extra-keys rule, and a
+    /// pair without extra keys compares alike under both.
+    pub fn adopt(&mut self, other: &Table<'a>) {
+        for c in 0..self.scores.len() {
+            if let Some(found) = &other.comparisons[c] {
+                if found.either_way && self.comparisons[c].is_none() {
+                    self.comparisons[c] = Some(found.clone());
+                }
+            }
+            if let Some(cell) = other.scores[c] {
+                if cell.3 && self.scores[c].is_none() {
+                    self.scores[c] = Some(cell);
+                }
+            }
+        }
+    }
+
+    fn scored(&mut self, i: usize, j: usize) -> Result<Option<Cell>, ()> {
         let c = self.cell(i, j);
         if let Some(found) = self.scores[c] {
             return Ok(Some(found));
@@ -110,7 +130,7 @@ impl<'a> Table<'a> {
             (i, j),
             false,
         )?;
-        self.scores[c] = Some((out.score, out.matches, out.below_one));
+        self.scores[c] = Some((out.score, out.matches, out.below_one, out.either_way));
         Ok(self.scores[c])
     }
 
@@ -119,7 +139,7 @@ impl<'a> Table<'a> {
         if let Some(c) = &self.comparisons[self.cell(i, j)] {
             return Ok(c.below_one);
         }
-        Ok(self.scored(i, j)?.is_some_and(|(_, _, below)| below))
+        Ok(self.scored(i, j)?.is_some_and(|(_, _, below, _)| below))
     }
 
     pub fn comparison(&mut self, i: usize, j: usize) -> Result<Option<&Comparison<'a>>, ()> {
@@ -138,7 +158,7 @@ impl<'a> Table<'a> {
                 true,
             )?;
             if self.scores[c].is_none() {
-                self.scores[c] = Some((out.score, out.matches, out.below_one));
+                self.scores[c] = Some((out.score, out.matches, out.below_one, out.either_way));
             }
             self.comparisons[c] = Some(out);
         }

@@ -125,11 +125,22 @@ impl<'a> Shared<'a> {
         let at = match found {
             Some(at) => at,
             None => {
+                let mut table = Table::new(expected, actual, &cfg.cmp, keys, mismatch);
+                // the same comparator under the other extra-keys rule: the pairs
+                // without extra keys are compared already
+                let other = self.slots.iter().find(|s| {
+                    s.mismatch != mismatch
+                        && s.keys == keys
+                        && s.cmp_spec == cfg.cmp_spec.as_slice()
+                });
+                if let Some(other) = other {
+                    table.adopt(&other.table);
+                }
                 self.slots.push(Slot {
                     cmp_spec: &cfg.cmp_spec,
                     keys,
                     mismatch,
-                    table: Table::new(expected, actual, &cfg.cmp, keys, mismatch),
+                    table,
                     analyses: [None, None, None],
                 });
                 self.slots.len() - 1

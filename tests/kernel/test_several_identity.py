@@ -125,3 +125,26 @@ def test_a_kept_row_whose_reason_only_python_writes_keeps_the_python_lines() -> 
     assert written == b"".join(project(r, PRESETS["compact"]) for r in reference[0])
     assert b'"code":"arguments"' in written
     assert [results for *_, results in tally.kept] == [b"".join(reference[0])]
+
+
+@pytest.mark.parametrize("first", ["tool_call_f1", "tool_correctness"])
+def test_metrics_under_both_extra_keys_rules_keep_their_own_verdicts(first: str) -> None:
+    """f1 ignores an extra argument key, tool_correctness counts it: the shared comparison
+    serves both only for the calls without one."""
+    row = {
+        "id": "r",
+        "tools_called": [
+            {"name": "f", "args": {"q": 1, "extra": {"deep": [1]}}},
+            {"name": "g", "args": {"q": 2}},
+        ],
+        "expected_tools": [{"name": "f", "args": {"q": 1}}, {"name": "g", "args": {"q": 2}}],
+    }
+    line = orjson.dumps(row) + b"\n"
+    second = "tool_correctness" if first == "tool_call_f1" else "tool_call_f1"
+    metrics = [bind(first), bind(second), bind("tool_call_accuracy")]
+    reference = _reference(metrics, [line])
+    assert reference is not None
+    written, _ = _stream(metrics, line, (), keep=0)
+    assert written == b"".join(reference[0])
+    scores = {orjson.loads(r)["metric"]: orjson.loads(r)["score"] for r in reference[0]}
+    assert scores["tool_call_f1"] == 1.0 and scores["tool_correctness"] == 0.5
