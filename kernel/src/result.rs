@@ -461,6 +461,7 @@ pub(crate) fn write_unscored_plain(out: &mut impl Sink, cfg: &Config, row: &Row,
     });
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish(
     out: &mut impl Sink,
     cfg: &Config,
@@ -567,6 +568,7 @@ pub(crate) fn finish(
 pub(crate) const UNBOUND: &str = "no expected_tools bound for this row";
 
 /// `_analysis.empty_result`: nothing expected and nothing called, as `empty` says.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish_empty(
     out: &mut impl Sink,
     cfg: &Config,
