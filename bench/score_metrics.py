@@ -1,6 +1,7 @@
 """Several metrics in one pass: CPU of `tooleval score` with 1, 2 and 3 metrics, table and gate.
 
-Each case is a fresh `tooleval score` process on the same two-call rows
+Each case (full result lines, then `--fields compact` lines, issue 32's "Output
+sized to its use") is a fresh `tooleval score` process on the same two-call rows
 (``--rows``, default 100,000, written by ``gen_rows.write_rows``); the figure
 is the best CPU time (user + system of the child, seconds) of ``--repeat``
 runs (default 3), with the wall time and max RSS of that run and the load
@@ -33,6 +34,7 @@ from gen_rows import write_rows  # noqa: E402
 
 METRICS = ["tool_call_accuracy", "tool_call_f1", "tool_correctness"]
 GATE = ["--min-pass-rate", "0.1"]
+COMPACT = ["--fields", "compact"]
 
 
 def cases() -> list[tuple[str, list[str]]]:
@@ -41,6 +43,12 @@ def cases() -> list[tuple[str, list[str]]]:
         chosen = [arg for name in METRICS[:n] for arg in ("--metric", name)]
         found.append((f"{n} metric(s)", chosen))
         found.append((f"{n} metric(s) + --table + gate", [*chosen, "--table", *GATE]))
+    for n in (1, 3):
+        chosen = [arg for name in METRICS[:n] for arg in ("--metric", name)]
+        found.append((f"{n} metric(s), --fields compact", [*chosen, *COMPACT]))
+        found.append(
+            (f"{n} metric(s), compact + --table + gate", [*chosen, *COMPACT, "--table", *GATE])
+        )
     return found
 
 

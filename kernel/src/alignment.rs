@@ -8,11 +8,15 @@ use crate::matching::{Call, Comparator, Comparison};
 
 const ACCURACY_STEPS: f64 = 1e9;
 
+#[derive(PartialEq)]
 pub enum KeysFor {
     All,
     Same(Vec<String>),
     PerTool(Vec<(String, Vec<String>)>),
 }
+
+/// Every argument compared (the metrics without `argument_keys`).
+pub static ALL_KEYS: KeysFor = KeysFor::All;
 
 impl KeysFor {
     fn of(&self, tool: &str) -> Option<&[String]> {
@@ -42,12 +46,15 @@ pub struct Table<'a> {
     tier1: i128,
     tier2: i128,
     tier1_plain: i128,
-    scores: Vec<Option<(f64, bool)>>,
+    /// `(score, matches, below_one, either_way)` of each same-name pair compared.
+    scores: Vec<Option<Cell>>,
     comparisons: Vec<Option<Comparison<'a>>>,
     identity: Option<bool>,
 }
 
 pub type Pairs = Vec<(usize, usize)>;
+
+type Cell = (f64, bool, bool, bool);
 
 impl<'a> Table<'a> {
     pub fn new(
@@ -83,6 +90,30 @@ impl<'a> Table<'a> {
     }
 
     pub fn score(&mut self, i: usize, j: usize) -> Result<Option<(f64, bool)>, ()> {
+        Ok(self
+            .scored(i, j)?
+            .map(|(score, matches, ..)| (score, matches)))
+    }
+
+    /// Takes the pairs `other` compared that compare the same here: `other` is the
+    /// table of the same row and comparator with the other extra-keys rule, and a
+    /// pair without extra keys compares alike under both.
+    pub fn adopt(&mut self, other: &Table<'a>) {
+        for c in 0..self.scores.len() {
+            if let Some(found) = &other.comparisons[c] {
+                if found.either_way && self.comparisons[c].is_none() {
+                    self.comparisons[c] = Some(found.clone());
+                }
+            }
+            if let Some(cell) = other.scores[c] {
+                if cell.3 && self.scores[c].is_none() {
+                    self.scores[c] = Some(cell);
+                }
+            }
+        }
+    }
+
+    fn scored(&mut self, i: usize, j: usize) -> Result<Option<Cell>, ()> {
         let c = self.cell(i, j);
         if let Some(found) = self.scores[c] {
             return Ok(Some(found));
@@ -99,8 +130,16 @@ impl<'a> Table<'a> {
             (i, j),
             false,
         )?;
-        self.scores[c] = Some((out.score, out.matches));
+        self.scores[c] = Some((out.score, out.matches, out.below_one, out.either_way));
         Ok(self.scores[c])
+    }
+
+    /// Some argument check of this pair scores other than 1.0 (without recording the checks).
+    pub fn below_one(&mut self, i: usize, j: usize) -> Result<bool, ()> {
+        if let Some(c) = &self.comparisons[self.cell(i, j)] {
+            return Ok(c.below_one);
+        }
+        Ok(self.scored(i, j)?.is_some_and(|(_, _, below, _)| below))
     }
 
     pub fn comparison(&mut self, i: usize, j: usize) -> Result<Option<&Comparison<'a>>, ()> {
@@ -119,7 +158,7 @@ impl<'a> Table<'a> {
                 true,
             )?;
             if self.scores[c].is_none() {
-                self.scores[c] = Some((out.score, out.matches));
+                self.scores[c] = Some((out.score, out.matches, out.below_one, out.either_way));
             }
             self.comparisons[c] = Some(out);
         }

@@ -1,10 +1,159 @@
 //! Result lines cut to the fields a pipeline reads (`tooleval score --fields`): the
 //! same bytes as `tooleval.scoring.fields.project`, written by the stream itself.
 //!
-//! Each whole line is parsed and written again with only the fields asked for, in
-//! their order; `verdict` and `code` are derived as the Python module derives them.
+//! What the kernel scores is written straight from the scorer ([`write_fields`]):
+//! only the fields asked for, in their order, and the reason and the diagnosis
+//! are not even built unless asked for. Whole lines from Python (rows and
+//! metrics the kernel leaves) are parsed and written again ([`project_lines`]);
+//! `verdict` and `code` are derived as the Python module derives them.
 
-use crate::json::{self, get, write, write_str, Value};
+use crate::json::{self, get, write, write_float, write_str, Value};
+use crate::metrics::{Config, Row, Want};
+use crate::result::{passed, ARGUMENTS, EXTRA, MISSING, ORDER};
+
+/// One field of `--fields`: a key of the result line or a derived one.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Field {
+    Id,
+    Metric,
+    Params,
+    Score,
+    Threshold,
+    Passed,
+    Reason,
+    Diagnosis,
+    Verdict,
+    Code,
+}
+
+impl Field {
+    /// The field of this name (`tooleval.scoring.fields.FIELDS`), None for another.
+    pub fn named(name: &str) -> Option<Field> {
+        Some(match name {
+            "id" => Field::Id,
+            "metric" => Field::Metric,
+            "params" => Field::Params,
+            "score" => Field::Score,
+            "threshold" => Field::Threshold,
+            "passed" => Field::Passed,
+            "reason" => Field::Reason,
+            "diagnosis" => Field::Diagnosis,
+            "verdict" => Field::Verdict,
+            "code" => Field::Code,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        let key = self.key();
+        // `"name":` without its quotes and colon (ASCII by construction)
+        std::str::from_utf8(&key[1..key.len() - 2]).unwrap_or("")
+    }
+
+    /// `"name":`, as the line writes the key.
+    fn key(self) -> &'static [u8] {
+        match self {
+            Field::Id => b"\"id\":",
+            Field::Metric => b"\"metric\":",
+            Field::Params => b"\"params\":",
+            Field::Score => b"\"score\":",
+            Field::Threshold => b"\"threshold\":",
+            Field::Passed => b"\"passed\":",
+            Field::Reason => b"\"reason\":",
+            Field::Diagnosis => b"\"diagnosis\":",
+            Field::Verdict => b"\"verdict\":",
+            Field::Code => b"\"code\":",
+        }
+    }
+}
+
+/// What a line of these fields needs built.
+pub fn want(fields: &[Field]) -> Want {
+    Want {
+        reason: fields.contains(&Field::Reason),
+        diagnosis: fields.contains(&Field::Diagnosis),
+    }
+}
+
+/// The `code` of a result: its problems (`result::MISSING`...) joined by `+`.
+fn write_code(out: &mut Vec<u8>, score: Option<f64>, problems: u8) {
+    if score.is_none() {
+        out.extend_from_slice(b"\"unscored\"");
+        return;
+    }
+    if problems == 0 {
+        out.extend_from_slice(b"\"ok\"");
+        return;
+    }
+    out.push(b'"');
+    let mut first = true;
+    for (bit, name) in [
+        (MISSING, "missing"),
+        (EXTRA, "extra"),
+        (ORDER, "order"),
+        (ARGUMENTS, "arguments"),
+    ] {
+        if problems & bit != 0 {
+            if !first {
+                out.push(b'+');
+            }
+            out.extend_from_slice(name.as_bytes());
+            first = false;
+        }
+    }
+    out.push(b'"');
+}
+
+/// One result line of `fields`, written from the result's pieces (what
+/// `project` gives of the whole line, without the whole line).
+#[allow(clippy::too_many_arguments)]
+pub fn write_fields(
+    out: &mut Vec<u8>,
+    fields: &[Field],
+    cfg: &Config,
+    row: &Row,
+    score: Option<f64>,
+    reason: &str,
+    problems: u8,
+    diagnosis: impl FnOnce(&mut Vec<u8>),
+) {
+    let mut diagnosis = Some(diagnosis);
+    out.push(b'{');
+    for (n, &field) in fields.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(field.key());
+        let verdict = passed(cfg, score);
+        match field {
+            Field::Id => write_str(out, &row.id),
+            Field::Metric => write_str(out, &cfg.name),
+            Field::Params => out.extend_from_slice(&cfg.params),
+            Field::Score => match score {
+                Some(s) => write_float(out, s),
+                None => out.extend_from_slice(b"null"),
+            },
+            Field::Threshold => out.extend_from_slice(&cfg.threshold_json),
+            Field::Passed => out.extend_from_slice(match verdict {
+                None => b"null",
+                Some(true) => b"true",
+                Some(false) => b"false",
+            }),
+            Field::Reason => write_str(out, reason),
+            Field::Diagnosis => match diagnosis.take() {
+                Some(write) => write(out),
+                None => out.extend_from_slice(b"null"), // a field is never listed twice
+            },
+            Field::Verdict => out.extend_from_slice(match verdict {
+                None => b"\"unscored\"",
+                Some(true) => b"\"pass\"",
+                Some(false) => b"\"fail\"",
+            }),
+            Field::Code => write_code(out, score, problems),
+        }
+    }
+    out.extend_from_slice(b"}\n");
+}
 
 /// Python's truthiness of a JSON value.
 fn truthy(v: &Value) -> bool {
@@ -80,8 +229,7 @@ fn verdict(result: &[(std::borrow::Cow<'_, str>, Value<'_>)]) -> &'static str {
 
 /// Every line of `data` (whole result lines) cut to `fields`; None when a line is
 /// not a JSON object (never one the scorers wrote).
-pub fn project_lines(data: &[u8], fields: &[String]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(data.len() / 8 + 64);
+pub fn project_lines(data: &[u8], fields: &[Field], out: &mut Vec<u8>) -> Option<()> {
     for line in data.split(|&c| c == b'\n') {
         if line.is_empty() {
             continue;
@@ -91,18 +239,17 @@ pub fn project_lines(data: &[u8], fields: &[String]) -> Option<Vec<u8>> {
         };
         out.push(b'{');
         let mut first = true;
-        for name in fields {
+        for &field in fields {
             let start = out.len();
             if !first {
                 out.push(b',');
             }
-            write_str(&mut out, name);
-            out.push(b':');
-            match name.as_str() {
-                "verdict" => write_str(&mut out, verdict(&result)),
-                "code" => write_str(&mut out, &code(&result)),
-                key => match get(&result, key) {
-                    Some(v) => write(&mut out, v),
+            out.extend_from_slice(field.key());
+            match field {
+                Field::Verdict => write_str(out, verdict(&result)),
+                Field::Code => write_str(out, &code(&result)),
+                _ => match get(&result, field.name()) {
+                    Some(v) => write(out, v),
                     None => {
                         out.truncate(start); // a key the line lacks is left out
                         continue;
@@ -113,5 +260,5 @@ pub fn project_lines(data: &[u8], fields: &[String]) -> Option<Vec<u8>> {
         }
         out.extend_from_slice(b"}\n");
     }
-    Some(out)
+    Some(())
 }

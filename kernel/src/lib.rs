@@ -214,7 +214,10 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
     let Some(Value::Obj(cfg)) = json::parse(config) else {
         return Err(bad("not a JSON object"));
     };
-    let cmp = comparator(get(&cfg, "args").ok_or_else(|| bad("args"))?)?;
+    let args = get(&cfg, "args").ok_or_else(|| bad("args"))?;
+    let cmp = comparator(args)?;
+    let mut cmp_spec = Vec::new();
+    json::write(&mut cmp_spec, args);
     let name = text(&cfg, "metric")?.to_string();
     check_options(&cfg, &name)?;
     let strict = |cfg: &[(Cow<'_, str>, Value<'_>)]| match text(cfg, "order")? {
@@ -290,6 +293,7 @@ fn build(config: &[u8], params: &[u8], threshold: &[u8]) -> PyResult<Config> {
         threshold_json: threshold.to_vec(),
         metric,
         cmp,
+        cmp_spec,
     })
 }
 
@@ -305,7 +309,9 @@ fn score_into(cfg: &Config, line: &[u8], number: u64, out: &mut Vec<u8>) -> bool
             }),
         _ => json::parse(line)
             .and_then(|value| rows::read_row(value, number))
-            .is_some_and(|row| metrics::score_row(cfg, &row, out).is_ok()),
+            .is_some_and(|row| {
+                metrics::score_row(cfg, &row, &mut metrics::Shared::default(), out).is_ok()
+            }),
     };
     if !done {
         out.truncate(mark);
@@ -407,6 +413,7 @@ impl Kernel {
             fallback: stream::Fallback::One(fallback.clone()),
             progress: None,
             tally: None,
+            fields: None,
         };
         Ok(stream::score_stream(py, job, threads, block)?.0)
     }
@@ -425,8 +432,10 @@ impl Kernel {
     /// rows of each status (failing, unscored, passing), and with `record` every
     /// row's scores (f64, NaN when unscored) and verdicts (u8: 0 failed, 1 passed,
     /// 2 none) as bytes, row after row, a row's metrics in order; else None.
-    /// With `fields`, each result line is written cut to those fields (`--fields`,
-    /// `kernel/src/fields.rs`); the tally still reads the whole results.
+    /// With `fields`, each result line is written with only those fields (`--fields`,
+    /// `kernel/src/fields.rs`: what the kernel scores is written so from the start,
+    /// without the reason or the diagnosis unless asked for); the tally counts the
+    /// same results, and its kept rows hold the whole result lines.
     #[staticmethod]
     #[pyo3(signature = (kernels, read, write, fallback, fd=-1, threads=1, block=1 << 20, tally=false, keep=0, progress=None, record=false, fields=None))]
     #[allow(clippy::too_many_arguments)]
@@ -445,14 +454,20 @@ impl Kernel {
         record: bool,
         fields: Option<Vec<String>>,
     ) -> PyResult<(u64, Option<Bound<'py, PyTuple>>)> {
-        let mut out = match write {
+        let out = match write {
             Some(write) => stream::Output::Write(write),
             None if fd >= 0 => stream::Output::fd(fd),
             None => return Err(PyValueError::new_err("score_streams needs write or fd")),
         };
-        if let Some(fields) = fields {
-            out = stream::Output::Cut(Box::new(out), fields);
-        }
+        let fields = fields
+            .map(|names| {
+                names
+                    .iter()
+                    .map(|name| fields::Field::named(name))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| PyValueError::new_err("score_streams: an unknown field"))
+            })
+            .transpose()?;
         let job = stream::Job {
             cfgs: kernels
                 .iter()
@@ -463,6 +478,7 @@ impl Kernel {
             fallback: stream::Fallback::Many(fallback.clone()),
             progress,
             tally: (tally || record).then(|| stream::Tally::new(kernels.len(), keep, record)),
+            fields,
         };
         let (rows, tally) = stream::score_stream(py, job, threads, block)?;
         Ok((rows, tally.map(|t| t.into_py(py)).transpose()?))

@@ -258,6 +258,7 @@ fn numeric_equal(e: &Value, a: &Value, abs_tol: f64, rel_tol: f64, ife: bool) ->
 
 /// One compared argument; values are shared with the calls (as the Python
 /// reference keeps plain JSON by reference in its diagnoses).
+#[derive(Clone)]
 pub struct Check<'a> {
     pub tool: &'a str,
     /// The dotted path of the key (borrowed from the call for a top-level key).
@@ -271,9 +272,16 @@ pub struct Check<'a> {
     pub missing: bool,
 }
 
+#[derive(Clone)]
 pub struct Comparison<'a> {
     pub score: f64,
     pub matches: bool,
+    /// The actual call has no argument key the expected one lacks (where the walk
+    /// looked): the comparison is the same with extra keys ignored or a mismatch.
+    pub either_way: bool,
+    /// Some check scored other than 1.0 (what `--fields code` calls `arguments`),
+    /// known whether or not the checks were recorded.
+    pub below_one: bool,
     pub checks: Vec<Check<'a>>,
 }
 
@@ -325,6 +333,8 @@ impl Comparator {
             return Ok(Comparison {
                 score: 1.0,
                 matches: true,
+                either_way: true,
+                below_one: false,
                 checks: Vec::new(),
             });
         };
@@ -336,6 +346,8 @@ impl Comparator {
             mismatch_extra,
             indices,
             record,
+            below_one: false,
+            either_way: true,
             checks: Vec::new(),
         };
         let scores = walk.compare_object("", exp_args, act_args, true)?;
@@ -343,12 +355,16 @@ impl Comparator {
             return Ok(Comparison {
                 score: 1.0,
                 matches: true,
+                either_way: walk.either_way,
+                below_one: walk.below_one,
                 checks: walk.checks,
             });
         }
         Ok(Comparison {
             score: mean(scores.iter().map(|s| s.0)),
             matches: scores.iter().all(|s| s.1),
+            either_way: walk.either_way,
+            below_one: walk.below_one,
             checks: walk.checks,
         })
     }
@@ -455,6 +471,8 @@ struct Walk<'a> {
     mismatch_extra: bool,
     indices: (usize, usize),
     record: bool,
+    below_one: bool,
+    either_way: bool,
     checks: Vec<Check<'a>>,
 }
 
@@ -501,15 +519,20 @@ impl<'a> Walk<'a> {
         top: bool,
     ) -> Result<Vec<(f64, bool)>, ()> {
         let mut scores = Vec::with_capacity(expected.len());
+        let mut present = 0; // keys of `actual_map` among the expected keys walked (keys are unique)
         for (key, value) in expected {
             let path = joined(prefix, key);
             if !self.wanted(&path) {
                 continue;
             }
             let got = get(actual_map, key);
+            present += usize::from(got.is_some());
             if let Some(found) = self.compare_value(path, value, got)? {
                 scores.push(found);
             }
+        }
+        if present != actual_map.len() {
+            self.either_way = false; // an extra key: the extra-keys rule may tell
         }
         let strict_extra = self.mismatch_extra || (top && expected.is_empty());
         if strict_extra && (self.selected.is_none() || !top) {
@@ -578,6 +601,7 @@ impl<'a> Walk<'a> {
         ok: bool,
         matcher: &'static str,
     ) -> (f64, bool) {
+        self.below_one |= score != 1.0;
         if self.record {
             self.checks.push(Check {
                 tool: self.tool,

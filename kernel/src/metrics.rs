@@ -1,15 +1,15 @@
 //! The deterministic call metrics: what each scores a row, and the parts of the
 //! diagnosis it records (`result` writes them, byte for byte as `tooleval score` does).
 
-use crate::alignment::{analyse, KeysFor, Pairs, Table};
+use crate::alignment::{analyse, Analysis, KeysFor, Pairs, Table, ALL_KEYS};
 use crate::assignment::transitive_closure;
 use crate::json::{write_int, write_str};
 use crate::matching::{mean, Call, Comparator};
 use crate::result::{
     diagnosis, finish, finish_empty, float_json, fmt2, int_json, names_json, opt_float_json,
-    pairs_json, write_unscored_plain, R, UNBOUND,
+    pairs_json, write_unscored_plain, Memo, R, UNBOUND,
 };
-pub use crate::result::{Parts, Sink};
+pub use crate::result::{Parts, Sink, Want};
 
 #[derive(Clone, Copy, PartialEq)]
 pub enum Empty {
@@ -59,6 +59,8 @@ pub struct Config {
     pub threshold_json: Vec<u8>,
     pub metric: Metric,
     pub cmp: Comparator,
+    /// The comparator's spec as JSON: metrics with equal specs compare alike.
+    pub cmp_spec: Vec<u8>,
 }
 
 pub struct Row<'a> {
@@ -69,7 +71,97 @@ pub struct Row<'a> {
     pub actual: Vec<Call<'a>>,
 }
 
-pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
+/// What the metrics of one row share: a comparison table for each distinct
+/// comparator, argument keys and extra-keys rule, and the analyses made from it,
+/// so that metrics comparing alike compare each pair of calls once per row.
+#[derive(Default)]
+pub struct Shared<'a> {
+    slots: Vec<Slot<'a>>,
+    /// The parts of the diagnoses written for this row, for the next metrics to copy.
+    memo: Memo,
+}
+
+struct Slot<'a> {
+    cmp_spec: &'a [u8],
+    keys: &'a KeysFor,
+    mismatch: bool,
+    table: Table<'a>,
+    /// The analyses made: with no order, in the listed order, in the row's `before`.
+    analyses: [Option<Analysis>; 3],
+}
+
+impl Shared<'_> {
+    /// For a row scored with several metrics: the parts of a diagnosis equal
+    /// between them (argument checks, missing and extra calls) are written once.
+    pub fn remembering() -> Self {
+        Shared {
+            slots: Vec::new(),
+            memo: Memo::remembering(),
+        }
+    }
+}
+
+/// Which order an analysis respects (the index of `Slot::analyses`).
+const ANY_ORDER: usize = 0;
+const LISTED: usize = 1;
+const BEFORE: usize = 2;
+
+impl<'a> Shared<'a> {
+    /// The table (made now or by an earlier metric) and the analysis in `order`.
+    #[allow(clippy::too_many_arguments)]
+    fn analysed(
+        &mut self,
+        cfg: &'a Config,
+        keys: &'a KeysFor,
+        mismatch: bool,
+        expected: &'a [Call<'a>],
+        actual: &'a [Call<'a>],
+        order: usize,
+        before: Option<&[(usize, usize)]>,
+    ) -> R<(&mut Table<'a>, &Analysis, &mut Memo)> {
+        let found = self.slots.iter().position(|s| {
+            s.mismatch == mismatch && s.keys == keys && s.cmp_spec == cfg.cmp_spec.as_slice()
+        });
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let mut table = Table::new(expected, actual, &cfg.cmp, keys, mismatch);
+                // the same comparator under the other extra-keys rule: the pairs
+                // without extra keys are compared already
+                let other = self.slots.iter().find(|s| {
+                    s.mismatch != mismatch
+                        && s.keys == keys
+                        && s.cmp_spec == cfg.cmp_spec.as_slice()
+                });
+                if let Some(other) = other {
+                    table.adopt(&other.table);
+                }
+                self.slots.push(Slot {
+                    cmp_spec: &cfg.cmp_spec,
+                    keys,
+                    mismatch,
+                    table,
+                    analyses: [None, None, None],
+                });
+                self.slots.len() - 1
+            }
+        };
+        let Slot {
+            table, analyses, ..
+        } = &mut self.slots[at];
+        if analyses[order].is_none() {
+            analyses[order] = Some(analyse(table, before)?);
+        }
+        Ok((table, analyses[order].as_ref().ok_or(())?, &mut self.memo))
+    }
+}
+
+pub fn score_row<'a>(
+    cfg: &'a Config,
+    row: &'a Row<'a>,
+    shared: &mut Shared<'a>,
+    out: &mut impl Sink,
+) -> R<()> {
     if let Metric::Contains(_) = cfg.metric {
         return Err(()); // needs the row's texts: `output::score_output` scores it
     }
@@ -84,18 +176,26 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
     let actual = &row.actual;
     let (ne, na) = (expected.len(), actual.len());
     let chain: Vec<(usize, usize)> = (1..ne.max(1)).map(|i| (i - 1, i)).collect();
+    let ordered = |strict: bool| {
+        if strict {
+            (LISTED, Some(chain.as_slice()))
+        } else {
+            (ANY_ORDER, None)
+        }
+    };
     match &cfg.metric {
         Metric::Accuracy { strict, empty } => {
-            let all = KeysFor::All;
-            let mut table = Table::new(expected, actual, &cfg.cmp, &all, false);
-            let a = analyse(&mut table, if *strict { Some(&chain) } else { None })?;
+            let (order, before) = ordered(*strict);
+            let (table, a, memo) =
+                shared.analysed(cfg, &ALL_KEYS, false, expected, actual, order, before)?;
             if ne == 0 && na == 0 {
-                let d = diagnosis(&a, &table, true, true, None, Vec::new());
+                let d = diagnosis(a, table, true, true, None, Vec::new());
                 return finish_empty(
                     out,
                     cfg,
                     row,
-                    &mut table,
+                    table,
+                    memo,
                     d,
                     *empty,
                     "no calls expected and none made",
@@ -103,13 +203,14 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
             }
             if ne == 0 || na == 0 {
                 let details = vec![("alignment", b"0".to_vec()), ("coverage", b"0.0".to_vec())];
-                let d = diagnosis(&a, &table, true, true, None, details);
-                let summary = if ne == 0 {
-                    format!("no calls expected, {na} made")
-                } else {
-                    format!("no calls made, {ne} expected")
-                };
-                return finish(out, cfg, row, &mut table, d, Some(0.0), summary);
+                let d = diagnosis(a, table, true, true, None, details);
+                return finish(out, cfg, row, table, memo, d, Some(0.0), || {
+                    Ok(if ne == 0 {
+                        format!("no calls expected, {na} made")
+                    } else {
+                        format!("no calls made, {ne} expected")
+                    })
+                });
             }
             let n = ne.min(na);
             let mut misaligned = None;
@@ -162,39 +263,42 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
             } else {
                 Some(pairs.clone())
             };
-            let mut d = diagnosis(&a, &table, true, true, shown, details);
+            let mut d = diagnosis(a, table, true, true, shown, details);
             d.misaligned = misaligned;
-            let summary = if score >= 1.0 {
-                // "all N expected calls matched[ in order]", the usual sentence, without `format!`
-                let mut s = String::with_capacity(40);
-                s.push_str("all ");
-                s.push_str(std::str::from_utf8(&int_json(ne)).map_err(|_| ())?);
-                s.push_str(if ne != 1 {
-                    " expected calls matched"
+            let summary = || -> R<String> {
+                Ok(if score >= 1.0 {
+                    // "all N expected calls matched[ in order]", the usual sentence, without `format!`
+                    let mut s = String::with_capacity(40);
+                    s.push_str("all ");
+                    s.push_str(std::str::from_utf8(&int_json(ne)).map_err(|_| ())?);
+                    s.push_str(if ne != 1 {
+                        " expected calls matched"
+                    } else {
+                        " expected call matched"
+                    });
+                    if *strict {
+                        s.push_str(" in order");
+                    }
+                    s
+                } else if alignment == 0 {
+                    format!(
+                        "score 0: the call names do not align ({} order)",
+                        if *strict { "strict" } else { "flexible" }
+                    )
                 } else {
-                    " expected call matched"
-                });
-                if *strict {
-                    s.push_str(" in order");
-                }
-                s
-            } else if alignment == 0 {
-                format!(
-                    "score 0: the call names do not align ({} order)",
-                    if *strict { "strict" } else { "flexible" }
-                )
-            } else {
-                format!(
-                    "score {} = alignment {alignment} × argument accuracy {} × coverage {n}/{ne}",
-                    fmt2(score),
-                    fmt2(accuracy)
-                )
+                    format!(
+                        "score {} = alignment {alignment} × argument accuracy {} × coverage {n}/{ne}",
+                        fmt2(score),
+                        fmt2(accuracy)
+                    )
+                })
             };
             finish(
                 out,
                 cfg,
                 row,
-                &mut table,
+                table,
+                memo,
                 d,
                 Some(score.clamp(0.0, 1.0)),
                 summary,
@@ -204,9 +308,15 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
             empty,
             mismatch_keys,
         } => {
-            let all = KeysFor::All;
-            let mut table = Table::new(expected, actual, &cfg.cmp, &all, *mismatch_keys);
-            let a = analyse(&mut table, None)?;
+            let (table, a, memo) = shared.analysed(
+                cfg,
+                &ALL_KEYS,
+                *mismatch_keys,
+                expected,
+                actual,
+                ANY_ORDER,
+                None,
+            )?;
             let matched = a.counted.len();
             let precision = if na > 0 {
                 Some(matched as f64 / na as f64)
@@ -225,12 +335,13 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
                     ("f1", b"null".to_vec()),
                     ("matched", b"0".to_vec()),
                 ];
-                let d = diagnosis(&a, &table, true, true, None, details);
+                let d = diagnosis(a, table, true, true, None, details);
                 return finish_empty(
                     out,
                     cfg,
                     row,
-                    &mut table,
+                    table,
+                    memo,
                     d,
                     *empty,
                     "no calls expected and none made",
@@ -248,14 +359,16 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
                 ("f1", float_json(f1)),
                 ("matched", int_json(matched)),
             ];
-            let d = diagnosis(&a, &table, true, true, None, details);
-            let fmt = |v: Option<f64>| v.map(fmt2).unwrap_or_else(|| "undefined".into());
-            let summary = format!(
-                "{matched} of {ne} expected calls matched, {na} made: precision {}, recall {}",
-                fmt(precision),
-                fmt(recall)
-            );
-            finish(out, cfg, row, &mut table, d, Some(f1.min(1.0)), summary)
+            let d = diagnosis(a, table, true, true, None, details);
+            let summary = || {
+                let fmt = |v: Option<f64>| v.map(fmt2).unwrap_or_else(|| "undefined".into());
+                Ok(format!(
+                    "{matched} of {ne} expected calls matched, {na} made: precision {}, recall {}",
+                    fmt(precision),
+                    fmt(recall)
+                ))
+            };
+            finish(out, cfg, row, table, memo, d, Some(f1.min(1.0)), summary)
         }
         Metric::Correctness {
             keys,
@@ -283,11 +396,13 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
                     return Ok(());
                 }
             }
-            let mut table = Table::new(expected, actual, &cfg.cmp, keys, *mismatch_keys);
-            let a = analyse(
-                &mut table,
-                if *check_ordering { Some(before) } else { None },
-            )?;
+            let (order, given) = match (check_ordering, &row.before) {
+                (false, _) => (ANY_ORDER, None),
+                (true, None) => (LISTED, Some(before)),
+                (true, Some(_)) => (BEFORE, Some(before)),
+            };
+            let (table, a, memo) =
+                shared.analysed(cfg, keys, *mismatch_keys, expected, actual, order, given)?;
             let matched = a.counted.len();
             let extras = a.extra_cols(na);
             let mut details = vec![
@@ -298,27 +413,39 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
             if *ignore_extra && !extras.is_empty() {
                 details.push(("ignored_extra", names_json(actual, &extras)));
             }
-            let d = diagnosis(&a, &table, true, !*ignore_extra, None, details);
+            let d = diagnosis(a, table, true, !*ignore_extra, None, details);
             if ne == 0 && na == 0 {
                 return finish_empty(
                     out,
                     cfg,
                     row,
-                    &mut table,
+                    table,
+                    memo,
                     d,
                     *empty,
                     "no calls expected and none made",
                 );
             }
             let in_order = if *check_ordering { " in order" } else { "" };
-            let (score, summary) = if *exact_match {
+            if *exact_match {
                 let ok = matched == ne && (*ignore_extra || matched == na);
-                let summary = if ok {
-                    format!("exact match: all {ne} expected calls matched{in_order}")
-                } else {
-                    format!("not an exact match: {matched} of {ne} expected calls matched{in_order}, {na} made")
+                let summary = || {
+                    Ok(if ok {
+                        format!("exact match: all {ne} expected calls matched{in_order}")
+                    } else {
+                        format!("not an exact match: {matched} of {ne} expected calls matched{in_order}, {na} made")
+                    })
                 };
-                (if ok { 1.0 } else { 0.0 }, summary)
+                finish(
+                    out,
+                    cfg,
+                    row,
+                    table,
+                    memo,
+                    d,
+                    Some(if ok { 1.0 } else { 0.0 }),
+                    summary,
+                )
             } else {
                 let denominator = if *ignore_extra { ne } else { ne.max(na) };
                 let score = if denominator > 0 {
@@ -326,27 +453,28 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
                 } else {
                     1.0
                 };
-                let summary = if ne == 0 {
-                    format!("no calls expected, {na} made")
-                } else {
-                    let mut s = format!("{matched} of {ne} expected calls matched{in_order}");
-                    if na != ne {
-                        s.push_str(&format!(" ({na} made)"));
-                    }
-                    s
+                let summary = || {
+                    Ok(if ne == 0 {
+                        format!("no calls expected, {na} made")
+                    } else {
+                        let mut s = format!("{matched} of {ne} expected calls matched{in_order}");
+                        if na != ne {
+                            s.push_str(&format!(" ({na} made)"));
+                        }
+                        s
+                    })
                 };
-                (score, summary)
-            };
-            finish(out, cfg, row, &mut table, d, Some(score), summary)
+                finish(out, cfg, row, table, memo, d, Some(score), summary)
+            }
         }
         Metric::Trajectory {
             strict,
             coverage,
             empty,
         } => {
-            let all = KeysFor::All;
-            let mut table = Table::new(expected, actual, &cfg.cmp, &all, false);
-            let a = analyse(&mut table, if *strict { Some(&chain) } else { None })?;
+            let (order_at, before) = ordered(*strict);
+            let (table, a, memo) =
+                shared.analysed(cfg, &ALL_KEYS, false, expected, actual, order_at, before)?;
             let matched = a.counted.len();
             let order = if *strict { "strict" } else { "flexible" };
             let cover = match coverage {
@@ -368,7 +496,7 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
             let (ok, d) = match coverage {
                 Coverage::Exact => (
                     matched == ne && ne == na,
-                    diagnosis(&a, &table, true, true, None, details),
+                    diagnosis(a, table, true, true, None, details),
                 ),
                 Coverage::Subset => {
                     let not_called = a.missing_rows(ne);
@@ -377,7 +505,7 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
                     }
                     (
                         matched == na,
-                        diagnosis(&a, &table, false, true, None, details),
+                        diagnosis(a, table, false, true, None, details),
                     )
                 }
                 Coverage::Superset => {
@@ -387,31 +515,34 @@ pub fn score_row(cfg: &Config, row: &Row<'_>, out: &mut impl Sink) -> R<()> {
                     }
                     (
                         matched == ne,
-                        diagnosis(&a, &table, true, false, None, details),
+                        diagnosis(a, table, true, false, None, details),
                     )
                 }
             };
             let rule = format!("order {order}, coverage {cover}");
             if ne == 0 && na == 0 {
                 let summary = format!("no calls expected and none made ({rule})");
-                return finish_empty(out, cfg, row, &mut table, d, *empty, &summary);
+                return finish_empty(out, cfg, row, table, memo, d, *empty, &summary);
             }
-            let summary = if ok {
-                format!("trajectory matches ({rule}; {na} calls made, {ne} expected)")
-            } else {
-                let mut s = format!(
-                    "trajectory does not match ({rule}): {matched} of {ne} expected calls matched"
-                );
-                if *coverage != Coverage::Superset {
-                    s.push_str(&format!(", {na} made"));
-                }
-                s
+            let summary = || {
+                Ok(if ok {
+                    format!("trajectory matches ({rule}; {na} calls made, {ne} expected)")
+                } else {
+                    let mut s = format!(
+                        "trajectory does not match ({rule}): {matched} of {ne} expected calls matched"
+                    );
+                    if *coverage != Coverage::Superset {
+                        s.push_str(&format!(", {na} made"));
+                    }
+                    s
+                })
             };
             finish(
                 out,
                 cfg,
                 row,
-                &mut table,
+                table,
+                memo,
                 d,
                 Some(if ok { 1.0 } else { 0.0 }),
                 summary,

@@ -12,7 +12,7 @@
 
 use crate::json::{self, write_int, write_obj, write_str, Obj, Value, MAX_DEPTH};
 use crate::matching::Call;
-use crate::metrics::{score_row, Parts, Row};
+use crate::metrics::{score_row, Parts, Row, Shared};
 use crate::rows::{read_row, settle_pairs};
 use crate::Kernel;
 use pyo3::exceptions::PyRuntimeError;
@@ -267,7 +267,15 @@ impl Unwritten {
         };
         json::parse(&self.row)
             .and_then(|value| read_row(value, 0))
-            .and_then(|row| score_row(&self.kernel.get().cfg, &row, &mut parts).ok())
+            .and_then(|row| {
+                score_row(
+                    &self.kernel.get().cfg,
+                    &row,
+                    &mut Shared::default(),
+                    &mut parts,
+                )
+                .ok()
+            })
             .ok_or_else(|| PyRuntimeError::new_err("kernel: a sample scored once failed again"))?;
         Ok(PyBytes::new(py, &parts.diagnosis))
     }
@@ -331,7 +339,7 @@ pub fn score_sample(
         return Ok(None);
     };
     let mut parts = Parts::default();
-    if score_row(&kernel.get().cfg, &row, &mut parts).is_err() {
+    if score_row(&kernel.get().cfg, &row, &mut Shared::default(), &mut parts).is_err() {
         return Ok(None);
     }
     let unwritten = Unwritten {

@@ -77,10 +77,17 @@ pub fn score_output(
         d.extend_from_slice(b"}}");
     };
     if wanted.is_empty() {
-        out.put(cfg, row, None, "no values to look for in the output", |d| {
-            d.extend_from_slice(EMPTY_DIAGNOSIS);
-            write_source(d);
-        });
+        out.put(
+            cfg,
+            row,
+            None,
+            "no values to look for in the output",
+            0,
+            |d| {
+                d.extend_from_slice(EMPTY_DIAGNOSIS);
+                write_source(d);
+            },
+        );
         return Ok(());
     }
     let fold = |s: &str| -> Result<String, ()> {
@@ -121,7 +128,7 @@ pub fn score_output(
         reason.push_str(&shown.join(", "));
     }
     let score = Some(if ok { 1.0 } else { 0.0 });
-    out.put(cfg, row, score, &reason, |d| {
+    out.put(cfg, row, score, &reason, 0, |d| {
         d.extend_from_slice(EMPTY_DIAGNOSIS);
         d.extend_from_slice(b"\"values\":");
         string_list(d, &wanted.iter().collect::<Vec<_>>());

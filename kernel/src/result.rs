@@ -103,6 +103,80 @@ pub(crate) fn diagnosis(
     }
 }
 
+/// The parts of a row's diagnoses already written (argument checks, missing and
+/// extra calls), each under a signature of what it shows, so that the next
+/// metric of the row showing the same copies the bytes instead of writing them.
+/// A check's signature is its values' addresses in the row (a value's place in
+/// the row fixes its key's path), indices, score, matcher and missing flag.
+#[derive(Default)]
+pub(crate) struct Memo {
+    on: bool,
+    bytes: Vec<u8>,
+    entries: Vec<(Vec<usize>, std::ops::Range<usize>)>,
+}
+
+impl Memo {
+    pub(crate) fn remembering() -> Self {
+        Memo {
+            on: true,
+            ..Memo::default()
+        }
+    }
+
+    /// Writes what `write` writes, or the bytes written before under `sig`.
+    fn write(
+        &mut self,
+        out: &mut Vec<u8>,
+        sig: Option<Vec<usize>>,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) {
+        let Some(sig) = sig.filter(|_| self.on) else {
+            return write(out);
+        };
+        if let Some((_, range)) = self.entries.iter().find(|(known, _)| *known == sig) {
+            out.extend_from_slice(&self.bytes[range.clone()]);
+            return;
+        }
+        let at = out.len();
+        write(out);
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&out[at..]);
+        self.entries.push((sig, start..self.bytes.len()));
+    }
+
+    fn checks_sig(&self, checks: &[&Check]) -> Option<Vec<usize>> {
+        if !self.on {
+            return None;
+        }
+        let mut sig = Vec::with_capacity(1 + checks.len() * 8);
+        sig.push(0);
+        let at = |v: Option<&Value>| v.map_or(0, |v| v as *const Value as usize);
+        for c in checks {
+            sig.extend_from_slice(&[
+                at(c.expected),
+                at(c.actual),
+                c.expected_index,
+                c.actual_index,
+                c.score.to_bits() as usize,
+                c.matcher.as_ptr() as usize,
+                c.matcher.len(),
+                usize::from(c.missing),
+            ]);
+        }
+        Some(sig)
+    }
+
+    fn calls_sig(&self, side: usize, calls: &[Call], which: &[usize]) -> Option<Vec<usize>> {
+        if !self.on {
+            return None;
+        }
+        let mut sig = Vec::with_capacity(1 + which.len());
+        sig.push(side);
+        sig.extend(which.iter().map(|&k| &calls[k] as *const Call as usize));
+        Some(sig)
+    }
+}
+
 pub(crate) fn fmt2(x: f64) -> String {
     format!("{x:.2}")
 }
@@ -248,16 +322,37 @@ fn check_json(out: &mut Vec<u8>, c: &Check<'_>) {
     });
 }
 
+/// What a sink writes of a result besides its score and verdict; what it does
+/// not want is not built (a compact line skips the reason and the diagnosis).
+#[derive(Clone, Copy)]
+pub struct Want {
+    pub reason: bool,
+    pub diagnosis: bool,
+}
+
+/// The kinds of problem a diagnosis lists (`--fields code`), as bits.
+pub const MISSING: u8 = 1;
+pub const EXTRA: u8 = 2;
+pub const ORDER: u8 = 4;
+/// An argument check scored other than 1.0.
+pub const ARGUMENTS: u8 = 8;
+
 /// Where a result goes: the whole result line (`Vec<u8>`, what `tooleval score`
-/// writes) or its pieces for a `Result` built in process ([`Parts`]).
+/// writes), the line cut to some fields (`fields::Projected`) or its pieces for a
+/// `Result` built in process ([`Parts`]).
 pub trait Sink {
-    /// One result; `diagnosis` writes the diagnosis object as JSON.
+    /// What `put` will read: `reason` is empty and `diagnosis` not called when not wanted.
+    fn want(&self) -> Want;
+
+    /// One result; `problems` are the diagnosis' kinds of problem (bits), and
+    /// `diagnosis` writes the diagnosis object as JSON.
     fn put(
         &mut self,
         cfg: &Config,
         row: &Row,
         score: Option<f64>,
         reason: &str,
+        problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     );
 }
@@ -274,12 +369,20 @@ pub struct Parts {
 }
 
 impl Sink for Parts {
+    fn want(&self) -> Want {
+        Want {
+            reason: true,
+            diagnosis: self.write_diagnosis,
+        }
+    }
+
     fn put(
         &mut self,
         cfg: &Config,
         _row: &Row,
         score: Option<f64>,
         reason: &str,
+        _problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     ) {
         self.score = score;
@@ -294,12 +397,20 @@ impl Sink for Parts {
 }
 
 impl Sink for Vec<u8> {
+    fn want(&self) -> Want {
+        Want {
+            reason: true,
+            diagnosis: true,
+        }
+    }
+
     fn put(
         &mut self,
         cfg: &Config,
         row: &Row,
         score: Option<f64>,
         reason: &str,
+        _problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     ) {
         head(self, cfg, row, score);
@@ -343,22 +454,45 @@ fn head(out: &mut Vec<u8>, cfg: &Config, row: &Row, score: Option<f64>) {
 
 /// A result without a diagnosis (`Result.unscored(metric, reason)`).
 pub(crate) fn write_unscored_plain(out: &mut impl Sink, cfg: &Config, row: &Row, reason: &str) {
-    out.put(cfg, row, None, reason, |out| {
+    out.put(cfg, row, None, reason, 0, |out| {
         out.extend_from_slice(
             b"{\"missing\":[],\"extra\":[],\"order_violations\":[],\"arguments\":[],\"details\":{}}",
         )
     });
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish(
     out: &mut impl Sink,
     cfg: &Config,
     row: &Row,
     table: &mut Table,
+    memo: &mut Memo,
     d: Diag,
     score: Option<f64>,
-    summary: String,
+    summary: impl FnOnce() -> R<String>,
 ) -> R<()> {
+    let mut problems = 0;
+    for (listed, bit) in [
+        (d.missing.is_empty(), MISSING),
+        (d.extra.is_empty(), EXTRA),
+        (d.violations.is_empty(), ORDER),
+    ] {
+        if !listed {
+            problems |= bit;
+        }
+    }
+    let want = out.want();
+    if !want.reason && !want.diagnosis {
+        // Only the verdict and the kinds of problem: no check is recorded or written.
+        for &(i, j) in &d.check_pairs {
+            if table.below_one(i, j)? {
+                problems |= ARGUMENTS;
+            }
+        }
+        out.put(cfg, row, score, "", problems, |_| {});
+        return Ok(());
+    }
     for &(i, j) in &d.check_pairs {
         table.comparison(i, j)?;
     }
@@ -369,22 +503,38 @@ pub(crate) fn finish(
             checks.extend(c.checks.iter());
         }
     }
-    let reason = explain(&d, &checks, table_ref, summary)?;
-    out.put(cfg, row, score, &reason, |out| {
+    if checks.iter().any(|c| c.score != 1.0) {
+        problems |= ARGUMENTS;
+    }
+    let reason = if want.reason {
+        explain(&d, &checks, table_ref, summary()?)?
+    } else {
+        String::new()
+    };
+    let (missing, extra) = (
+        memo.calls_sig(1, table_ref.expected, &d.missing),
+        memo.calls_sig(2, table_ref.actual, &d.extra),
+    );
+    let arguments = memo.checks_sig(&checks);
+    out.put(cfg, row, score, &reason, problems, |out| {
         out.extend_from_slice(b"{\"missing\":[");
-        for (n, &i) in d.missing.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
+        memo.write(out, missing, |out| {
+            for (n, &i) in d.missing.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                call_entry(out, &table_ref.expected[i], i);
             }
-            call_entry(out, &table_ref.expected[i], i);
-        }
+        });
         out.extend_from_slice(b"],\"extra\":[");
-        for (n, &j) in d.extra.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
+        memo.write(out, extra, |out| {
+            for (n, &j) in d.extra.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                call_entry(out, &table_ref.actual[j], j);
             }
-            call_entry(out, &table_ref.actual[j], j);
-        }
+        });
         out.extend_from_slice(b"],\"order_violations\":[");
         for (n, v) in d.violations.iter().enumerate() {
             if n > 0 {
@@ -393,12 +543,14 @@ pub(crate) fn finish(
             write_str(out, v);
         }
         out.extend_from_slice(b"],\"arguments\":[");
-        for (n, c) in checks.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
+        memo.write(out, arguments, |out| {
+            for (n, c) in checks.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                check_json(out, c);
             }
-            check_json(out, c);
-        }
+        });
         out.extend_from_slice(b"],\"details\":{");
         for (n, (k, v)) in d.details.iter().enumerate() {
             if n > 0 {
@@ -416,19 +568,23 @@ pub(crate) fn finish(
 pub(crate) const UNBOUND: &str = "no expected_tools bound for this row";
 
 /// `_analysis.empty_result`: nothing expected and nothing called, as `empty` says.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish_empty(
     out: &mut impl Sink,
     cfg: &Config,
     row: &Row,
     table: &mut Table,
+    memo: &mut Memo,
     d: Diag,
     empty: Empty,
     summary: &str,
 ) -> R<()> {
-    let (score, reason) = match empty {
-        Empty::Unscored => (None, format!("{summary} (empty='unscored')")),
-        Empty::Perfect => (Some(1.0), format!("{summary} (empty='perfect' scores 1.0)")),
-        Empty::Zero => (Some(0.0), format!("{summary} (empty='zero' scores 0.0)")),
+    let (score, rule) = match empty {
+        Empty::Unscored => (None, " (empty='unscored')"),
+        Empty::Perfect => (Some(1.0), " (empty='perfect' scores 1.0)"),
+        Empty::Zero => (Some(0.0), " (empty='zero' scores 0.0)"),
     };
-    finish(out, cfg, row, table, d, score, reason)
+    finish(out, cfg, row, table, memo, d, score, || {
+        Ok(format!("{summary}{rule}"))
+    })
 }

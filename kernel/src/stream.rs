@@ -24,8 +24,9 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
+use crate::fields::Field;
 use crate::json::{self, get, Value};
-use crate::metrics::{Config, Metric, Sink};
+use crate::metrics::{Config, Metric, Shared, Sink, Want};
 use crate::result::passed;
 
 /// One result as the tally reads it: `(score, passed)`.
@@ -49,50 +50,91 @@ struct Scored {
     holes: Vec<(usize, usize, usize)>,
 }
 
-/// A `Vec<u8>` sink that also notes the score and verdict it wrote.
+/// A `Vec<u8>` sink that also notes the score and verdict it wrote: whole result
+/// lines, or with `fields` the lines of those fields written straight from the scorer.
 struct Noted<'a> {
     out: &'a mut Vec<u8>,
+    fields: Option<&'a [Field]>,
     cell: Cell,
 }
 
 impl Sink for Noted<'_> {
+    fn want(&self) -> Want {
+        match self.fields {
+            Some(fields) => crate::fields::want(fields),
+            None => self.out.want(),
+        }
+    }
+
     fn put(
         &mut self,
         cfg: &Config,
         row: &crate::metrics::Row,
         score: Option<f64>,
         reason: &str,
+        problems: u8,
         diagnosis: impl FnOnce(&mut Vec<u8>),
     ) {
         self.cell = (score, passed(cfg, score));
-        self.out.put(cfg, row, score, reason, diagnosis);
+        match self.fields {
+            Some(fields) => crate::fields::write_fields(
+                self.out, fields, cfg, row, score, reason, problems, diagnosis,
+            ),
+            None => self.out.put(cfg, row, score, reason, problems, diagnosis),
+        }
+    }
+}
+
+/// A row as the kernel read it: the call row and its texts (None: Python reads it).
+type Read<'a> = Option<(crate::metrics::Row<'a>, crate::rows::RowTexts<'a>)>;
+
+fn read(line: &[u8], number: u64) -> Read<'_> {
+    json::parse(line).and_then(|value| crate::rows::read_row_texts(value, number))
+}
+
+/// Scores one metric of a read row into `sink`; false when Python must score it.
+fn score_one<'a>(
+    cfg: Option<&'a Config>,
+    read: &'a Read<'a>,
+    shared: &mut Shared<'a>,
+    sink: &mut impl Sink,
+) -> bool {
+    match (cfg, read) {
+        (Some(cfg), Some((row, texts))) => match &cfg.metric {
+            Metric::Contains(contains) => {
+                crate::output::score_output(cfg, contains, row, texts, sink).is_ok()
+            }
+            _ => texts.calls_given && crate::metrics::score_row(cfg, row, shared, sink).is_ok(),
+        },
+        _ => false,
     }
 }
 
 /// Scores one line with every metric into `out`; pushes a cell per metric and the holes.
 fn score_row_all(
     cfgs: &[Option<&Config>],
+    fields: Option<&[Field]>,
     line: &[u8],
     number: u64,
     row_index: usize,
     scored: &mut Scored,
 ) {
-    let read = json::parse(line).and_then(|value| crate::rows::read_row_texts(value, number));
-    for (index, cfg) in cfgs.iter().enumerate() {
+    let read = read(line, number);
+    // the metrics of this row that compare alike compare each pair of calls once,
+    // and what their diagnoses show alike is written once
+    let mut shared = if cfgs.len() > 1 {
+        Shared::remembering()
+    } else {
+        Shared::default()
+    };
+    for (index, &cfg) in cfgs.iter().enumerate() {
         let mark = scored.out.len();
         let mut sink = Noted {
             out: &mut scored.out,
+            fields,
             cell: (None, None),
         };
-        let done = match (cfg, &read) {
-            (Some(cfg), Some((row, texts))) => match &cfg.metric {
-                Metric::Contains(contains) => {
-                    crate::output::score_output(cfg, contains, row, texts, &mut sink).is_ok()
-                }
-                _ => texts.calls_given && crate::metrics::score_row(cfg, row, &mut sink).is_ok(),
-            },
-            _ => false,
-        };
+        let done = score_one(cfg, &read, &mut shared, &mut sink);
         let cell = sink.cell;
         if done {
             scored.cells.push(cell);
@@ -105,7 +147,13 @@ fn score_row_all(
 }
 
 /// Scores the whole lines of `block`, the first numbered `start`, into `out` (cleared first).
-fn score_whole_block(cfgs: &[Option<&Config>], block: Vec<u8>, start: u64, out: Vec<u8>) -> Scored {
+fn score_whole_block(
+    cfgs: &[Option<&Config>],
+    fields: Option<&[Field]>,
+    block: Vec<u8>,
+    start: u64,
+    out: Vec<u8>,
+) -> Scored {
     let mut scored = Scored {
         block: Vec::new(),
         out,
@@ -114,7 +162,10 @@ fn score_whole_block(cfgs: &[Option<&Config>], block: Vec<u8>, start: u64, out: 
         holes: Vec::new(),
     };
     scored.out.clear();
-    scored.out.reserve(block.len() * 3 * cfgs.len() + 1024);
+    let per_line = if fields.is_some() { 1 } else { 3 };
+    scored
+        .out
+        .reserve(block.len() * per_line * cfgs.len() + 1024);
     let mut number = start;
     let mut from = 0;
     for line in block.split_inclusive(|&c| c == b'\n') {
@@ -122,7 +173,7 @@ fn score_whole_block(cfgs: &[Option<&Config>], block: Vec<u8>, start: u64, out: 
         if !crate::blank(line) {
             let at = scored.out.len();
             let row_index = scored.rows.len();
-            score_row_all(cfgs, line, number, row_index, &mut scored);
+            score_row_all(cfgs, fields, line, number, row_index, &mut scored);
             scored.rows.push(RowSpan {
                 number,
                 line: (from, end),
@@ -140,8 +191,6 @@ fn score_whole_block(cfgs: &[Option<&Config>], block: Vec<u8>, start: u64, out: 
 pub enum Output<'py> {
     Fd(ManuallyDrop<std::fs::File>),
     Write(Bound<'py, PyAny>),
-    /// Each line cut to these fields (`--fields`), then written to the output inside.
-    Cut(Box<Output<'py>>, Vec<String>),
 }
 
 impl Output<'_> {
@@ -161,16 +210,6 @@ impl Output<'_> {
             Output::Write(write) => {
                 write.call1((PyBytes::new(py, data),))?;
                 Ok(())
-            }
-            Output::Cut(inner, fields) => {
-                let cut = py
-                    .allow_threads(|| crate::fields::project_lines(data, fields))
-                    .ok_or_else(|| {
-                        pyo3::exceptions::PyValueError::new_err(
-                            "--fields: a result line is not a JSON object",
-                        )
-                    })?;
-                inner.write(py, &cut)
             }
         }
     }
@@ -253,7 +292,14 @@ impl Tally {
         }
     }
 
-    fn add(&mut self, cells: &[Cell], number: u64, line: &[u8], results: impl FnOnce() -> Vec<u8>) {
+    /// Counts a row; `results` gives its whole result lines when the row is kept.
+    fn add(
+        &mut self,
+        cells: &[Cell],
+        number: u64,
+        line: &[u8],
+        results: impl FnOnce() -> PyResult<Vec<u8>>,
+    ) -> PyResult<()> {
         if self.record {
             for &(score, ok) in cells {
                 self.scores.push(score.unwrap_or(f64::NAN));
@@ -288,8 +334,9 @@ impl Tally {
         };
         self.statuses[status] += 1;
         if self.statuses[status] as usize <= self.keep {
-            self.kept.push((status, number, line.to_vec(), results()));
+            self.kept.push((status, number, line.to_vec(), results()?));
         }
+        Ok(())
     }
 
     /// `([(rows, passed, failed, unscored, score_sum)], {status: rows}, [(status, number, line, results)])`.
@@ -351,15 +398,54 @@ fn cell_of(result: &[u8]) -> Cell {
     (score, ok)
 }
 
-/// Writes one block's results in order, the holes scored by Python in their places.
-fn write_scored(
+/// The whole result lines of one row (a kept row of the table, when the lines
+/// written were cut to `--fields`): `given` are Python's, by metric; the rest are
+/// scored again, whole (by Python when only Python can write a whole line).
+fn whole_results(
     py: Python<'_>,
-    out: &mut Output<'_>,
-    scored: &mut Scored,
+    cfgs: &[Option<&Config>],
     fallback: &Fallback<'_>,
-    tally: &mut Option<Tally>,
-    metrics: usize,
-) -> PyResult<()> {
+    number: u64,
+    line: &[u8],
+    given: &[(usize, &[u8])],
+) -> PyResult<Vec<u8>> {
+    let mut parts: Vec<Option<Vec<u8>>> = vec![None; cfgs.len()];
+    for &(m, result) in given {
+        parts[m] = Some(result.to_vec());
+    }
+    let read = read(line, number);
+    let mut shared = Shared::default();
+    for (m, &cfg) in cfgs.iter().enumerate() {
+        if parts[m].is_none() {
+            let mut out = Vec::new();
+            if score_one(cfg, &read, &mut shared, &mut out) {
+                parts[m] = Some(out);
+            }
+        }
+    }
+    let left: Vec<usize> = (0..cfgs.len()).filter(|&m| parts[m].is_none()).collect();
+    if !left.is_empty() {
+        let results = fallback.call(number, &PyBytes::new(py, line), &left)?;
+        for (&m, result) in left.iter().zip(results) {
+            parts[m] = Some(result);
+        }
+    }
+    Ok(parts.into_iter().flatten().flatten().collect())
+}
+
+/// Writes one block's results in order, the holes scored by Python in their places
+/// (cut to `fields` when given).
+fn write_scored(py: Python<'_>, job: &mut Job<'_, '_>, scored: &mut Scored) -> PyResult<()> {
+    let Job {
+        cfgs,
+        out,
+        fallback,
+        tally,
+        fields,
+        ..
+    } = job;
+    let metrics = cfgs.len();
+    let fields = fields.as_deref();
     if tally.is_none() && scored.holes.is_empty() {
         return out.write(py, &scored.out);
     }
@@ -379,7 +465,10 @@ fn write_scored(
         if mine.is_empty() {
             if let Some(tally) = tally.as_mut() {
                 let results = &scored.out[row.out.0..row.out.1];
-                tally.add(cells, row.number, line, || results.to_vec());
+                tally.add(cells, row.number, line, || match fields {
+                    None => Ok(results.to_vec()),
+                    Some(_) => whole_results(py, cfgs, fallback, row.number, line, &[]),
+                })?;
             }
             continue;
         }
@@ -391,7 +480,15 @@ fn write_scored(
         let mut at_row = row.out.0;
         for (&(at, m), result) in mine.iter().zip(&results) {
             whole.extend_from_slice(&scored.out[at_row..at]);
-            whole.extend_from_slice(result);
+            match fields {
+                None => whole.extend_from_slice(result),
+                Some(fields) => crate::fields::project_lines(result, fields, &mut whole)
+                    .ok_or_else(|| {
+                        pyo3::exceptions::PyValueError::new_err(
+                            "--fields: a result line is not a JSON object",
+                        )
+                    })?,
+            }
             cells[m] = cell_of(result);
             at_row = at;
         }
@@ -399,7 +496,17 @@ fn write_scored(
         out.write(py, &whole)?;
         from = row.out.1;
         if let Some(tally) = tally.as_mut() {
-            tally.add(cells, row.number, line, || whole.clone());
+            tally.add(cells, row.number, line, || match fields {
+                None => Ok(whole),
+                Some(_) => {
+                    let given: Vec<(usize, &[u8])> = indices
+                        .iter()
+                        .copied()
+                        .zip(results.iter().map(Vec::as_slice))
+                        .collect();
+                    whole_results(py, cfgs, fallback, row.number, line, &given)
+                }
+            })?;
         }
     }
     out.write(py, &scored.out[from..])
@@ -476,6 +583,8 @@ pub struct Job<'a, 'py> {
     pub fallback: Fallback<'py>,
     pub progress: Option<Bound<'py, PyAny>>,
     pub tally: Option<Tally>,
+    /// `--fields`: each result line written with only these fields.
+    pub fields: Option<Vec<Field>>,
 }
 
 /// `Kernel.score_stream` / `Kernel.score_streams`: see lib.rs. Returns the number
@@ -487,7 +596,8 @@ pub fn score_stream(
     block: usize,
 ) -> PyResult<(u64, Option<Tally>)> {
     let cfgs = job.cfgs.clone();
-    let metrics = cfgs.len();
+    let fields = job.fields.clone();
+    let fields = fields.as_deref();
     let mut blocks = Blocks {
         read: job.read.clone(),
         size: block.max(1),
@@ -497,14 +607,7 @@ pub fn score_stream(
     };
     let mut rows = 0;
     let finish = |scored: &mut Scored, rows: &mut u64, job: &mut Job<'_, '_>| -> PyResult<()> {
-        write_scored(
-            py,
-            &mut job.out,
-            scored,
-            &job.fallback,
-            &mut job.tally,
-            metrics,
-        )?;
+        write_scored(py, job, scored)?;
         *rows += scored.rows.len() as u64;
         if let Some(progress) = &job.progress {
             progress.call1((*rows,))?;
@@ -516,7 +619,8 @@ pub fn score_stream(
         let (mut spare_block, mut spare_out) = (Vec::new(), Vec::new());
         while let Some((start, data)) = blocks.next(std::mem::take(&mut spare_block))? {
             let out = std::mem::take(&mut spare_out);
-            let mut scored = py.allow_threads(|| score_whole_block(&cfgs, data, start, out));
+            let mut scored =
+                py.allow_threads(|| score_whole_block(&cfgs, fields, data, start, out));
             finish(&mut scored, &mut rows, &mut job)?;
             (spare_block, spare_out) = (scored.block, scored.out);
         }
@@ -535,7 +639,7 @@ pub fn score_stream(
             scope.spawn(move || loop {
                 let job = jobs.lock().ok().and_then(|rx| rx.recv().ok());
                 let Some((seq, start, data)) = job else { break };
-                let scored = score_whole_block(cfgs, data, start, take(&pool));
+                let scored = score_whole_block(cfgs, fields, data, start, take(&pool));
                 if done.send((seq, scored)).is_err() {
                     break;
                 }

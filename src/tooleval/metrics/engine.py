@@ -441,8 +441,10 @@ def score_metrics_stream(
     every result says and keeps the first ``keep`` rows of each kind (see
     ``Kernel.score_streams``); with ``record`` it also gives every row's scores
     and verdicts. ``progress(rows)`` is called after each block. With ``fields``
-    the kernel writes each result line cut to those fields (``--fields``: the
-    bytes of :func:`tooleval.scoring.fields.project`); the tally reads the whole results.
+    the kernel writes each result line with only those fields (``--fields``: the
+    bytes of :func:`tooleval.scoring.fields.project` of the whole line), straight
+    from its scorer, building the reason and the diagnosis only when a field asks
+    for them; the tally counts the same results and keeps whole lines.
 
     Returns ``(rows, tally or None)``, or None, having read nothing, when the
     kernel takes none of the metrics (or is not built): then Python scores.

@@ -5,8 +5,9 @@ about 2 KB for a two-call row) stays the default, where a person reads it.
 A pipeline that only routes on the verdict asks for a preset or a list of
 fields; :class:`FieldsWriter` writes each result line with just those keys,
 in the order given, whichever engine scored it: the compiled kernel's stream
-cuts the lines itself (``kernel/src/fields.rs``, the same bytes as
-:func:`project`), everything else writes through the writer.
+writes its lines with those fields from the start (``kernel/src/fields.rs``,
+the same bytes as :func:`project`; no reason or diagnosis is built unless a
+field asks for it), everything else writes through the writer.
 
 The fields are the result line's own keys (``id``, ``metric``, ``params``,
 ``score``, ``threshold``, ``passed``, ``reason``, ``diagnosis``) and two
