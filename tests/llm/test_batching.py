@@ -100,3 +100,17 @@ def test_a_refused_schema_leaves_the_judge_usable(tiny):
     with pytest.raises(JudgeError, match="schema type 'null'"):
         judge.complete([{"role": "user", "content": "bad"}], schema=bad)
     assert judge.complete([{"role": "user", "content": "good"}], schema=SCHEMA).parsed is not None
+
+
+def test_a_transcript_longer_than_the_context_gets_a_verdict_that_states_the_cut(tmp_path):
+    from tooleval.judged.task_success import task_success
+    from tooleval.model import Sample
+
+    roomier = write_tiny_llama(tmp_path / "roomier.gguf", context=1024)  # holds the prompt
+    judge = LocalJudge(roomier, cache=False, max_new_tokens=16)
+    sample = Sample(input="Cancel order 4471 " + "and more words " * 400, output="Done.")
+    result = task_success(sample, judge=judge)
+    assert result.score in (0.0, 1.0)  # a verdict, not "not judged"
+    (cut,) = result.diagnosis.details["input_cut"]
+    assert "chars removed" in cut and cut in result.reason
+    assert result.diagnosis.details["exchanges"][0]["input_cut"] == cut
