@@ -117,8 +117,8 @@ def _kappa_interval(tp: int, fn: int, fp: int, tn: int) -> list[float] | None:
         from statsmodels.stats.inter_rater import cohens_kappa
     except ImportError:
         return None
-    if tp + fn + fp + tn == 0:
-        return None
+    if 0 in (tp + fp, fn + tn, tp + fn, fp + tn):
+        return None  # one side gave one answer only (a judge that fails every row): no interval
     result = cohens_kappa([[tp, fn], [fp, tn]])
     low, high = float(result.kappa_low), float(result.kappa_upp)
     return None if low != low or high != high else [round(low, 3), round(high, 3)]
