@@ -4,7 +4,7 @@ A judged prompt is instructions, then the transcript, then the reply format; a
 long transcript (a tau-bench trajectory of 40 turns) can be longer than a small
 model's context. Rather than leave the row "not judged", the longest message
 loses characters from its middle, replaced by a stated marker
-(``[... 21,304 chars cut to fit the judge's context ...]``): its head (the
+(``[... N chars cut to fit the judge's context ...]``): its head (the
 instructions and the task) and its tail (the final turns, the end state and the
 reply format) stay whole. The cut is returned so the result can record it.
 
