@@ -109,27 +109,24 @@ def _labels_file(tmp_path):
     return path
 
 
-def test_calibrate_against_a_live_judge_with_faulty_replies(tmp_path):
-    store, run_id = _store_run(tmp_path / "runs.db")
+# What a run stored for task_success, by row (for calibrating from stored verdicts).
+STORED_VERDICTS = {"ok-1": True, "declined": False, "fooled": True, "ok-2": True, "slow": False}
+
+
+def _labelled_run(tmp_path, *, stored_verdicts: dict[str, bool] | None = None):
+    """A stored run and its labels imported through the CLI: ``(run_id, store path)``."""
+    store, run_id = _store_run(tmp_path / "runs.db", stored_verdicts=stored_verdicts)
     store.close()
     db = str(tmp_path / "runs.db")
-    labels = _labels_file(tmp_path)
-    assert (
-        main(
-            [
-                "judge",
-                "labels",
-                "import",
-                run_id,
-                str(labels),
-                "--metric",
-                "task_success",
-                "--store",
-                db,
-            ]
-        )
-        == 0
-    )
+    labels = str(_labels_file(tmp_path))
+    command = ["judge", "labels", "import", run_id, labels, "--metric", "task_success"]
+    assert main([*command, "--store", db]) == 0
+    return run_id, db
+
+
+@pytest.mark.parametrize("batch_rows", [None, 3])
+def test_calibrate_against_a_live_judge_with_faulty_replies(tmp_path, batch_rows):
+    run_id, db = _labelled_run(tmp_path)
     with ScriptedJudge() as server, open_store(db) as store:
         # The slow reply never comes before the timeout (it waits to be released); the
         # others come in milliseconds, far inside it.
@@ -141,6 +138,8 @@ def test_calibrate_against_a_live_judge_with_faulty_replies(tmp_path):
             max_retries=0,
             cache=False,
         )
+        if batch_rows:  # several rows judged at once (as the local judge asks): same report
+            judge.batch_rows = batch_rows  # type: ignore[attr-defined]
         report = calibrate(store, run_id, "task_success", judge=judge)
         judge.close()
         server.release.set()
@@ -161,26 +160,7 @@ def test_calibrate_against_a_live_judge_with_faulty_replies(tmp_path):
 
 
 def test_calibrate_from_stored_verdicts_and_see_it_in_judge_check(tmp_path, capsys):
-    verdicts = {"ok-1": True, "declined": False, "fooled": True, "ok-2": True, "slow": False}
-    store, run_id = _store_run(tmp_path / "runs.db", stored_verdicts=verdicts)
-    store.close()
-    db = str(tmp_path / "runs.db")
-    assert (
-        main(
-            [
-                "judge",
-                "labels",
-                "import",
-                run_id,
-                str(_labels_file(tmp_path)),
-                "--metric",
-                "task_success",
-                "--store",
-                db,
-            ]
-        )
-        == 0
-    )
+    run_id, db = _labelled_run(tmp_path, stored_verdicts=STORED_VERDICTS)
     capsys.readouterr()
     assert (
         main(["judge", "calibrate", run_id, "--metric", "task_success", "--store", db, "--json"])
@@ -297,8 +277,7 @@ def test_the_gate_warns_on_an_uncalibrated_judge_and_can_require_one(tmp_path):
     from tooleval.analysis.gate import GateSpec, MetricGate, evaluate_gate, stored_gate_spec
     from tooleval.calibration import gate_calibrations
 
-    verdicts = {"ok-1": True, "declined": False, "fooled": True, "ok-2": True, "slow": False}
-    store, run_id = _store_run(tmp_path / "runs.db", stored_verdicts=verdicts)
+    store, run_id = _store_run(tmp_path / "runs.db", stored_verdicts=STORED_VERDICTS)
     with store:
         run = store.get_run(run_id)
         uncalibrated = gate_calibrations(store, run)

@@ -138,9 +138,20 @@ def test_generation_honours_a_smaller_cap_and_cancellation(tiny):
         judge.generate(messages, max_new_tokens=0)
 
 
-def test_a_prompt_longer_than_the_context_is_a_judge_error(tiny):
+def test_a_prompt_longer_than_the_context_is_cut_in_its_middle_and_says_so(tiny):
     judge = LocalJudge(tiny, cache=False, max_new_tokens=4)
-    with pytest.raises(JudgeError, match=f"context of {CONTEXT} tokens"):
+    long = "TASK " + "hi " * CONTEXT + " END"
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    reply = judge.complete([{"role": "user", "content": long}], schema=schema)
+    assert reply.parse_error is None and isinstance(reply.parsed["ok"], bool)
+    assert reply.input_cut is not None and "chars removed" in reply.input_cut
+    assert reply.tokens_in + reply.tokens_out <= CONTEXT
+    assert judge.complete([{"role": "user", "content": "short"}]).input_cut is None
+
+
+def test_a_reply_budget_as_long_as_the_context_is_a_judge_error(tiny):
+    judge = LocalJudge(tiny, cache=False, max_new_tokens=CONTEXT)
+    with pytest.raises(JudgeError, match="limit of"):
         judge.complete([{"role": "user", "content": "hi " * CONTEXT}])
 
 

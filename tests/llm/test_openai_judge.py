@@ -94,6 +94,8 @@ def test_other_400_is_an_error_not_a_fallback():
         judge_for(script).complete(MESSAGES, schema=SCHEMA)
     assert info.value.context["status"] == 400
     assert len(script.requests) == 1
+    assert "longer than the judge model's context" in str(info.value)  # and what to do
+    assert "max_chars" in str(info.value)
 
 
 def test_structured_output_off_never_sends_response_format():

@@ -39,6 +39,7 @@ def write_tiny_llama(
     seed: int = 0,
     quantized: bool = True,
     merges: list[str] | None = None,
+    context: int = CONTEXT,
 ) -> Path:
     from gguf import GGMLQuantizationType, GGUFWriter
     from gguf.quants import quantize
@@ -51,7 +52,7 @@ def write_tiny_llama(
 
     writer = GGUFWriter(str(path), architecture)
     writer.add_block_count(LAYERS)
-    writer.add_context_length(CONTEXT)
+    writer.add_context_length(context)
     writer.add_embedding_length(HIDDEN)
     writer.add_feed_forward_length(FFN)
     writer.add_head_count(HEADS)

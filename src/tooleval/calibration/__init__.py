@@ -13,26 +13,6 @@ and :func:`corrected_pass_rate` corrects a run's judged pass rate with it
 (Rogan-Gladen, see :mod:`tooleval.stats.calibration`).
 """
 
-from tooleval.calibration.core import (
-    CalibrationReport,
-    calibrate,
-    corrected_line,
-    corrected_pass_rate,
-    describe_calibration,
-    find_calibration,
-    gate_calibrations,
-    judge_identity,
-    run_calibrations,
-)
-
-__all__ = [
-    "CalibrationReport",
-    "calibrate",
-    "corrected_line",
-    "corrected_pass_rate",
-    "describe_calibration",
-    "find_calibration",
-    "gate_calibrations",
-    "judge_identity",
-    "run_calibrations",
-]
+# The public names are core's, listed once there (its __all__ is this package's).
+from tooleval.calibration.core import *  # noqa: F403
+from tooleval.calibration.core import __all__ as __all__

@@ -6,8 +6,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from tooleval.errors import ConfigError, JudgeError
@@ -116,7 +119,9 @@ def calibrate(
     its judge); with one, each labelled row's stored sample is judged again now.
     A row the judge could not judge (unscored, transport error) is listed in
     ``unscored`` and left out of the figures, never counted as a pass or a fail.
-    ``on_row(done, total)`` is called after each row. ``source`` says where the
+    A judge with ``batch_rows`` (the local judge: 8) judges that many rows at
+    once, their replies decoded as one batch; the report is in label order either
+    way. ``on_row(done, total)`` is called after each row. ``source`` says where the
     labels came from (default: the run, and whether its rows were judged now).
     """
     run = store.get_run(store.resolve_run_id(run_id))
@@ -135,12 +140,17 @@ def calibrate(
     verdicts: list[bool] = []
     wrong: list[dict[str, Any]] = []
     unscored: list[dict[str, Any]] = []
-    for done, label in enumerate(labels, start=1):
-        row = store.get_row(run.id, label.row_index)
-        if function is None:
-            result = row.result(metric)
-        else:
-            result = _judge_row(function, row.sample, judge, options, threshold, metric)
+    results: Iterator[tuple[Any, Result | None]]
+    if function is None:
+        results = (
+            (label, store.get_row(run.id, label.row_index).result(metric)) for label in labels
+        )
+    else:
+        judge_one = partial(
+            _judge_row, function, judge=judge, options=options, threshold=threshold, metric=metric
+        )
+        results = _judged_in_order(store, run.id, labels, judge_one, _workers(judge))
+    for done, (label, result) in enumerate(results, start=1):
         where = {"row_index": label.row_index, "row_id": label.row_id}
         if result is None or result.passed is None:
             reason = result.reason if result is not None else f"the run stored no {metric} result"
@@ -180,9 +190,41 @@ def calibrate(
     )
 
 
+def _workers(judge: Any) -> int:
+    """Rows judged at once: the judge's ``batch_rows`` (the local judge decodes them as a batch)."""
+    value = getattr(judge, "batch_rows", 1)
+    return value if isinstance(value, int) and value >= 1 else 1
+
+
+def _judged_in_order(
+    store: Any,
+    run_id: str,
+    labels: list[Any],
+    judge_one: Callable[[Any], Result],
+    workers: int,
+) -> Iterator[tuple[Any, Result]]:
+    """``(label, result)`` in label order, up to ``workers`` rows judged at a time.
+
+    Rows are read from the store here, in the calling thread (a SQLite connection
+    stays in its thread); only the judging runs in the pool.
+    """
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="calibrate") as pool:
+        window: deque[tuple[Any, Future[Result]]] = deque()
+        for label in labels:
+            sample = store.get_row(run_id, label.row_index).sample
+            window.append((label, pool.submit(judge_one, sample)))
+            if len(window) >= 2 * workers:
+                first, future = window.popleft()
+                yield first, future.result()
+        while window:
+            first, future = window.popleft()
+            yield first, future.result()
+
+
 def _judge_row(
     function: Any,
     sample: Any,
+    *,
     judge: Any,
     options: dict[str, Any],
     threshold: float | None,
@@ -192,7 +234,7 @@ def _judge_row(
     try:
         result: Result = function(sample, judge=judge, **options, **extra)
     except JudgeError as exc:  # transport, timeout: this row is not judged, the rest go on
-        return Result.unscored(metric, f"judge error: {exc}")
+        return Result.unscored(metric, f"judge error: {exc.with_context(row=sample.id)}")
     return result
 
 

@@ -139,6 +139,7 @@ class _Transcript:
         self.model = getattr(judge, "model", "")
         self.exchanges: list[dict[str, Any]] = []
         self.usage = JudgeUsage()
+        self.input_cuts: list[str] = []  # what the judge cut from prompts to fit its context
 
     def outcome(self, ask: Ask, attempt: int, messages: list, reply: JudgeReply) -> Any:
         """Record one reply; return the usable object or raise/return a problem."""
@@ -152,24 +153,30 @@ class _Transcript:
             error = ask.check(parsed)
         # A re-ask stores only what it added; the first attempt stores the full prompt.
         shown = messages if attempt == 1 else messages[len(ask.messages) :]
-        self.exchanges.append(
-            {
-                "step": ask.step,
-                "attempt": attempt,
-                "messages": shown,
-                "reply": cut(reply.text),
-                "parsed": _cut_values(parsed),
-                "error": cut(error) if isinstance(error, str) else error,
-                "cached": reply.cached,
-                "tokens_in": reply.tokens_in,
-                "tokens_out": reply.tokens_out,
-            }
-        )
+        exchange = {
+            "step": ask.step,
+            "attempt": attempt,
+            "messages": shown,
+            "reply": cut(reply.text),
+            "parsed": _cut_values(parsed),
+            "error": cut(error) if isinstance(error, str) else error,
+            "cached": reply.cached,
+            "tokens_in": reply.tokens_in,
+            "tokens_out": reply.tokens_out,
+        }
+        if reply.input_cut:
+            exchange["input_cut"] = reply.input_cut
+            if reply.input_cut not in self.input_cuts:
+                self.input_cuts.append(reply.input_cut)
+        self.exchanges.append(exchange)
         self.usage.record(reply)
         return parsed, error
 
     def details(self) -> dict[str, Any]:
-        return {"judge": {"model": self.model, **self.usage.to_dict()}, "exchanges": self.exchanges}
+        out = {"judge": {"model": self.model, **self.usage.to_dict()}, "exchanges": self.exchanges}
+        if self.input_cuts:
+            out["input_cut"] = list(self.input_cuts)
+        return out
 
 
 def _finish(
@@ -193,6 +200,8 @@ def _finish(
     # what the metric kept of the replies (a reason, an end state), cut like the replies
     result.diagnosis.details = _cut_values(result.diagnosis.details)
     result.diagnosis.details.update(transcript.details())
+    if transcript.input_cuts:  # a verdict on a shortened transcript says so where it is read
+        result = replace(result, reason=f"{result.reason} [{'; '.join(transcript.input_cuts)}]")
     if len(result.reason) > KEPT_CHARS:
         result = replace(result, reason=cut(result.reason))
     return result

@@ -162,6 +162,7 @@ class BaseJudge:
             model=raw.model or self.model,
             cached=False,
             parse_error=error,
+            input_cut=raw.input_cut,
         )
         if self.cache is not None:
             self.cache.put(key, reply)

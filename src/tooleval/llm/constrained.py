@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -154,16 +154,22 @@ class _Costs:
         return ('"' if index == 0 else ', "') + name + '": '
 
 
+Steps = Generator[list[int], np.ndarray, None]
+
+
 class SchemaDecoder(_Costs):
-    """Writes one reply to ``schema`` through ``feed`` (token ids in, next-token logits out).
+    """Writes one reply to ``schema``: token ids out, the next token's logits back in.
 
     ``logits`` are the next token's after the prompt; ``encode`` turns text into
-    token ids; ``classes`` says which ids fit where; ``budget`` caps the reply's tokens.
+    token ids; ``classes`` says which ids fit where; ``budget`` caps the reply's
+    tokens. :meth:`steps` is the decoding as a generator (it yields the ids to
+    read and is sent their logits), so a batch can step many decoders through
+    one forward pass; :meth:`reply` drives it alone with ``feed``.
     """
 
     def __init__(
         self,
-        feed: Callable[[Sequence[int]], np.ndarray],
+        feed: Callable[[Sequence[int]], np.ndarray] | None,
         logits: np.ndarray,
         *,
         encode: Callable[[str], list[int]],
@@ -185,7 +191,22 @@ class SchemaDecoder(_Costs):
         return _Costs(encode).min_cost(schema)
 
     def reply(self, schema: Mapping[str, Any]) -> list[int]:
-        """Write the whole reply; its token ids. JudgeError when the budget cannot hold one."""
+        """Write the whole reply through ``feed``; its token ids."""
+        if self._feed is None:
+            raise JudgeError("SchemaDecoder.reply needs feed; step steps() instead")
+        steps = self.steps(schema)
+        try:
+            ids = next(steps)
+            while True:
+                ids = steps.send(self._feed(ids))
+        except StopIteration:
+            return self.tokens
+
+    def steps(self, schema: Mapping[str, Any]) -> Steps:
+        """The decoding, one forced piece or chosen token at a time (see the class doc).
+
+        JudgeError, before the first step, when the budget cannot hold a reply.
+        """
         needed = self.min_cost(schema)
         if needed > self.budget:
             raise JudgeError(
@@ -193,70 +214,69 @@ class SchemaDecoder(_Costs):
                 f"schema ({needed} tokens)",
                 field="max_new_tokens",
             )
-        self.write(schema)
-        return self.tokens
+        yield from self.write(schema)
 
     # ------------------------------------------------------------ pieces
     def _left(self) -> int:
         return self.budget - len(self.tokens)
 
-    def _take(self, ids: Sequence[int]) -> None:
+    def _take(self, ids: Sequence[int]) -> Steps:
         if not ids:
             return
         self.tokens.extend(ids)
-        self._logits = self._feed(list(ids))
+        self._logits = yield list(ids)
 
-    def _force(self, text: str) -> None:
-        self._take(self._encode(text))
+    def _force(self, text: str) -> Steps:
+        yield from self._take(self._encode(text))
 
     def _first_logit(self, text: str) -> float:
         ids = self._encode(text)
         return float(self._logits[ids[0]]) if ids else float("-inf")
 
     # ------------------------------------------------------------ values
-    def write(self, schema: Mapping[str, Any], reserve: int = 0) -> None:
+    def write(self, schema: Mapping[str, Any], reserve: int = 0) -> Steps:
         """Write one value of ``schema``, leaving ``reserve`` tokens for what follows."""
         kind = _kind(schema)
         if kind == "const":
-            self._force(json.dumps(schema["const"]))
+            yield from self._force(json.dumps(schema["const"]))
         elif kind == "object":
-            self._object(schema, reserve)
+            yield from self._object(schema, reserve)
         elif kind == "array":
-            self._array(schema, reserve)
+            yield from self._array(schema, reserve)
         elif kind == "boolean":
             word = "true" if self._first_logit("true") > self._first_logit("false") else "false"
-            self._force(word)
+            yield from self._force(word)
         elif kind == "enum":
-            self._force('"')
+            yield from self._force('"')
             options = [str(option) for option in schema["enum"]]
             best = max(options, key=self._first_logit)
-            self._force(best + '"')
+            yield from self._force(best + '"')
         elif kind == "integer":
-            self._integer(reserve)
+            yield from self._integer(reserve)
         else:
-            self._string(schema, reserve)
+            yield from self._string(schema, reserve)
 
-    def _object(self, schema: Mapping[str, Any], reserve: int) -> None:
+    def _object(self, schema: Mapping[str, Any], reserve: int) -> Steps:
         props = _properties(schema)
         costs = [
             self._cost(self._key(name, i)) + self.min_cost(sub)
             for i, (name, sub) in enumerate(props)
         ]
-        self._force("{")
+        yield from self._force("{")
         for index, (name, sub) in enumerate(props):
-            self._force(self._key(name, index))
+            yield from self._force(self._key(name, index))
             after = sum(costs[index + 1 :]) + self._cost("}") + reserve
-            self.write(sub, after)
-        self._force("}")
+            yield from self.write(sub, after)
+        yield from self._force("}")
 
-    def _array(self, schema: Mapping[str, Any], reserve: int) -> None:
+    def _array(self, schema: Mapping[str, Any], reserve: int) -> Steps:
         if "prefixItems" in schema:
-            self._fixed_items(list(schema["prefixItems"]), reserve)
+            yield from self._fixed_items(list(schema["prefixItems"]), reserve)
             return
         item = schema.get("items") or {}
         limit = int(schema.get("maxItems", ARRAY_ITEMS))
         close = self._cost("]")
-        self._force("[")
+        yield from self._force("[")
         count = 0
         while count < limit:
             separator = ", " if count else ""
@@ -269,24 +289,24 @@ class SchemaDecoder(_Costs):
             ) >= self._first_logit(opening):
                 break
             if separator:
-                self._force(separator)
-            self.write(item, reserve + close)
+                yield from self._force(separator)
+            yield from self.write(item, reserve + close)
             count += 1
-        self._force("]")
+        yield from self._force("]")
 
-    def _fixed_items(self, items: list[Mapping[str, Any]], reserve: int) -> None:
+    def _fixed_items(self, items: list[Mapping[str, Any]], reserve: int) -> Steps:
         """Exactly ``items``, in order (``prefixItems``): the count is not the model's choice."""
         costs = [
             self.min_cost(item) + (self._cost(", ") if i else 0) for i, item in enumerate(items)
         ]
-        self._force("[")
+        yield from self._force("[")
         for index, item in enumerate(items):
             if index:
-                self._force(", ")
-            self.write(item, sum(costs[index + 1 :]) + self._cost("]") + reserve)
-        self._force("]")
+                yield from self._force(", ")
+            yield from self.write(item, sum(costs[index + 1 :]) + self._cost("]") + reserve)
+        yield from self._force("]")
 
-    def _integer(self, reserve: int) -> None:
+    def _integer(self, reserve: int) -> Steps:
         written = 0
         while written < INTEGER_TOKENS and self._left() - reserve > 0:
             masked = np.where(self._digit_ok, self._logits, -np.inf)
@@ -295,15 +315,15 @@ class SchemaDecoder(_Costs):
                 break
             if written and int(np.argmax(self._logits)) != best:
                 break  # the model would rather end the number
-            self._take([best])
+            yield from self._take([best])
             written += 1
         if not written:
-            self._force("0")
+            yield from self._force("0")
 
-    def _string(self, schema: Mapping[str, Any], reserve: int) -> None:
+    def _string(self, schema: Mapping[str, Any], reserve: int) -> Steps:
         cap = int(schema.get("maxLength", STRING_TOKENS))
         quote = self._cost('"')
-        self._force('"')
+        yield from self._force('"')
         written = 0
         while written < cap and self._left() - reserve - quote > 0:
             top = int(np.argmax(self._logits))
@@ -313,9 +333,9 @@ class SchemaDecoder(_Costs):
             best = int(np.argmax(masked))
             if not np.isfinite(masked[best]):
                 break
-            self._take([best])
+            yield from self._take([best])
             written += 1
-        self._force('"')
+        yield from self._force('"')
 
 
 def _string_safe(text: str) -> bool:

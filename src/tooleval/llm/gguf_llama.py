@@ -213,38 +213,62 @@ class LlamaModel:
         self, ids: Sequence[int], start: int, keys: list[np.ndarray], values: list[np.ndarray]
     ) -> np.ndarray:
         """Run ``ids`` at positions ``start…``; fills the caches; returns the last logits."""
+        return self._forward_many([(ids, start, keys, values)])[0]
+
+    def _forward_many(
+        self, pieces: Sequence[tuple[Sequence[int], int, list[np.ndarray], list[np.ndarray]]]
+    ) -> list[np.ndarray]:
+        """Run several sequences' next tokens at once: ``(ids, start, keys, values)`` each.
+
+        The tokens of every piece go through the projections and the feed-forward
+        as one matrix (batching across rows: each weight is read once per step for
+        all of them); attention is each piece's own, over its own cache. Returns
+        each piece's last logits.
+        """
         cfg = self.config
-        count = len(ids)
         group = cfg.heads // cfg.kv_heads
         hd = cfg.head_dim
-        end = start + count
-        cos, sin = rope_tables(np.arange(start, end), hd, cfg.rope_theta)
-        # Query t (absolute position start + t) sees keys 0 … start + t.
-        mask = np.triu(np.full((count, end), -np.inf, dtype=np.float32), k=start + 1)
         scale = np.float32(1.0 / np.sqrt(hd))
-        x = self.embedding[np.asarray(ids, dtype=np.int64)]
+        spans = []  # (row offset, count, start, end, cos, sin, mask) per piece
+        offset = 0
+        for ids, start, _keys, _values in pieces:
+            count = len(ids)
+            end = start + count
+            cos, sin = rope_tables(np.arange(start, end), hd, cfg.rope_theta)
+            # Query t (absolute position start + t) sees keys 0 … start + t.
+            mask = np.triu(np.full((count, end), -np.inf, dtype=np.float32), k=start + 1)
+            spans.append((offset, count, start, end, cos, sin, mask))
+            offset += count
+        every = np.concatenate([np.asarray(p[0], dtype=np.int64) for p in pieces])
+        x = self.embedding[every]
         for index, layer in enumerate(self.layers):
             h = _rms_norm(x, layer.attn_norm, cfg.norm_eps)
-            q = (h @ layer.wq).reshape(count, cfg.heads, hd).transpose(1, 0, 2)
-            k = (h @ layer.wk).reshape(count, cfg.kv_heads, hd).transpose(1, 0, 2)
-            v = (h @ layer.wv).reshape(count, cfg.kv_heads, hd).transpose(1, 0, 2)
-            keys[index][:, start:end] = _rotate(k, cos, sin)
-            values[index][:, start:end] = v
-            q = _rotate(q, cos, sin).reshape(cfg.kv_heads, group * count, hd)
-            seen_k = keys[index][:, :end]
-            scores = (q @ seen_k.transpose(0, 2, 1)) * scale  # (kv, group*T, end)
-            scores = scores.reshape(cfg.kv_heads, group, count, end) + mask
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            scores /= scores.sum(axis=-1, keepdims=True)
-            attended = scores.reshape(cfg.kv_heads, group * count, end) @ values[index][:, :end]
-            attended = attended.reshape(cfg.heads, count, hd).transpose(1, 0, 2)
-            x = x + attended.reshape(count, cfg.hidden) @ layer.wo
+            q_all, k_all, v_all = h @ layer.wq, h @ layer.wk, h @ layer.wv
+            attended_all = np.empty((offset, cfg.hidden), dtype=np.float32)
+            for (row, count, start, end, cos, sin, mask), piece in zip(spans, pieces, strict=True):
+                keys, values = piece[2][index], piece[3][index]
+                rows = slice(row, row + count)
+                q = q_all[rows].reshape(count, cfg.heads, hd).transpose(1, 0, 2)
+                k = k_all[rows].reshape(count, cfg.kv_heads, hd).transpose(1, 0, 2)
+                keys[:, start:end] = _rotate(k, cos, sin)
+                values[:, start:end] = (
+                    v_all[rows].reshape(count, cfg.kv_heads, hd).transpose(1, 0, 2)
+                )
+                q = _rotate(q, cos, sin).reshape(cfg.kv_heads, group * count, hd)
+                scores = (q @ keys[:, :end].transpose(0, 2, 1)) * scale  # (kv, group*T, end)
+                scores = scores.reshape(cfg.kv_heads, group, count, end) + mask
+                scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+                scores /= scores.sum(axis=-1, keepdims=True)
+                attended = scores.reshape(cfg.kv_heads, group * count, end) @ values[:, :end]
+                attended = attended.reshape(cfg.heads, count, hd).transpose(1, 0, 2)
+                attended_all[rows] = attended.reshape(count, cfg.hidden)
+            x = x + attended_all @ layer.wo
             h = _rms_norm(x, layer.ffn_norm, cfg.norm_eps)
             gate = h @ layer.w_gate
             gate = gate / (1.0 + np.exp(-gate))  # SiLU
             x = x + (gate * (h @ layer.w_up)) @ layer.w_down
-        last = _rms_norm(x[-1:], self.output_norm, cfg.norm_eps)
-        return (last @ self.output)[0]
+        lasts = np.stack([x[row + count - 1] for row, count, *_ in spans])
+        return list(_rms_norm(lasts, self.output_norm, cfg.norm_eps) @ self.output)
 
     def generate(
         self,
@@ -338,18 +362,26 @@ class DecodeSession:
             mine[:, :count] = theirs[:, :count]
         self.tokens = list(other.tokens[:count])
 
-    def feed(self, ids: Sequence[int]) -> np.ndarray:
-        """Read ``ids`` after the tokens so far; return the logits of the next token."""
-        if self.length + len(ids) > self.capacity:
+    def check_room(self, count: int) -> None:
+        """A JudgeError when ``count`` more tokens do not fit the room reserved."""
+        if self.length + count > self.capacity:
             raise JudgeError(
                 f"the reply needs more than the {self.capacity} tokens of context reserved"
             )
+
+    def took(self, ids: Sequence[int], logits: np.ndarray) -> None:
+        """Record ``ids`` as read (their keys and values are in the cache) and their logits."""
+        self.tokens.extend(ids)
+        self.logits = logits
+
+    def feed(self, ids: Sequence[int]) -> np.ndarray:
+        """Read ``ids`` after the tokens so far; return the logits of the next token."""
+        self.check_room(len(ids))
         # In chunks: attention scores of a whole long prompt at once would take
         # heads x length^2 floats (2.4 GB at 8k tokens for SmolLM2).
         for start in range(0, len(ids), PREFILL_CHUNK):
             chunk = list(ids[start : start + PREFILL_CHUNK])
-            self.logits = self.model._forward(chunk, self.length, self.keys, self.values)
-            self.tokens.extend(chunk)
+            self.took(chunk, self.model._forward(chunk, self.length, self.keys, self.values))
         return self.logits
 
 

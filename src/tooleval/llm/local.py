@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from typing import Any
 from tooleval._extras import install_hint
 from tooleval.errors import JudgeError
 from tooleval.llm.base import BaseJudge, CacheSetting, JudgeUsage
+from tooleval.llm.fit import InputCut, fit_messages
 from tooleval.llm.reply import JudgeReply
 
 __all__ = [
@@ -64,6 +65,10 @@ PLUMBING_ONLY = (
     "prompts; judge real runs with a capable model behind an OpenAI-compatible endpoint"
 )
 
+# Rows whose replies decode together at most (tooleval.llm.batch); each holds its own
+# keys and values (~45 KB a token for SmolLM2).
+MAX_BATCH = 8
+
 _LOAD_LOCK = threading.Lock()
 _MODELS: dict[str, LoadedModel] = {}
 
@@ -76,6 +81,7 @@ class LoadedModel:
     model: Any  # tooleval.llm.gguf_llama.LlamaModel
     lock: threading.Lock
     load_seconds: float
+    batcher: Any  # tooleval.llm.batch.BatchDecoder: constrained replies, batched across rows
 
 
 def find_smollm2_gguf() -> Path:
@@ -168,6 +174,7 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
         if not gguf.is_file():
             raise JudgeError("local judge model file not found", path=str(gguf))
         try:
+            from tooleval.llm.batch import BatchDecoder
             from tooleval.llm.gguf_llama import LlamaModel, read_gguf
             from tooleval.llm.gguf_text import GGUFTokenizer
         except ImportError as exc:
@@ -178,43 +185,55 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
         reader, metadata = read_gguf(gguf)
         tokenizer = GGUFTokenizer(metadata, str(gguf))  # checks the chat template first
         model = LlamaModel(gguf, reader=reader, metadata=metadata)
-        loaded = LoadedModel(tokenizer, model, threading.Lock(), time.perf_counter() - started)
+        lock = threading.Lock()
+        batcher = BatchDecoder(model, _decoder_factory(tokenizer, model), lock, max_batch=MAX_BATCH)
+        loaded = LoadedModel(tokenizer, model, lock, time.perf_counter() - started, batcher)
         _MODELS[key] = loaded
         return loaded
 
 
-_CLASSES: dict[int, Any] = {}
+def _reply_budget(loaded: LoadedModel, schema: Mapping[str, Any] | None, limit: int) -> int:
+    """Tokens kept for the reply: ``limit``, raised to the shortest reply ``schema`` allows."""
+    if schema is None:
+        return limit
+    from tooleval.llm.constrained import SchemaDecoder
+
+    return max(limit, SchemaDecoder.shortest(schema, loaded.tokenizer.encode))
 
 
-def _constrained(
+def _fit_prompt(
     loaded: LoadedModel,
-    prompt: list[int],
-    schema: Mapping[str, Any],
+    messages: list[dict[str, str]],
+    schema: Mapping[str, Any] | None,
     limit: int,
-    threads: int | None,
-) -> list[int]:
-    """A reply to ``schema`` written by schema-constrained decoding (see llm.constrained)."""
-    from tooleval.llm.constrained import SchemaDecoder, TokenClasses
-    from tooleval.llm.gguf_llama import blas_threads
+) -> tuple[list[int], InputCut | None]:
+    """The prompt's ids, its longest message cut in the middle when it is over the context.
 
+    The reply's budget is kept free, so every prompt gets a reply; the cut is returned.
+    """
     tokenizer = loaded.tokenizer
-    key = id(loaded.model)
-    if key not in _CLASSES:
-        banned = frozenset(tokenizer.special_ids) | frozenset(tokenizer.stop_ids)
-        vocab = loaded.model.config.vocab
-        _CLASSES[key] = TokenClasses(tokenizer.token_texts(), banned, vocab)
-    # A cap below the shortest reply the schema allows is raised to it: the judge answers.
-    budget = max(limit, SchemaDecoder.shortest(schema, tokenizer.encode))
-    with blas_threads(threads):
-        session = loaded.model.session(prompt, budget)
-        decoder = SchemaDecoder(
-            session.feed,
-            session.logits,
-            encode=tokenizer.encode,
-            classes=_CLASSES[key],
-            budget=budget,
+    room = loaded.model.config.context - _reply_budget(loaded, schema, limit)
+    fitted, cut = fit_messages(
+        messages, count=lambda msgs: len(tokenizer.chat_ids(msgs)), limit=room
+    )
+    return tokenizer.chat_ids(fitted), cut
+
+
+def _decoder_factory(tokenizer: Any, model: Any) -> Callable[[Any, int], Any]:
+    """Makes a row's SchemaDecoder from its prompt's logits (token classes computed once)."""
+    from tooleval.llm.constrained import SchemaDecoder, TokenClasses
+
+    classes: list[TokenClasses] = []
+
+    def new_decoder(logits: Any, budget: int) -> SchemaDecoder:
+        if not classes:
+            banned = frozenset(tokenizer.special_ids) | frozenset(tokenizer.stop_ids)
+            classes.append(TokenClasses(tokenizer.token_texts(), banned, model.config.vocab))
+        return SchemaDecoder(
+            None, logits, encode=tokenizer.encode, classes=classes[0], budget=budget
         )
-        return decoder.reply(schema)
+
+    return new_decoder
 
 
 class LocalJudge(BaseJudge):
@@ -250,6 +269,8 @@ class LocalJudge(BaseJudge):
         name = self.model_path.name if self.model_path else "SmolLM2-135M-Instruct.Q4_1.gguf"
         self.model = f"local:{name}"
         self.load_seconds: float | None = None  # how long the model took to load, once loaded
+        # Rows a caller may judge at once (calibrate does): their replies decode as one batch.
+        self.batch_rows = MAX_BATCH
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -288,16 +309,21 @@ class LocalJudge(BaseJudge):
             raise JudgeError("max_new_tokens must be at least 1", field="max_new_tokens")
         loaded = load_local_model(self.model_path)
         tokenizer = loaded.tokenizer
-        prompt = tokenizer.chat_ids(messages)
+        prompt, cut = _fit_prompt(loaded, messages, schema, limit)
 
         def done(generated: list[int]) -> bool:
             return cancel is not None and cancel.is_set()
 
         started = time.perf_counter()
-        with loaded.lock:
-            if schema is not None:
-                generated = _constrained(loaded, prompt, schema, limit, self.threads)
-            else:
+        if schema is not None:
+            from tooleval.llm.gguf_llama import blas_threads
+
+            # Constrained replies are batched with other threads' (tooleval.llm.batch).
+            with blas_threads(self.threads):
+                budget = _reply_budget(loaded, schema, limit)
+                generated = loaded.batcher.reply(prompt, schema, budget)
+        else:
+            with loaded.lock:
                 generated = loaded.model.generate(
                     prompt,
                     max_new_tokens=limit,
@@ -312,6 +338,7 @@ class LocalJudge(BaseJudge):
             tokens_out=len(generated),
             latency_ms=latency,
             model=self.model,
+            input_cut=cut.describe() if cut is not None else None,
         )
 
     def _generate(

@@ -43,6 +43,21 @@ __all__ = ["OpenAIJudge"]
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0"}
 _UNSUPPORTED_HINTS = ("response_format", "json_schema", "not supported", "unsupported")
+# How OpenAI, vLLM, llama.cpp's server and others word "the prompt is longer than the context".
+_CONTEXT_HINTS = (
+    "context length",
+    "context_length",
+    "context size",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "prompt is too long",
+)
+CONTEXT_ADVICE = (
+    "the prompt is longer than the judge model's context: make the judge read less with "
+    "the metric's max_chars option, or serve the model with a longer context (llama.cpp -c, "
+    "vLLM --max-model-len, Ollama num_ctx)"
+)
 
 
 def _is_local(base_url: str | None) -> bool:
@@ -303,6 +318,10 @@ class OpenAIJudge(BaseJudge):
             hint = f" (check base_url and that model {self.model!r} exists there)"
         where = mask_url(self.base_url) if self.base_url else "https://api.openai.com/v1"
         said = mask_urls_in(str(exc))  # a client's message may quote the URL it tried
+        if any(
+            words in said.lower() for words in _CONTEXT_HINTS
+        ):  # the advice first: it is cut last
+            return JudgeError(f"{CONTEXT_ADVICE} ({where} said: {said})", status=status)
         return JudgeError(f"judge call to {where} failed: {said}{hint}", status=status)
 
     def _next_try(

@@ -34,6 +34,8 @@ class JudgeReply:
     ``None`` (then ``parse_error`` says why, or no schema was requested).
     ``cached`` is true when the reply came from the judge cache, in which case
     no model was called and the token counts are those of the original call.
+    ``input_cut`` says what the judge cut from the prompt to fit its context
+    (see :mod:`tooleval.llm.fit`), or is None when it read the prompt whole.
     """
 
     text: str
@@ -44,6 +46,7 @@ class JudgeReply:
     model: str = ""
     cached: bool = False
     parse_error: str | None = None
+    input_cut: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
