@@ -118,7 +118,7 @@ def test_an_agent_that_is_down_fails_with_errors_not_zeros(tmp_path):
     with _server(str(EXAMPLE / "agent.py"), "--model-url", "http://127.0.0.1:9/v1") as port:
         done = _evaluate(tmp_path, f"http://127.0.0.1:{port}")
     assert done.returncode == 1
-    assert "errors: 14/14 rows" in done.stdout
+    assert "errors: 14/14 attempts" in done.stdout  # --repeat 2: 7 rows, 14 attempts
 
 
 def test_a_busy_port_is_one_line_naming_it_and_the_remedy():
