@@ -11,6 +11,7 @@ lines whatever the fields.
 from __future__ import annotations
 
 import io
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,9 @@ def test_several_metrics_and_fields_give_the_python_bytes(
 
 def test_bench_rows_with_three_metrics_compact_and_full(tmp_path: Path) -> None:
     """The rows `bench/score_metrics.py` times, 3 metrics, full and compact lines."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    # the checkout's bench/ (the installed check copies tests/kernel out of the checkout)
+    source = os.environ.get("TOOLEVAL_SOURCE_TREE") or Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(Path(source) / "bench"))
     from gen_rows import write_rows
 
     data = write_rows(tmp_path / "rows.jsonl", 300, [2, 3]).read_bytes()
