@@ -88,11 +88,17 @@ class RowRepeats:
     metric_passed: dict[str, int] = field(default_factory=dict)
     metric_counted: dict[str, int] = field(default_factory=dict)
     first_index: int | None = None  # the store index of attempt 1 (attempt k: + (k-1) * stride)
+    unscored: int = 0  # attempts with no verdict (no error): neither passed nor failed
+
+    @property
+    def scored(self) -> int:
+        """Attempts that count: passed, failed or an error (unscored ones stand apart)."""
+        return self.attempts - self.unscored
 
     @property
     def flaky(self) -> bool:
         """Some attempts passed and some did not (errors count as not passed)."""
-        return 0 < self.passed < self.attempts
+        return 0 < self.passed < self.scored
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,12 +133,16 @@ class RepeatSummary:
 
     def _mean(self, fn: Any, k: int | None, category: str | None) -> float | None:
         k = self.n if k is None else k
+        # the read model's rule (analysis.figures): unscored attempts stand apart, a row with
+        # none scored is left out, and k goes up to the fewest scored attempts of a row
         rows = [
-            r for r in self.complete if category is None or (r.category or "(none)") == category
+            r
+            for r in self.complete
+            if r.scored and (category is None or (r.category or "(none)") == category)
         ]
-        if not rows:
+        if not rows or k > min(r.scored for r in rows):
             return None
-        return sum(fn(r.attempts, r.passed, k) for r in rows) / len(rows)
+        return sum(fn(r.scored, r.passed, k) for r in rows) / len(rows)
 
     @property
     def flaky(self) -> tuple[RowRepeats, ...]:
@@ -241,6 +251,7 @@ def analyse_repeats(rows: Iterable[RowRecord], n: int, stride: int) -> RepeatSum
                 metric_passed=metric_passed,
                 metric_counted=metric_counted,
                 first_index=first.index,
+                unscored=sum(1 for r in attempts if r.error is None and r.passed is None),
             )
         )
     return RepeatSummary(n=n, rows=tuple(measured))
