@@ -1,15 +1,15 @@
 //! Result lines cut to the fields a pipeline reads (`tooleval score --fields`): the
 //! same bytes as `tooleval.scoring.fields.project`, written by the stream itself.
 //!
-//! What the kernel scores is written straight from the scorer ([`write_fields`]):
+//! What the kernel scores is written straight from the scorer ([`Projected`]):
 //! only the fields asked for, in their order, and the reason and the diagnosis
 //! are not even built unless asked for. Whole lines from Python (rows and
 //! metrics the kernel leaves) are parsed and written again ([`project_lines`]);
 //! `verdict` and `code` are derived as the Python module derives them.
 
-use crate::json::{self, get, write, write_float, write_str, Value};
-use crate::metrics::{Config, Row, Want};
-use crate::result::{passed, ARGUMENTS, EXTRA, MISSING, ORDER};
+use crate::json::{self, get, write, write_str, Value};
+use crate::metrics::{Config, Row, Sink, Want};
+use crate::result::{passed, write_passed, write_score, ARGUMENTS, EXTRA, MISSING, ORDER};
 
 /// One field of `--fields`: a key of the result line or a derived one.
 #[derive(Clone, Copy, PartialEq)]
@@ -104,55 +104,59 @@ fn write_code(out: &mut Vec<u8>, score: Option<f64>, problems: u8) {
     out.push(b'"');
 }
 
-/// One result line of `fields`, written from the result's pieces (what
+/// A result line cut to `fields`, written from the result's pieces (what
 /// `project` gives of the whole line, without the whole line).
-#[allow(clippy::too_many_arguments)]
-pub fn write_fields(
-    out: &mut Vec<u8>,
-    fields: &[Field],
-    cfg: &Config,
-    row: &Row,
-    score: Option<f64>,
-    reason: &str,
-    problems: u8,
-    diagnosis: impl FnOnce(&mut Vec<u8>),
-) {
-    let mut diagnosis = Some(diagnosis);
-    out.push(b'{');
-    for (n, &field) in fields.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(field.key());
-        let verdict = passed(cfg, score);
-        match field {
-            Field::Id => write_str(out, &row.id),
-            Field::Metric => write_str(out, &cfg.name),
-            Field::Params => out.extend_from_slice(&cfg.params),
-            Field::Score => match score {
-                Some(s) => write_float(out, s),
-                None => out.extend_from_slice(b"null"),
-            },
-            Field::Threshold => out.extend_from_slice(&cfg.threshold_json),
-            Field::Passed => out.extend_from_slice(match verdict {
-                None => b"null",
-                Some(true) => b"true",
-                Some(false) => b"false",
-            }),
-            Field::Reason => write_str(out, reason),
-            Field::Diagnosis => match diagnosis.take() {
-                Some(write) => write(out),
-                None => out.extend_from_slice(b"null"), // a field is never listed twice
-            },
-            Field::Verdict => out.extend_from_slice(match verdict {
-                None => b"\"unscored\"",
-                Some(true) => b"\"pass\"",
-                Some(false) => b"\"fail\"",
-            }),
-            Field::Code => write_code(out, score, problems),
-        }
+pub struct Projected<'a> {
+    pub out: &'a mut Vec<u8>,
+    pub fields: &'a [Field],
+}
+
+impl Sink for Projected<'_> {
+    fn want(&self) -> Want {
+        want(self.fields)
     }
-    out.extend_from_slice(b"}\n");
+
+    fn put(
+        &mut self,
+        cfg: &Config,
+        row: &Row,
+        score: Option<f64>,
+        reason: &str,
+        problems: u8,
+        diagnosis: impl FnOnce(&mut Vec<u8>),
+    ) {
+        let out = &mut *self.out;
+        let fields = self.fields;
+        let mut diagnosis = Some(diagnosis);
+        out.push(b'{');
+        for (n, &field) in fields.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(field.key());
+            let verdict = passed(cfg, score);
+            match field {
+                Field::Id => write_str(out, &row.id),
+                Field::Metric => write_str(out, &cfg.name),
+                Field::Params => out.extend_from_slice(&cfg.params),
+                Field::Score => write_score(out, score),
+                Field::Threshold => out.extend_from_slice(&cfg.threshold_json),
+                Field::Passed => write_passed(out, verdict),
+                Field::Reason => write_str(out, reason),
+                Field::Diagnosis => match diagnosis.take() {
+                    Some(write) => write(out),
+                    None => out.extend_from_slice(b"null"), // a field is never listed twice
+                },
+                Field::Verdict => out.extend_from_slice(match verdict {
+                    None => b"\"unscored\"",
+                    Some(true) => b"\"pass\"",
+                    Some(false) => b"\"fail\"",
+                }),
+                Field::Code => write_code(out, score, problems),
+            }
+        }
+        out.extend_from_slice(b"}\n");
+    }
 }
 
 /// Python's truthiness of a JSON value.

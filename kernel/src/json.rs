@@ -769,3 +769,44 @@ pub fn short(v: Option<&Value>) -> Option<String> {
     }
     Some(text)
 }
+
+/// `reasons.CAP_BYTES`: the most bytes of JSON a value keeps in a diagnosis.
+pub const CAP_BYTES: usize = 1000;
+
+/// `reasons.capped` of a value whose JSON is `json`, past the cap: the first
+/// whole characters of the JSON and what was cut.
+fn cut_text(json: &[u8]) -> String {
+    let mut end = CAP_BYTES;
+    while json[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    let shown = String::from_utf8_lossy(&json[..end]);
+    format!(
+        "{shown}... [cut: {} bytes of JSON, first {end} shown]",
+        json.len()
+    )
+}
+
+/// Writes what `write_value` writes, or, past [`CAP_BYTES`], the string
+/// `reasons.capped` gives in its place.
+pub fn write_capped(out: &mut Vec<u8>, write_value: impl FnOnce(&mut Vec<u8>)) {
+    let at = out.len();
+    write_value(out);
+    if out.len() - at > CAP_BYTES {
+        let text = cut_text(&out[at..]);
+        out.truncate(at);
+        write_str(out, &text);
+    }
+}
+
+/// `reasons.short` of the value as a diagnosis keeps it (`reasons.capped`).
+pub fn short_capped(v: Option<&Value>) -> Option<String> {
+    if let Some(v @ (Value::Str(_) | Value::Arr(_) | Value::Obj(_))) = v {
+        let mut json = Vec::new();
+        write(&mut json, v);
+        if json.len() > CAP_BYTES {
+            return short(Some(&Value::Str(Cow::Owned(cut_text(&json)))));
+        }
+    }
+    short(v)
+}

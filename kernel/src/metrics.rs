@@ -190,16 +190,7 @@ pub fn score_row<'a>(
                 shared.analysed(cfg, &ALL_KEYS, false, expected, actual, order, before)?;
             if ne == 0 && na == 0 {
                 let d = diagnosis(a, table, true, true, None, Vec::new());
-                return finish_empty(
-                    out,
-                    cfg,
-                    row,
-                    table,
-                    memo,
-                    d,
-                    *empty,
-                    "no calls expected and none made",
-                );
+                return finish_empty(out, cfg, row, table, memo, d, *empty, NONE_MADE);
             }
             if ne == 0 || na == 0 {
                 let details = vec![("alignment", b"0".to_vec()), ("coverage", b"0.0".to_vec())];
@@ -293,16 +284,8 @@ pub fn score_row<'a>(
                     )
                 })
             };
-            finish(
-                out,
-                cfg,
-                row,
-                table,
-                memo,
-                d,
-                Some(score.clamp(0.0, 1.0)),
-                summary,
-            )
+            let score = Some(score.clamp(0.0, 1.0));
+            finish(out, cfg, row, table, memo, d, score, summary)
         }
         Metric::F1 {
             empty,
@@ -336,16 +319,7 @@ pub fn score_row<'a>(
                     ("matched", b"0".to_vec()),
                 ];
                 let d = diagnosis(a, table, true, true, None, details);
-                return finish_empty(
-                    out,
-                    cfg,
-                    row,
-                    table,
-                    memo,
-                    d,
-                    *empty,
-                    "no calls expected and none made",
-                );
+                return finish_empty(out, cfg, row, table, memo, d, *empty, NONE_MADE);
             }
             let (p, r) = (precision.unwrap_or(0.0), recall.unwrap_or(0.0));
             let f1 = if p + r > 0.0 {
@@ -415,16 +389,7 @@ pub fn score_row<'a>(
             }
             let d = diagnosis(a, table, true, !*ignore_extra, None, details);
             if ne == 0 && na == 0 {
-                return finish_empty(
-                    out,
-                    cfg,
-                    row,
-                    table,
-                    memo,
-                    d,
-                    *empty,
-                    "no calls expected and none made",
-                );
+                return finish_empty(out, cfg, row, table, memo, d, *empty, NONE_MADE);
             }
             let in_order = if *check_ordering { " in order" } else { "" };
             if *exact_match {
@@ -436,16 +401,7 @@ pub fn score_row<'a>(
                         format!("not an exact match: {matched} of {ne} expected calls matched{in_order}, {na} made")
                     })
                 };
-                finish(
-                    out,
-                    cfg,
-                    row,
-                    table,
-                    memo,
-                    d,
-                    Some(if ok { 1.0 } else { 0.0 }),
-                    summary,
-                )
+                finish(out, cfg, row, table, memo, d, all_or_nothing(ok), summary)
             } else {
                 let denominator = if *ignore_extra { ne } else { ne.max(na) };
                 let score = if denominator > 0 {
@@ -537,17 +493,16 @@ pub fn score_row<'a>(
                     s
                 })
             };
-            finish(
-                out,
-                cfg,
-                row,
-                table,
-                memo,
-                d,
-                Some(if ok { 1.0 } else { 0.0 }),
-                summary,
-            )
+            finish(out, cfg, row, table, memo, d, all_or_nothing(ok), summary)
         }
         Metric::Contains(_) => Err(()), // returned above: output::score_output scores it
     }
+}
+
+/// The summary of an empty row for the metrics without a rule of their own to add.
+const NONE_MADE: &str = "no calls expected and none made";
+
+/// The score of a pass-or-fail metric.
+fn all_or_nothing(ok: bool) -> Option<f64> {
+    Some(if ok { 1.0 } else { 0.0 })
 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::{py_float, short, write_str, Value};
+use crate::json::{py_float, short_capped, write_capped, write_str, Value};
 use crate::metrics::{Config, Row, Sink};
 use crate::rows::RowTexts;
 use crate::text::casefold;
@@ -36,7 +36,7 @@ fn string_list(out: &mut Vec<u8>, items: &[&String]) {
         if n > 0 {
             out.push(b',');
         }
-        write_str(out, s);
+        write_capped(out, |out| write_str(out, s));
     }
     out.push(b']');
 }
@@ -122,7 +122,7 @@ pub fn score_output(
         let shown: Vec<String> = missing
             .iter()
             .take(3)
-            .map(|v| short(Some(&Value::Str(Cow::Borrowed(v.as_str())))).ok_or(()))
+            .map(|v| short_capped(Some(&Value::Str(Cow::Borrowed(v.as_str())))).ok_or(()))
             .collect::<Result<_, ()>>()?;
         reason.push_str("; output lacks ");
         reason.push_str(&shown.join(", "));

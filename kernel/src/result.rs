@@ -3,7 +3,10 @@
 //! `orjson.dumps` gives them. `metrics` decides the score; this module says why.
 
 use crate::alignment::{Analysis, Pairs, Table};
-use crate::json::{same_json, short, write, write_float, write_int, write_obj, write_str, Value};
+use crate::json::{
+    same_json, short_capped, write, write_capped, write_float, write_int, write_obj, write_str,
+    Value,
+};
 use crate::matching::{Call, Check};
 use crate::metrics::{Config, Empty, Row};
 
@@ -199,19 +202,19 @@ fn argument(c: &Check) -> R<String> {
     if c.matcher == "unexpected_key" {
         return Ok(format!(
             "{place} not expected, got {}",
-            short(c.actual).ok_or(())?
+            short_capped(c.actual).ok_or(())?
         ));
     }
     if c.missing {
         return Ok(format!(
             "{place} missing (expected {})",
-            short(c.expected).ok_or(())?
+            short_capped(c.expected).ok_or(())?
         ));
     }
     let mut text = format!(
         "{place} expected {}, got {}",
-        short(c.expected).ok_or(())?,
-        short(c.actual).ok_or(())?
+        short_capped(c.expected).ok_or(())?,
+        short_capped(c.actual).ok_or(())?
     );
     if 0.0 < c.score && c.score < 1.0 {
         text.push_str(&format!(" ({} {})", c.matcher, fmt2(c.score)));
@@ -277,7 +280,7 @@ fn call_entry(out: &mut Vec<u8>, call: &Call, index: usize) {
     write_str(out, &call.name);
     out.extend_from_slice(b",\"args\":");
     match &call.args {
-        Some(args) => write_obj(out, args),
+        Some(args) => write_capped(out, |out| write_obj(out, args)),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"index\":");
@@ -285,9 +288,10 @@ fn call_entry(out: &mut Vec<u8>, call: &Call, index: usize) {
     out.push(b'}');
 }
 
+/// A check's value as the diagnosis keeps it (cut past `CAP_BYTES`).
 fn opt_value(out: &mut Vec<u8>, v: Option<&Value>) {
     match v {
-        Some(v) => write(out, v),
+        Some(v) => write_capped(out, |out| write(out, v)),
         None => out.extend_from_slice(b"null"),
     }
 }
@@ -438,14 +442,24 @@ fn head(out: &mut Vec<u8>, cfg: &Config, row: &Row, score: Option<f64>) {
     out.extend_from_slice(b",\"params\":");
     out.extend_from_slice(&cfg.params);
     out.extend_from_slice(b",\"score\":");
+    write_score(out, score);
+    out.extend_from_slice(b",\"threshold\":");
+    out.extend_from_slice(&cfg.threshold_json);
+    out.extend_from_slice(b",\"passed\":");
+    write_passed(out, passed(cfg, score));
+}
+
+/// A result's `score`: the number, or null when unscored.
+pub(crate) fn write_score(out: &mut Vec<u8>, score: Option<f64>) {
     match score {
         Some(s) => write_float(out, s),
         None => out.extend_from_slice(b"null"),
     }
-    out.extend_from_slice(b",\"threshold\":");
-    out.extend_from_slice(&cfg.threshold_json);
-    out.extend_from_slice(b",\"passed\":");
-    out.extend_from_slice(match passed(cfg, score) {
+}
+
+/// A result's `passed`: true, false, or null when unscored.
+pub(crate) fn write_passed(out: &mut Vec<u8>, verdict: Option<bool>) {
+    out.extend_from_slice(match verdict {
         None => b"null",
         Some(true) => b"true",
         Some(false) => b"false",

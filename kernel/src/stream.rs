@@ -77,9 +77,11 @@ impl Sink for Noted<'_> {
     ) {
         self.cell = (score, passed(cfg, score));
         match self.fields {
-            Some(fields) => crate::fields::write_fields(
-                self.out, fields, cfg, row, score, reason, problems, diagnosis,
-            ),
+            Some(fields) => crate::fields::Projected {
+                out: self.out,
+                fields,
+            }
+            .put(cfg, row, score, reason, problems, diagnosis),
             None => self.out.put(cfg, row, score, reason, problems, diagnosis),
         }
     }

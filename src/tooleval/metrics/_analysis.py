@@ -9,13 +9,14 @@ how they turn that pairing into a score.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tooleval.errors import ConfigError
 from tooleval.matching.alignment import CallTable, call_entry, order_violations
 from tooleval.matching.assignment import transitive_closure
 from tooleval.matching.config import ArgumentComparator, resolve_comparator
+from tooleval.metrics.reasons import capped
 from tooleval.model import (
     ArgumentCheck,
     Diagnosis,
@@ -353,12 +354,28 @@ class Analysis:
         missing = self.missing_rows() if report_missing else []
         extra = self.extra_cols() if report_extra else []
         return Diagnosis(
-            missing=[call_entry(self.expected[i], i) for i in missing],
-            extra=[call_entry(self.actual[j], j) for j in extra],
+            missing=[_capped_entry(call_entry(self.expected[i], i)) for i in missing],
+            extra=[_capped_entry(call_entry(self.actual[j], j)) for j in extra],
             order_violations=list(self.violations),
-            arguments=self.checks(pairs),
+            arguments=[_capped_check(c) for c in self.checks(pairs)],
             details=info,
         )
+
+
+def _capped_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A missing or extra call's entry, its arguments cut past ``CAP_BYTES`` (see ``capped``)."""
+    args = capped(entry["args"])
+    if args is not entry["args"]:
+        entry["args"] = args
+    return entry
+
+
+def _capped_check(check: ArgumentCheck) -> ArgumentCheck:
+    """An argument check whose values are cut past ``CAP_BYTES``; the same object when none is."""
+    expected, actual = capped(check.expected), capped(check.actual)
+    if expected is check.expected and actual is check.actual:
+        return check
+    return replace(check, expected=expected, actual=actual)
 
 
 def analyse(

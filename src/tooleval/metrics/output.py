@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 
 from tooleval.errors import ConfigError
 from tooleval.metrics._analysis import THRESHOLD_HELP, choice, threshold_value
-from tooleval.metrics.reasons import explain
+from tooleval.metrics.reasons import capped, explain
 from tooleval.model import Alias, Aliases, Diagnosis, Result, Sample, accepts_aliases
 from tooleval.model.metric import metric
 
@@ -147,10 +147,15 @@ def _verdict(
 ) -> Result:
     missing = [v for v in wanted if v not in found]
     ok = not missing if require == "all" else bool(found)
-    details: dict[str, Any] = {"values": wanted, "found": found, "require": require}
+    details: dict[str, Any] = {
+        "values": [capped(v) for v in wanted],
+        "found": [capped(v) for v in found],
+        "require": require,
+    }
     if missing:
         # With "any" and a hit, absent values are not a defect: keep them out of the reason.
-        details["absent_values" if ok and require == "any" else "missing_values"] = missing
+        key = "absent_values" if ok and require == "any" else "missing_values"
+        details[key] = [capped(v) for v in missing]
     diagnosis = Diagnosis(details=details)
     summary = f"output contains {len(found)} of {len(wanted)} values (require {require!r})"
     return Result.scored(

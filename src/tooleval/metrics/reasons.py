@@ -19,9 +19,42 @@ from typing import Any
 
 from tooleval.model import ArgumentCheck, Diagnosis
 
-__all__ = ["explain", "short"]
+__all__ = ["CAP_BYTES", "capped", "explain", "short"]
 
 _SHOWN = 3  # items of one kind named before "and N more"
+
+#: The most bytes of compact JSON a value keeps in a diagnosis (docs/results.md).
+CAP_BYTES = 1000
+
+
+def capped(value: Any) -> Any:
+    """``value`` as a diagnosis keeps it: whole up to :data:`CAP_BYTES` bytes of compact
+    JSON, else a string of the first bytes of that JSON and what was cut.
+
+    The compiled kernel cuts the same way, byte for byte, so that a multi-megabyte
+    argument is not repeated in every metric's diagnosis of its row.
+
+    >>> capped({"id": 7})
+    {'id': 7}
+    >>> capped("x" * 2000)[995:]
+    'xxxxx... [cut: 2002 bytes of JSON, first 1000 shown]'
+    """
+    if value is None or type(value) in (bool, int, float):
+        return value
+    if type(value) is str and 6 * len(value) + 2 <= CAP_BYTES:  # JSON escapes at most 6x
+        return value
+    try:
+        import orjson
+
+        text = orjson.dumps(value)
+    except TypeError:  # an int past 64 bits: the standard writer spells it the same
+        import json
+
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+    if len(text) <= CAP_BYTES:
+        return value
+    shown = text[:CAP_BYTES].decode("utf-8", "ignore")  # whole characters only
+    return f"{shown}... [cut: {len(text)} bytes of JSON, first {len(shown.encode())} shown]"
 
 
 def short(value: Any, limit: int = 40) -> str:
