@@ -73,6 +73,7 @@ SLOW_FILES: tuple[str, ...] = (
     "tests/stats/test_oracles.py",  # bootstrap and permutation oracles (scipy, statsmodels)
     "tests/connectors/test_attempt_deadline.py",  # servers that drip-feed until the deadline
     "tests/llm/test_judge_deadline.py",  # judges that drip-feed until the deadline
+    "tests/judged/test_shipped_sets_parse.py",  # the local judge on every shipped set's row
     "tests/scoring/test_one_pipeline.py",  # hostile rows through every entry point
     "tests/store/test_disk_full.py",  # runs under ulimit -f in subprocesses
     "tests/core/test_cli_init.py",  # scaffolds run by tooleval and pytest in subprocesses

@@ -29,8 +29,9 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-# (request body, its number counting from 1) -> the completion to answer with
-Reply = Callable[[dict[str, Any], int], dict[str, Any]]
+# (request body, its number counting from 1) -> the completion to answer with, or
+# (HTTP status, body) to answer with another status (an error a server sends)
+Reply = Callable[[dict[str, Any], int], dict[str, Any] | tuple[int, dict[str, Any]]]
 
 
 class OpenAIServer:
@@ -49,8 +50,10 @@ class OpenAIServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                data = json.dumps(owner._answer(body)).encode()
-                self.send_response(200)
+                answer = owner._answer(body)
+                status, answer = answer if isinstance(answer, tuple) else (200, answer)
+                data = json.dumps(answer).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -64,7 +67,7 @@ class OpenAIServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def _answer(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, body: dict[str, Any]) -> dict[str, Any] | tuple[int, dict[str, Any]]:
         # One at a time: a script's steps are taken in the order requests arrive.
         with self._lock:
             self.requests.append(body)

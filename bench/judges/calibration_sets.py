@@ -10,10 +10,12 @@ throwaway SQLite store and judged with :func:`tooleval.calibration.calibrate`.
 The data is read from ``--data`` / ``$TOOLEVAL_SHARED_DATA`` / ``../shared/data``.
 Printed per set: rows judged and not judged (with why), the share of replies
 that parsed, the confusion matrix, agreement, Cohen's kappa with its asymptotic
-interval (statsmodels' ``cohens_kappa``), rows whose input was cut to fit the
-model's context, wall time and rows per minute, CPU seconds of the process and rows
-per CPU minute (the figure the machine's load does not change), tokens in and out. Progress goes
-to stderr row by row; ``--json`` is rewritten after each set.
+interval (statsmodels' ``cohens_kappa``), TPR and TNR with their Wilson
+intervals, rows whose input was cut to fit the model's context, wall time and
+rows per minute, CPU seconds of the process and rows per CPU minute (the figure
+the machine's load does not change), tokens in and out. Progress goes to stderr
+row by row; ``--json`` is rewritten after each set. Each set is run in turn;
+run it under ``nice`` on a shared machine.
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", dest="sets", help="a set (default: every set)")
     parser.add_argument("--rows", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--max-new-tokens", type=int, default=96)
+    parser.add_argument("--model-path", help="a GGUF for the local judge (default: SmolLM2)")
     parser.add_argument("--base-url")
     parser.add_argument("--model")
     parser.add_argument("--json", metavar="FILE")
@@ -43,7 +46,7 @@ def main() -> int:
         type=int,
         help="rows judged at once (default: the local judge's batch_rows; 1: one row at a time)",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from tooleval.calibration import calibrate
     from tooleval.calibration.sets import CALIBRATION_SETS, store_set
     from tooleval.llm import LocalJudge, OpenAIJudge
@@ -54,7 +57,9 @@ def main() -> int:
         if args.base_url:
             judge = OpenAIJudge(args.model, base_url=args.base_url, api_key="none", cache=False)
         else:
-            judge = LocalJudge(max_new_tokens=args.max_new_tokens, cache=False).load()
+            judge = LocalJudge(
+                args.model_path, max_new_tokens=args.max_new_tokens, cache=False
+            ).load()
         if args.workers:
             judge.batch_rows = args.workers
         with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "b.db") as store:
@@ -80,6 +85,8 @@ def main() -> int:
             "agreement": _share(c.tp + c.tn, c.n),
             "kappa": kappa,
             "kappa_interval": _kappa_interval(c.tp, c.fn, c.fp, c.tn),
+            "tpr": _rate(report.figures.get("tpr")),
+            "tnr": _rate(report.figures.get("tnr")),
             "replies_with_input_cut": counting.cut,
             "seconds": round(seconds, 1),
             "rows_per_minute": round(60 * report.labels / seconds, 2) if seconds else None,
@@ -105,6 +112,14 @@ def _progress(name: str):
         print(f"{name}: {done}/{total} rows, {minutes:.1f} min", file=sys.stderr, flush=True)
 
     return report
+
+
+def _rate(figure) -> list[float] | None:
+    """A TPR/TNR figure as [value, 95% Wilson low, high], None when undefined."""
+    if not figure:
+        return None
+    interval = figure["interval"]
+    return [round(figure["value"], 3), round(interval["low"], 3), round(interval["high"], 3)]
 
 
 def _share(part: int, whole: int) -> float | None:

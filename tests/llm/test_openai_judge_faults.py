@@ -11,11 +11,10 @@ truncated, refusing and slow replies: tests/judged/test_calibration.py.)
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from tests.openai_server import OpenAIServer, completion, prompt_text
 
 from tooleval.errors import JudgeError
 from tooleval.judged.task_success import task_success
@@ -30,64 +29,19 @@ OVERFLOWS = {
 VERDICT = {"evidence": "the tool result", "accomplished": True, "reason": "done"}
 
 
-class TooLongServer:
+class TooLongServer(OpenAIServer):
     """Answers 400 with ``message`` when the prompt holds ``HUGE``, else a verdict."""
 
     def __init__(self, message: str) -> None:
-        self.requests = 0
+        self.message = message
+        super().__init__(self._verdict_or_overflow)
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                owner.requests += 1
-                prompt = json.dumps(body.get("messages"))
-                if "HUGE" in prompt:
-                    status = 400
-                    out: dict[str, Any] = {"error": {"message": message, "code": 400}}
-                else:
-                    status = 200
-                    content = json.dumps(VERDICT)
-                    out = {
-                        "id": "c",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": "m",
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": content},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                    }
-                data = json.dumps(out).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        owner = self
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> TooLongServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(30)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def _verdict_or_overflow(
+        self, body: dict[str, Any], number: int
+    ) -> dict[str, Any] | tuple[int, dict[str, Any]]:
+        if "HUGE" in prompt_text(body):
+            return 400, {"error": {"message": self.message, "code": 400}}
+        return completion({"role": "assistant", "content": json.dumps(VERDICT)}, number=number)
 
 
 @pytest.mark.parametrize("server_kind", sorted(OVERFLOWS))
@@ -102,7 +56,7 @@ def test_a_context_overflow_is_a_judge_error_saying_what_to_do(server_kind):
         finally:
             judge.close()
     message = str(info.value)
-    assert info.value.context["status"] == 400 and server.requests == 2
+    assert info.value.context["status"] == 400 and len(server.requests) == 2
     assert "longer than the judge model's context" in message and "max_chars" in message
     assert fine.score == 1.0
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from tooleval.errors import ConfigError, JudgeError
 from tooleval.judged.registration import JUDGED_METRICS, judged_metric, prompt_version
+from tooleval.llm.base import rows_at_once
 from tooleval.model import Result
 from tooleval.stats.calibration import (
     Confusion,
@@ -149,7 +150,7 @@ def calibrate(
         judge_one = partial(
             _judge_row, function, judge=judge, options=options, threshold=threshold, metric=metric
         )
-        results = _judged_in_order(store, run.id, labels, judge_one, _workers(judge))
+        results = _judged_in_order(store, run.id, labels, judge_one, rows_at_once(judge, default=1))
     for done, (label, result) in enumerate(results, start=1):
         where = {"row_index": label.row_index, "row_id": label.row_id}
         if result is None or result.passed is None:
@@ -188,12 +189,6 @@ def calibrate(
     return CalibrationReport(
         identity, report.source, matrix, report.figures, wrong, unscored, len(labels), record.id
     )
-
-
-def _workers(judge: Any) -> int:
-    """Rows judged at once: the judge's ``batch_rows`` (the local judge decodes them as a batch)."""
-    value = getattr(judge, "batch_rows", 1)
-    return value if isinstance(value, int) and value >= 1 else 1
 
 
 def _judged_in_order(

@@ -4,7 +4,8 @@ A new run is stored from the source run's answers with the metrics and
 options given; ``tooleval compare RUN_ID NEW`` then shows what the metric
 change did. Judged metrics call the judge of ``--judge`` / ``--judge-option``
 (or ``$TOOLEVAL_JUDGE``, as ``tooleval score`` reads them), ``--concurrency``
-rows at a time, and nothing else. Exit 0, or 2 on a usage error.
+rows at a time (default: the local judge's batch, 8, decoded together; other
+judges 4), and nothing else. Exit 0, or 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def rescore(args: argparse.Namespace) -> int:
     from tooleval.cli._render import make_console, print_summary
     from tooleval.cli.run import open_cli_store
+    from tooleval.llm.base import rows_at_once
     from tooleval.runs.progress import make_progress
     from tooleval.runs.rescore import parse_metric_specs, rescore_run
 
@@ -73,7 +75,7 @@ def rescore(args: argparse.Namespace) -> int:
             specs,
             name=args.name,
             judge=judge,
-            concurrency=args.concurrency or 4,
+            concurrency=rows_at_once(judge, args.concurrency),
             progress=make_progress(sys.stderr) if judge is not None else None,
         )
         console = make_console(sys.stdout)

@@ -181,7 +181,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="rows judged at once (default 4)",
+        help="rows judged at once (default: the local judge's batch, 8; other judges 4)",
     )
 
 
@@ -263,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
     from tooleval.cli._score_gate import parse_gate_rules
     from tooleval.evaluation.file_input import bind_spec, existing_file, sniff_dataset
     from tooleval.evaluation.files import FileJob, check_fields_first
+    from tooleval.llm.base import rows_at_once
     from tooleval.metrics.registry import bind, get_metric
 
     names = _metric_names(args.metric)
@@ -317,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
         columns,
         data=args.data,
         workers=workers,
-        concurrency=args.concurrency or 4,
+        concurrency=rows_at_once(judge, args.concurrency),
     )
     with _naming_input(args.dataset):
         check_fields_first(job)  # a missing field refused before any row is written

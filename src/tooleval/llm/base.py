@@ -31,6 +31,7 @@ __all__ = [
     "JudgeUsage",
     "normalise_messages",
     "resolve_cache",
+    "rows_at_once",
 ]
 
 CacheSetting = JudgeCache | str | Path | bool | None
@@ -75,6 +76,24 @@ def normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, 
             raise JudgeError("content must be a string", field=f"messages[{index}].content")
         out.append({"role": role, "content": content})
     return out
+
+
+def rows_at_once(judge: Any, given: int | None = None, default: int = 4) -> int:
+    """Rows to judge at once: ``given``, else the judge's ``batch_rows``, else ``default``.
+
+    The local judge decodes ``batch_rows`` (8) rows' replies as one batch, so
+    ``score``, ``rescore`` and ``calibrate`` judge that many rows at a time unless
+    told otherwise; an HTTP judge has no batch and gets ``default``.
+
+    >>> rows_at_once(object()), rows_at_once(object(), 2)
+    (4, 2)
+    """
+    if given is not None:
+        return given
+    value = getattr(judge, "batch_rows", None)
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else default
+    )
 
 
 def resolve_cache(cache: CacheSetting) -> JudgeCache | None:

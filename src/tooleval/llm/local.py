@@ -25,6 +25,8 @@ offline, but it parrots the examples in prompts and is not a judge to trust
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import importlib.util
 import os
 import shutil
@@ -35,6 +37,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,6 +195,12 @@ def load_local_model(path: str | Path | None = None) -> LoadedModel:
         return loaded
 
 
+@functools.cache
+def _row_threads() -> ThreadPoolExecutor:
+    """The threads async callers' rows are judged on: one per row a batch holds."""
+    return ThreadPoolExecutor(max_workers=MAX_BATCH, thread_name_prefix="tooleval-local-judge")
+
+
 def _reply_budget(loaded: LoadedModel, schema: Mapping[str, Any] | None, limit: int) -> int:
     """Tokens kept for the reply: ``limit``, raised to the shortest reply ``schema`` allows."""
     if schema is None:
@@ -345,6 +354,16 @@ class LocalJudge(BaseJudge):
         self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None
     ) -> JudgeReply:
         return self.generate(messages, schema)
+
+    async def _agenerate(
+        self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None
+    ) -> JudgeReply:
+        # Off the event loop on threads of the judge's own (MAX_BATCH of them), so every row
+        # that `score` / `rescore` judge at once joins the batch: asyncio's default pool has
+        # only CPUs + 4 threads (6 on a 2-core machine), fewer than a batch holds.
+        loop = asyncio.get_running_loop()
+        call = functools.partial(self._generate, messages, schema)
+        return await loop.run_in_executor(_row_threads(), call)
 
     def __repr__(self) -> str:
         return f"LocalJudge(model={self.model!r}, max_new_tokens={self.max_new_tokens})"
