@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 DOUBLINGS = 5
+COPY_SLICE = 62_500
 
 
 def _copy_rows(store, run_id: str, size: int, copy: int) -> None:
@@ -63,19 +64,27 @@ def _copy_rows(store, run_id: str, size: int, copy: int) -> None:
         (res.row_index + size).label("row_index") if c.name == "row_index" else c
         for c in t.results.c
     ]
+    # Slices of COPY_SLICE rows per statement: one statement copying 500k rows outlived
+    # PostgreSQL's statement timeout (the store's 5 minutes) at load 12.
     with store._write() as conn:
-        conn.execute(
-            t.rows.insert().from_select(
-                row_cols,
-                sa.select(*picked).where(rows.run_id == run_id, rows.row_index < size),
+        for low in range(0, size, COPY_SLICE):
+            high = min(size, low + COPY_SLICE)
+            conn.execute(
+                t.rows.insert().from_select(
+                    row_cols,
+                    sa.select(*picked).where(
+                        rows.run_id == run_id, rows.row_index >= low, rows.row_index < high
+                    ),
+                )
             )
-        )
-        conn.execute(
-            t.results.insert().from_select(
-                result_cols,
-                sa.select(*moved).where(res.run_id == run_id, res.row_index < size),
+            conn.execute(
+                t.results.insert().from_select(
+                    result_cols,
+                    sa.select(*moved).where(
+                        res.run_id == run_id, res.row_index >= low, res.row_index < high
+                    ),
+                )
             )
-        )
 
 
 def build_run(store, rows: int, variant: str, name: str) -> str:
