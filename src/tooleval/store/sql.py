@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tooleval.errors import InputError, StoreError
-from tooleval.store import codec, leases, storable
+from tooleval.store import codec, counters, leases, storable
 from tooleval.store import schema as t
 from tooleval.store.aggregates import RunAggregates
 from tooleval.store.engine import (
@@ -225,6 +225,8 @@ class Store:
                 conn.execute(t.rows.insert(), row_values)
                 if result_values:
                     conn.execute(t.results.insert(), result_values)
+                # The run's counts, in the same transaction as its rows (store.counters).
+                counters.add_counts(conn, run_id, counters.deltas(row_values, result_values))
         except sa.exc.IntegrityError:
             indexes = ", ".join(str(v["row_index"]) for v in row_values[:5])
             raise StoreError(
@@ -275,7 +277,15 @@ class Store:
         """Remove a run and everything stored under it."""
         with self._write() as conn:
             self._require_run(conn, run_id)
-            for table in (t.labels, t.results, t.rows, t.run_metrics, t.run_tags, t.run_leases):
+            for table in (
+                t.labels,
+                t.results,
+                t.rows,
+                t.run_metrics,
+                t.run_tags,
+                t.run_leases,
+                t.run_counters,
+            ):
                 conn.execute(table.delete().where(table.c.run_id == run_id))
             conn.execute(t.runs.delete().where(t.runs.c.id == run_id))
 
