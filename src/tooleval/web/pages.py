@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_SORT",
     "PAGE_SIZES",
     "RunFilters",
+    "breadcrumb",
     "error_page",
     "count_text",
     "filter_chips",
@@ -148,6 +149,23 @@ def _topbar() -> Safe:
         class_="topbar",
         aria_label="main",
     )
+
+
+def breadcrumb(*steps: tuple[str, Href | None]) -> Safe:
+    """The trail above a page: each step a link, the last (no address) the page itself.
+
+    >>> str(breadcrumb(("Runs", href("/")), ("nightly", None))).count("<a ")
+    1
+    """
+    parts: list[Safe | str] = []
+    for number, (label, target) in enumerate(steps):
+        if number:
+            parts.append(" › ")
+        if target is None:
+            parts.append(el("span", label, class_="crumb-name"))
+        else:
+            parts.append(el("a", label, href=target))
+    return el("nav", *parts, class_="crumbs", aria_label="breadcrumb")
 
 
 def page(title: str, *body: Safe | None) -> str:
@@ -435,14 +453,7 @@ def run_page(
     charts = _charts(run, counts.bins)
     return page(
         f"{run.name} · tooleval",
-        el(
-            "nav",
-            el("a", "Runs", href=href("/")),
-            " › ",
-            el("span", run.name, class_="crumb-name"),
-            class_="crumbs",
-            aria_label="breadcrumb",
-        ),
+        breadcrumb(("Runs", href("/")), (run.name, None)),
         run_header(run, status, latency=latency, gate=gate),
         usage,
         gate_block(gate),
