@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 DOUBLINGS = 5
+COPY_SLICE = 62_500
 
 
 def _copy_rows(store, run_id: str, size: int, copy: int) -> None:
@@ -63,19 +64,27 @@ def _copy_rows(store, run_id: str, size: int, copy: int) -> None:
         (res.row_index + size).label("row_index") if c.name == "row_index" else c
         for c in t.results.c
     ]
+    # Slices of COPY_SLICE rows per statement: one statement copying 500k rows outlived
+    # PostgreSQL's statement timeout (the store's 5 minutes) at load 12.
     with store._write() as conn:
-        conn.execute(
-            t.rows.insert().from_select(
-                row_cols,
-                sa.select(*picked).where(rows.run_id == run_id, rows.row_index < size),
+        for low in range(0, size, COPY_SLICE):
+            high = min(size, low + COPY_SLICE)
+            conn.execute(
+                t.rows.insert().from_select(
+                    row_cols,
+                    sa.select(*picked).where(
+                        rows.run_id == run_id, rows.row_index >= low, rows.row_index < high
+                    ),
+                )
             )
-        )
-        conn.execute(
-            t.results.insert().from_select(
-                result_cols,
-                sa.select(*moved).where(res.run_id == run_id, res.row_index < size),
+            conn.execute(
+                t.results.insert().from_select(
+                    result_cols,
+                    sa.select(*moved).where(
+                        res.run_id == run_id, res.row_index >= low, res.row_index < high
+                    ),
+                )
             )
-        )
 
 
 def build_run(store, rows: int, variant: str, name: str) -> str:
@@ -83,6 +92,7 @@ def build_run(store, rows: int, variant: str, name: str) -> str:
     from tests.web.seed import METRICS, _cases, _record
 
     from tooleval.analysis.aggregates import store_aggregates
+    from tooleval.store.counters import recount
 
     seed = max(1, rows >> DOUBLINGS)
     templates = [_record(i, c) for i, c in enumerate(_cases(variant))]
@@ -110,6 +120,9 @@ def build_run(store, rows: int, variant: str, name: str) -> str:
         _copy_rows(store, run_id, size, copy)
         size *= 2
         print(f"  {name}: {size:,} rows", flush=True)
+    with store._write() as conn:
+        # The copies were made in SQL, past the row writer: count the run's counters again.
+        recount(conn, run_id)
     store.finish_run(run_id)
     problem = store_aggregates(store, run_id)
     if problem:
@@ -232,6 +245,11 @@ def pages(ids: list[str], rows: int) -> dict[str, str]:
         "category + metric failed": f"/runs/{a}?category=refund&metric=tool_call_f1&result=fail",
         f"deep page ({last // 2:,})": f"/runs/{a}?page={last // 2}",
         f"last page ({last:,})": f"/runs/{a}?page={last}",
+        "deep page by key (after=)": f"/runs/{a}?after={rows // 2}&page={last // 2}",
+        "previous page by key (before=)": f"/runs/{a}?before={rows // 2}&page={last // 2}",
+        "last page by key (end=1)": f"/runs/{a}?end=1",
+        "failure class by key (after=)": f"/runs/{a}?failure_class=missing_tool&after={rows // 2}",
+        "slowest first by key (after=)": f"/runs/{a}?sort=-latency&after={rows // 2}",
         "deep page, failure class": f"/runs/{a}?failure_class=missing_tool&page=2000",
         "slowest first": f"/runs/{a}?sort=-latency",
         "lowest score first": f"/runs/{a}?sort=score&metric=tool_call_f1",
@@ -333,6 +351,10 @@ def main() -> int:
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--only", help="time only the pages whose label contains this")
     parser.add_argument(
+        "--run",
+        help="with --single: time the run of this name (a run left running: the live overview)",
+    )
+    parser.add_argument(
         "--single",
         action="store_true",
         help="time the pages of run A as it is (no build, no comparison or matrix)",
@@ -342,7 +364,8 @@ def main() -> int:
         from tooleval.store import open_store
 
         store = open_store(args.store)
-        run = next(r for r in store.list_runs() if r.name == f"scale A {args.rows}")
+        name = args.run or f"scale A {args.rows}"
+        run = next(r for r in store.list_runs() if r.name == name)
         ids, rows = [run.id], store.get_run(run.id).row_count
         store.close()
     else:

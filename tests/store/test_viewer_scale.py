@@ -21,6 +21,7 @@ from tooleval.analysis.figures import run_figures
 from tooleval.model import ExpectedTools, Result, Sample, UserMessage
 from tooleval.report.overview import latency_percentiles
 from tooleval.store import MetricSpec, RowRecord, open_store
+from tooleval.store.counters import grouped_counts, live_counts
 from tooleval.store.migrations import MIGRATIONS
 from tooleval.store.queries import RowFilters, rows_query
 
@@ -191,6 +192,7 @@ def test_a_schema_7_store_opens_with_the_viewer_indexes(tmp_path):
     with engine.begin() as conn:
         for index in V8_INDEXES:
             conn.exec_driver_sql(f"DROP INDEX {index}")
+        conn.exec_driver_sql("DROP TABLE run_counters")  # migration 9
         conn.exec_driver_sql("DELETE FROM tooleval_schema WHERE version >= 8")
         # Figures stored by a version that had no percentiles in them.
         payload = conn.exec_driver_sql(
@@ -203,14 +205,18 @@ def test_a_schema_7_store_opens_with_the_viewer_indexes(tmp_path):
         )
     engine.dispose()
     with open_store(path) as store:
-        assert store.applied_migrations == [8]
+        assert store.applied_migrations == [8, 9]
         names = {i["name"] for i in sa.inspect(store._engine).get_indexes("rows")}
         assert set(V8_INDEXES) <= names
         info = store.get_run(run_id)
         assert run_figures(store, info).latency == _nearest_rank([_latency(i) for i in range(60)])
         with store._read() as conn:
             version = conn.exec_driver_sql("SELECT max(version) FROM tooleval_schema").scalar()
-        assert version == MIGRATIONS[-1].version == 8
+        assert version == MIGRATIONS[-1].version == 9
+        # Migration 9 counted the run's counters from its rows.
+        store.reopen_run(run_id)
+        with store._read() as conn:
+            assert live_counts(conn, run_id) == grouped_counts(conn, run_id) != {}
 
 
 def test_a_dense_search_walks_the_run_and_keeps_the_pages(store, run_name):

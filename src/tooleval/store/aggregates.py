@@ -34,7 +34,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tooleval.errors import StoreError
-from tooleval.store import codec
+from tooleval.store import codec, counters
 from tooleval.store import schema as t
 from tooleval.store.queries import results_for
 from tooleval.store.records import RowRecord
@@ -212,6 +212,19 @@ class RunAggregates:
 
     def category_counts(self, run_id: str) -> dict[str, dict[str, int]]:
         """Per category (rows without one left out): rows, passed, failed, errors."""
+        with self._store._read() as conn:
+            live = counters.live_counts(conn, run_id)
+        if live is not None:
+            return {
+                category: {
+                    "rows": sum(c[n] for n in ("passed", "failed", "errors", "unscored")),
+                    "passed": c["passed"] + c["err_passed"],
+                    "failed": c["failed"] + c["err_failed"],
+                    "errors": c["errors"],
+                }
+                for (category, metric), c in sorted(live.items(), key=lambda kv: str(kv[0][0]))
+                if category is not None and metric is None
+            }
         r = t.rows.c
         out: dict[str, dict[str, int]] = {}
         query = (
@@ -238,6 +251,15 @@ class RunAggregates:
 
     def category_metric_counts(self, run_id: str) -> dict[str, dict[str, list[int]]]:
         """Per category and metric: ``[passed, failed]`` result counts."""
+        with self._store._read() as conn:
+            live = counters.live_counts(conn, run_id)
+        if live is not None:
+            out: dict[str, dict[str, list[int]]] = {}
+            for (category, metric), c in live.items():
+                if category is not None and metric is not None:
+                    counted = [c["passed"] + c["err_passed"], c["failed"] + c["err_failed"]]
+                    out.setdefault(category, {})[metric] = counted
+            return out
         rows, res = t.rows.c, t.results.c
         query = (
             sa.select(
@@ -254,7 +276,7 @@ class RunAggregates:
             .where(res.run_id == run_id, rows.category.is_not(None))
             .group_by(rows.category, res.metric)
         )
-        out: dict[str, dict[str, list[int]]] = {}
+        out = {}
         with self._store._read() as conn:
             for category, metric, passed, failed in conn.execute(query):
                 out.setdefault(category, {})[metric] = [int(passed or 0), int(failed or 0)]
@@ -270,63 +292,23 @@ class RunAggregates:
         the other results with no verdict, ``scores`` the results of rows that are
         not errors with a score (``nonbinary`` of them neither 0 nor 1).
         """
-        rows, res = t.rows.c, t.results.c
-        error = rows.error.is_not(None)
-        ok = rows.error.is_(None)
-        scored = sa.and_(ok, res.score.is_not(None))
-
-        def count(condition: Any) -> Any:
-            return sa.func.sum(sa.case((condition, 1), else_=0))
-
-        query = (
-            sa.select(
-                rows.category,
-                res.metric,
-                count(sa.and_(ok, res.passed.is_(True))),
-                count(sa.and_(ok, res.passed.is_(False))),
-                count(error),
-                count(sa.and_(ok, res.passed.is_(None))),
-                count(scored),
-                sa.func.sum(sa.case((scored, res.score), else_=0.0)),
-                sa.func.sum(sa.case((scored, res.score * res.score), else_=0.0)),
-                count(sa.and_(scored, res.score != 0.0, res.score != 1.0)),
-            )
-            .select_from(
-                t.results.join(
-                    t.rows, sa.and_(rows.run_id == res.run_id, rows.row_index == res.row_index)
-                )
-            )
-            .where(res.run_id == run_id)
-            .group_by(rows.category, res.metric)
-        )
-        verdicts = (
-            sa.select(
-                rows.category,
-                count(sa.and_(ok, rows.passed.is_(True))),
-                count(sa.and_(ok, rows.passed.is_(False))),
-                count(error),
-                count(sa.and_(ok, rows.passed.is_(None))),
-            )
-            .where(rows.run_id == run_id)
-            .group_by(rows.category)
-        )
         with self._store._read() as conn:
-            found: list[tuple[Any, ...]] = [
-                (
-                    category,
-                    metric,
-                    *(int(v or 0) for v in counts[:5]),
-                    float(counts[5] or 0.0),
-                    float(counts[6] or 0.0),
-                    int(counts[7] or 0),
-                )
-                for category, metric, *counts in conn.execute(query)
-            ]
-            found.extend(
-                (category, None, *(int(v or 0) for v in counts), 0, 0.0, 0.0, 0)
-                for category, *counts in conn.execute(verdicts)
-            )
-        return found
+            # A live run's counters (kept as its rows are written); else its rows, counted.
+            found = counters.live_counts(conn, run_id)
+            if found is None:
+                found = counters.grouped_counts(conn, run_id)
+        names = ("passed", "failed", "errors", "unscored", "scores", "score_sum", "score_sumsq")
+        out = [
+            (category, metric, *(c[n] for n in names), c["nonbinary"])
+            for (category, metric), c in found.items()
+            if metric is not None
+        ]
+        out.extend(
+            (category, None, c["passed"], c["failed"], c["errors"], c["unscored"], 0, 0.0, 0.0, 0)
+            for (category, metric), c in found.items()
+            if metric is None
+        )
+        return out
 
     def latency_percentiles(
         self, run_id: str, shares: Sequence[tuple[str, float]] = (("p50", 0.5), ("p95", 0.95))

@@ -10,7 +10,7 @@ applied versions are kept in the ``tooleval_schema`` table. A step, once
 released, is never edited: a schema change is a new step with the next number.
 
 >>> [m.version for m in MIGRATIONS]
-[1, 2, 3, 4, 5, 6, 7, 8]
+[1, 2, 3, 4, 5, 6, 7, 8, 9]
 """
 
 from __future__ import annotations
@@ -226,6 +226,19 @@ def _v8_viewer_indexes(op: Any) -> None:
             op.execute(f"CREATE INDEX {name} ON rows ({columns}, passed{nulls_first}, row_index)")
 
 
+def _v9_run_counters(op: Any) -> None:
+    # A run's counts per category and metric, kept current by every row write, so a
+    # live run's overview reads them instead of counting its rows on every view.
+    import sqlalchemy as sa
+
+    from tooleval.store import schema
+    from tooleval.store.counters import recount
+
+    schema.run_counters.create(op.get_bind(), checkfirst=True)
+    for run_id in op.get_bind().execute(sa.select(schema.runs.c.id)).scalars().all():
+        recount(op.get_bind(), run_id)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "runs, run_tags, run_metrics, rows, results", _v1_initial),
     Migration(2, "covering index for per-metric run summaries", _v2_summary_index),
@@ -235,6 +248,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "rows keep their failure cluster key", _v6_failure_detail),
     Migration(7, "human labels per row and metric; judge calibrations", _v7_labels),
     Migration(8, "latency and filtered verdict-order indexes for the viewer", _v8_viewer_indexes),
+    Migration(9, "run_counters: a run's counts kept current as rows are written", _v9_run_counters),
 )
 
 

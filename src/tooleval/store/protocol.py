@@ -163,8 +163,11 @@ class StoreReader(Protocol):
         offset: int = 0,
         limit: int | None = None,
         order_by: str = "index",
+        after: int | None = None,
+        before: int | None = None,
+        from_end: bool = False,
     ) -> Iterator[RowRecord]:
-        """The run's rows with every Result, filtered and paged."""
+        """The run's rows with every Result, filtered and paged (by offset or by key)."""
         ...
 
     def count_rows(

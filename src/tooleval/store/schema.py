@@ -18,6 +18,7 @@ __all__ = [
     "results",
     "rows",
     "run_aggregates",
+    "run_counters",
     "run_metrics",
     "run_tags",
     "runs",
@@ -149,6 +150,31 @@ run_aggregates = sa.Table(
     sa.Column("row_count", sa.Integer, nullable=False),
     sa.Column("computed_at", sa.String(40), nullable=False),
     sa.Column("payload", JSON_TYPE, nullable=False),
+)
+
+# A run's counts per category and metric, kept current as rows are written: see
+# tooleval.store.counters (migration 9).
+run_counters = sa.Table(
+    "run_counters",
+    metadata,
+    sa.Column(
+        "run_id", sa.String(64), sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("slot", sa.String(500), primary_key=True),  # JSON [category, metric]
+    sa.Column("category", sa.String(200)),
+    sa.Column("metric", sa.String(200)),  # NULL: the row verdict
+    *(
+        sa.Column(name, sa.Integer, nullable=False, default=0)
+        for name in ("passed", "failed", "errors", "unscored", "scores")
+    ),
+    sa.Column("score_sum", sa.Float, nullable=False, default=0.0),
+    sa.Column("score_sumsq", sa.Float, nullable=False, default=0.0),
+    *(
+        sa.Column(name, sa.Integer, nullable=False, default=0)
+        for name in ("nonbinary", "err_passed", "err_failed", "err_scores")
+    ),
+    sa.Column("err_score_sum", sa.Float, nullable=False, default=0.0),
+    sa.Column("nulls", sa.Integer, nullable=False, default=0),
 )
 
 # Who works a run now (see tooleval.store.leases): one row per run being worked.

@@ -15,8 +15,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from tooleval.errors import StoreError
-from tooleval.store import codec, leases, storable
+from tooleval.errors import InputError, StoreError
+from tooleval.store import codec, counters, leases, storable
 from tooleval.store import schema as t
 from tooleval.store.aggregates import RunAggregates
 from tooleval.store.engine import (
@@ -36,6 +36,7 @@ from tooleval.store.queries import (
     rows_query,
 )
 from tooleval.store.records import MetricSpec, RowRecord, RunInfo
+from tooleval.store.row_reads import anchor_value, get_row, get_rows, keyed_page, keyset_page
 from tooleval.store.search_index import dense_search
 from tooleval.store.summaries import run_info
 
@@ -48,35 +49,6 @@ _CHUNK = 1000
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _keyed_page(
-    conn: sa.Connection, query: sa.Select, run_id: str, offset: int, size: int
-) -> Sequence[sa.RowMapping]:
-    """``size`` rows of ``query`` from ``offset``: the keys first, then those rows by key.
-
-    The keys (``row_index``) of the page are found in the query's order with
-    only the index columns read, so skipping ``offset`` rows of a deep page
-    walks an index (``ix_rows_*`` end with ``row_index``) and never decodes a
-    skipped row's sample; the page's rows are then read by their primary key.
-    The rows come back in the query's order, as ``query.offset().limit()``
-    would give them.
-    """
-    keys = [
-        int(k)
-        for k in conn.execute(
-            query.with_only_columns(t.rows.c.row_index).offset(offset).limit(size)
-        ).scalars()
-    ]
-    if not keys:
-        return []
-    found = {
-        r["row_index"]: r
-        for r in conn.execute(
-            sa.select(t.rows).where(t.rows.c.run_id == run_id, t.rows.c.row_index.in_(keys))
-        ).mappings()
-    }
-    return [found[k] for k in keys if k in found]
 
 
 class Store:
@@ -253,6 +225,8 @@ class Store:
                 conn.execute(t.rows.insert(), row_values)
                 if result_values:
                     conn.execute(t.results.insert(), result_values)
+                # The run's counts, in the same transaction as its rows (store.counters).
+                counters.add_counts(conn, run_id, counters.deltas(row_values, result_values))
         except sa.exc.IntegrityError:
             indexes = ", ".join(str(v["row_index"]) for v in row_values[:5])
             raise StoreError(
@@ -303,7 +277,15 @@ class Store:
         """Remove a run and everything stored under it."""
         with self._write() as conn:
             self._require_run(conn, run_id)
-            for table in (t.labels, t.results, t.rows, t.run_metrics, t.run_tags, t.run_leases):
+            for table in (
+                t.labels,
+                t.results,
+                t.rows,
+                t.run_metrics,
+                t.run_tags,
+                t.run_leases,
+                t.run_counters,
+            ):
                 conn.execute(table.delete().where(table.c.run_id == run_id))
             conn.execute(t.runs.delete().where(t.runs.c.id == run_id))
 
@@ -460,6 +442,9 @@ class Store:
         offset: int = 0,
         limit: int | None = None,
         order_by: str = "index",
+        after: int | None = None,
+        before: int | None = None,
+        from_end: bool = False,
     ) -> Iterator[RowRecord]:
         """The run's rows with every Result, filtered and paged.
 
@@ -472,43 +457,74 @@ class Store:
         ``failure_detail`` keeps the failed rows stored with that cluster key
         (``wrong cancel_order.order_id``; see :mod:`tooleval.analysis.clusters`). ``order_by``: ``index``, ``row_id``, ``category``,
         ``latency``, ``score`` (needs ``metric``), each with ``-`` for descending.
+
+        Pages by key (:mod:`tooleval.store.row_reads`): ``after=i`` yields the
+        rows that follow row ``i`` in this order, ``before=i`` the ``limit``
+        rows that precede it, ``from_end`` the view's last ``limit`` rows, each
+        read from an index range instead of skipping ``offset`` rows.
         """
         offset = non_negative(offset, "offset")
         if limit is not None:
             limit = non_negative(limit, "limit")
+        keys = [k for k in (after, before) if k is not None]
+        for key in keys:
+            non_negative(key, "after" if key is after else "before")
+        if len(keys) + from_end > 1 or (keys or from_end) and offset:
+            raise InputError("page by one of offset, after, before or from_end", field="after")
+        backward = before is not None or from_end
+        if backward and limit is None:
+            raise InputError("before / from_end read a page: give its limit", field="limit")
+        filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
         with self._read() as conn:
             self._require_run(conn, run_id)
             # A search most rows match walks the run in order (see dense_search).
             walk = dense_search(conn, run_id, search)
-        filters = RowFilters(category, metric, passed, failure_class, search, error, failure_detail)
-        query = rows_query(run_id, filters, order_by=order_by, walk=walk)
+            query = rows_query(run_id, filters, order_by=order_by, walk=walk)
+            anchor = None
+            if keys:
+                anchor = (anchor_value(conn, run_id, order_by, keys[0], metric), keys[0])
+        if backward:
+            return self._page_back(query, run_id, order_by, anchor, int(limit or 0))
         # Checked above, before the first row is asked for; rows stream lazily.
-        return self._stream(query, run_id, offset, limit, by_index=order_by == "index")
+        return self._stream(query, run_id, offset, limit, order_by, anchor, metric)
+
+    def _page_back(
+        self, query: sa.Select, run_id: str, order_by: str, anchor: Any, size: int
+    ) -> Iterator[RowRecord]:
+        with self._read() as conn:
+            chunk = keyset_page(conn, query, run_id, order_by, anchor, size, backward=True)
+            results = results_for(conn, run_id, [r["row_index"] for r in chunk])
+        return iter([codec.row_record(r, results.get(r["row_index"], ())) for r in chunk])
 
     def _stream(
-        self, query: sa.Select, run_id: str, offset: int, limit: int | None, *, by_index: bool
+        self,
+        query: sa.Select,
+        run_id: str,
+        offset: int,
+        limit: int | None,
+        order_by: str,
+        anchor: tuple[Any, int] | None,
+        metric: str | None,
     ) -> Iterator[RowRecord]:
-        # Chunks, so a 100k-row run streams instead of loading at once. In index
-        # order, later chunks continue after the last index seen (keyset), so rows
-        # committed meanwhile by a running run neither repeat nor go missing.
-        position = offset
+        # Chunks, so a 100k-row run streams instead of loading at once. Later chunks
+        # continue after the last row seen (keyset), so rows committed meanwhile by a
+        # running run neither repeat nor go missing, and no chunk skips rows by offset.
         remaining = limit
-        last_index: int | None = None
         while remaining is None or remaining > 0:
             size = _CHUNK if remaining is None else min(_CHUNK, remaining)
             with self._read() as conn:
-                if by_index and last_index is not None:
-                    page = query.where(t.rows.c.row_index > last_index).limit(size)
-                    chunk = conn.execute(page).mappings().all()
+                if anchor is None and offset:
+                    chunk = keyed_page(conn, query, run_id, offset, size)
                 else:
-                    chunk = _keyed_page(conn, query, run_id, position, size)
+                    chunk = keyset_page(conn, query, run_id, order_by, anchor, size)
                 if not chunk:
                     return
                 results = results_for(conn, run_id, [r["row_index"] for r in chunk])
+                last = chunk[-1]["row_index"]
+                if len(chunk) == size:
+                    anchor = (anchor_value(conn, run_id, order_by, last, metric), last)
             for row in chunk:
                 yield codec.row_record(row, results.get(row["row_index"], ()))
-            position += len(chunk)
-            last_index = chunk[-1]["row_index"]
             if remaining is not None:
                 remaining -= len(chunk)
             if len(chunk) < size:
@@ -547,17 +563,7 @@ class Store:
         """One row by its 0-based dataset index; StoreError if absent."""
         with self._read() as conn:
             self._require_run(conn, run_id)
-            row = (
-                conn.execute(
-                    sa.select(t.rows).where(t.rows.c.run_id == run_id, t.rows.c.row_index == index)
-                )
-                .mappings()
-                .first()
-            )
-            if row is None:
-                raise StoreError(f"run {run_id} has no row {index}", row=index)
-            results = results_for(conn, run_id, [index])
-        return codec.row_record(row, results.get(index, ()))
+            return get_row(conn, run_id, index)
 
     def get_rows(self, run_id: str, indexes: Sequence[int]) -> dict[int, RowRecord]:
         """The rows of these 0-based indexes that exist, by index, in one read.
@@ -565,27 +571,9 @@ class Store:
         A page that shows rows picked elsewhere (a comparison's deltas) reads
         them at once instead of one query per row; absent indexes are left out.
         """
-        wanted = sorted({int(i) for i in indexes})
-        found: dict[int, RowRecord] = {}
         with self._read() as conn:
             self._require_run(conn, run_id)
-            for start in range(0, len(wanted), _CHUNK):
-                keys = wanted[start : start + _CHUNK]
-                rows = (
-                    conn.execute(
-                        sa.select(t.rows).where(
-                            t.rows.c.run_id == run_id, t.rows.c.row_index.in_(keys)
-                        )
-                    )
-                    .mappings()
-                    .all()
-                )
-                results = results_for(conn, run_id, [r["row_index"] for r in rows])
-                for row in rows:
-                    found[row["row_index"]] = codec.row_record(
-                        row, results.get(row["row_index"], ())
-                    )
-        return found
+            return get_rows(conn, run_id, indexes)
 
     def categories(self, run_id: str) -> list[str]:
         """The distinct row categories of a run, sorted (rows without one are left out)."""

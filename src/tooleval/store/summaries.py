@@ -10,6 +10,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from tooleval.store import counters
 from tooleval.store import schema as t
 from tooleval.store.records import MetricSpec, MetricSummary, RunInfo
 
@@ -30,12 +31,21 @@ def run_info(conn: sa.Connection, row: Any) -> RunInfo:
     metrics = tuple(
         MetricSpec(m["name"], dict(m["params"] or {}), m["threshold"]) for m in metric_rows
     )
-    counts = conn.execute(
-        sa.select(
-            sa.func.count(),
-            sa.func.count(t.rows.c.error),
-        ).where(t.rows.c.run_id == run_id)
-    ).one()
+    live = counters.live_counts(conn, run_id) if row["status"] == "running" else None
+    if live is not None:
+        # A running run: its counters, kept as its rows are written (store.counters).
+        verdicts = [c for (_, metric), c in live.items() if metric is None]
+        counts: Any = (
+            sum(c[n] for c in verdicts for n in ("passed", "failed", "errors", "unscored")),
+            sum(c["errors"] for c in verdicts),
+        )
+    else:
+        counts = conn.execute(
+            sa.select(
+                sa.func.count(),
+                sa.func.count(t.rows.c.error),
+            ).where(t.rows.c.run_id == run_id)
+        ).one()
     return RunInfo(
         id=run_id,
         name=row["name"],
@@ -48,28 +58,65 @@ def run_info(conn: sa.Connection, row: Any) -> RunInfo:
         tags=tuple(tags),
         row_count=int(counts[0]),
         error_count=int(counts[1]),
-        summaries=metric_summaries(conn, run_id, metrics),
+        summaries=metric_summaries(conn, run_id, metrics, live=live),
         config=dict(row["config"] or {}),
     )
 
 
-def metric_summaries(
-    conn: sa.Connection, run_id: str, metrics: tuple[MetricSpec, ...]
-) -> dict[str, MetricSummary]:
-    """One :class:`MetricSummary` per metric: the plan's order first, then any only rows know."""
-    r = t.results.c
-    summary_rows = conn.execute(
-        sa.select(
-            r.metric,
-            sa.func.count(r.score),
-            sa.func.sum(sa.case((r.passed.is_(True), 1), else_=0)),
-            sa.func.sum(sa.case((r.passed.is_(False), 1), else_=0)),
-            sa.func.sum(sa.case((r.score.is_(None), 1), else_=0)),
-            sa.func.avg(r.score),
+def _from_counters(live: dict[Any, dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The summary rows of a live run, summed over its categories' counters."""
+    totals: dict[str, dict[str, Any]] = {}
+    for (_, metric), c in live.items():
+        if metric is None:
+            continue
+        into = totals.setdefault(metric, {"scored": 0, "passed": 0, "failed": 0, "nulls": 0})
+        into["scored"] += c["scores"] + c["err_scores"]
+        into["passed"] += c["passed"] + c["err_passed"]
+        into["failed"] += c["failed"] + c["err_failed"]
+        into["nulls"] += c["nulls"]
+        into["sum"] = into.get("sum", 0.0) + c["score_sum"] + c["err_score_sum"]
+    return [
+        (
+            m,
+            v["scored"],
+            v["passed"],
+            v["failed"],
+            v["nulls"],
+            v["sum"] / v["scored"] if v["scored"] else None,
         )
-        .where(r.run_id == run_id)
-        .group_by(r.metric)
-    ).all()
+        for m, v in sorted(totals.items())
+    ]
+
+
+def metric_summaries(
+    conn: sa.Connection,
+    run_id: str,
+    metrics: tuple[MetricSpec, ...],
+    *,
+    live: dict[Any, dict[str, Any]] | None = None,
+) -> dict[str, MetricSummary]:
+    """One :class:`MetricSummary` per metric: the plan's order first, then any only rows know.
+
+    ``live``: a running run's counters (:func:`tooleval.store.counters.live_counts`),
+    read instead of summing its results.
+    """
+    r = t.results.c
+    summary_rows = (
+        _from_counters(live)
+        if live is not None
+        else conn.execute(
+            sa.select(
+                r.metric,
+                sa.func.count(r.score),
+                sa.func.sum(sa.case((r.passed.is_(True), 1), else_=0)),
+                sa.func.sum(sa.case((r.passed.is_(False), 1), else_=0)),
+                sa.func.sum(sa.case((r.score.is_(None), 1), else_=0)),
+                sa.func.avg(r.score),
+            )
+            .where(r.run_id == run_id)
+            .group_by(r.metric)
+        ).all()
+    )
     summaries = {
         metric: MetricSummary(
             metric=metric,

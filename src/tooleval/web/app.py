@@ -19,6 +19,7 @@ one row, ``/runs/{id}/export.csv|jsonl`` the filtered rows,
 ``/compare?a=&b=`` two runs, ``/compare/row?a=&b=&ia=&ib=`` one row of both.
 """
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
@@ -262,11 +263,15 @@ def _run_routes(app: Any, store: StoreReader) -> None:
         page: int = 1,
         per_page: int = 50,
         what: str | None = None,
+        after: int | None = None,
+        before: int | None = None,
+        end: bool = False,
     ) -> Any:
         info, moved = _opened(request, store, run_id)
         if moved is not None:
             return moved
         filters, note = rows.filters(info, page=page, per_page=per_page)
+        filters = dataclasses.replace(filters, after=after, before=before, end=end)
         lookup = request.app.state.calibrations
         judged = lookup(store, info) if lookup is not None else None
         found = routes.run_view(store, info, filters, note, what=what, calibrations=judged)

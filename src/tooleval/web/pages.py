@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_SORT",
     "PAGE_SIZES",
     "RunFilters",
+    "breadcrumb",
     "error_page",
     "count_text",
     "filter_chips",
@@ -67,6 +68,21 @@ class RunFilters:
     #: A failure cluster's key (``wrong cancel_order.order_id``): exactly that cluster's rows.
     detail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The page's key (what the pager's links carry): the rows after row ``after`` in this
+    #: view, the rows before row ``before``, or (``end``) the view's last rows; none of
+    #: them: the page is found by its number (``page=``, an old link).
+    after: int | None = None
+    before: int | None = None
+    end: bool = False
+
+    @property
+    def keys(self) -> dict[str, Any]:
+        """The store's page key of this view (``iter_rows(after= / before= / from_end=)``)."""
+        return dict(after=self.after, before=self.before, from_end=self.end)
+
+    @property
+    def keyed(self) -> bool:
+        return self.after is not None or self.before is not None or self.end
 
     @property
     def passed(self) -> bool | None:
@@ -101,7 +117,12 @@ class RunFilters:
             "sort": None if self.sort == DEFAULT_SORT else self.sort,
             "page": None if self.page == 1 else self.page,
             "per_page": None if self.per_page == 50 else self.per_page,
+            "after": self.after,
+            "before": self.before,
+            "end": 1 if self.end else None,
         }
+        if "page" in changes:  # another page (or view): this page's key no longer applies
+            values.update(after=None, before=None, end=None)
         values.update(changes)
         return values
 
@@ -128,6 +149,23 @@ def _topbar() -> Safe:
         class_="topbar",
         aria_label="main",
     )
+
+
+def breadcrumb(*steps: tuple[str, Href | None]) -> Safe:
+    """The trail above a page: each step a link, the last (no address) the page itself.
+
+    >>> str(breadcrumb(("Runs", href("/")), ("nightly", None))).count("<a ")
+    1
+    """
+    parts: list[Safe | str] = []
+    for number, (label, target) in enumerate(steps):
+        if number:
+            parts.append(" › ")
+        if target is None:
+            parts.append(el("span", label, class_="crumb-name"))
+        else:
+            parts.append(el("a", label, href=target))
+    return el("nav", *parts, class_="crumbs", aria_label="breadcrumb")
 
 
 def page(title: str, *body: Safe | None) -> str:
@@ -172,36 +210,62 @@ def count_text(total: int, more: bool) -> str:
     return f"{total:,}+" if more else str(total)
 
 
-def _pager(run_id: str, filters: RunFilters, total: int, shown: int, more: bool = False) -> Safe:
-    """Pages of a view of ``total`` rows (``more``: at least that many; ``shown`` on this page)."""
-    first = (filters.page - 1) * filters.per_page + 1 if shown or total else 0
-    if more and shown < filters.per_page:
-        more, total = False, first + shown - 1  # the view's last page: now it is counted
+def _pager(
+    run_id: str,
+    filters: RunFilters,
+    total: int,
+    shown: Sequence[int],
+    more: bool = False,
+) -> Safe:
+    """Pages of a view of ``total`` rows (``more``: at least that many).
+
+    ``shown``: the indexes of this page's rows. The links carry the page's key
+    (``after=`` its last row for the next page, ``before=`` its first for the
+    previous one, ``end=1`` for the last), so no page is found by skipping rows.
+    """
+    count = len(shown)
+    first = (filters.page - 1) * filters.per_page + 1 if count or total else 0
+    if more and count < filters.per_page:
+        more, total = False, first + count - 1  # the view's last page: now it is counted
     if more:
         # Counted up to ``total`` only: no last page to offer, a next one while pages are full.
-        pages = filters.page + (1 if shown == filters.per_page else 0)
-        last = first + shown - 1
+        pages = filters.page + (1 if count == filters.per_page else 0)
+        last = first + count - 1
     else:
         pages = max(1, -(-total // filters.per_page))
         last = min(filters.page * filters.per_page, total)
 
-    def nav(label: str, number: int, enabled: bool, rel: str | None = None) -> Safe:
+    def nav(label: str, number: int, enabled: bool, rel: str | None = None, **key: Any) -> Safe:
         if not enabled:
             return el("span", label, class_="disabled")
-        target = filters.link(run_id, page=None if number == 1 else number, fragment="rows")
+        if number == 1:
+            key = {}  # the first page needs no key
+        target = filters.link(run_id, page=None if number == 1 else number, fragment="rows", **key)
         return el("a", label, href=target, rel=rel)
 
     return el(
         "nav",
         nav("« first", 1, filters.page > 1),
-        nav("‹ prev", filters.page - 1, filters.page > 1, "prev"),
+        nav(
+            "‹ prev",
+            filters.page - 1,
+            filters.page > 1 and bool(shown),
+            "prev",
+            before=shown[0] if shown else None,
+        ),
         el(
             "span",
             f"page {filters.page}" if more else f"page {filters.page} of {pages}",
             class_="current",
         ),
-        nav("next ›", filters.page + 1, filters.page < pages, "next"),
-        None if more else nav("last »", pages, filters.page < pages),
+        nav(
+            "next ›",
+            filters.page + 1,
+            filters.page < pages and bool(shown),
+            "next",
+            after=shown[-1] if shown else None,
+        ),
+        None if more else nav("last »", pages, filters.page < pages, end=1),
         el("span", f"rows {first}–{last} of {count_text(max(total, last), more)}", class_="muted"),
         class_="pager",
         aria_label="pages of rows",
@@ -381,6 +445,7 @@ def run_page(
     metrics = list(run.summaries)
     start = (filters.page - 1) * filters.per_page
     positions = {row.index: start + i for i, row in enumerate(rows)}
+    shown = [row.index for row in rows]
 
     def row_link(row: RowRecord) -> Href:
         return filters.row_link(run.id, row.index, positions[row.index])
@@ -388,14 +453,7 @@ def run_page(
     charts = _charts(run, counts.bins)
     return page(
         f"{run.name} · tooleval",
-        el(
-            "nav",
-            el("a", "Runs", href=href("/")),
-            " › ",
-            el("span", run.name, class_="crumb-name"),
-            class_="crumbs",
-            aria_label="breadcrumb",
-        ),
+        breadcrumb(("Runs", href("/")), (run.name, None)),
         run_header(run, status, latency=latency, gate=gate),
         usage,
         gate_block(gate),
@@ -418,11 +476,11 @@ def run_page(
         _view_links(run.id, filters),
         chip_legend(),
         el("p", KEYS_HELP, class_="muted small keys-help"),
-        _pager(run.id, filters, total, len(rows), more),
+        _pager(run.id, filters, total, shown, more),
         rows_table(rows, metrics, row_link, highlight=filters.q)
         if rows
         else el("p", "No rows match these filters.", class_="muted"),
-        _pager(run.id, filters, total, len(rows), more) if len(rows) > 10 else None,
+        _pager(run.id, filters, total, shown, more) if len(rows) > 10 else None,
     )
 
 

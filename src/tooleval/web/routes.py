@@ -6,6 +6,7 @@ and one page of rows; nothing here reads every row of a run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -122,15 +123,36 @@ def run_view(
     last = max(1, -(-total // filters.per_page))
     if filters.page > last and not more:
         return total
-    rows = list(
-        store.iter_rows(
-            info.id,
-            **filters.where,
-            offset=(filters.page - 1) * filters.per_page,
-            limit=filters.per_page,
-            order_by=filters.sort,
+    if filters.end:
+        # The last page holds what the pages before it leave (or a whole page).
+        size = total - (last - 1) * filters.per_page if total else filters.per_page
+        filters = dataclasses.replace(filters, page=last)
+        rows = list(
+            store.iter_rows(
+                info.id, **filters.where, **filters.keys, limit=size, order_by=filters.sort
+            )
         )
-    )
+    elif filters.keyed:
+        rows = list(
+            store.iter_rows(
+                info.id,
+                **filters.where,
+                **filters.keys,
+                limit=filters.per_page,
+                order_by=filters.sort,
+            )
+        )
+    else:
+        # A page by number (an old link, or one typed): its keys found by an index walk.
+        rows = list(
+            store.iter_rows(
+                info.id,
+                **filters.where,
+                offset=(filters.page - 1) * filters.per_page,
+                limit=filters.per_page,
+                order_by=filters.sort,
+            )
+        )
     if more and not rows and filters.page > 1:
         return count_view(store, info, filters.where)  # past the end: say exactly where it is
     return render_run(
@@ -413,16 +435,12 @@ def render_row(
             attempts=attempts_of(info, record.index),
             labels=labels,
         )
-    start = max(pos - 1, 0)
-    window = list(
-        store.iter_rows(info.id, **filters.where, offset=start, limit=3, order_by=filters.sort)
-    )
-    at = pos - start
-    if at >= len(window) or window[at].index != record.index:
-        # The view changed since the link was made: fall back to the row's own neighbours.
-        return render_row(store, info, record, RunFilters(sort="index"), None, labels=labels)
-    previous = (window[at - 1].index, pos - 1) if at > 0 else None
-    following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
+    # The neighbours in the view, by key: the rows just before and just after this one.
+    around = dict(filters.where, order_by=filters.sort, limit=1)
+    before = [r.index for r in store.iter_rows(info.id, before=record.index, **around)]
+    after = [r.index for r in store.iter_rows(info.id, after=record.index, **around)]
+    previous = (before[0], max(pos - 1, 0)) if before else None
+    following = (after[0], pos + 1) if after else None
     total, more = view_total(store, info, filters.where)
     return row_pages.row_page(
         info,

@@ -12,7 +12,7 @@ from tooleval.report.html import Safe, el, frag, href
 from tooleval.report.page import chip_legend
 from tooleval.report.state_diff import state_diff_section, state_diffs
 from tooleval.store.records import RowRecord, RunInfo
-from tooleval.web.pages import RunFilters, count_text, page
+from tooleval.web.pages import RunFilters, breadcrumb, count_text, page
 
 __all__ = ["row_page"]
 
@@ -75,16 +75,7 @@ def row_page(
     )
     return page(
         f"{row.row_id} · {run.name} · tooleval",
-        el(
-            "nav",
-            el("a", "Runs", href=href("/")),
-            " › ",
-            el("a", run.name, href=back),
-            " › ",
-            el("span", row.row_id, class_="crumb-name"),
-            class_="crumbs",
-            aria_label="breadcrumb",
-        ),
+        breadcrumb(("Runs", href("/")), (run.name, back), (row.row_id, None)),
         el("h1", f"Row {row.row_id}", class_="row-title"),
         nav,
         _attempts_nav(run.id, attempts),
