@@ -13,6 +13,7 @@ mod json;
 mod matching;
 mod metrics;
 mod objects;
+mod otlp;
 mod output;
 mod protocol;
 mod result;
@@ -560,6 +561,7 @@ fn _kernel(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Kernel>()?;
     m.add_function(wrap_pyfunction!(similarity::similarity, m)?)?;
     m.add_function(wrap_pyfunction!(accepts, m)?)?;
+    m.add_function(wrap_pyfunction!(otlp::otlp_trace_spans, m)?)?;
     m.add("PROTOCOL", protocol::PROTOCOL)?;
     let names: Vec<&str> = protocol::METRICS.iter().map(|(name, _)| *name).collect();
     m.add("METRICS", PyTuple::new(m.py(), names)?)?;

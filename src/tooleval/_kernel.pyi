@@ -1,7 +1,8 @@
 # Types of the compiled kernel, tooleval._kernel (kernel/src/lib.rs, built by maturin).
-# Only tooleval.metrics.engine calls it; see docs/architecture.md. Keep in step with lib.rs.
+# tooleval.metrics.engine calls it, and tooleval.traces.protobuf its OTLP wire walker
+# (kernel/src/otlp.rs); see docs/architecture.md. Keep in step with lib.rs.
 from collections.abc import Callable
-from typing import Final, final
+from typing import Any, Final, final
 
 METRICS: Final[tuple[str, ...]]
 """The metrics the kernel can score (the rest always run in Python)."""
@@ -14,6 +15,9 @@ def accepts() -> str:
 
 def similarity(method: str, a: str, b: str, case_sensitive: bool) -> float | None:
     """The kernel's string similarity; None when it leaves the pair to Python."""
+
+def otlp_trace_spans(body: bytes, span_class: type, line: int | None) -> list[Any] | None:
+    """The spans of a protobuf OTLP trace request made by ``span_class``; None for Python."""
 
 @final
 class Unwritten:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tooleval.errors import ConfigError
 from tooleval.model import ToolCall
@@ -216,3 +218,29 @@ def test_unknown_detector_or_option_is_a_config_error():
         run_detectors(session(), detectors=["nope"])
     with pytest.raises(ConfigError, match="unknown option"):
         run_detectors(session(), options={"retry_loop": {"n": 2}})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from(["f", "g", "h"]), st.integers(0, 6), max_size=3),
+        max_size=40,
+    ),
+    st.integers(0, 12),
+)
+def test_the_live_window_baseline_equals_the_baseline_of_its_sessions(sessions, window):
+    """The live monitor's histograms, sessions entering and leaving its window, give the
+    figures ``from_counts`` gives for the sessions in the window."""
+    from collections import Counter, deque
+
+    from tooleval.monitor.live import LiveMonitor
+
+    live = LiveMonitor(baseline_window=window)
+    kept: deque = deque(maxlen=window)
+    for counts in sessions:
+        live._remember(Counter(counts))
+        kept.append(counts)
+        assert (
+            ToolBaseline.from_histograms(live._histograms).stats
+            == ToolBaseline.from_counts(kept).stats
+        )

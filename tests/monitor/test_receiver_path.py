@@ -113,3 +113,79 @@ def test_an_empty_key_inside_a_kvlist_is_named_as_the_json_reader_names_it():
     assert from_proto[0].attributes["outer"] == {"fine": 3}
     assert proto_report.spans_skipped == 1
     assert "attribute 'outer'" in proto_report.problems[0].message
+
+
+_HISTORY_ITEMS = st.one_of(
+    st.builds(
+        lambda text: {"role": "user", "parts": [{"type": "text", "content": text}]},
+        st.sampled_from(["", "where is 7?", "again"]),
+    ),
+    st.builds(
+        lambda call_id, name, args: {
+            "role": "assistant",
+            "parts": [{"type": "tool_call", "id": call_id, "name": name, "arguments": args}],
+        },
+        st.sampled_from([None, "", "c0", "c1"]),
+        st.sampled_from(["f", "g", ""]),
+        st.sampled_from([{}, {"a": 1}, '{"a": 1}', None]),
+    ),
+    st.builds(
+        lambda call_id, response: {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": call_id, "response": response}],
+        },
+        st.sampled_from([None, "c0", "c1"]),
+        st.sampled_from(["ok", {"error": "down"}, None, 1.5]),
+    ),
+    st.sampled_from([{"role": "user", "content": "plain"}, "not a message", 3, None, []]),
+)
+
+
+def _history_text(messages: list, style: int) -> str:
+    if style == 1:
+        return " " + json.dumps(messages, indent=1) + "\n"
+    if style == 2:
+        return json.dumps(messages, separators=(",", ":"))
+    return json.dumps(messages)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_HISTORY_ITEMS, max_size=10),
+    st.lists(st.tuples(st.integers(0, 10), st.integers(0, 2), st.integers(0, 5)), max_size=6),
+)
+def test_histories_read_incrementally_equal_reading_them_whole(messages, turns):
+    """Each turn's history (a prefix of the conversation, growing, shrinking, rewritten,
+    in another layout or cut short) gives the facts reading it whole gives."""
+    from tooleval.traces.facts import SpanFacts
+    from tooleval.traces.otel_genai import _Histories, read_messages
+
+    histories = _Histories(max_entries=2, max_chars=400)
+    for length, style, damage in turns:
+        text = _history_text(messages[:length], style)
+        if damage == 1:
+            text = text[: len(text) // 2]  # cut short (an attribute length limit)
+        elif damage == 2 and text.rstrip().endswith("]"):
+            text = text.rstrip()[:-1] + ",]"  # a trailing comma: not JSON
+        key = "conv" if damage != 3 else "other"
+        read = SpanFacts("t", "s", session_id=key)
+        histories.read(read, text)
+        whole = SpanFacts("t", "s", session_id=key)
+        read_messages(whole, text, output=False)
+        assert read.to_dict() == whole.to_dict()
+
+
+def test_a_growing_history_is_read_from_where_the_last_one_ended():
+    from tooleval.traces.facts import SpanFacts
+    from tooleval.traces.otel_genai import _Histories
+
+    call = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c0", "name": "f"}]}
+    answer = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c0"}]}
+    user = {"role": "user", "parts": [{"type": "text", "content": "hi"}]}
+    histories = _Histories()
+    first, second = SpanFacts("t", "s1"), SpanFacts("t", "s2")
+    histories.read(first, json.dumps([user, call]))
+    histories.read(second, json.dumps([user, call, answer, call]))
+    # the first turn's request is the same object: only the two added messages were read
+    assert second.calls[0] is first.calls[0] and len(second.calls) == 2
+    assert second.user_input == "hi" and second.responses[0]["call_id"] == "c0"

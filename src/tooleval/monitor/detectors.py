@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,6 +304,33 @@ class ToolBaseline:
         return cls(stats)
 
     @classmethod
+    def from_histograms(cls, histograms: Mapping[str, Mapping[int, int]]) -> ToolBaseline:
+        """The baseline of sessions given as, per tool, how many sessions called it how often.
+
+        ``{"f": {1: 6, 2: 1, 12: 1}}`` is the baseline of the docstring's eight
+        sessions: the same figures as :meth:`from_counts`, in time proportional to the
+        distinct counts instead of the sessions (the live monitor keeps these
+        histograms as sessions come and go; ``tests/monitor/test_detectors.py``).
+        """
+        stats = {}
+        for tool, histogram in histograms.items():
+            ordered = sorted((int(c), n) for c, n in histogram.items() if c > 0 and n > 0)
+            total = sum(n for _, n in ordered)
+            if not total:
+                continue
+            median = _histogram_median(ordered, total)
+            deviations: dict[float, int] = {}
+            for count, n in ordered:
+                deviation = abs(count - median)
+                deviations[deviation] = deviations.get(deviation, 0) + n
+            spread = sorted(deviations.items())
+            mad = _histogram_median(spread, total)
+            # counts are whole and the median a multiple of 0.5: these sums are exact
+            mean_ad = sum(d * n for d, n in spread) / total
+            stats[tool] = (median, mad, mean_ad, total)
+        return cls(stats)
+
+    @classmethod
     def from_sessions(cls, sessions: Iterable[Session]) -> ToolBaseline:
         return cls.from_counts(Counter(c.name for c in s.calls) for s in sessions)
 
@@ -326,6 +353,21 @@ class ToolBaseline:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolBaseline:
         return cls({k: (float(v[0]), float(v[1]), float(v[2]), int(v[3])) for k, v in data.items()})
+
+
+def _histogram_median(ordered: Sequence[tuple[float, int]], total: int) -> float:
+    """:func:`_median` of the sorted values ``ordered`` gives as ``(value, times)``."""
+
+    def at(position: int) -> float:
+        seen = 0
+        for value, times in ordered:
+            seen += times
+            if position < seen:
+                return value
+        raise IndexError(position)
+
+    mid = total // 2
+    return float(at(mid)) if total % 2 else (at(mid - 1) + at(mid)) / 2.0
 
 
 def _median(ordered: list[float] | list[int]) -> float:

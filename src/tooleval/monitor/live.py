@@ -121,6 +121,10 @@ class LiveSessions:
     def pop_idle(self, *, now: float) -> list[Session]:
         """Sessions quiet for ``idle_timeout`` seconds (and the oldest, past ``max_pending``)."""
         with self._lock:
+            if self._pending <= self.max_pending and (
+                not self._seen or now - min(self._seen.values()) < self.idle_timeout
+            ):
+                return []  # no trace is idle, so no session is (checked on each tick)
             groups = self._groups()
             last = {key: max(self._seen[t] for t in traces) for key, traces in groups.items()}
             out = [
@@ -188,7 +192,12 @@ class LiveMonitor:
         self.sessions = 0
         self.calls = 0
         self.judged = 0
-        self._recent: deque[Counter[str]] = deque(maxlen=baseline_window)
+        # the tool counts of the last baseline_window sessions, and per tool how many of
+        # them called it how often (kept as sessions come and go: the baseline of each
+        # batch costs the distinct counts, not the window)
+        self._recent: deque[Counter[str]] = deque()
+        self._window = baseline_window
+        self._histograms: dict[str, Counter[int]] = {}
         # the store's RunWriter once started: the writer plan runs and monitor passes use
         self._rows: Any = None
         self._owned_store: Any = None
@@ -227,8 +236,8 @@ class LiveMonitor:
         baseline = None
         if any(DETECTORS[n].needs_baseline for n in self.resolved):
             for session in sessions:
-                self._recent.append(Counter(c.name for c in session.calls))
-            baseline = ToolBaseline.from_counts(self._recent)
+                self._remember(Counter(c.name for c in session.calls))
+            baseline = ToolBaseline.from_histograms(self._histograms)
         findings: list[Finding] = []
         rows = []
         for session in sessions:
@@ -268,6 +277,20 @@ class LiveMonitor:
         if self.writer is not None:
             self.writer.flush()
         return findings
+
+    def _remember(self, counts: Counter[str]) -> None:
+        """Add a session's tool counts to the baseline window (the oldest leaves it)."""
+        self._recent.append(counts)
+        for tool, count in counts.items():
+            self._histograms.setdefault(tool, Counter())[count] += 1
+        if len(self._recent) > self._window:
+            for tool, count in self._recent.popleft().items():
+                histogram = self._histograms[tool]
+                histogram[count] -= 1
+                if not histogram[count]:
+                    del histogram[count]
+                if not histogram:
+                    del self._histograms[tool]
 
     def close(self, status: str = "finished") -> None:
         if self.writer is not None:

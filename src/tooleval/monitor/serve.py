@@ -166,10 +166,14 @@ def _protobuf_records(body: bytes, signal: str, report: IngestReport) -> Any:
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
     from tooleval.traces.files import decode_protobuf
-    from tooleval.traces.protobuf import spans_from_message
+    from tooleval.traces.protobuf import kernel_spans, spans_from_message
 
     try:
         if signal == "traces":
+            # read by the compiled kernel straight from the wire, when it is built
+            spans = kernel_spans(body, report=report)
+            if spans is not None:
+                return spans
             # walked as parsed (no MessageToDict): the spans' attributes read from upb
             request = ExportTraceServiceRequest.FromString(body)
             if body and not request.resource_spans:

@@ -79,14 +79,24 @@ _ALWAYS = tuple(c for c in CONVENTIONS if c.marker_keys is None)
 _MARKERS = tuple(dict.fromkeys(k for c in CONVENTIONS for k in c.marker_keys or ()))
 
 
+_MARKER_SET = frozenset(_MARKERS)
+# marker keys found -> the conventions they call for (few sets occur: most spans follow one)
+_CHOSEN: dict[frozenset[str], tuple[Convention, ...]] = {}
+
+
 def _conventions(a: Mapping[str, Any]) -> tuple[Convention, ...]:
     """The conventions that can find something in attributes ``a``, in list order."""
-    found = {k for k in _MARKERS if k in a}
+    found = _MARKER_SET.intersection(a)
     if not found:
         return _ALWAYS
-    return tuple(
-        c for c in CONVENTIONS if c.marker_keys is None or not found.isdisjoint(c.marker_keys)
-    )
+    chosen = _CHOSEN.get(found)
+    if chosen is None:
+        chosen = tuple(
+            c for c in CONVENTIONS if c.marker_keys is None or not found.isdisjoint(c.marker_keys)
+        )
+        if len(_CHOSEN) < 4096:
+            _CHOSEN[found] = chosen
+    return chosen
 
 
 _AGENT_OPS = frozenset({"invoke_agent", "create_agent"})

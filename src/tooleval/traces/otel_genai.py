@@ -9,7 +9,7 @@
 * ``invoke_agent`` spans: their answer is the agent's own;
 * ``gen_ai.conversation.id``.
 
->>> from tooleval.traces.otlp import OtlpSpan
+>>> from tooleval.traces.otlp import OtlpSpan, loads
 >>> span = OtlpSpan("ab" * 16, "cd" * 8, name="execute_tool get_weather",
 ...     attributes={"gen_ai.operation.name": "execute_tool"})
 >>> OtelGenAI().tool_call(span).name
@@ -19,9 +19,11 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from typing import Any
 
+from tooleval.errors import NestingTooDeep
 from tooleval.traces.facts import (
     Convention,
     SpanCall,
@@ -31,7 +33,7 @@ from tooleval.traces.facts import (
     suffix_name,
     tool_call,
 )
-from tooleval.traces.otlp import OtlpSpan
+from tooleval.traces.otlp import OtlpSpan, loads
 
 __all__ = [
     "CONTENT_SETTINGS",
@@ -77,7 +79,7 @@ class OtelGenAI(Convention):
     def read(self, span: OtlpSpan, facts: SpanFacts) -> None:
         a = span.attributes
         if "gen_ai.input.messages" in a:
-            read_messages(facts, a["gen_ai.input.messages"], output=False)
+            HISTORIES.read(facts, a["gen_ai.input.messages"])
         if "gen_ai.output.messages" in a:
             read_messages(facts, a["gen_ai.output.messages"], output=True)
 
@@ -135,8 +137,29 @@ def read_messages(facts: SpanFacts, value: Any, *, output: bool) -> None:
             f"length limit such as OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT?); kept the "
             f"{len(messages)} complete message(s) before the cut"
         )
-    if not isinstance(messages, list):
-        return
+    if isinstance(messages, list):
+        _add(facts, _message_facts(messages, output), output)
+
+
+_Read = tuple[list[SpanCall], list[dict[str, Any]], str | None, list[str]]
+
+
+def _add(facts: SpanFacts, read: _Read, output: bool) -> None:
+    calls, responses, user_input, texts = read
+    facts.calls.extend(calls)
+    facts.responses.extend(responses)
+    if user_input is not None and facts.user_input is None:
+        facts.user_input = user_input
+    if output and texts:
+        facts.output_text = "\n".join(texts)
+        facts.output_priority = max(facts.output_priority, 1)
+
+
+def _message_facts(messages: list[Any], output: bool) -> _Read:
+    """The tool requests, tool responses, first user text and answer texts of ``messages``."""
+    calls: list[SpanCall] = []
+    responses: list[dict[str, Any]] = []
+    user_input = None
     texts = []
     for message in messages:
         # decoded JSON is dict: checked first, the Mapping ABC check costs several times more
@@ -151,7 +174,7 @@ def read_messages(facts: SpanFacts, value: Any, *, output: bool) -> None:
                 continue
             kind = part.get("type")
             if kind == "tool_call" and part.get("name"):
-                facts.calls.append(
+                calls.append(
                     SpanCall(
                         name=str(part["name"]),
                         arguments=part.get("arguments"),
@@ -163,21 +186,103 @@ def read_messages(facts: SpanFacts, value: Any, *, output: bool) -> None:
                 )
             elif kind == "tool_call_response":
                 response = part.get("response", part.get("result"))
-                facts.responses.append(
+                responses.append(
                     {
                         "call_id": part.get("id") or None,
                         "result": response,
                         "is_error": result_is_error(response),
                     }
                 )
-        if not output and role == "user" and facts.user_input is None:
+        if not output and role == "user" and user_input is None:
             text = parts_text(parts)
             if text:
-                facts.user_input = text
+                user_input = text
         if output and role in (None, "assistant"):
             text = parts_text(parts)
             if text:
                 texts.append(text)
-    if output and texts:
-        facts.output_text = "\n".join(texts)
-        facts.output_priority = max(facts.output_priority, 1)
+    return calls, responses, user_input, texts
+
+
+class _Histories:
+    """The input history each conversation's model calls sent last, as read.
+
+    Every ``chat`` span repeats the whole conversation so far in
+    ``gen_ai.input.messages``; reading it again on every turn made the conventions
+    cost grow with the square of a session's length. A history that is the last one
+    read for its conversation (key: the conversation id, else the trace id) with
+    messages added at the end is read only from there: the messages of the last
+    read (its calls and responses, shared, never changed afterwards) followed by the
+    new ones, exactly what reading the whole text gives (``tests/monitor/
+    test_receiver_path.py`` checks it). Anything else (another text, a history
+    that is not a JSON list, a tail that does not parse) is read whole.
+
+    Bounded: ``max_entries`` conversations and ``max_chars`` characters of
+    history text; the longest unused go first.
+    """
+
+    def __init__(self, max_entries: int = 4096, max_chars: int = 16_000_000) -> None:
+        self.max_entries = max_entries
+        self.max_chars = max_chars
+        self._lock = threading.Lock()
+        # key -> (text without its closing bracket, calls, responses, first user text)
+        self._last: dict[
+            str, tuple[str, tuple[SpanCall, ...], tuple[dict[str, Any], ...], str | None]
+        ]
+        self._last = {}
+        self._chars = 0
+
+    def read(self, facts: SpanFacts, value: Any) -> None:
+        if type(value) is not str:
+            read_messages(facts, value, output=False)
+            return
+        key = facts.session_id or facts.trace_id
+        text = value.strip()
+        with self._lock:
+            known = self._last.get(key)
+        if known is not None and text.startswith(known[0]):
+            rest = text[len(known[0]) :].lstrip(" \t\n\r")
+            if rest[:1] == ",":
+                try:
+                    added = loads("[" + rest[1:])
+                except (ValueError, NestingTooDeep):
+                    added = None
+                if type(added) is list and added:
+                    calls, responses, user_input, _ = _message_facts(added, False)
+                    entry = (
+                        text[:-1],
+                        known[1] + tuple(calls),
+                        known[2] + tuple(responses),
+                        known[3] if known[3] is not None else user_input,
+                    )
+                    self._keep(key, entry)
+                    _add(facts, (list(entry[1]), list(entry[2]), entry[3], []), False)
+                    return
+        messages = maybe_json(value)
+        if type(messages) is not list:
+            read_messages(facts, value, output=False)
+            return
+        calls, responses, user_input, _ = _message_facts(messages, False)
+        self._keep(key, (text[:-1], tuple(calls), tuple(responses), user_input))
+        _add(facts, (calls, responses, user_input, []), False)
+
+    def _keep(
+        self,
+        key: str,
+        entry: tuple[str, tuple[SpanCall, ...], tuple[dict[str, Any], ...], str | None],
+    ) -> None:
+        with self._lock:
+            old = self._last.pop(key, None)
+            if old is not None:
+                self._chars -= len(old[0])
+            self._last[key] = entry
+            self._chars += len(entry[0])
+            while self._last and (
+                len(self._last) > self.max_entries or self._chars > self.max_chars
+            ):
+                dropped = self._last.pop(next(iter(self._last)))
+                self._chars -= len(dropped[0])
+
+
+#: The process's histories (the receiver's threads and file readers share them).
+HISTORIES = _Histories()

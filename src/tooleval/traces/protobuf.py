@@ -24,13 +24,14 @@ a 24-byte id whose base64 happens to be 32 hex digits as a hex id.)
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Iterator
 from typing import Any
 
 from tooleval.errors import FormatError
 from tooleval.traces.otlp import IngestReport, OtlpSpan
 
-__all__ = ["spans_from_message"]
+__all__ = ["kernel_spans", "spans_from_message"]
 
 _STATUS_NAMES = {0: "UNSET", 1: "OK", 2: "ERROR"}
 
@@ -113,6 +114,36 @@ def _span(span: Any, resource: dict[str, Any], line: int | None) -> OtlpSpan:
         resource=dict(resource),
         line=line,
     )
+
+
+def _kernel_walker() -> Any:
+    """The compiled kernel's wire walker (None: not built, an older build, or disabled)."""
+    if os.environ.get("TOOLEVAL_NO_KERNEL"):
+        return None
+    try:
+        from tooleval import _kernel
+    except ImportError:  # a pure-Python install
+        return None
+    return getattr(_kernel, "otlp_trace_spans", None)
+
+
+def kernel_spans(
+    body: bytes, *, report: IngestReport, line: int | None = None
+) -> list[OtlpSpan] | None:
+    """The spans of a protobuf ``ExportTraceServiceRequest`` read by the compiled kernel.
+
+    None when the kernel is not there or leaves the body to :func:`spans_from_message`
+    (a body it does not read exactly as upb would: cut short, an unknown field, a
+    span to skip, no ``resource_spans``); what it returns equals what that walker
+    yields for the same body.
+    """
+    walker = _kernel_walker()
+    if walker is None:
+        return None
+    spans: list[OtlpSpan] | None = walker(body, OtlpSpan, line)
+    if spans is not None:
+        report.spans += len(spans)
+    return spans
 
 
 def spans_from_message(
