@@ -106,7 +106,6 @@ def cases(data: Path, made: dict[str, Path]) -> list[Case]:
     seal_ref = str(seal / "test_out_domain.jsonl")
     seal_pred = str(made.get("seal-tools", seal_ref))
     support = str(ROOT / "examples" / "support_agent.jsonl")
-    ci_cases = str(ROOT / "examples" / "ci_agent" / "cases.jsonl")
     orders = str(ROOT / "examples" / "orders_env" / "scored_calls.jsonl")
     gate = ("--min-pass-rate", "0.5", "--max-unscored-rate", "0.2")
     several = ("--metric", "tool_correctness", "--metric", "tool_call_f1")
@@ -132,12 +131,13 @@ def cases(data: Path, made: dict[str, Path]) -> list[Case]:
             "seal-tools", (seal_pred, "--format", "seal-tools", "--data", seal_ref), ("seal_tools",)
         ),
         Case(
-            "seal-tools --table", (seal_pred, "--data", seal_ref, "--table", *gate), ("seal_tools",)
+            "seal-tools --table",
+            (seal_pred, "--format", "seal-tools", "--data", seal_ref, "--table", *gate),
+            ("seal_tools",),
         ),
         Case("support_agent", (support, "--metric", "tool_correctness"), ()),
         Case("support_agent three", (support, *three), ()),
         Case("support_agent three --table gate", (support, *three, "--table", *gate), ()),
-        Case("ci_agent cases", (ci_cases, *several, "--table"), ()),
         Case("orders scored_calls", (orders, *three, "--table", *gate), ()),
         Case(
             "tau-bench trajectories as rows", (tau_runs, *three, "--table", *gate), ("tau_bench",)
@@ -168,6 +168,18 @@ def run(src: Path, case: Case, kernel: bool, scratch: Path) -> Output:
     return Output(done.returncode, done.stdout, stderr, results)
 
 
+FIGURES = ("id", "metric", "score", "passed", "threshold", "reason")
+
+
+def _figures(line: bytes) -> tuple[object, ...]:
+    """What a result line says of the row (its details and parameters aside)."""
+    try:
+        found = json.loads(line)
+    except ValueError:
+        return (line,)
+    return tuple(found.get(k) for k in FIGURES) if isinstance(found, dict) else (line,)
+
+
 def differences(a: Output, b: Output, show: int) -> list[str]:
     lines: list[str] = []
     if a.code != b.code:
@@ -175,6 +187,29 @@ def differences(a: Output, b: Output, show: int) -> list[str]:
     for part in ("stdout", "stderr", "results"):
         old, new = getattr(a, part), getattr(b, part)
         if old == new:
+            continue
+        old_lines, new_lines = old.splitlines(), new.splitlines()
+        if len(old_lines) == len(new_lines):  # the same lines, some changed: show where
+            changed = [
+                (i, a, b)
+                for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=True))
+                if a != b
+            ]
+            lines.append(f"    {part}: {len(changed)} of {len(old_lines)} lines differ")
+            if part == "results":
+                moved = [i + 1 for i, a, b in changed if _figures(a) != _figures(b)]
+                lines.append(
+                    f"    results: {len(moved)} lines with another id, metric, score, verdict,"
+                    f" threshold or reason{f' (lines {moved[:10]})' if moved else ''}"
+                )
+            for i, a, b in changed[:show]:
+                at = next(j for j in range(min(len(a), len(b)) + 1) if a[j : j + 1] != b[j : j + 1])
+                lines.append(
+                    f"      line {i + 1}: ...{a[max(0, at - 80) : at + 160].decode(errors='replace')}"
+                )
+                lines.append(
+                    f"      now     : ...{b[max(0, at - 80) : at + 160].decode(errors='replace')}"
+                )
             continue
         diff = difflib.unified_diff(
             old.decode(errors="replace").splitlines(),

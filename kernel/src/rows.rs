@@ -163,7 +163,7 @@ pub fn read_row(value: Value<'_>, number: u64) -> Option<Row<'_>> {
 pub struct RowTexts<'a> {
     pub output: Option<Cow<'a, str>>,
     pub metadata_values: Option<Value<'a>>,
-    /// The row has a `tools_called` key (the call metrics need one).
+    /// The row has a `tools_called` value, `[]` included (null or absent is a missing value).
     pub calls_given: bool,
 }
 
@@ -211,7 +211,8 @@ pub fn read_row_texts(value: Value<'_>, number: u64) -> Option<(Row<'_>, RowText
         }
         Some(v) => (Some(calls(v, true)?), None),
     };
-    let calls_given = get(&fields, "tools_called").is_some();
+    // a null `tools_called` is a missing value, refused as an absent key is (Python says which)
+    let calls_given = !matches!(get(&fields, "tools_called"), None | Some(Value::Null));
     let actual = match take(&mut fields, "tools_called") {
         None | Some(Value::Null) => Vec::new(),
         Some(v) => calls(v, false)?,

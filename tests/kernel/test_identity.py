@@ -252,7 +252,7 @@ MIXED = [
     b"\n",  # blank: skipped but counted
     {"id": "b", "tools_called": [], "expected_tools": ["f"], "messages": []},  # Python
     {"tools_called": [{"name": "f", "args": {"q": "\u00e9t\u00e9"}}], "expected_tools": ["g"]},
-    {"id": 7, "tools_called": None, "expected_tools": []},
+    {"id": 7, "tools_called": [], "expected_tools": []},  # null would be refused
     {"id": "c", "tools_called": [{"name": "f", "args": {"q": 1}}], "expected_tools": None},
 ]
 

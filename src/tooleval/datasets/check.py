@@ -23,6 +23,7 @@ from typing import Any
 from tooleval.datasets.binding import bind_option, suggest_column
 from tooleval.datasets.load import Dataset
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
+from tooleval.formats.missing import MISSING_CALLS
 
 __all__ = [
     "ColumnFinding",
@@ -53,10 +54,13 @@ class DatasetCheck:
     notes: list[str]
     #: What would stop ``tooleval run`` (the same findings as its preflight).
     problems: list[str] = field(default_factory=list)
+    #: Rows with no value in the bound ``tools_called`` column, which ``tooleval score``
+    #: refuses (a missing value is not "no calls": ``[]`` is).
+    missing_calls: list[int] = field(default_factory=list)
 
     @property
     def error_rows(self) -> int:
-        return len(self.dataset.error_rows)
+        return len(self.dataset.error_rows) + len(self.missing_calls)
 
     @property
     def ok(self) -> bool:
@@ -169,6 +173,14 @@ def check_dataset(dataset: Dataset) -> DatasetCheck:
                 findings[err_column].errors.append((row.number, message))
             else:
                 row_errors.append((row.number, message))
+    missing_calls: list[int] = []
+    if dataset.is_bound("tools_called"):
+        column = dataset.bindings.get("tools_called", "tools_called")
+        for row in dataset.rows:
+            if not row.error and "tools_called" in row.empty_cells and not row.sample.messages:
+                missing_calls.append(row.number)
+                if column in findings:
+                    findings[column].errors.append((row.number, f"no value: {MISSING_CALLS}"))
     notes = [w for w in dataset.warnings if " is also used by row " not in w]
     problems = run_problems(dataset, raw_rows)
     if not dataset.is_bound("expected_tools"):
@@ -184,7 +196,9 @@ def check_dataset(dataset: Dataset) -> DatasetCheck:
                 else ""
             )
         )
-    return DatasetCheck(dataset, list(findings.values()), row_errors, notes, problems)
+    return DatasetCheck(
+        dataset, list(findings.values()), row_errors, notes, problems, missing_calls
+    )
 
 
 def _rows_text(numbers: list[int], limit: int = 5) -> str:
@@ -278,10 +292,15 @@ def format_check(report: DatasetCheck, *, max_errors: int = 20) -> str:
     if report.ok:
         lines.append(f"OK: {len(ds.rows)} rows, no parse errors")
     else:
-        if report.error_rows:
+        if ds.error_rows:
             lines.append(
-                f"{report.error_rows} of {len(ds.rows)} rows have errors "
+                f"{len(ds.error_rows)} of {len(ds.rows)} rows have errors "
                 "(a run keeps them as error rows with the reason; they fail its gate)"
+            )
+        if report.missing_calls:
+            lines.append(
+                f"{len(report.missing_calls)} of {len(ds.rows)} rows have no tools_called "
+                "value: tooleval score refuses the file until each holds the calls or []"
             )
         if report.problems:
             n = len(report.problems)

@@ -24,6 +24,7 @@ from typing import Any
 from tooleval.datasets.binding import BINDABLE, bind_option, resolve_bindings, suggest_column
 from tooleval.datasets.readers import RawRow, RawTable, read_rows
 from tooleval.errors import DatasetError, ToolEvalError
+from tooleval.formats.missing import NULL_MARKERS
 from tooleval.model import Sample
 
 __all__ = [
@@ -41,7 +42,6 @@ _IMPLIED = {"expected_tools": "reference_tool_calls", "input": "user_input"}
 #: Cells that spreadsheets and pandas write for "no value". In a tool column a
 #: whole cell like this means the row has no reference (it is not scored, with
 #: that reason); inside a list of calls it is an error naming row and column.
-NULL_MARKERS = frozenset({"nan", "none", "null", "na", "n/a", "<na>", "nat"})
 _CALL_FIELDS = ("expected_tools", "tools_called")
 
 

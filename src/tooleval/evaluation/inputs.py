@@ -224,6 +224,7 @@ def _read_rows(
         bound = resolve_bindings(columns, bind)  # unknown field or column: named, with a guess
         renames = {column: name for name, column in bound.items() if name != column}
     reference = (bind or {}).get("expected_tools")
+    calls = (bind or {}).get("tools_called", "tools_called")
     read: list[tuple[int, Sample]] = []
     for number, row in zip(numbers or range(1, len(rows) + 1), rows, strict=True):
         if isinstance(row, Sample):
@@ -239,7 +240,12 @@ def _read_rows(
                 empty[number] = why
         if renames:
             row = {renames.get(key, key): value for key, value in row.items()}
-        sample = row_sample(metrics[0], number, row, max_depth=100)
+        try:
+            sample = row_sample(metrics[0], number, row, max_depth=100)
+        except InputError as exc:  # name the file's column bound to tools_called
+            if exc.context.get("column") != "tools_called" or calls == "tools_called":
+                raise
+            raise InputError(exc.message, row=number, column=calls) from None
         for metric in metrics[1:]:
             if sample.tools_called is None and not sample.messages:
                 check_calls_given(metric, number, row)
@@ -360,8 +366,9 @@ def table_samples(
             for name, column in dataset.bindings.items():
                 if column in cells:
                     cells[name] = cells.pop(column)
+            column = dataset.bindings.get("tools_called", "tools_called")
             for metric in metrics:
-                check_calls_given(metric, row.number, cells)
+                check_calls_given(metric, row.number, cells, column=column)
         if empty is not None:
             empty.append(row.empty_cells.get("expected_tools"))
         yield row.number, sample

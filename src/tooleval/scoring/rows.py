@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tooleval.errors import InputError, ToolEvalError
+from tooleval.formats.missing import MISSING_CALLS, no_value
 from tooleval.scoring.policy import score_sample, unreadable
 
 __all__ = [
@@ -115,16 +116,32 @@ def non_finite_hint(exc: ValueError) -> str:
     return ""
 
 
-def check_calls_given(metric: Any, number: int, row: Mapping[str, Any]) -> None:
+def check_calls_given(
+    metric: Any, number: int, row: Mapping[str, Any], *, column: str = "tools_called"
+) -> None:
     """Refuse a row that says nothing about the agent's calls, for a metric that needs them.
 
     Scoring it would say "the agent called nothing" for every such row: a
-    silent 0 when the calls sit in a misnamed column.
+    silent 0 when the calls sit in a misnamed column. A ``tools_called`` with
+    no value (null, an empty cell) is refused too, naming ``column`` (the file's
+    column bound to it): ``[]`` says the agent called no tool.
     """
     if "tools_called" not in metric.info.requires:
         return
-    if "tools_called" in row or "messages" in row:
-        return  # given as null or an empty conversation: an agent that called nothing
+    given = row.get("tools_called")
+    written = no_value(given)
+    if written is None:
+        return  # [] (or an empty conversation below): an agent that called nothing
+    if no_value(row.get("messages")) is None:
+        return  # the calls are read from the conversation
+    if "tools_called" in row:  # null, an empty cell: a missing value is not "no calls"
+        raise InputError(
+            f"no value ({written}): {MISSING_CALLS}",
+            row=number,
+            column=column,
+        )
+    if "messages" in row:
+        return  # an empty conversation: an agent that called nothing
     for key in row:
         if isinstance(key, str) and key.lower() in _CALL_COLUMNS:
             raise InputError(
@@ -135,7 +152,7 @@ def check_calls_given(metric: Any, number: int, row: Mapping[str, Any]) -> None:
             )
     raise InputError(
         "no 'tools_called' or 'messages': nothing says which tools the agent called "
-        '(write "tools_called": [] for an agent that called none)',
+        '(write "tools_called": [] for a row where the agent called no tool)',
         row=number,
     )
 
