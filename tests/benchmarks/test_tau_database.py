@@ -199,3 +199,19 @@ def test_data_that_is_not_an_object_of_tables_is_refused_by_the_shared_form():
     for raw in (b"[1]", b'{"users": [1, 2]}'):
         with pytest.raises(ValueError, match="object of tables"):
             SharedTables.parse(raw)
+
+
+def test_differences_are_listed_in_the_databases_order_whatever_the_hash_seed():
+    """The touched records were gathered in a set: the order (and the limit's cut) changed
+    from one process to the next. They are listed in the database's order now."""
+    users = {f"u{i}": {"cash": 10, "orders": [], "tags": {}} for i in range(8)}
+    raw = orjson.dumps({"users": users, "orders": {}})
+    domain = TauDomain(
+        "retail", dict(TOOLS), frozenset(), "sha256:test", Path("."), raw, SharedTables.parse(raw)
+    )
+    tau_replay._gold_cache.clear()
+    gold = [_a("pay", user=f"u{i}", amount=1) for i in (7, 1, 5, 3)]
+    actions = [_a("pay", user=f"u{i}", amount=2) for i in (6, 0, 4, 2)]
+    replayed = replay_reward(domain, gold, [], actions)
+    paths = [d["path"] for d in replayed.differences or []]
+    assert [p.split(".")[1] for p in paths] == [f"u{i}" for i in range(8)], paths

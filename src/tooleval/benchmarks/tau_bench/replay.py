@@ -272,11 +272,18 @@ def _same(
 
 
 def _records(data: Mapping[str, Any], touched: set[tuple[str, Any]]) -> dict[str, Any]:
+    """The touched records of ``data``, in the database's own order (never a set's order).
+
+    A set's order changes with the process's hash seed; the differences a row
+    lists (and which are kept under the limit) must not.
+    """
     out: dict[str, Any] = {}
-    for table, key in touched:
-        rows = data.get(table)
-        if isinstance(rows, Mapping) and key in rows:
-            out.setdefault(table, {})[key] = rows[key]
+    for table, rows in data.items():
+        if not isinstance(rows, Mapping):
+            continue
+        for key in rows:
+            if (table, key) in touched:
+                out.setdefault(table, {})[key] = rows[key]
     return out
 
 
