@@ -100,15 +100,19 @@ CI_SESSION_FILES = {
 
 
 @pytest.fixture(scope="module")
-def ci_session(tmp_path_factory) -> str:
-    """The output of one pytest subprocess (profile ``ci``) over CI_SESSION_FILES."""
+def ci_run(tmp_path_factory) -> tuple[str, Path]:
+    """The output of one pytest subprocess (profile ``ci``) over CI_SESSION_FILES, and the
+    failures file it recorded (``TOOLEVAL_FAILURES_FILE``, given to it alone)."""
     folder = tmp_path_factory.mktemp("ci-session")
+    failures = folder / "failures.jsonl"
     (folder / "conftest.py").write_text(CONFTEST)
     for name, text in CI_SESSION_FILES.items():
         (folder / f"{name}.py").write_text(textwrap.dedent(text))
     # (not profiled as a session of its own: its CPU is this test's subprocess CPU)
     env = {k: v for k, v in os.environ.items() if k != "TOOLEVAL_TEST_PROFILE"}
-    env.update(HYPOTHESIS_PROFILE="ci", PYTHONPATH=str(folder))
+    env.update(
+        HYPOTHESIS_PROFILE="ci", PYTHONPATH=str(folder), TOOLEVAL_FAILURES_FILE=str(failures)
+    )
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "blockopt", "-p", "no:randomly"]
         + ["-p", "no:cacheprovider", "-rA", f"--basetemp={folder / 'tmp'}"],
@@ -119,7 +123,17 @@ def ci_session(tmp_path_factory) -> str:
         timeout=300,
     )
     assert "INTERNALERROR" not in result.stdout, result.stdout[-3000:]
-    return result.stdout
+    return result.stdout, failures
+
+
+@pytest.fixture(scope="module")
+def ci_session(ci_run) -> str:
+    return ci_run[0]
+
+
+@pytest.fixture(scope="module")
+def ci_failures(ci_run) -> Path:
+    return ci_run[1]
 
 
 def test_ci_profile_caps_a_tests_own_examples(ci_session):
@@ -146,25 +160,6 @@ def test_an_unknown_missing_module_still_fails(ci_session):
     assert "FAILED test_typo.py::test_typo" in ci_session
 
 
-def test_a_test_past_its_deadline_fails_with_its_stack_and_the_next_one_runs(pytester):
-    # the suite's own settings (pyproject: timeout, signal method), shortened to 1 s here
-    pytester.makeini("[pytest]\ntimeout = 1\ntimeout_method = signal\n")
-    pytester.makepyfile(
-        test_hang="""
-        import threading
-
-        def test_waits_for_ever():
-            threading.Event().wait()
-
-        def test_after_it():
-            pass
-        """
-    )
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", timeout=60)
-    result.assert_outcomes(failed=1, passed=1)
-    result.stdout.fnmatch_lines(["*Timeout (>1.0s) from pytest-timeout*", "*test_waits_for_ever*"])
-
-
 def test_the_suite_runs_with_a_deadline_on_every_test(pytestconfig):
     assert pytestconfig.pluginmanager.hasplugin("timeout")
     assert float(pytestconfig.getini("timeout")) == 300
@@ -174,9 +169,10 @@ def test_the_suite_runs_with_a_deadline_on_every_test(pytestconfig):
 RERUN_HUNG = Path(__file__).parents[1] / ".ci" / "rerun_hung.py"
 FLAKY = """
 import threading
+from pathlib import Path
 
-def test_hangs_the_first_time(tmp_path_factory):
-    mark = tmp_path_factory.getbasetemp().parent / "hung-once"
+def test_hangs_the_first_time():
+    mark = Path.cwd() / "hung-once"  # the suite and its rerun run in the same folder
     if not mark.exists():
         mark.touch()
         threading.Event().wait()
@@ -186,27 +182,57 @@ def test_passes():
 """
 
 
-def _suite_then_rerun(session, tests: str) -> tuple[int, str, list[dict]]:
-    """A pytest session over ``tests`` recording its failures, then .ci/rerun_hung.py."""
-    session.makeini("[pytest]\ntimeout = 1\ntimeout_method = signal\n")
-    session.makepyfile(test_cases=tests)
-    failures = session.path / "failures.jsonl"
+def _suite_then_rerun(folder: Path, tests: str) -> tuple[str, int, str, list[dict]]:
+    """A pytest session over ``tests`` recording its failures, then .ci/rerun_hung.py:
+    the suite's output, and the rerun's status, output and the failures recorded."""
+    _hung_folder(folder, tests)
+    failures = folder / "failures.jsonl"
     env = {**os.environ, "TOOLEVAL_FAILURES_FILE": str(failures)}
     suite = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"],
-        cwd=session.path, env=env, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+         "-p", "no:xdist", f"--basetemp={folder / 'tmp'}"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     recorded = [json.loads(line) for line in failures.read_text().splitlines()]
+    code, out = _rerun(folder, suite.returncode, failures)
+    return suite.stdout, code, out, recorded
+
+
+def _hung_folder(folder: Path, tests: str) -> None:
+    folder.mkdir()
+    (folder / "conftest.py").write_text(CONFTEST)
+    # the suite's own settings (pyproject: timeout, signal method), shortened to 1 s here
+    (folder / "pytest.ini").write_text("[pytest]\ntimeout = 1\ntimeout_method = signal\n")
+    (folder / "test_cases.py").write_text(tests)
+
+
+def _rerun(folder: Path, status: int, failures: Path) -> tuple[int, str]:
+    env = {**os.environ, "TOOLEVAL_FAILURES_FILE": str(failures)}
     rerun = subprocess.run(
-        [sys.executable, str(RERUN_HUNG), str(suite.returncode), str(failures),
+        [sys.executable, str(RERUN_HUNG), str(status), str(failures),
          str(Path(sys.executable).with_name("pytest"))],
-        cwd=session.path, env=env, capture_output=True, text=True, timeout=120,
+        cwd=folder, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    return rerun.returncode, rerun.stdout + rerun.stderr, recorded
+    return rerun.returncode, rerun.stdout + rerun.stderr
 
 
-def test_a_test_that_hung_once_is_rerun_in_a_fresh_pytest_and_passes(session):
-    code, out, recorded = _suite_then_rerun(session, FLAKY)
+# Each inner pytest costs a second or more of start-up (and of waiting for a hang): one
+# suite and its rerun serve the deadline and the hung-once cases; the other cases start
+# from failure records (the conftest's recording is checked here and in the ci session).
+@pytest.fixture(scope="module")
+def hung_suite(tmp_path_factory) -> tuple[str, int, str, list[dict]]:
+    return _suite_then_rerun(tmp_path_factory.mktemp("hung") / "suite", FLAKY)
+
+
+def test_a_test_past_its_deadline_fails_with_its_stack_and_the_next_one_runs(hung_suite):
+    suite, _, _, _ = hung_suite
+    assert "1 failed, 1 passed" in suite.splitlines()[-1], suite[-2000:]
+    assert "Timeout (>1.0s) from pytest-timeout" in suite
+    assert "test_hangs_the_first_time" in suite
+
+
+def test_a_test_that_hung_once_is_rerun_in_a_fresh_pytest_and_passes(hung_suite):
+    _, code, out, recorded = hung_suite
     assert recorded == [
         {"nodeid": "test_cases.py::test_hangs_the_first_time", "when": "call", "hung": True}
     ]
@@ -215,21 +241,27 @@ def test_a_test_that_hung_once_is_rerun_in_a_fresh_pytest_and_passes(session):
     assert "passed the second time" in out
 
 
-def test_a_test_that_hangs_every_time_fails_the_suite(session):
-    code, out, _ = _suite_then_rerun(
-        session, "import threading\n\ndef test_always():\n    threading.Event().wait()\n"
+def test_a_test_that_hangs_every_time_fails_the_suite(tmp_path):
+    folder = tmp_path / "suite"
+    _hung_folder(folder, "import threading\n\ndef test_always():\n    threading.Event().wait()\n")
+    failures = folder / "failures.jsonl"
+    failures.write_text(
+        json.dumps({"nodeid": "test_cases.py::test_always", "when": "call", "hung": True}) + "\n"
     )
+    code, out = _rerun(folder, 1, failures)
     assert code == 1 and "failed again" in out
 
 
-def test_an_ordinary_failure_is_never_rerun_and_keeps_the_hung_ones_from_a_rerun(session):
-    code, out, recorded = _suite_then_rerun(
-        session, FLAKY + "\ndef test_wrong():\n    assert 1 == 2\n"
-    )
-    assert {r["nodeid"]: r["hung"] for r in recorded} == {
-        "test_cases.py::test_hangs_the_first_time": True,
-        "test_cases.py::test_wrong": False,
-    }
+def test_an_ordinary_failure_is_never_rerun_and_keeps_the_hung_ones_from_a_rerun(
+    ci_session, ci_failures, tmp_path
+):
+    # the ci session's typo is an ordinary failure, recorded as one
+    recorded = [json.loads(line) for line in ci_failures.read_text().splitlines()]
+    assert {r["nodeid"]: r["hung"] for r in recorded} == {"test_typo.py::test_typo": False}
+    hung = {"nodeid": "test_cases.py::test_hangs_the_first_time", "when": "call", "hung": True}
+    failures = tmp_path / "failures.jsonl"
+    failures.write_text(ci_failures.read_text() + json.dumps(hung) + "\n")
+    code, out = _rerun(tmp_path, 1, failures)
     assert code == 1 and "not rerunning the 1 hung test(s)" in out
 
 

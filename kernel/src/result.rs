@@ -184,11 +184,23 @@ pub(crate) fn fmt2(x: f64) -> String {
     format!("{x:.2}")
 }
 
+/// `reasons.named`: a tool name or argument path as a reason says it, cut past
+/// `NAME_CHARS` characters.
+fn named(name: &str) -> std::borrow::Cow<'_, str> {
+    const NAME_CHARS: usize = 100;
+    if name.len() <= NAME_CHARS || name.chars().count() <= NAME_CHARS {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut text: String = name.chars().take(NAME_CHARS - 3).collect();
+    text.push_str("...");
+    std::borrow::Cow::Owned(text)
+}
+
 fn names(calls: &[Call], which: &[usize]) -> String {
-    let shown: Vec<&str> = which
+    let shown: Vec<std::borrow::Cow<'_, str>> = which
         .iter()
         .take(3)
-        .map(|&k| calls[k].name.as_ref())
+        .map(|&k| named(&calls[k].name))
         .collect();
     let mut text = shown.join(", ");
     if which.len() > 3 {
@@ -198,7 +210,7 @@ fn names(calls: &[Call], which: &[usize]) -> String {
 }
 
 fn argument(c: &Check) -> R<String> {
-    let place = format!("{}.{}", c.tool, c.key);
+    let place = format!("{}.{}", named(c.tool), named(&c.key));
     if c.matcher == "unexpected_key" {
         return Ok(format!(
             "{place} not expected, got {}",
@@ -227,8 +239,10 @@ fn explain(d: &Diag, checks: &[&Check], table: &Table, summary: String) -> R<Str
     let mut parts = vec![summary];
     if let Some((position, expected, actual)) = &d.misaligned {
         parts.push(format!(
-            "sequence differs at #{} (expected {expected}, got {actual})",
-            position + 1
+            "sequence differs at #{} (expected {}, got {})",
+            position + 1,
+            named(expected),
+            named(actual)
         ));
     }
     if !d.missing.is_empty() {

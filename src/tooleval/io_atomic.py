@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -102,6 +102,9 @@ def check_output_path(
     inputs: Iterable[str | os.PathLike[str] | None] = (),
     stores: Iterable[str | os.PathLike[str] | None] = (),
     kind: str | None = None,
+    keys: Collection[str] = (),
+    mark: bytes = b"",
+    writes: str = "",
 ) -> Path:
     """Refuse an output path that cannot be written, before any work is done.
 
@@ -113,6 +116,13 @@ def check_output_path(
     ``md``): a SQLite database (a run store: replacing it would lose every
     run), a receiver's open-session buffer, a binary file, or text of another
     kind. Missing folders on the way are made.
+
+    ``keys`` (with ``writes``, what the lines are) names the keys a line of a
+    ``jsonl`` output may have, or the columns of a ``csv`` output's header: an
+    existing non-empty file is replaced only when its first line is such a line
+    (holding ``mark`` too, when given), so that ``score -o`` can replace the
+    results of an earlier ``score`` but never a dataset, a trace file or other
+    JSON lines tooleval did not write there.
     """
     text = os.fspath(path)
     if not text:
@@ -169,7 +179,77 @@ def check_output_path(
             "it is left alone: write the output elsewhere or remove the file first",
             field=option,
         )
+    if keys and found not in (None, "empty"):
+        _refuse_foreign_lines(target, text, option, kind, frozenset(keys), mark, writes)
     return target
+
+
+#: Keys that tell a dataset row (or a conversation log) and a trace apart from other lines.
+_DATASET_KEYS = frozenset(
+    {
+        "tools_called",
+        "expected_tools",
+        "messages",
+        "input",
+        "expected_output",
+        "turns",
+        "conversation",
+    }
+)
+_TRACE_KEYS = frozenset(
+    {"resourceSpans", "resourceLogs", "spans", "trace_id", "traceId", "span_id"}
+)
+
+
+def _refuse_foreign_lines(
+    target: Path,
+    text: str,
+    option: str,
+    kind: str | None,
+    keys: frozenset[str],
+    mark: bytes,
+    writes: str,
+) -> None:
+    """Refuse ``target`` unless its first line is a line of this output (see ``check_output_path``)."""
+    import json
+
+    with target.open("rb") as handle:
+        first = handle.readline(1 << 20).lstrip(b"\xef\xbb\xbf").strip()
+    found: set[str] | None = None
+    if kind == "csv":
+        import csv
+
+        try:
+            header = next(csv.reader([first.decode("utf-8")]), [])
+        except (UnicodeDecodeError, csv.Error):
+            header = []
+        found = {cell.strip() for cell in header}
+    else:
+        try:
+            row = json.loads(first)
+        except ValueError:
+            row = None
+        if isinstance(row, dict):
+            found = set(row)
+    if found and found <= keys and mark in first:
+        return
+    if found is None:
+        what = "a first line that is not a JSON object"
+    elif found & _DATASET_KEYS:
+        what = "dataset rows"
+    elif found & _TRACE_KEYS:
+        what = "traces or telemetry"
+    else:
+        what = "lines of another kind"
+    if found:
+        shown = sorted(found)
+        what += f" (first line's {'columns' if kind == 'csv' else 'keys'}: "
+        what += ", ".join(shown[:6]) + (", ..." if len(shown) > 6 else "") + ")"
+    raise InputError(
+        f"{text} exists and holds {what}, not {writes or 'lines'} that tooleval wrote there; "
+        "it is left alone: write the output elsewhere or remove the file first",
+        field=option,
+    )
 
 
 def _kind_of(path: Path) -> str | None:

@@ -25,7 +25,7 @@ from tests.kernel.test_identity import BOUND, python_line  # noqa: E402
 
 from tooleval.metrics import bind  # noqa: E402
 from tooleval.metrics.engine import fastest_engine, kernel_status  # noqa: E402
-from tooleval.metrics.reasons import CAP_BYTES, capped  # noqa: E402
+from tooleval.metrics.reasons import CAP_BYTES, NAME_CHARS, capped  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     kernel_status() != "compiled", reason="compiled kernel disabled by TOOLEVAL_NO_KERNEL"
@@ -151,3 +151,23 @@ def test_output_contains_cuts_its_values_alike(require: str) -> None:
             len(orjson.dumps(v)) < 2 * CAP_BYTES + 80
             for v in result["diagnosis"]["details"]["values"]
         )
+
+
+@pytest.mark.parametrize("char", ["n", "é", "東"])
+def test_long_names_are_cut_in_reasons_alike(char: str) -> None:
+    """A tool name or argument path past ``NAME_CHARS`` is cut in the reason, by both paths."""
+    name, key, other = char * 300, "k" * 150, "m" * (NAME_CHARS + 1)
+    row = {
+        "expected_tools": [{"name": name, "args": {key: 1}}, {"name": other, "args": {}}],
+        "tools_called": [{"name": name, "args": {key: 2}}, {"name": other + "x", "args": {}}],
+        "id": "r",
+    }
+    for _, _, metric in BOUND:
+        result = orjson.loads(same_line(metric, row))
+        assert len(result["reason"]) < 900, result["reason"]
+    shown = char * (NAME_CHARS - 3) + "..."
+    reason = orjson.loads(same_line(BOUND[4][2], row))["reason"]  # tool_correctness
+    assert f"{shown}.{'k' * (NAME_CHARS - 3)}... expected 1, got 2" in reason
+    exact = "m" * NAME_CHARS
+    row["tools_called"][1]["name"] = exact  # exactly NAME_CHARS: whole
+    assert f"extra {exact}" in orjson.loads(same_line(BOUND[4][2], row))["reason"]

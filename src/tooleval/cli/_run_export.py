@@ -82,10 +82,7 @@ def write_csv(path: str, rows: Any) -> None:
 
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(
-        ["index", "row_id", "category", "metric", "score", "passed", "threshold", "reason",
-         "error", "failure_class", "latency_ms"]
-    )  # fmt: skip
+    writer.writerow(CSV_COLUMNS)
     for row in rows:
         for result in row.results or ():
             cells = [row.index, row.row_id, row.category, result.metric, result.score,
@@ -98,6 +95,9 @@ def write_csv(path: str, rows: Any) -> None:
         handle.write(buffer.getvalue().encode("utf-8"))
 
 
+#: The header of ``runs export --csv`` (an existing file is replaced only when it has it).
+CSV_COLUMNS = ("index", "row_id", "category", "metric", "score", "passed", "threshold", "reason",
+               "error", "failure_class", "latency_ms")  # fmt: skip
 _KINDS = {"junit": "xml", "json": "json", "csv": "csv", "summary_md": "md"}
 
 
@@ -121,7 +121,10 @@ def export_run(args: argparse.Namespace) -> int:
     seen: dict[str, str] = {}
     for option, path in given.items():
         flag = "--" + option.replace("_", "-")
-        check_output_path(path, option=flag, stores=[store_path or None], kind=_KINDS[option])
+        check_output_path(
+            path, option=flag, stores=[store_path or None], kind=_KINDS[option],
+            keys=CSV_COLUMNS if option == "csv" else (), writes="run rows",
+        )  # fmt: skip
         where = os.path.abspath(path)
         if where in seen:
             raise ConfigError(f"{seen[where]} and {flag} name the same file", field=flag)

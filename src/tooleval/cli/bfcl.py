@@ -38,6 +38,10 @@ from typing import Any
 
 from tooleval.benchmarks.bfcl.decode_handlers import DECODERS
 
+#: The keys of a line ``--output`` writes (``verdict_rows``): an existing file is
+#: replaced only when its first line has no other.
+VERDICT_KEYS = ("id", "category", "passed", "error", "bfcl_error_type", "reason")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -99,7 +103,14 @@ def run(args: argparse.Namespace) -> int:
     from tooleval.metrics.registry import bind
 
     if args.output:  # before any work: a bad path must not cost the scoring
-        check_output_path(args.output, option="--output", inputs=[args.data], kind="jsonl")
+        check_output_path(
+            args.output,
+            option="--output",
+            inputs=[args.data],
+            kind="jsonl",
+            keys=VERDICT_KEYS,
+            writes="BFCL verdict lines",
+        )
     names = _NAME_RULES[args.underscore_names]
     settings = resolve_settings(args.results_dir, mode=args.mode, names=names)
     if settings.note:

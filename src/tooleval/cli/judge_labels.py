@@ -138,10 +138,17 @@ def _export(args: argparse.Namespace) -> int:
 
     from tooleval.cli.run import open_cli_store
     from tooleval.io_atomic import atomic_write, check_output_path
-    from tooleval.store import labels_text
+    from tooleval.store import LABEL_COLUMNS, labels_text
 
     target = (
-        check_output_path(args.output, option="--output", stores=[args.store], kind=args.format)
+        check_output_path(
+            args.output,
+            option="--output",
+            stores=[args.store],
+            kind=args.format,
+            keys=LABEL_COLUMNS,
+            writes="judge labels",
+        )
         if args.output
         else None
     )

@@ -17,6 +17,11 @@ from typing import Any
 
 STORE_ENV = "TOOLEVAL_STORE"
 
+#: What a line ``--emit`` writes holds (an existing file is replaced only when it has both):
+#: an OTLP logs request from tooleval's monitor scope.
+EMIT_KEYS = ("resourceLogs",)
+EMIT_MARK = b'"tooleval.monitor"'
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -134,9 +139,15 @@ def handle(args: argparse.Namespace) -> int:
     from tooleval.io_atomic import atomic_write, check_output_path
 
     store = None if args.no_store else (args.store or os.environ.get(STORE_ENV) or None)
-    for option, value, kind in (("--json", args.json, "json"), ("--emit", args.emit, "jsonl")):
-        if value is not None:
-            check_output_path(value, option=option, inputs=[args.traces], stores=[store], kind=kind)
+    if args.json is not None:
+        check_output_path(
+            args.json, option="--json", inputs=[args.traces], stores=[store], kind="json"
+        )
+    if args.emit is not None:
+        check_output_path(
+            args.emit, option="--emit", inputs=[args.traces], stores=[store], kind="jsonl",
+            keys=EMIT_KEYS, mark=EMIT_MARK, writes="monitor events",
+        )  # fmt: skip
     if args.json is not None and args.emit is not None:
         from tooleval.io_atomic import same_file
 

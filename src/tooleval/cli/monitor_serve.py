@@ -342,7 +342,12 @@ def _checked_files(args: argparse.Namespace, store: str | None) -> tuple[Any, st
             field="--buffer",
         )
     if args.emit:
-        check_output_path(args.emit, option="--emit", stores=[url or None], kind="jsonl")
+        from tooleval.cli.monitor import EMIT_KEYS, EMIT_MARK
+
+        check_output_path(
+            args.emit, option="--emit", stores=[url or None], kind="jsonl", keys=EMIT_KEYS,
+            mark=EMIT_MARK, writes="monitor events",
+        )  # fmt: skip
         if buffer is not None and same_file(args.emit, buffer):
             raise ConfigError(
                 f"--emit {args.emit} is the open-session buffer; write the events elsewhere",

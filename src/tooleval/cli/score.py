@@ -297,8 +297,16 @@ def run(args: argparse.Namespace) -> int:
     fields = parse_fields(args.fields)  # checked before any row
     if args.output:  # before any work: a bad path must not cost a scored file
         from tooleval.io_atomic import check_output_path
+        from tooleval.scoring.fields import FIELDS
 
-        check_output_path(args.output, option="--output", inputs=[args.dataset], kind="jsonl")
+        check_output_path(
+            args.output,
+            option="--output",
+            inputs=[args.dataset],
+            kind="jsonl",
+            keys=FIELDS,
+            writes="result lines",
+        )
     metrics = [  # parameters checked once
         bind(name, **options[name], **({"judge": judge} if name in judged else {}))
         for name in names

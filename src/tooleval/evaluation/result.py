@@ -193,8 +193,12 @@ class EvaluationResult:
     def write_jsonl(self, path: str | Path) -> Path:
         """Write :meth:`to_jsonl` to ``path`` atomically (complete or not at all); return it."""
         from tooleval.io_atomic import atomic_write, check_output_path
+        from tooleval.scoring.fields import FIELDS
 
-        check_output_path(str(path), option="path", inputs=[self.source], kind="jsonl")
+        check_output_path(
+            str(path), option="path", inputs=[self.source], kind="jsonl", keys=FIELDS,
+            writes="result lines",
+        )  # fmt: skip
         with atomic_write(str(path)) as handle:
             handle.write(self.to_jsonl())
         return Path(path)

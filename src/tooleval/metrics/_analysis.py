@@ -16,7 +16,7 @@ from tooleval.errors import ConfigError
 from tooleval.matching.alignment import CallTable, call_entry, order_violations
 from tooleval.matching.assignment import transitive_closure
 from tooleval.matching.config import ArgumentComparator, resolve_comparator
-from tooleval.metrics.reasons import capped
+from tooleval.metrics.reasons import capped, short
 from tooleval.model import (
     ArgumentCheck,
     Diagnosis,
@@ -74,7 +74,8 @@ def expected_tools(expected: ExpectedLike, *, metric: str) -> ExpectedTools | No
     if isinstance(expected, str):
         raise ConfigError(
             f"{metric}: expected must be a list of calls or names, not one string "
-            f"({expected!r}); parse text like 'a, b' with tooleval.formats.parse_expected_tools",
+            f"({short(expected, 200)}); parse text like 'a, b' with "
+            "tooleval.formats.parse_expected_tools",
             field="expected",
         )
     return as_expected(expected)
@@ -441,7 +442,7 @@ def _key_list(value: Any, *, field: str, metric: str) -> list[str]:
     if not isinstance(value, Sequence) or not all(isinstance(k, str) for k in value):
         raise ConfigError(
             f"{metric}: {field} must be a list of argument names (or a mapping tool -> list), "
-            f"got {value!r}",
+            f"got {short(value, 200)}",
             field=field,
         )
     return list(value)

@@ -19,7 +19,7 @@ from typing import Any
 
 from tooleval.model import ArgumentCheck, Diagnosis
 
-__all__ = ["CAP_BYTES", "capped", "explain", "short"]
+__all__ = ["CAP_BYTES", "NAME_CHARS", "capped", "explain", "named", "short"]
 
 _SHOWN = 3  # items of one kind named before "and N more"
 
@@ -67,14 +67,28 @@ def short(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: The most characters of a tool name or argument path a reason shows (longer ones are cut).
+NAME_CHARS = 100
+
+
+def named(name: Any) -> str:
+    """A tool name or argument path as a reason says it: cut past :data:`NAME_CHARS`.
+
+    >>> named("lookup_order"), named("x" * 200)[-5:]
+    ('lookup_order', 'xx...')
+    """
+    text = str(name)
+    return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 3] + "..."
+
+
 def _names(entries: Sequence[dict[str, Any]]) -> str:
-    names = [str(e.get("name", "?")) for e in entries]
+    names = [named(e.get("name", "?")) for e in entries]
     shown = ", ".join(names[:_SHOWN])
     return shown + (f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else "")
 
 
 def _argument(check: ArgumentCheck) -> str:
-    where = f"{check.tool}.{check.key}"
+    where = f"{named(check.tool)}.{named(check.key)}"
     if check.matcher == "unexpected_key":
         return f"{where} not expected, got {short(check.actual)}"
     if check.missing:
@@ -97,7 +111,7 @@ def explain(diagnosis: Diagnosis, summary: str) -> str:
     if misaligned:
         parts.append(
             f"sequence differs at #{misaligned['position'] + 1} "
-            f"(expected {misaligned['expected']}, got {misaligned['actual']})"
+            f"(expected {named(misaligned['expected'])}, got {named(misaligned['actual'])})"
         )
     if diagnosis.missing:
         parts.append(f"missing {_names(diagnosis.missing)}")
@@ -118,7 +132,7 @@ def explain(diagnosis: Diagnosis, summary: str) -> str:
         parts.append(text)
     for error in details.get("parse_errors", [])[:_SHOWN]:
         parts.append(
-            f"arguments of {error['name']} (call #{error['index'] + 1}) could not be parsed"
+            f"arguments of {named(error['name'])} (call #{error['index'] + 1}) could not be parsed"
         )
     missing_values = details.get("missing_values")
     if missing_values:

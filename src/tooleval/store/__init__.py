@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooleval._extras import require
 from tooleval.store.label_files import (
+    LABEL_COLUMNS,
     LabelLine,
     labels_text,
     parse_labels,
@@ -61,6 +62,7 @@ __all__ = [
     "StoreReader",
     "StoreWriter",
     "judge_key",
+    "LABEL_COLUMNS",
     "labels_text",
     "open_store",
     "parse_labels",
