@@ -136,6 +136,17 @@ fn base64(raw: &[u8]) -> String {
     out
 }
 
+/// `Span.Link` and `InstrumentationScope`, for `Walker::check`.
+const LINK: &[(u64, u8)] = &[
+    (1, b'b'),
+    (2, b'b'),
+    (3, b's'),
+    (4, b'a'),
+    (5, b'v'),
+    (6, b'f'),
+];
+const SCOPE: &[(u64, u8)] = &[(1, b's'), (2, b's'), (3, b'a'), (4, b'v')];
+
 type Out<'py, T> = PyResult<Option<T>>;
 
 struct Walker<'py, 'a> {
@@ -227,18 +238,21 @@ impl<'py, 'a> Walker<'py, 'a> {
     }
 
     /// A message read only to check it as upb would (an instrumentation scope, a link):
-    /// `strings` are the numbers of its string fields, `attributes` of its KeyValue list.
-    fn check(&mut self, buf: &'a [u8], strings: &[u64], attributes: u64) -> Out<'py, ()> {
+    /// `layout` gives each field's number and kind (`b` bytes, `s` string, `a` a
+    /// KeyValue of its attribute list, `v` varint, `f` fixed32); any other field or
+    /// wire type is left to upb.
+    fn check(&mut self, buf: &'a [u8], layout: &[(u64, u8)]) -> Out<'py, ()> {
         let mut reader = Reader::new(buf);
         let scratch = PyDict::new(self.py);
         while reader.more() {
-            match need!(reader.field()) {
-                (n, Wire::Bytes(raw)) if n == attributes => need!(self.key_value(raw, &scratch)?),
-                (n, Wire::Bytes(raw)) if strings.contains(&n) => {
+            let (number, wire) = need!(reader.field());
+            let kind = need!(layout.iter().find(|(n, _)| *n == number)).1;
+            match (kind, wire) {
+                (b'a', Wire::Bytes(raw)) => need!(self.key_value(raw, &scratch)?),
+                (b's', Wire::Bytes(raw)) => {
                     need!(text(raw));
                 }
-                // ids (bytes) and counts, flags (varint, fixed32) need no check
-                (_, Wire::Bytes(_)) | (_, Wire::Varint(_)) | (_, Wire::Fixed32) => {}
+                (b'b', Wire::Bytes(_)) | (b'v', Wire::Varint(_)) | (b'f', Wire::Fixed32) => {}
                 _ => return Ok(None),
             }
         }
@@ -291,7 +305,7 @@ impl<'py, 'a> Walker<'py, 'a> {
                 (8, Wire::Fixed64(v)) => end = v,
                 (9, Wire::Bytes(raw)) => need!(self.key_value(raw, &attributes)?),
                 (11, Wire::Bytes(raw)) => events.append(need!(self.event(raw)?))?,
-                (13, Wire::Bytes(raw)) => need!(self.check(raw, &[3], 4)?),
+                (13, Wire::Bytes(raw)) => need!(self.check(raw, LINK)?),
                 (15, Wire::Bytes(raw)) if status.is_none() => {
                     status = Some(need!(self.status(raw)))
                 }
@@ -396,7 +410,7 @@ impl<'py, 'a> Walker<'py, 'a> {
             let mut reader = Reader::new(scope);
             while reader.more() {
                 match need!(reader.field()) {
-                    (1, Wire::Bytes(raw)) => need!(self.check(raw, &[1, 2], 3)?),
+                    (1, Wire::Bytes(raw)) => need!(self.check(raw, SCOPE)?),
                     (2, Wire::Bytes(raw)) => {
                         out.append(need!(self.span(raw, &resource, make, line)?))?
                     }

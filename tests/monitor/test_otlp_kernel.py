@@ -265,6 +265,20 @@ def test_an_unknown_field_or_a_resource_sent_twice_is_left_to_upb():
     assert _same(twice) is None  # upb merges the two resources
 
 
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def test_a_known_field_sent_with_another_wire_type_is_left_to_upb():
+    link = b"\x18\x01"  # Link.trace_state (a string) sent as a varint
+    span = _field(1, bytes(range(16))) + _field(2, bytes(range(8))) + _field(13, link)
+    body = _field(1, _field(2, _field(2, span)))
+    assert _same(body) is None
+    # the same link with its trace_state as text is read by the kernel
+    span = _field(1, bytes(range(16))) + _field(2, bytes(range(8))) + _field(13, _field(3, b"k=v"))
+    assert _same(_field(1, _field(2, _field(2, span)))) is not None
+
+
 def _varint(value: int) -> bytes:
     out = bytearray()
     while value >= 0x80:

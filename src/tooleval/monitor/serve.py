@@ -55,10 +55,15 @@ class _GcTuning:
     counting frees them, and the cyclic collector only walks them. With CPython's
     defaults it ran every 700 allocations and took about a third of the receiver's
     CPU per span (bench/receiver_speed.py). Objects alive at start are frozen out of
-    its walks, and the youngest generation holds 100,000 objects before a pass.
+    its walks, and the youngest generation holds 500,000 objects before a pass: a
+    request's objects (about 100 containers per span, freed once its facts are read)
+    are then mostly gone when a pass comes, where with 100,000 a pass came within
+    each 512-span request and walked them all (20% of the CPU per span,
+    ``bench/receiver_speed.py``). Only cyclic garbage waits longer, and the
+    receiver makes none on its path.
     """
 
-    THRESHOLD = (100_000, 50, 1000)
+    THRESHOLD = (500_000, 50, 1000)
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
