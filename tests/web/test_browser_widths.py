@@ -1,4 +1,5 @@
-"""Reading at any width, in real Chromium: a failing row stays compact at 1400 px, and at 390 px
+"""Reading at any width, in real Chromium: no run page is wider than a 1280 px window, a failing
+row stays compact at 1400 px, and at 390 px
 the essential cells (row, verdict, why, expected and called tools) are on screen without
 sideways scrolling; "compare selected" with one run ticked gives a hint."""
 
@@ -83,4 +84,22 @@ def test_compare_run_pickers_tell_runs_apart(browser, viewer_url, seeded):
         "els => els.map(e => [e.getBoundingClientRect().width, e.scrollWidth])"
     )
     assert all(shown >= needed for shown, needed in widths)
+    context.close()
+
+
+WIDEST = """() => [...document.querySelectorAll('body *')]
+  .map(e => [e.getBoundingClientRect().right, e.tagName + '.' + e.className])
+  .filter(([right]) => right > document.documentElement.clientWidth)
+  .sort((a, b) => b[0] - a[0]).slice(0, 5)"""
+
+
+@pytest.mark.parametrize(
+    "which", ["a", "b", "names", "chats", "traces", "clusters", "usage", "orders"]
+)
+def test_the_run_page_fits_1280_px(browser, viewer_url, seeded, which):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(viewer_url + f"/runs/{seeded[which]}")
+    wide = page.evaluate(WIDEST)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280, wide
     context.close()

@@ -89,6 +89,17 @@ def anchor_value(conn: sa.Connection, run_id: str, order_by: str, index: int, me
     ).scalar()
 
 
+def _empty(segment: Segment, column: Any, empty: bool) -> Any:
+    """``column IS [NOT] NULL``; for scores spelled as ix_results_score_* index it.
+
+    Those indexes hold ``(score IS NULL)`` as a column: a condition on that
+    expression is what lets the database walk them instead of sorting the results.
+    """
+    if segment.column == "score":
+        return column.is_(None) == sa.bindparam(None, empty, type_=sa.Boolean)
+    return column.is_(None) if empty else column.is_not(None)
+
+
 def _segment_query(
     query: sa.Select, segment: Segment, anchor: tuple[Any, int] | None, *, backward: bool
 ) -> sa.Select:
@@ -102,11 +113,11 @@ def _segment_query(
             keys = keys.where(index < anchor[1] if down else index > anchor[1])
         return keys.order_by(index.desc() if down else index.asc())
     if segment.nulls:
-        keys = keys.where(column.is_(None))
+        keys = keys.where(_empty(segment, column, True))
         if anchor is not None:
             keys = keys.where(index < anchor[1] if backward else index > anchor[1])
         return keys.order_by(index.desc() if backward else index.asc())
-    keys = keys.where(column.is_not(None))
+    keys = keys.where(_empty(segment, column, False))
     down = segment.descending != backward
     if anchor is not None:
         at = anchor[1]

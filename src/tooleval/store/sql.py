@@ -513,7 +513,9 @@ class Store:
         while remaining is None or remaining > 0:
             size = _CHUNK if remaining is None else min(_CHUNK, remaining)
             with self._read() as conn:
-                if anchor is None and offset:
+                if anchor is None:
+                    # The first chunk in the query's own order (the spelling its index
+                    # was built for); every later one by key from the last row read.
                     chunk = keyed_page(conn, query, run_id, offset, size)
                 else:
                     chunk = keyset_page(conn, query, run_id, order_by, anchor, size)

@@ -435,12 +435,16 @@ def render_row(
             attempts=attempts_of(info, record.index),
             labels=labels,
         )
-    # The neighbours in the view, by key: the rows just before and just after this one.
-    around = dict(filters.where, order_by=filters.sort, limit=1)
-    before = [r.index for r in store.iter_rows(info.id, before=record.index, **around)]
-    after = [r.index for r in store.iter_rows(info.id, after=record.index, **around)]
-    previous = (before[0], max(pos - 1, 0)) if before else None
-    following = (after[0], pos + 1) if after else None
+    start = max(pos - 1, 0)
+    window = list(
+        store.iter_rows(info.id, **filters.where, offset=start, limit=3, order_by=filters.sort)
+    )
+    at = pos - start
+    if at >= len(window) or window[at].index != record.index:
+        # The view changed since the link was made: fall back to the row's own neighbours.
+        return render_row(store, info, record, RunFilters(sort="index"), None, labels=labels)
+    previous = (window[at - 1].index, pos - 1) if at > 0 else None
+    following = (window[at + 1].index, pos + 1) if at + 1 < len(window) else None
     total, more = view_total(store, info, filters.where)
     return row_pages.row_page(
         info,
