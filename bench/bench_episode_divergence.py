@@ -12,6 +12,7 @@ Both must report the same divergence; the figures are CPU seconds
 (``time.process_time``) per failed episode, the whole ``state_match`` call.
 
     python bench/bench_episode_divergence.py [--tasks 10] [--domain airline,retail]
+    python bench/bench_episode_divergence.py --domain retail --task 4   # 14 gold actions
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=10, help="the first N tasks of each domain")
     parser.add_argument("--domain", default="airline,retail")
+    parser.add_argument("--task", type=int, action="append", help="these task indexes instead")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))  # the tests' mutants, tasks and the old algorithm
     from tests.conformance.tau_replay_reference import SOURCE
@@ -55,7 +57,8 @@ def main(argv: list[str] | None = None) -> None:
 
         before: list[float] = []
         after: list[float] = []
-        for task in tasks[: args.tasks]:
+        picked = [tasks[i] for i in args.task] if args.task else tasks[: args.tasks]
+        for task in picked:
             gold = [(a["name"], a["kwargs"]) for a in task["actions"]]
             expected = [ToolCall(n, k) for n, k in gold]
             for kind, actions in variants(domain, gold).items():
@@ -77,7 +80,8 @@ def main(argv: list[str] | None = None) -> None:
                 if old.diagnosis.details != new.diagnosis.details:
                     raise SystemExit(f"{domain} {kind}: the divergences differ")
         print(
-            f"{domain}: {len(after)} failed episodes of the first {args.tasks} tasks; "
+            f"{domain}: {len(after)} failed episodes of tasks "
+            f"{args.task or f'0-{args.tasks - 1}'}; "
             f"CPU s per failed episode: before {statistics.mean(before):.2f} "
             f"(max {max(before):.2f}), after {statistics.mean(after):.2f} "
             f"(max {max(after):.2f}), {statistics.mean(before) / statistics.mean(after):.1f}x",
