@@ -52,9 +52,9 @@ def stratified_episodes(
 ) -> Episodes:
     """One episode per kind: the oracle on :func:`rich_task`, each mutant on the shortest task it applies to.
 
-    ``state_match`` explains a failed episode by replaying both call lists
-    with a snapshot of the whole database after every call, so a mutant on the
-    shortest task (fewest gold actions, the first of equals) costs least.
+    tau-bench's reward copies and hashes the whole database for each
+    trajectory, and ``state_match`` replays it, so a mutant on the shortest
+    task (fewest gold actions, the first of equals) costs least.
     """
     episodes: Episodes = {}
     order = sorted(range(len(tasks)), key=lambda i: (len(tasks[i]["actions"]), i))
