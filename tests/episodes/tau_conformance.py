@@ -52,9 +52,9 @@ def stratified_episodes(
 ) -> Episodes:
     """One episode per kind: the oracle on :func:`rich_task`, each mutant on the shortest task it applies to.
 
-    ``state_match`` explains a failed episode by replaying both call lists
-    with a snapshot of the whole database after every call, so a mutant on the
-    shortest task (fewest gold actions, the first of equals) costs least.
+    tau-bench's reward copies and hashes the whole database for each
+    trajectory, and ``state_match`` replays it, so a mutant on the shortest
+    task (fewest gold actions, the first of equals) costs least.
     """
     episodes: Episodes = {}
     order = sorted(range(len(tasks)), key=lambda i: (len(tasks[i]["actions"]), i))
@@ -157,9 +157,18 @@ class Agreement:
 
 
 def compare_with_tau(
-    domain: str, transport: str, episodes: Episodes, rows: dict[str, Any]
+    domain: str,
+    transport: str,
+    episodes: Episodes,
+    rows: dict[str, Any],
+    references: dict[str, bool] | None = None,
 ) -> Agreement:
-    """Every stored row's ``state_match`` verdict against tau-bench's reward, id for id."""
+    """Every stored row's ``state_match`` verdict against tau-bench's reward, id for id.
+
+    ``references`` keeps tau-bench's verdict of each trajectory (keyed by the
+    domain and the trajectory's JSON) across calls, so a sweep over several
+    paths computes each reference once.
+    """
     agreement = Agreement(episodes=len(episodes))
     if sorted(rows) != sorted(episodes):
         agreement.problems.append(f"stored rows {sorted(rows)} != episodes {sorted(episodes)}")
@@ -179,8 +188,13 @@ def compare_with_tau(
                 agreement.problems.append(f"{tag}: recorded {played}, scripted {actions}")
             ours = bool(row.results[0].passed)
             trajectory = [*played, ("respond", {"content": row.sample.output})]
-            reward, _ = reference_reward(tau, tau.envs[domain], task, trajectory, done=True)
-            theirs = reward == 1.0
+            key = json.dumps([domain, task, trajectory], sort_keys=True)
+            theirs = None if references is None else references.get(key)
+            if theirs is None:
+                reward, _ = reference_reward(tau, tau.envs[domain], task, trajectory, done=True)
+                theirs = reward == 1.0
+                if references is not None:
+                    references[key] = theirs
             if ours != theirs:
                 agreement.disagree.append((tag, theirs, ours, row.results[0].reason))
             if tag.endswith("-oracle") and not ours:

@@ -128,7 +128,7 @@ def test_tau2_oracle_over_mcp_and_its_mutants_get_tau2s_verdict(tau2_rows, tmp_p
     rows = _sample(tau2_rows) if FULL else _sample(tau2_rows)[-3:]
     scripts = _scripts(rows)
     told = next(r for r in rows if r["metadata"]["tau2"]["communicate_info"])
-    # the shortest task with a write: state_match's explanation replays it with snapshots
+    # the shortest task with a write: the cheapest failed episode to explain
     writer = min((r for r in tau2_rows if _writes(r)), key=lambda r: len(r["expected_tools"]))
     gold = [(a["name"], a["args"]) for a in writer["expected_tools"]]
     first_write = next(i for i, (name, _) in enumerate(gold) if is_write(name))

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tooleval.errors import DatasetError, FormatError
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 
 __all__ = [
+    "convert_json_list",
     "jsonl_records",
     "pair_records",
     "read_document",
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 _BOM = b"\xef\xbb\xbf"
+_T = TypeVar("_T")
 
 
 def read_document(path: str | Path) -> Any:
@@ -48,6 +50,37 @@ def read_document(path: str | Path) -> Any:
         raise DatasetError(exc.message, path=str(path)) from None
     except ValueError as exc:
         raise DatasetError(f"invalid JSON: {exc}", path=str(path)) from None
+
+
+def convert_json_list(path: str | Path, what: str, convert: Callable[[list[Any]], _T]) -> _T:
+    """``convert`` of the JSON list in ``path`` (a third party's records: runs, tasks).
+
+    Anything but a list is a DatasetError naming the file and what was seen;
+    a FormatError ``convert`` raises (which record, which field) gets the
+    file's path added.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     _ = f.write('{"tasks": []}')
+    >>> convert_json_list(f.name, "tau2 tasks", list)
+    Traceback (most recent call last):
+    tooleval.errors.DatasetError: path ...: expected a JSON list of tau2 tasks, got a JSON object with keys 'tasks'
+    """
+    data = read_document(path)
+    if not isinstance(data, list):
+        raise DatasetError(
+            f"expected a JSON list of {what}, got a JSON {_kind(data)}", path=str(path)
+        )
+    try:
+        return convert(data)
+    except FormatError as exc:
+        raise exc.with_context(path=str(path)) from None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "object with keys " + ", ".join(repr(k) for k in list(value)[:5])
+    return type(value).__name__
 
 
 def read_text(path: str | Path, *, what: str | None = None) -> str:

@@ -31,6 +31,7 @@ __all__ = [
     "NULL_MARKERS",
     "Dataset",
     "DatasetRow",
+    "dataset_from_table",
     "is_null_marker",
     "load_dataset",
     "sample_from_cells",
@@ -312,7 +313,11 @@ def load_dataset(
     kept with ``error`` set (row number and column) and loading goes on; a
     missing, empty, unreadable or unknown-format file raises DatasetError.
     """
-    table = read_rows(path, format=format)
+    return dataset_from_table(read_rows(path, format=format), bind=bind)
+
+
+def dataset_from_table(table: RawTable, *, bind: Mapping[str, str] | None = None) -> Dataset:
+    """:func:`load_dataset` on rows already read (a benchmark's file turned into rows)."""
     bindings = resolve_bindings(table.columns, bind, file=str(table.path))
     rows = [_finish(raw, index, table, bindings) for index, raw in enumerate(table.rows)]
     dataset = Dataset(

@@ -9,6 +9,13 @@ diagnosis lists each differing path with both values, the first call where
 the two replays part (by the state after each call), and every call with its
 result (``details.actual_results``), so output checks can read them.
 
+The first divergence is found only for a failed row, by stepping two fresh
+replays side by side and stopping at the first call after which their states
+differ (:func:`~tooleval.environments.diff.same_key`: the canonical text of
+each state, compared by a walk over equal plain values and written out only
+where the walk cannot decide), so a long episode over a large database costs
+a few walks, not a canonical text of the whole database after every call.
+
 A row that cannot be replayed is unscored with the reason: no expected
 calls, an expected call without arguments, an environment that cannot be
 built or reset, a state over its size limit.
@@ -29,9 +36,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooleval.environments.diff import LIST_ORDERS, state_diff
+from tooleval.environments.diff import LIST_ORDERS, same_key, state_diff
 from tooleval.environments.protocol import Environment
-from tooleval.environments.replay import Replay, replay
+from tooleval.environments.replay import Replay, replay, run_call
 from tooleval.errors import ConfigError
 from tooleval.metrics.output import output_contains
 from tooleval.model import Diagnosis, Result, ToolCall
@@ -120,11 +127,24 @@ def _first_divergence(
     actual: Sequence[ToolCall],
     initial_state: Any,
 ) -> dict[str, Any]:
-    """The first call after which the two replays' states differ (by prefix)."""
-    gold = replay(environment(), expected, initial_state=initial_state, snapshots=True)
-    run = replay(environment(), actual, initial_state=initial_state, snapshots=True)
-    steps = min(len(gold.snapshots), len(run.snapshots))
-    index = next((i for i in range(steps) if gold.snapshots[i] != run.snapshots[i]), steps)
+    """The first call after which the two replays' states differ (by prefix).
+
+    Both call lists run on fresh environments one call at a time; the index
+    is the first ``i`` where the states after call ``i`` have different
+    canonical texts, or the shorter list's length when every common prefix
+    agrees.
+    """
+    gold, run = environment(), environment()
+    gold.reset(initial_state)
+    run.reset(initial_state)
+    steps = min(len(expected), len(actual))
+    index = steps
+    for i in range(steps):
+        run_call(gold, expected[i])
+        run_call(run, actual[i])
+        if not same_key(gold.state(), run.state()):
+            index = i
+            break
     return {
         "index": index,
         "expected": str(expected[index]) if index < len(expected) else None,

@@ -2,10 +2,10 @@
 
 A call whose arguments could not be read (``ToolCall.parse_error``) or that
 names no arguments (an expected call given by name only) is not run: its
-outcome is an error saying why. With ``snapshots=True`` the state after each
-call is kept as canonical text, which is how
-:func:`~tooleval.environments.metric.state_match` finds the first call where
-two replays part.
+outcome is an error saying why (:func:`run_call`, one call on an environment
+already reset, which is how
+:func:`~tooleval.environments.metric.state_match` steps two replays side by
+side to find the first call where they part).
 
 >>> from tooleval.environments.python import FunctionEnvironment
 >>> env = FunctionEnvironment({"put": lambda s, k, v: s.update({k: v})}, initial_state={})
@@ -17,14 +17,13 @@ two replays part.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from tooleval.environments.diff import _key
 from tooleval.environments.protocol import CallOutcome, Environment
 from tooleval.model import ToolCall
 
-__all__ = ["Replay", "replay"]
+__all__ = ["Replay", "replay", "run_call"]
 
 
 @dataclass(slots=True)
@@ -34,7 +33,6 @@ class Replay:
     calls: list[ToolCall]
     outcomes: list[CallOutcome]
     state: Any
-    snapshots: list[str] = field(default_factory=list)
 
     def results(self) -> list[ToolCall]:
         """The calls with what they answered (``ToolCall.result``, ``is_error``)."""
@@ -44,27 +42,22 @@ class Replay:
         ]
 
 
+def run_call(environment: Environment, call: ToolCall) -> CallOutcome:
+    """Run one call on ``environment``, or say why it cannot run (unreadable or no arguments)."""
+    if call.parse_error is not None:
+        return CallOutcome.error(f"{call.name}: arguments could not be read: {call.parse_error}")
+    if call.args is None:
+        return CallOutcome.error(f"{call.name}: no arguments given, cannot be replayed")
+    return environment.call(call.name, dict(call.args))
+
+
 def replay(
     environment: Environment,
     calls: Sequence[ToolCall],
     *,
     initial_state: Any = None,
-    snapshots: bool = False,
 ) -> Replay:
     """Reset ``environment`` to ``initial_state`` and run ``calls`` in order."""
     environment.reset(initial_state)
-    outcomes: list[CallOutcome] = []
-    kept: list[str] = []
-    for call in calls:
-        if call.parse_error is not None:
-            outcome = CallOutcome.error(
-                f"{call.name}: arguments could not be read: {call.parse_error}"
-            )
-        elif call.args is None:
-            outcome = CallOutcome.error(f"{call.name}: no arguments given, cannot be replayed")
-        else:
-            outcome = environment.call(call.name, dict(call.args))
-        outcomes.append(outcome)
-        if snapshots:
-            kept.append(_key(environment.state()))
-    return Replay(list(calls), outcomes, environment.state(), kept)
+    outcomes = [run_call(environment, call) for call in calls]
+    return Replay(list(calls), outcomes, environment.state())

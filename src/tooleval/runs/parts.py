@@ -89,9 +89,17 @@ def make_judge(plan: Plan, metrics: Sequence[PlannedMetric]) -> Any:
 
 
 def load_dataset_for(plan: Plan, metrics: Sequence[PlannedMetric]) -> Any:
-    from tooleval.datasets import load_dataset
+    from tooleval.datasets.load import dataset_from_table
+    from tooleval.datasets.readers import RawRow, read_rows
+    from tooleval.serving.tau_bench import tau2_task_rows_of
 
-    dataset = load_dataset(plan.dataset.path, bind=plan.dataset.bind or None)
+    table = read_rows(plan.dataset.path)
+    # tau2's tasks file, named as it is: each task is read as its episode row
+    rows = tau2_task_rows_of(table.path, table.columns, [r.values for r in table.rows])
+    if rows is not None:
+        table.columns = list(dict.fromkeys(key for row in rows for key in row))
+        table.rows = [RawRow(number, row) for number, row in enumerate(rows, start=1)]
+    dataset = dataset_from_table(table, bind=plan.dataset.bind or None)
     for metric in metrics:
         needed = tuple(getattr(metric.info, "requires", ()) or ())
         if needed:

@@ -11,21 +11,29 @@ environments ``tau_bench_airline`` and ``tau_bench_retail`` (entry-point
 group ``tooleval.environments``)::
 
     environment: {name: tau_bench_retail, config: {source: ../tau-bench}}
+
+tau2's airline and retail domains are ports of these two: a plan whose
+dataset is tau2's own tasks file (``airline_tasks.json``, ``retail_tasks.json``,
+or a domain's ``tasks.json``) reads each task as its episode row
+(:func:`tau2_task_rows_of`, :func:`~tooleval.benchmarks.tau2.tasks.tau2_task_rows`)
+and serves it on tau-bench's tools of the same domain.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from tooleval.benchmarks.tau2.tasks import tau2_task_rows
 from tooleval.benchmarks.tau_bench.replay_source import TauDomain, load_domain
 from tooleval.environments.protocol import CallOutcome, Limits
 from tooleval.environments.python import json_value_error
-from tooleval.errors import ConfigError
+from tooleval.errors import ConfigError, DatasetError, FormatError
 from tooleval.user_deadline import CallTimeout, deadline
 
-__all__ = ["TauBenchEnvironment", "airline", "retail"]
+__all__ = ["TauBenchEnvironment", "airline", "retail", "tau2_task_rows_of"]
 
 _CONFIG_KEYS = ("source",)
 
@@ -100,3 +108,29 @@ def airline(config: Mapping[str, Any]) -> TauBenchEnvironment:
 def retail(config: Mapping[str, Any]) -> TauBenchEnvironment:
     """The factory of ``tau_bench_retail``."""
     return _make("retail", config)
+
+
+_TAU2_COLUMNS = ("id", "user_scenario", "evaluation_criteria")
+
+
+def tau2_task_rows_of(
+    path: Path, columns: Sequence[str], values: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The episode rows of a dataset file that is tau2's tasks file, else None.
+
+    A tau2 tasks file is a JSON list of objects with ``id``, ``user_scenario``
+    and ``evaluation_criteria``; its domain is the file's name before
+    ``_tasks`` (``retail_tasks.json``), or its folder's for ``tasks.json``
+    (tau2's ``domains/<domain>/tasks.json``).
+
+    >>> tau2_task_rows_of(Path("rows.jsonl"), ["input"], [{"input": "hi"}]) is None
+    True
+    """
+    if not all(column in columns for column in _TAU2_COLUMNS):
+        return None
+    stem = path.stem
+    domain = path.parent.name if stem == "tasks" else stem.removesuffix("_tasks")
+    try:
+        return tau2_task_rows(values, domain=domain)
+    except FormatError as exc:
+        raise DatasetError(f"tau2 tasks: {exc.message}", file=str(path), field=exc.field) from None

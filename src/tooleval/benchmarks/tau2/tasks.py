@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks._files import read_document
-from tooleval.errors import DatasetError, FormatError
+from tooleval.benchmarks._files import convert_json_list
+from tooleval.errors import FormatError
 from tooleval.model import AssistantMessage, Diagnosis, MetricInfo, Result, Sample
 
 __all__ = ["METRICS", "load_tau2_tasks", "tau2_communicate", "tau2_task_rows"]
@@ -120,15 +120,7 @@ def tau2_task_rows(tasks: Sequence[Any], *, domain: str) -> list[dict[str, Any]]
 
 def load_tau2_tasks(path: str | Path, *, domain: str) -> list[dict[str, Any]]:
     """The episode rows of a tau2 ``tasks.json`` (write them as JSONL for ``tooleval run``)."""
-    data = read_document(path)
-    if not isinstance(data, list):
-        raise DatasetError(
-            f"expected a JSON list of tau2 tasks, got {type(data).__name__}", path=str(path)
-        )
-    try:
-        return tau2_task_rows(data, domain=domain)
-    except FormatError as exc:
-        raise exc.with_context(path=str(path)) from None
+    return convert_json_list(path, "tau2 tasks", lambda tasks: tau2_task_rows(tasks, domain=domain))
 
 
 def tau2_communicate(sample: Sample) -> Result:

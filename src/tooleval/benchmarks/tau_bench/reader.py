@@ -25,12 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tooleval.benchmarks._files import read_document
+from tooleval.benchmarks._files import convert_json_list
 from tooleval.benchmarks.base import read_each, unreadable
 from tooleval.benchmarks.tau_bench.messages import messages as _messages
 from tooleval.benchmarks.tau_bench.messages import require as _require
 from tooleval.benchmarks.tau_bench.rules import infer_domain
-from tooleval.errors import DatasetError, FormatError
+from tooleval.errors import FormatError
 from tooleval.formats.json_limits import NestingTooDeep, loads_text
 from tooleval.model import ExpectedTools, Sample, ToolCall
 
@@ -197,21 +197,9 @@ def load_tau_bench(path: str | Path, *, domain: str | None = None) -> list[Sampl
     cannot be read is an unreadable row with the reason; only a file that
     is not a JSON list is refused.
     """
-    data = read_document(path)
-    if not isinstance(data, list):
-        raise DatasetError(
-            f"expected a JSON list of tau-bench runs, got a JSON {_kind(data)}", path=str(path)
-        )
-    try:
-        return samples_from_tau_bench_runs(data, domain=domain)
-    except FormatError as exc:  # no run of the file could be read
-        raise exc.with_context(path=str(path)) from None
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "object with keys " + ", ".join(repr(k) for k in list(value)[:5])
-    return type(value).__name__
+    return convert_json_list(
+        path, "tau-bench runs", lambda runs: samples_from_tau_bench_runs(runs, domain=domain)
+    )
 
 
 def samples_from_tau_bench_runs(runs: Sequence[Any], *, domain: str | None = None) -> list[Sample]:
