@@ -211,13 +211,14 @@ def test_same_key_is_equal_canonical_text(a, b):
 
 
 def test_same_key_on_nested_values():
-    # lists inside lists: the canonical text of each level quotes the level below,
-    # so the depth stays small here
+    # lists inside lists 150 deep: the canonical text grows with the value, not
+    # exponentially with the depth (each level's text used to be escaped again)
     deep_a: Any = {"x": 1}
     deep_b: Any = {"x": 1}
-    for level in range(12):
+    for level in range(150):
         deep_a, deep_b = [deep_a, level], [deep_b, level]
     assert same_key(deep_a, deep_b) and _key(deep_a) == _key(deep_b)
+    assert len(_key(deep_a)) < 100 * 150
     deep_b[0][0][0][1] = 1.0
     assert not same_key(deep_a, deep_b) and _key(deep_a) != _key(deep_b)
 

@@ -218,7 +218,13 @@ def _canon(value: Any, depth: int) -> Any:
     if isinstance(value, dict):
         return {"dict": sorted((str(k), _canon(v, depth + 1)) for k, v in value.items())}
     if isinstance(value, list | tuple):
-        return {"list": sorted(json.dumps(_canon(v, depth + 1), sort_keys=True) for v in value)}
+        # children ordered by their canonical text but kept as structures: a list of
+        # texts would escape each level's JSON again, doubling its backslashes per level
+        texts = sorted(
+            ((json.dumps(c, sort_keys=True), c) for c in (_canon(v, depth + 1) for v in value)),
+            key=lambda pair: pair[0],
+        )
+        return {"list": [c for _, c in texts]}
     return [
         type(value).__name__,
         value if isinstance(value, str | int | float | bool) else repr(value),
