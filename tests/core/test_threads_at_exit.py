@@ -80,3 +80,39 @@ def test_a_command_leaves_no_thread_running_and_ends_cleanly(datasets, case):
     code, threads = probe.split(" ", 2)[1:]
     assert code in ("0", "1"), done.stderr[-2000:]
     assert threads == "['MainThread']", threads
+
+
+# run as the command is (``main()`` with the process's own arguments), with an atexit
+# handler and a non-daemon thread of the caller's, to see the early end keeps Python's exit
+COMMAND = """
+import atexit, sys, threading, time
+from tooleval.cli.main import main
+done = []
+def late():
+    time.sleep(0.2)
+    done.append(1)
+threading.Thread(target=late).start()
+atexit.register(lambda: print("ATEXIT", done, flush=True))
+sys.argv = ["tooleval", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("bind", [True, False], ids=["scored", "refused"])
+def test_after_parquet_the_command_ends_with_pythons_exit_work_done(datasets, bind):
+    """After Parquet was read the process ends without the native teardown (Arrow's pools
+    could abort it, exit -6), but its threads are joined, atexit handlers run and every
+    line is written, with the command's own exit code."""
+    argv = ["score", str(datasets["parquet"]), *(BIND if bind else BIND[:2])]
+    env = {k: v for k, v in os.environ.items() if k != "TOOLEVAL_STORE"}
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND, *argv],
+        capture_output=True, text=True, timeout=120, env=env, cwd=datasets["folder"],
+    )  # fmt: skip
+    assert done.returncode == (0 if bind else 2), done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "ATEXIT [1]"  # the caller's thread finished before the handlers ran
+    if bind:
+        assert len(lines) == 41 and all(line.startswith('{"id":"r') for line in lines[:40])
+    else:
+        assert "no column is bound" in done.stderr and len(lines) == 1

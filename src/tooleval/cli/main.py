@@ -23,7 +23,7 @@ import tempfile
 import traceback
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from tooleval._extras import for_missing
 from tooleval.errors import ToolEvalError
@@ -242,6 +242,41 @@ def one_line(text: object, limit: int = 500) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``tooleval`` command: parse ``argv`` (the process's own when None), run, exit code.
+
+    Run as the process's command (``argv`` None) after Parquet was read, the
+    process ends here once Python's own exit work is done (:func:`_end_process`):
+    Arrow's native thread pools, torn down by C++ static destructors at exit,
+    can abort a finished command ("terminate called without an active
+    exception", exit -6) on a busy machine. Called with ``argv`` (tests, embedding),
+    it only returns the code: ``main(["score", "rows.jsonl", "--metric",
+    "tool_correctness"])`` is the command ``tooleval score rows.jsonl --metric
+    tool_correctness``.
+    """
+    code = _run(argv)
+    if argv is None and "pyarrow" in sys.modules:
+        _end_process(code)
+    return code
+
+
+def _end_process(code: int) -> NoReturn:
+    """End as the interpreter would (threads joined, atexit handlers run, streams flushed),
+    without the native teardown that follows."""
+    import atexit
+    import contextlib
+    import threading
+
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing to write
+            stream.flush()
+    os._exit(code)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     guard_closed_streams()  # a closed stdin/stdout/stderr: /dev/null in its place, '-' refused
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = DEBUG_FLAG in argv
