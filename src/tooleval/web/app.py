@@ -368,7 +368,7 @@ def _compare_routes(app: Any, store: StoreReader) -> None:
     from fastapi import Query
     from fastapi.responses import HTMLResponse
 
-    from tooleval.web import routes
+    from tooleval.web import compare_routes
 
     @app.get("/compare", response_class=HTMLResponse)
     def compare(
@@ -380,8 +380,8 @@ def _compare_routes(app: Any, store: StoreReader) -> None:
         run: list[str] = Query(default=[]),  # noqa: B008 - FastAPI's way to read ?run=&run=
     ) -> HTMLResponse:
         if run:
-            return HTMLResponse(routes.render_matrix(store, run, page))
-        return HTMLResponse(routes.render_compare(store, a, b, change, metric, page))
+            return HTMLResponse(compare_routes.render_matrix(store, run, page))
+        return HTMLResponse(compare_routes.render_compare(store, a, b, change, metric, page))
 
     @app.get("/compare/row", response_class=HTMLResponse)
     def compare_row(
@@ -394,5 +394,7 @@ def _compare_routes(app: Any, store: StoreReader) -> None:
         pos: int | None = None,
     ) -> HTMLResponse:
         return HTMLResponse(
-            routes.render_compare_row(store, a, b, ia, ib, change=change, metric=metric, pos=pos)
+            compare_routes.render_compare_row(
+                store, a, b, ia, ib, change=change, metric=metric, pos=pos
+            )
         )
